@@ -1,0 +1,85 @@
+"""acausal: Modelica-style acausal multi-domain modelling on linear graph theory.
+
+Write components as classes, connect their ports in a model, and simulate::
+
+    import acausal as ac
+    res = ac.simulate(MyModel(), t_end=1.0)
+    res["capacitor.v"]
+
+The pipeline (each a module): graph -> topology -> flatten -> structure (alias, matching,
+Pantelides, dummy derivatives, BLT) -> dae -> initialize -> simulate -> results / export.
+"""
+
+from __future__ import annotations
+
+import casadi as _cs
+
+from . import domains
+from .compiler import CompiledModel, StructureReport, build
+from .component import (
+    DATUM,
+    Component,
+    Edge,
+    Model,
+    Parameter,
+    Port,
+    TreePriority,
+    Variable,
+    der,
+    guess,
+)
+from .domains import Domain, Electrical, Quantity, Rotational, Thermal, Translational
+from .errors import (
+    AcausalError,
+    BalanceError,
+    ConnectionError_,
+    InitializationError,
+    ModelDefinitionError,
+    SimulationError,
+    SingularityError,
+    StructureError,
+    TopologyError,
+)
+from .results import Result
+from .simulate import simulate
+
+try:  # numpy functions on CasADi symbols return CasADi symbols (sources written with np.sin)
+    _cs.GlobalOptions.setNumpyMode(-1)
+except AttributeError:  # pragma: no cover - older CasADi
+    pass
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AcausalError",
+    "BalanceError",
+    "CompiledModel",
+    "Component",
+    "ConnectionError_",
+    "DATUM",
+    "Domain",
+    "Edge",
+    "Electrical",
+    "InitializationError",
+    "Model",
+    "ModelDefinitionError",
+    "Parameter",
+    "Port",
+    "Quantity",
+    "Result",
+    "Rotational",
+    "SimulationError",
+    "SingularityError",
+    "StructureError",
+    "StructureReport",
+    "Thermal",
+    "TopologyError",
+    "Translational",
+    "TreePriority",
+    "Variable",
+    "build",
+    "der",
+    "domains",
+    "guess",
+    "simulate",
+]

@@ -1,0 +1,591 @@
+"""Declaring components and models: parameters, variables, ports, terminal graphs, equations.
+
+A component is a Python class. Its class body declares
+
+* ``Parameter`` s (numeric constants with unit; ``signal=True`` also accepts a function of
+  time),
+* ``Variable`` s (unknowns with start value, ``fixed`` flag, unit),
+* ``Port`` s of a :class:`~acausal.domains.Domain`,
+* ``edges``: its terminal graph, a list of :class:`Edge` between its ports or the datum,
+
+and a method ``equations(self)`` returning a list of CasADi equations
+(``self.v == self.R * self.i``) or residuals (expressions equal to zero).
+
+Inside ``equations`` every declared name is a CasADi symbol: ``self.R`` the parameter,
+``self.v`` the variable, ``self.p.v`` and ``self.p.i`` the port's across and through
+variables, ``der(x)`` the time derivative, ``self.time`` the time. Outside ``equations``
+the same attributes give the declarations of this instance (``comp.v.start = 1.0``).
+
+Equations are inherited like Modelica's ``extends``: the ``equations`` method of every
+class in the hierarchy contributes, base classes first. Do not call ``super().equations()``.
+
+A model is a component whose sub-components are attributes and whose ``__init__`` calls
+``self.connect(port, port, ...)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import casadi as cs
+
+from .domains import Domain
+from .errors import ConnectionError_, ModelDefinitionError
+
+__all__ = [
+    "DATUM",
+    "TreePriority",
+    "Edge",
+    "Parameter",
+    "Variable",
+    "Port",
+    "PortInstance",
+    "VariableInstance",
+    "Component",
+    "Model",
+    "der",
+    "guess",
+    "Guess",
+]
+
+
+class _Datum:
+    def __repr__(self) -> str:
+        return "DATUM"
+
+
+DATUM: Any = _Datum()
+"""Stands for the datum vertex of the edge's domain (ground, inertial frame, absolute zero)."""
+
+
+class TreePriority:
+    """Normal-tree preferences: lower numbers go into the spanning tree first.
+
+    Across sources must be in the tree, through sources in the cotree; across-type storage
+    (capacitors, masses) is preferred in the tree, through-type storage (inductors, springs)
+    in the cotree (DESIGN.md section 3).
+    """
+
+    ACROSS_SOURCE = 0
+    ACROSS_STORE = 10
+    NEUTRAL = 20
+    THROUGH_STORE = 30
+    THROUGH_SOURCE = 40
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One edge of a component's terminal graph.
+
+    Parameters
+    ----------
+    initial, final : str or DATUM
+        Port names of the component (or ``DATUM``). The edge's across variable is
+        ``x_final - x_initial``; its through variable flows from initial to final
+        (it enters the component at ``initial`` and leaves at ``final``).
+    priority : int
+        Tree preference (see :class:`TreePriority`).
+    """
+
+    initial: Any
+    final: Any
+    priority: int = TreePriority.NEUTRAL
+
+
+# --------------------------------------------------------------------------------------
+# Build context: der() and time are symbols owned by the flattening pass.
+# --------------------------------------------------------------------------------------
+
+
+class _Context:
+    current: Any = None
+
+
+_CONTEXT = _Context()
+
+
+def der(expr: Any) -> cs.SX:
+    """Time derivative of a variable or of an expression of variables (chain rule).
+
+    Only valid inside ``equations()`` / ``initial_equations()``.
+    """
+    if _CONTEXT.current is None:
+        raise ModelDefinitionError(
+            "der() can only be used inside a component's equations() or initial_equations()"
+        )
+    return _CONTEXT.current.der(expr)
+
+
+# --------------------------------------------------------------------------------------
+# Declarations
+# --------------------------------------------------------------------------------------
+
+
+class _Declaration:
+    name: str = "?"
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+
+class Parameter(_Declaration):
+    """A constant of the model (value fixed during a simulation, changeable between runs).
+
+    Parameters
+    ----------
+    default : float or callable or None
+        Default value in SI units. ``None`` means the user must give it.
+    unit : str
+        SI unit, e.g. ``"Ohm"``.
+    doc : str
+        One-line description.
+    min, max : float, optional
+        Physical bounds, checked at construction.
+    signal : bool
+        If True, the value may also be a function of time ``f(t)`` written with numpy-style
+        math (``lambda t: 10 * np.sin(3 * t)``); it is evaluated symbolically once at build.
+    structural : bool
+        If True, the value is a plain Python value used when the model is built (a size,
+        a flag, a vector) and never becomes a symbol.
+    """
+
+    def __init__(
+        self,
+        default: Any = None,
+        *,
+        unit: str = "",
+        doc: str = "",
+        min: float | None = None,
+        max: float | None = None,
+        signal: bool = False,
+        structural: bool = False,
+    ) -> None:
+        self.default = default
+        self.unit = unit
+        self.doc = doc
+        self.min = min
+        self.max = max
+        self.signal = signal
+        self.structural = structural
+
+    def check(self, owner: Component, value: Any) -> Any:
+        if self.structural:
+            return value
+        if callable(value):
+            if not self.signal:
+                raise ModelDefinitionError(
+                    f"{owner._describe()}: parameter {self.name!r} is a constant and cannot be "
+                    "a function of time; use a signal source component instead"
+                )
+            return value
+        if value is None:
+            raise ModelDefinitionError(
+                f"{owner._describe()}: parameter {self.name!r} [{self.unit}] has no default; "
+                f"give it as a keyword, e.g. {type(owner).__name__}({self.name}=...)"
+            )
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ModelDefinitionError(
+                f"{owner._describe()}: parameter {self.name!r} must be a number"
+                + (" or a function of time" if self.signal else "")
+                + f", got {value!r}"
+            ) from None
+        if not math.isfinite(v):
+            raise ModelDefinitionError(f"{owner._describe()}: parameter {self.name!r} = {v}")
+        if self.min is not None and v < self.min:
+            raise ModelDefinitionError(
+                f"{owner._describe()}: parameter {self.name!r} = {v} {self.unit} is below its "
+                f"minimum {self.min}"
+            )
+        if self.max is not None and v > self.max:
+            raise ModelDefinitionError(
+                f"{owner._describe()}: parameter {self.name!r} = {v} {self.unit} is above its "
+                f"maximum {self.max}"
+            )
+        return v
+
+    def __get__(self, inst: Component | None, owner: type) -> Any:
+        if inst is None:
+            return self
+        b = inst.__dict__.get("_binding")
+        if b is not None and self.name in b:
+            return b[self.name]
+        return inst.__dict__["_params"][self.name]
+
+    def __set__(self, inst: Component, value: Any) -> None:
+        inst.__dict__["_params"][self.name] = self.check(inst, value)
+
+
+@dataclass
+class Guess:
+    """A start value used only as a guess (``fixed=False``); see :func:`guess`."""
+
+    value: Any
+
+
+def guess(value: Any) -> Guess:
+    """Mark a start value as a guess: ``Inertia(J=1, w=ac.guess(10.0))``."""
+    return Guess(value)
+
+
+class Variable(_Declaration):
+    """An unknown of the model.
+
+    Parameters
+    ----------
+    start : float or sequence
+        Start value: the initial value if ``fixed``, otherwise a guess.
+    fixed : bool
+        Whether the start value is an initial condition.
+    unit, doc : str
+        SI unit and one-line description.
+    size : int
+        Number of components (1 = scalar).
+    nominal : float, optional
+        Typical magnitude (scaling hint).
+    state_priority : int
+        Preference for becoming a state in dummy-derivative selection (higher = preferred;
+        like Modelica's ``stateSelect``: -1 avoid, 0 default, 1 prefer).
+    """
+
+    def __init__(
+        self,
+        *,
+        start: Any = 0.0,
+        fixed: bool = False,
+        unit: str = "",
+        doc: str = "",
+        size: int = 1,
+        nominal: float | None = None,
+        state_priority: int = 0,
+    ) -> None:
+        self.start = start
+        self.fixed = fixed
+        self.unit = unit
+        self.doc = doc
+        self.size = size
+        self.nominal = nominal
+        self.state_priority = state_priority
+
+    def __get__(self, inst: Component | None, owner: type) -> Any:
+        if inst is None:
+            return self
+        b = inst.__dict__.get("_binding")
+        if b is not None and self.name in b:
+            return b[self.name]
+        return inst.__dict__["_vars"][self.name]
+
+    def __set__(self, inst: Component, value: Any) -> None:
+        inst.__dict__["_vars"][self.name].set(value)
+
+
+class VariableInstance:
+    """The declaration of one variable of one component instance (editable start/fixed)."""
+
+    def __init__(self, decl: Variable, owner: Component) -> None:
+        self.decl = decl
+        self.owner = owner
+        self.name = decl.name
+        self.start = decl.start
+        self.fixed = decl.fixed
+        self.unit = decl.unit
+        self.doc = decl.doc
+        self.size = decl.size
+        self.nominal = decl.nominal
+        self.state_priority = decl.state_priority
+
+    def set(self, value: Any) -> None:
+        """Set from a keyword: a number fixes the start value, ``guess(x)`` only guesses."""
+        if isinstance(value, Guess):
+            self.start, self.fixed = value.value, False
+        elif isinstance(value, VariableInstance):
+            raise ModelDefinitionError(f"{self.owner._describe()}: cannot assign a variable")
+        else:
+            self.start, self.fixed = value, True
+
+    def __repr__(self) -> str:
+        return (
+            f"Variable({self.owner._path_or_class()}.{self.name}, start={self.start}, "
+            f"fixed={self.fixed}, unit={self.unit!r})"
+        )
+
+
+class Port(_Declaration):
+    """A connector of a domain (declared in a class body)."""
+
+    def __init__(self, domain: Domain, doc: str = "") -> None:
+        self.domain = domain
+        self.doc = doc
+
+    def __get__(self, inst: Component | None, owner: type) -> Any:
+        if inst is None:
+            return self
+        return inst.__dict__["_ports"][self.name]
+
+
+class PortInstance:
+    """A port of one component instance.
+
+    Inside ``equations()`` its across and through quantities (``p.v``, ``p.i``) are symbols.
+    """
+
+    def __init__(self, decl: Port, owner: Component) -> None:
+        self.__dict__["decl"] = decl
+        self.__dict__["owner"] = owner
+        self.__dict__["name"] = decl.name
+        self.__dict__["domain"] = decl.domain
+        self.__dict__["_binding"] = None
+
+    def __getattr__(self, item: str) -> Any:
+        b = self.__dict__["_binding"]
+        d = self.__dict__["domain"]
+        if item in (d.across.name, d.through.name):
+            if b is None:
+                raise ModelDefinitionError(
+                    f"{self.path()}.{item} is a symbol only inside equations(); "
+                    "outside, read it from a simulation result: res['"
+                    + f"{self.path()}.{item}']"
+                )
+            return b[item]
+        raise AttributeError(
+            f"port {self.path()} of domain {d.name} has no {item!r}; it carries "
+            f"{d.across.name!r} (across) and {d.through.name!r} (through)"
+        )
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise ModelDefinitionError(f"port {self.path()}: port variables cannot be assigned")
+
+    def path(self) -> str:
+        return f"{self.owner._path_or_class()}.{self.name}"
+
+    def __repr__(self) -> str:
+        return f"<Port {self.path()} ({self.domain.name})>"
+
+
+# --------------------------------------------------------------------------------------
+# Component and Model
+# --------------------------------------------------------------------------------------
+
+_ids = itertools.count()
+
+
+class Component:
+    """Base class of every component and model.
+
+    Sub-classes declare ``Parameter``, ``Variable`` and ``Port`` attributes, an ``edges``
+    list (their terminal graph) and an ``equations`` method. Parameters and variable start
+    values are given as keywords: ``Resistor(R=100.0)``, ``Capacitor(C=1e-3, v=1.0)``
+    (a number fixes the start value; ``ac.guess(1.0)`` only guesses it).
+    """
+
+    edges: list[Edge] = []
+
+    def __init__(self, **kwargs: Any) -> None:
+        d = self.__dict__
+        d["_id"] = next(_ids)
+        d["_name"] = None
+        d["_parent"] = None
+        d["_binding"] = None
+        d["_children"] = {}
+        d["_connections"] = []
+        d["_params"] = {}
+        d["_vars"] = {}
+        d["_ports"] = {}
+        for decl in self._declarations(Parameter):
+            d["_params"][decl.name] = decl.default
+        for decl in self._declarations(Variable):
+            d["_vars"][decl.name] = VariableInstance(decl, self)
+        for decl in self._declarations(Port):
+            d["_ports"][decl.name] = PortInstance(decl, self)
+        for key, value in kwargs.items():
+            if key in d["_params"]:
+                setattr(self, key, value)
+            elif key in d["_vars"]:
+                d["_vars"][key].set(value)
+            else:
+                valid = sorted(list(d["_params"]) + list(d["_vars"]))
+                raise ModelDefinitionError(
+                    f"{type(self).__name__}() got an unexpected keyword {key!r}; "
+                    f"its parameters and variables are: {', '.join(valid) or '(none)'}"
+                )
+        for decl in self._declarations(Parameter):
+            d["_params"][decl.name] = decl.check(self, d["_params"][decl.name])
+        self._check_edges()
+
+    # ----- declarations -----
+    @classmethod
+    def _declarations(cls, kind: type) -> list[Any]:
+        seen: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            for name, value in vars(klass).items():
+                if isinstance(value, kind):
+                    seen[name] = value
+                elif name in seen and not isinstance(value, kind):
+                    del seen[name]
+        return list(seen.values())
+
+    def _check_edges(self) -> None:
+        ports = self.__dict__["_ports"]
+        for e in self.edges:
+            doms = []
+            for end in (e.initial, e.final):
+                if end is DATUM:
+                    continue
+                if end not in ports:
+                    raise ModelDefinitionError(
+                        f"{type(self).__name__}: edge {e} refers to unknown port {end!r}; "
+                        f"ports are {sorted(ports)}"
+                    )
+                doms.append(ports[end].domain)
+            if len(doms) == 2 and doms[0] is not doms[1]:
+                raise ModelDefinitionError(
+                    f"{type(self).__name__}: edge {e} joins ports of different domains"
+                )
+            if not doms:
+                raise ModelDefinitionError(f"{type(self).__name__}: edge {e} has no port")
+
+    # ----- hierarchy -----
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        if "_children" not in d:
+            raise ModelDefinitionError(
+                f"{type(self).__name__}.__init__ must call super().__init__(**kwargs) before "
+                f"setting attribute {name!r}"
+            )
+        cls_attr = getattr(type(self), name, None)
+        if isinstance(cls_attr, (Parameter, Variable)):
+            cls_attr.__set__(self, value)
+            return
+        if isinstance(cls_attr, Port):
+            raise ModelDefinitionError(f"{self._describe()}: port {name!r} cannot be assigned")
+        self._adopt(name, value)
+        object.__setattr__(self, name, value)
+
+    def _adopt(self, name: str, value: Any) -> None:
+        items: list[tuple[str, Component]] = []
+        if isinstance(value, Component):
+            items = [(name, value)]
+        elif isinstance(value, (list, tuple)) and value and all(
+            isinstance(v, Component) for v in value
+        ):
+            items = [(f"{name}[{k}]", v) for k, v in enumerate(value)]
+        for cname, child in items:
+            if child._parent is not None and child._parent is not self:
+                raise ModelDefinitionError(
+                    f"component {child._path_or_class()} is already part of "
+                    f"{child._parent._path_or_class()}; create a new instance for {cname!r}"
+                )
+            if child is self:
+                raise ModelDefinitionError(f"{self._describe()} cannot contain itself")
+            child.__dict__["_parent"] = self
+            child.__dict__["_name"] = cname
+            self.__dict__["_children"][cname] = child
+
+    def add(self, name: str, component: Component) -> Component:
+        """Add a sub-component under a computed name (same as ``setattr``)."""
+        setattr(self, name, component)
+        return component
+
+    def children(self) -> dict[str, Component]:
+        """Direct sub-components by local name."""
+        return dict(self.__dict__["_children"])
+
+    def walk(self) -> Iterator[Component]:
+        """This component and all sub-components, depth first, in declaration order."""
+        yield self
+        for child in self.__dict__["_children"].values():
+            yield from child.walk()
+
+    def path(self) -> str:
+        """Dotted path from the root model ('' for the root)."""
+        parts = []
+        c: Component | None = self
+        while c is not None and c._parent is not None:
+            parts.append(c._name)
+            c = c._parent
+        return ".".join(reversed(parts))
+
+    def _path_or_class(self) -> str:
+        p = self.path()
+        return p if p else type(self).__name__
+
+    def _describe(self) -> str:
+        p = self.path()
+        return f"{type(self).__name__} {p!r}" if p else type(self).__name__
+
+    # ----- connections -----
+    def connect(self, *ports: PortInstance) -> None:
+        """Connect two or more ports of the same domain (one connection vertex)."""
+        if len(ports) < 2:
+            raise ConnectionError_(f"{self._describe()}: connect() needs at least two ports")
+        for p in ports:
+            if not isinstance(p, PortInstance):
+                raise ConnectionError_(
+                    f"{self._describe()}: connect() takes ports, got {p!r}"
+                    + (
+                        " (a component: name one of its ports, e.g. .p or .flange_a)"
+                        if isinstance(p, Component)
+                        else ""
+                    )
+                )
+        first = ports[0]
+        for p in ports[1:]:
+            if p.domain is not first.domain:
+                raise ConnectionError_(
+                    f"cannot connect {first.path()} ({first.domain}) to {p.path()} "
+                    f"({p.domain}): ports of different domains; use a multi-domain component "
+                    "(EMF, IdealRollingWheel, HeatingResistor, ...) between them"
+                )
+        self.__dict__["_connections"].append(tuple(ports))
+
+    # ----- parameters and variables of this instance -----
+    def parameters(self) -> dict[str, Any]:
+        """Current parameter values of this instance."""
+        return dict(self.__dict__["_params"])
+
+    def variables(self) -> dict[str, VariableInstance]:
+        """Variable declarations of this instance."""
+        return dict(self.__dict__["_vars"])
+
+    def ports(self) -> dict[str, PortInstance]:
+        """Ports of this instance."""
+        return dict(self.__dict__["_ports"])
+
+    @property
+    def time(self) -> cs.SX:
+        """The time symbol (inside equations only)."""
+        if _CONTEXT.current is None:
+            raise ModelDefinitionError("self.time is only available inside equations()")
+        return _CONTEXT.current.t
+
+    def initial_equations(self) -> list[Any]:
+        """Extra equations that hold at the start only (e.g. steady state ``der(w) == 0``)."""
+        return []
+
+    def __repr__(self) -> str:
+        return f"<{self._describe()}>"
+
+
+class Model(Component):
+    """A component made of sub-components and connections (no terminal graph of its own)."""
+
+
+def collect_equations(comp: Component, method: str = "equations") -> list[Any]:
+    """Equations of every class in the hierarchy, base classes first (Modelica extends)."""
+    out: list[Any] = []
+    for klass in reversed(type(comp).__mro__):
+        f: Callable[..., Any] | None = klass.__dict__.get(method)
+        if f is None or klass in (Component, Model):
+            continue
+        eqs = f(comp)
+        if eqs is None:
+            continue
+        if not isinstance(eqs, (list, tuple)):
+            eqs = [eqs]
+        out.extend(eqs)
+    return out

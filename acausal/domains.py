@@ -1,0 +1,92 @@
+"""Physical domains: one across and one through quantity each (vector-capable, with units).
+
+A domain is the connector convention of Modelica: ports of the same domain connect; the
+across variable is equal at a connection vertex and the through variables sum to zero there
+(vertex postulate). Each domain has its own datum vertex (ground, inertial frame, absolute
+zero), whose across value is zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "Quantity",
+    "Domain",
+    "Electrical",
+    "Translational",
+    "Rotational",
+    "Thermal",
+]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One port quantity: its name on the port, its size (1 = scalar) and its SI unit."""
+
+    name: str
+    unit: str
+    size: int = 1
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A physical domain: the across/through pair carried by its ports.
+
+    Parameters
+    ----------
+    name : str
+        Human-readable name, used in error messages ("electrical").
+    across : Quantity
+        Potential-like quantity, equal at a connection (voltage, position, temperature).
+    through : Quantity
+        Flow-like quantity, summing to zero at a connection (current, force, heat flow).
+        Sign convention (Modelica): positive when flowing *into* the component at the port.
+    datum : str
+        What the datum vertex is, for messages ("ground", "fixed frame").
+    datum_component : str
+        Library component that connects a port to the datum (named in hints).
+    """
+
+    name: str
+    across: Quantity
+    through: Quantity
+    datum: str = "datum"
+    datum_component: str = "a fixed reference"
+
+    def __str__(self) -> str:
+        return (
+            f"{self.name} (across {self.across.name} [{self.across.unit}], "
+            f"through {self.through.name} [{self.through.unit}])"
+        )
+
+
+Electrical = Domain(
+    "electrical",
+    Quantity("v", "V", doc="electric potential"),
+    Quantity("i", "A", doc="current into the component"),
+    datum="ground",
+    datum_component="components.electrical.Ground",
+)
+Translational = Domain(
+    "translational",
+    Quantity("s", "m", doc="absolute position"),
+    Quantity("f", "N", doc="cut force into the component"),
+    datum="inertial frame",
+    datum_component="components.translational.Fixed",
+)
+Rotational = Domain(
+    "rotational",
+    Quantity("phi", "rad", doc="absolute rotation angle"),
+    Quantity("tau", "N.m", doc="cut torque into the component"),
+    datum="inertial frame",
+    datum_component="components.rotational.Fixed",
+)
+Thermal = Domain(
+    "thermal",
+    Quantity("T", "K", doc="temperature"),
+    Quantity("Q_flow", "W", doc="heat flow rate into the component"),
+    datum="absolute zero",
+    datum_component="components.thermal.FixedTemperature",
+)

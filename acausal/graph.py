@@ -1,0 +1,233 @@
+"""The linear graph of a model: vertices are connection sets, edges are component branches.
+
+Each set of connected ports is one vertex; each domain has a datum vertex. Every component
+contributes its terminal graph (``Component.edges``). The spanning tree follows the
+normal-tree preferences (:class:`~acausal.component.TreePriority`), overridable by the user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .component import DATUM, Component, Edge, PortInstance
+from .domains import Domain
+from .errors import ConnectionError_, TopologyError
+from .topology import Topology, _UnionFind
+
+__all__ = ["GraphEdge", "Vertex", "LinearGraph"]
+
+
+@dataclass
+class Vertex:
+    """A connection vertex: the ports joined there (empty for a datum)."""
+
+    index: int
+    domain: Domain
+    ports: list[PortInstance]
+    is_datum: bool = False
+
+    @property
+    def name(self) -> str:
+        if self.is_datum:
+            return f"{self.domain.name} {self.domain.datum}"
+        return "{" + ", ".join(p.path() for p in self.ports) + "}"
+
+
+@dataclass
+class GraphEdge:
+    """An edge of the system graph: one branch of one component's terminal graph."""
+
+    index: int
+    component: Component
+    decl: Edge
+    initial: int
+    final: int
+    domain: Domain
+
+    @property
+    def name(self) -> str:
+        a = "datum" if self.decl.initial is DATUM else self.decl.initial
+        b = "datum" if self.decl.final is DATUM else self.decl.final
+        return f"{self.component._path_or_class()}[{a}->{b}]"
+
+
+class LinearGraph:
+    """System graph of a model (all domains; one datum vertex per domain).
+
+    Attributes
+    ----------
+    vertices : list of Vertex
+    edges : list of GraphEdge
+    topology : Topology
+        Tree, cotree, cutset and circuit matrices.
+    port_vertex : dict
+        ``id(port) -> vertex index`` (``-1`` for ports at an isolated vertex).
+    """
+
+    def __init__(self, model: Component, tree: Iterable[Any] | None = None) -> None:
+        comps = list(model.walk())
+        ports: list[PortInstance] = [p for c in comps for p in c.ports().values()]
+        pid = {id(p): k for k, p in enumerate(ports)}
+        uf = _UnionFind(len(ports))
+        for c in comps:
+            for conn in c._connections:
+                for p in conn:
+                    if id(p) not in pid:
+                        raise ConnectionError_(
+                            f"{c._describe()} connects {p.path()}, which is not part of the "
+                            "model: add its component as an attribute of the model first"
+                        )
+                for p in conn[1:]:
+                    uf.union(pid[id(conn[0])], pid[id(p)])
+
+        # edges by component
+        raw: list[tuple[Component, Edge]] = [(c, e) for c in comps for e in c.edges]
+        ports_with_edges = set()
+        for c, e in raw:
+            for end in (e.initial, e.final):
+                if end is not DATUM:
+                    ports_with_edges.add(pid[id(c.ports()[end])])
+        sets_with_edges = {uf.find(k) for k in ports_with_edges}
+
+        self.vertices: list[Vertex] = []
+        set_vertex: dict[int, int] = {}
+        for k, p in enumerate(ports):
+            rep = uf.find(k)
+            if rep not in sets_with_edges:
+                continue
+            if rep not in set_vertex:
+                set_vertex[rep] = len(self.vertices)
+                self.vertices.append(Vertex(len(self.vertices), p.domain, []))
+            self.vertices[set_vertex[rep]].ports.append(p)
+        self.port_vertex: dict[int, int] = {
+            id(p): set_vertex.get(uf.find(k), -1) for k, p in enumerate(ports)
+        }
+        self.datum: dict[str, int] = {}
+
+        def datum_of(dom: Domain) -> int:
+            if dom.name not in self.datum:
+                self.datum[dom.name] = len(self.vertices)
+                self.vertices.append(Vertex(len(self.vertices), dom, [], is_datum=True))
+            return self.datum[dom.name]
+
+        self.edges: list[GraphEdge] = []
+        for c, e in raw:
+            cp = c.ports()
+            dom = next(cp[end].domain for end in (e.initial, e.final) if end is not DATUM)
+            ends = [
+                datum_of(dom) if end is DATUM else self.port_vertex[id(cp[end])]
+                for end in (e.initial, e.final)
+            ]
+            self.edges.append(GraphEdge(len(self.edges), c, e, ends[0], ends[1], dom))
+
+        forced = self._resolve_tree(tree) if tree is not None else []
+        self.topology = Topology(
+            len(self.vertices),
+            [(e.initial, e.final) for e in self.edges],
+            set(self.datum.values()),
+            priorities=[e.decl.priority for e in self.edges],
+            forced=forced,
+        )
+        if self.topology.forced_loop:
+            names = [self.edges[j].name for j in self.topology.forced_loop]
+            raise TopologyError(
+                f"the requested tree contains a closed loop; these edges cannot all be tree "
+                f"branches: {', '.join(names)}"
+            )
+        if self.topology.floating:
+            parts = []
+            for verts in self.topology.floating:
+                dom = self.vertices[verts[0]].domain
+                pnames = [p.path() for v in verts for p in self.vertices[v].ports]
+                shown = ", ".join(pnames[:8]) + (", ..." if len(pnames) > 8 else "")
+                parts.append(
+                    f"the {dom.name} ports {shown} have no path to the {dom.datum}, so their "
+                    f"{dom.across.name} is undetermined: connect one of them to "
+                    f"{dom.datum_component}"
+                )
+            raise TopologyError("; ".join(parts))
+
+    def _resolve_tree(self, tree: Iterable[Any]) -> list[int]:
+        out: list[int] = []
+        for item in tree:
+            hits = [
+                e.index
+                for e in self.edges
+                if e.component is item or e.name == item or e.component.path() == item
+            ]
+            if not hits:
+                raise TopologyError(
+                    f"tree override: {item!r} is no edge or component of the model; "
+                    f"edges are named like {self.edges[0].name!r}"
+                    if self.edges
+                    else f"tree override: {item!r} matches nothing (the model has no edges)"
+                )
+            out.extend(hits)
+        return out
+
+    # ----- inspection -----
+    @property
+    def tree(self) -> list[GraphEdge]:
+        return [self.edges[j] for j in self.topology.tree]
+
+    @property
+    def cotree(self) -> list[GraphEdge]:
+        return [self.edges[j] for j in self.topology.cotree]
+
+    def incidence_matrix(self) -> np.ndarray:
+        """Incidence matrix (vertices x edges, original edge order)."""
+        return self.topology.incidence()
+
+    def cutset_matrix(self) -> np.ndarray:
+        """``[U_t D]``, columns ordered as ``tree + cotree``."""
+        return self.topology.cutset_matrix()
+
+    def circuit_matrix(self) -> np.ndarray:
+        """``[E U_c]`` with ``E = -D^T``, columns ordered as ``tree + cotree``."""
+        return self.topology.circuit_matrix()
+
+    def listing(self) -> str:
+        """Readable listing of vertices and edges, tree edges marked."""
+        lines = [f"Linear graph: {len(self.vertices)} vertices, {len(self.edges)} edges"]
+        for v in self.vertices:
+            lines.append(f"  v{v.index}: {v.name}")
+        for e in self.edges:
+            mark = "tree  " if self.topology.in_tree[e.index] else "cotree"
+            lines.append(
+                f"  e{e.index} [{mark}] v{e.initial} -> v{e.final}  {e.name} ({e.domain.name})"
+            )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.listing()
+
+    def draw(self, ax: Any = None) -> Any:
+        """Draw the graph with networkx/matplotlib (tree edges bold)."""
+        import matplotlib.pyplot as plt
+        import networkx as nx
+
+        g = nx.MultiDiGraph()
+        for v in self.vertices:
+            g.add_node(v.index)
+        for e in self.edges:
+            g.add_edge(e.initial, e.final, key=e.index)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 5))
+        pos = nx.spring_layout(g, seed=1)
+        tree = [(e.initial, e.final) for e in self.tree]
+        nx.draw_networkx_nodes(g, pos, ax=ax, node_size=250)
+        nx.draw_networkx_labels(g, pos, ax=ax, labels={v.index: f"v{v.index}" for v in self.vertices})
+        nx.draw_networkx_edges(g, pos, edgelist=tree, width=2.5, ax=ax)
+        nx.draw_networkx_edges(
+            g, pos, edgelist=[(e.initial, e.final) for e in self.cotree], style="dashed", ax=ax
+        )
+        ax.set_axis_off()
+        return ax
+
+
+def describe_ports(ports: Sequence[PortInstance]) -> str:
+    return ", ".join(p.path() for p in ports)

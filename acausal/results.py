@@ -1,0 +1,138 @@
+"""Simulation results addressed by dotted path: ``res["motor.inertia.w"]``."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import AcausalError
+
+__all__ = ["Result"]
+
+
+class Result:
+    """Time series of every variable of a model.
+
+    ``res.t`` is the time grid; ``res["path.to.var"]`` a numpy array (``(nt,)`` for a scalar,
+    ``(nt, n)`` for a vector quantity). Parameters are also addressable (constant series).
+    """
+
+    def __init__(self, t: np.ndarray, names: Sequence[str], sizes: Sequence[int],
+                 data: np.ndarray, parameters: dict[str, float],
+                 status: str = "ok", message: str = "", stats: dict[str, Any] | None = None):
+        self.t = np.asarray(t, dtype=float)
+        self._names = list(names)
+        self._slices: dict[str, slice] = {}
+        k = 0
+        for n, s in zip(names, sizes, strict=True):
+            self._slices[n] = slice(k, k + s)
+            k += s
+        self._data = data
+        self.parameters = dict(parameters)
+        self.status = status
+        self.message = message
+        self.stats = stats or {}
+
+    def names(self) -> list[str]:
+        """Every addressable name (variables, port quantities, parameters)."""
+        return sorted(set(self._names) | set(self.parameters))
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._slices or name in self.parameters
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name in self._slices:
+            sl = self._slices[name]
+            col = self._data[:, sl]
+            return col[:, 0].copy() if sl.stop - sl.start == 1 else col.copy()
+        if name in self.parameters:
+            return np.full(self.t.shape, self.parameters[name])
+        close = difflib.get_close_matches(name, self.names(), n=5, cutoff=0.6)
+        raise KeyError(
+            f"{name!r} is not a variable of the model"
+            + (f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "")
+        )
+
+    def final(self, name: str) -> float | np.ndarray:
+        """Value at the last time point."""
+        v = self[name]
+        return v[-1]
+
+    def to_pandas(self, names: Sequence[str] | None = None) -> Any:
+        """A pandas DataFrame indexed by time (pandas is an optional dependency)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise AcausalError("to_pandas() needs pandas: pip install pandas") from exc
+        cols: dict[str, np.ndarray] = {}
+        for n in names or self._names:
+            v = self[n]
+            if v.ndim == 1:
+                cols[n] = v
+            else:
+                for k in range(v.shape[1]):
+                    cols[f"{n}[{k}]"] = v[:, k]
+        return pd.DataFrame(cols, index=pd.Index(self.t, name="time"))
+
+    def to_csv(self, path: str, names: Sequence[str] | None = None) -> None:
+        """Write a CSV table (time first) without needing pandas."""
+        names = list(names or self._names)
+        cols = [self.t]
+        header = ["time"]
+        for n in names:
+            v = self[n]
+            if v.ndim == 1:
+                cols.append(v)
+                header.append(n)
+            else:
+                for k in range(v.shape[1]):
+                    cols.append(v[:, k])
+                    header.append(f"{n}[{k}]")
+        np.savetxt(path, np.column_stack(cols), delimiter=",", header=",".join(header),
+                   comments="")
+
+    def plot(self, *names: str, file: str | None = None, title: str | None = None,
+             ax: Any = None) -> Any:
+        """Plot variables against time (matplotlib, optional dependency).
+
+        Each argument is a name or a list of names sharing one subplot.
+        With ``file`` the figure is saved (PNG, SVG, PDF by extension).
+        """
+        try:
+            import matplotlib
+
+            if file is not None:
+                matplotlib.use("Agg", force=False)
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover
+            raise AcausalError("plot() needs matplotlib: pip install matplotlib") from exc
+        groups = [[n] if isinstance(n, str) else list(n) for n in names]
+        if not groups:
+            raise AcausalError("plot() needs at least one variable name")
+        if ax is None:
+            fig, axes = plt.subplots(len(groups), 1, sharex=True,
+                                     figsize=(8, 2.4 * len(groups) + 0.6), squeeze=False)
+            axes = axes[:, 0]
+        else:
+            fig, axes = ax.figure, [ax]
+        for a, group in zip(axes, groups, strict=False):
+            for n in group:
+                v = self[n]
+                a.plot(self.t, v, label=n)
+            a.grid(True, alpha=0.3)
+            a.legend(loc="best", fontsize=8)
+        axes[-1].set_xlabel("time [s]")
+        if title:
+            fig.suptitle(title)
+        fig.tight_layout()
+        if file is not None:
+            fig.savefig(file, dpi=110)
+            plt.close(fig)
+        return fig
+
+    def __repr__(self) -> str:
+        return (f"<Result {self.status}: t = {self.t[0]:g}..{self.t[-1]:g} s, "
+                f"{len(self.t)} points, {len(self._names)} variables>")

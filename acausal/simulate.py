@@ -1,0 +1,274 @@
+"""Time integration with SUNDIALS IDAS through ``casadi.integrator``.
+
+The integrator receives the named DAE function built once per model (and per state choice);
+nothing symbolic happens per time step. The fast path is one IDAS call over the whole output
+grid. The grid is integrated in chunks when the state selection is dynamic (the chosen dummy
+derivatives are checked at every output point and re-chosen where they degrade) and, after a
+failure, to return the result computed up to the failure.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Sequence
+from typing import Any
+
+import casadi as cs
+import numpy as np
+
+from .compiler import CompiledModel, build
+from .component import Component
+from .dae import SemiExplicitDAE
+from .errors import AcausalError, SimulationError
+from .initialize import initialize
+from .results import Result
+from .structure.dummy import select_states
+
+__all__ = ["simulate", "make_integrator"]
+
+
+def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float], *, rtol: float = 1e-6,
+                    atol: float = 1e-8, max_step: float | None = None,
+                    max_num_steps: int = 100_000, name: str = "idas") -> cs.Function:
+    """IDAS integrator of ``dae`` on ``grid`` (relative to the start time).
+
+    The returned function takes ``x0``, ``z0`` and ``p = [parameters; t_start]`` and gives
+    ``xf``, ``zf`` at the grid points (grid[0] must be 0).
+    """
+    toff = cs.SX.sym("t_start")
+    tau = cs.SX.sym("tau")
+    x, z = dae.x, dae.z
+    ode, alg = dae.ode, dae.alg
+    if x.numel() == 0:  # IDAS needs a state: a dummy one that stays zero
+        x = cs.SX.sym("_dummy_state")
+        ode = cs.SX(0)
+    subs = tau + toff
+    ode = cs.substitute(ode, dae.t, subs)
+    alg = cs.substitute(alg, dae.t, subs)
+    problem: dict[str, Any] = {"x": x, "p": cs.vertcat(dae.p, toff), "t": tau, "ode": ode}
+    if z.numel():
+        problem["z"] = z
+        problem["alg"] = alg
+    opts: dict[str, Any] = {
+        "abstol": atol,
+        "reltol": rtol,
+        "max_num_steps": max_num_steps,
+        "calc_ic": True,
+        "verbose": False,
+    }
+    if max_step is not None:
+        opts["max_step_size"] = max_step
+    return cs.integrator(name, "idas", problem, 0.0, [float(g) for g in grid[1:]], opts)
+
+
+def _grid(t_start: float, t_end: float, n_points: int | None, dt: float | None,
+          t_eval: Sequence[float] | None) -> np.ndarray:
+    if t_eval is not None:
+        g = np.asarray(t_eval, dtype=float)
+        if g[0] != t_start:
+            g = np.concatenate([[t_start], g])
+        if np.any(np.diff(g) <= 0):
+            raise AcausalError("t_eval must be strictly increasing and after t_start")
+        return g
+    if t_end <= t_start:
+        raise AcausalError(f"t_end ({t_end}) must be after t_start ({t_start})")
+    if dt is not None:
+        n = int(np.ceil((t_end - t_start) / dt - 1e-9))
+        g = t_start + dt * np.arange(n + 1)
+        g[-1] = t_end
+        return g
+    return np.linspace(t_start, t_end, n_points or 501)
+
+
+class _Runner:
+    """Integrates one compiled model; keeps integrators per (DAE, relative grid)."""
+
+    def __init__(self, cm: CompiledModel, p: np.ndarray, rtol: float, atol: float,
+                 max_step: float | None, max_num_steps: int = 100_000) -> None:
+        self.cm, self.p = cm, p
+        self.rtol, self.atol, self.max_step = rtol, atol, max_step
+        self.max_num_steps = max_num_steps
+        self.cache: dict[tuple, cs.Function] = {}
+        self.outf: dict[int, cs.Function] = {}
+
+    def integrator(self, dae: SemiExplicitDAE, rel: np.ndarray) -> cs.Function:
+        key = (id(dae), tuple(np.round(rel, 12)))
+        if key not in self.cache:
+            self.cache[key] = make_integrator(dae, rel, rtol=self.rtol, atol=self.atol,
+                                              max_step=self.max_step,
+                                              max_num_steps=self.max_num_steps)
+        return self.cache[key]
+
+    def outputs(self, dae: SemiExplicitDAE, X: np.ndarray, Z: np.ndarray,
+                T: np.ndarray) -> np.ndarray:
+        if id(dae) not in self.outf:
+            self.outf[id(dae)] = dae.output_function()
+        f = self.outf[id(dae)]
+        nt = len(T)
+        fm = f.map(nt)
+        P = np.repeat(self.p.reshape(-1, 1), nt, axis=1)
+        return np.asarray(fm(X, Z, P, T.reshape(1, -1))).T  # (nt, n_out)
+
+    def step(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
+             grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        integ = self.integrator(dae, grid - grid[0])
+        r = integ(x0=x0 if x0.size else 0.0, z0=z0, p=np.concatenate([self.p, [grid[0]]]))
+        X = np.asarray(r["xf"]).reshape(-1, len(grid) - 1)
+        Z = np.asarray(r["zf"]).reshape(-1, len(grid) - 1) if dae.z.numel() else np.zeros(
+            (0, len(grid) - 1))
+        if dae.x.numel() == 0:
+            X = np.zeros((0, len(grid) - 1))
+        return X, Z
+
+
+def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float = 0.0,
+             n_points: int | None = None, dt: float | None = None,
+             t_eval: Sequence[float] | None = None, rtol: float = 1e-6, atol: float = 1e-8,
+             params: dict[str, float] | None = None, max_step: float | None = None,
+             raise_on_failure: bool = True) -> Result:
+    """Simulate a model with IDAS and return the :class:`~acausal.results.Result`.
+
+    Parameters
+    ----------
+    model : Component or CompiledModel
+        The model (built on the fly) or the output of :func:`acausal.build`.
+    t_end : float
+        Final time [s]; ``res.t`` ends exactly there.
+    t_start : float
+        Initial time [s].
+    n_points, dt, t_eval
+        Output grid: number of points (default 501), step, or explicit times.
+    rtol, atol : float
+        IDAS relative and absolute tolerances.
+    params : dict
+        Parameter overrides by dotted path, ``{"r.R": 10.0}`` (no rebuild needed).
+    max_step : float, optional
+        Largest IDAS step [s].
+    raise_on_failure : bool
+        If True (default) an integration failure raises :class:`SimulationError` whose
+        ``partial`` holds the result up to the failure; if False that partial result is
+        returned with ``status == "failed"``.
+    """
+    cm = model if isinstance(model, CompiledModel) else build(model)
+    tic = _time.perf_counter()
+    p = cm.parameter_values(params)
+    grid = _grid(t_start, t_end, n_points, dt, t_eval)
+    init = initialize(cm, p, grid[0])
+    # a chunk of a dynamic-selection run is short: a singular choice fails fast
+    run = _Runner(cm, p, rtol, atol, max_step,
+                  max_num_steps=5_000 if cm.selection.dynamic else 100_000)
+    dae = cm.dae
+    x0, z0 = init.x0, init.z0
+    sel = cm.selection
+    n_sys = cm.system.n_vars
+    stats: dict[str, Any] = {"initial_conditions": init.conditions,
+                             "defaulted_starts": init.defaulted, "reselections": 0}
+
+    if sel.dynamic:
+        values = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1])[0, :n_sys]
+        dae, x0, z0, sel = _reselect(cm, values, p, grid[0], dae, x0, z0, sel, stats)
+
+    t_list = [grid[:1]]
+    out_first = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1])
+    blocks: list[tuple[SemiExplicitDAE, np.ndarray, np.ndarray, np.ndarray]] = []
+    status, message = "ok", ""
+    if not sel.dynamic:
+        try:
+            X, Z = run.step(dae, x0, z0, grid)
+            blocks.append((dae, X, Z, grid[1:]))
+        except RuntimeError:
+            blocks = []
+            status, message, blocks = _chunked(run, cm, dae, x0, z0, grid, sel, stats)
+    else:
+        status, message, blocks = _chunked(run, cm, dae, x0, z0, grid, sel, stats)
+
+    outs = [out_first]
+    for d, X, Z, T in blocks:
+        if len(T):
+            outs.append(run.outputs(d, X, Z, T))
+            t_list.append(T)
+    t_all = np.concatenate(t_list)
+    data = np.vstack(outs)
+    sizes = [int(e.numel()) for e in dae.out_expr]
+    stats["wall_time"] = _time.perf_counter() - tic
+    res = Result(t_all, dae.out_names, sizes, data, dict(zip(dae.p_names, p, strict=True)),
+                 status=status, message=message, stats=stats)
+    if status != "ok":
+        if raise_on_failure:
+            raise SimulationError(message, partial=res, t_fail=float(t_all[-1]))
+    return res
+
+
+def _reselect(cm, values, p, t, dae, x0, z0, sel, stats):
+    """Choose the dummy derivatives again at a consistent point and switch DAE if needed."""
+    new = select_states(cm.system, values, p, t)
+    if new.states == sel.states:
+        return dae, x0, z0, new
+    stats["reselections"] += 1
+    d2 = cm.dae_for(new.states)
+    name_val = {v.name: values[k] for k, v in enumerate(cm.system.variables)}
+    x1 = np.array([name_val[n] for n in d2.x_names])
+    z1 = np.array([name_val[n] for n in d2.z_names])
+    return d2, x1, z1, new
+
+
+_SWITCH = 0.7  # re-select when another choice is better conditioned by 1/0.7
+_NEAR_SWITCH = 0.9  # below this, integrate one output interval at a time
+
+
+def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
+    """Integrate in chunks; re-select states where needed; stop cleanly on failure.
+
+    With dynamic state selection the choice is checked at every output point; a chunk
+    that fails (the choice became singular between two checks) is retried from its start
+    with the best choice there, then with fewer output points.
+    """
+    blocks = []
+    n_sys = cm.system.n_vars
+    k = 0
+    m0 = 20 if sel.dynamic else max(1, (len(grid) - 1) // 20)
+    m = m0
+    retried = False
+    while k < len(grid) - 1:
+        chunk = grid[k: min(k + m, len(grid) - 1) + 1]
+        try:
+            X, Z = run.step(dae, x0, z0, chunk)
+        except RuntimeError as exc:
+            if sel.dynamic and not retried:
+                retried = True
+                vals = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1),
+                                   chunk[:1])[0, :n_sys]
+                dae, x0, z0, sel = _reselect(cm, vals, run.p, float(chunk[0]), dae, x0, z0,
+                                             sel, stats)
+                continue
+            if len(chunk) > 2:
+                m = max(1, m // 4)
+                continue
+            msg = (f"IDAS failed between t = {chunk[0]:.6g} s and t = {chunk[-1]:.6g} s: "
+                   f"{str(exc).splitlines()[-1] if str(exc) else type(exc).__name__}. "
+                   "The result up to the failure is in .partial. Typical causes: a "
+                   "singularity of the model (a mechanism reaching a dead point, a "
+                   "division by zero), an inconsistent input, or tolerances too loose.")
+            return "failed", msg, blocks
+        retried = False
+        m = m0
+        T = chunk[1:]
+        keep = len(T)
+        degraded = False
+        if sel.dynamic:
+            vals = run.outputs(dae, X, Z, T)[:, :n_sys]
+            for q in range(len(T)):
+                quality = sel.worst_quality(vals[q], run.p, float(T[q]))
+                if quality < _SWITCH:
+                    keep, degraded = q + 1, True
+                    break
+            X, Z, T = X[:, :keep], Z[:, :keep], T[:keep]
+            # approaching a switch: check at every output point
+            m = 1 if (not degraded and quality < _NEAR_SWITCH) else m0
+        blocks.append((dae, X, Z, T))
+        x0, z0 = X[:, -1], Z[:, -1]
+        if degraded:
+            dae, x0, z0, sel = _reselect(cm, vals[keep - 1], run.p, float(T[-1]), dae,
+                                         x0, z0, sel, stats)
+        k += keep
+    return "ok", "", blocks

@@ -1,0 +1,227 @@
+"""Alias elimination: remove trivial equations ``a = b``, ``a = -b``, ``a = constant``.
+
+Variables are grouped in signed sets (``a = s * rep``); one representative per set stays an
+unknown, the others become outputs ``s * rep`` (or the constant). Derivatives of aliased
+variables are merged too (``der(a) = s * der(rep)``). Start values and ``fixed`` flags move to
+the representative; conflicting fixed starts are an error naming both variables.
+Every eliminated variable stays addressable in results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import casadi as cs
+
+from ..errors import InitializationError
+from ..flatten import FlatEquation, FlatSystem
+
+__all__ = ["AliasResult", "eliminate_aliases"]
+
+
+@dataclass
+class AliasResult:
+    """Outcome of alias elimination."""
+
+    equations: list[FlatEquation]
+    substitution: dict[int, cs.SX]  # eliminated variable index -> expression
+    n_before: int = 0
+    removed: list[str] = field(default_factory=list)
+
+
+def _classify(fs: FlatSystem, eq: FlatEquation):
+    """Return ('alias', a, b, sign) | ('const', a, expr) | None."""
+    res = eq.res
+    syms = cs.symvar(res)
+    idx = []
+    for s in syms:
+        k = fs.index.get(s.name())
+        if k is None:
+            continue  # parameter or time
+        idx.append(k)
+    if not idx or len(idx) > 2:
+        return None
+    if cs.depends_on(res, fs.t):
+        return None
+    vs = cs.vertcat(*[fs.variables[k].sym for k in idx])
+    J = cs.jacobian(res, vs)
+    if cs.depends_on(J, vs) or not J.is_constant():
+        return None
+    J = [float(J[0, k]) for k in range(len(idx))]
+    rest = cs.substitute(res, vs, cs.DM.zeros(len(idx)))
+    if len(idx) == 1:
+        if J[0] == 0.0:
+            return None
+        return ("const", idx[0], -rest / J[0])
+    if not (cs.SX(rest).is_zero()) or J[0] == 0.0 or abs(J[0]) != abs(J[1]):
+        return None
+    return ("alias", idx[0], idx[1], -J[1] / J[0])  # a = sign * b
+
+
+def eliminate_aliases(fs: FlatSystem) -> AliasResult:
+    """Eliminate trivial equations of ``fs`` (iterated until none is left)."""
+    V = fs.variables
+    n = len(V)
+    # signed union-find: value(k) = sign[k] * value(parent[k])
+    parent = list(range(n))
+    sign = [1.0] * n
+    const: dict[int, cs.SX] = {}  # root -> constant expression
+
+    def find(k: int) -> tuple[int, float]:
+        s = 1.0
+        path = []
+        while parent[k] != k:
+            path.append(k)
+            s *= sign[k]
+            k = parent[k]
+        root = k
+        # path compression
+        acc = s
+        for j in path:
+            sj = sign[j]
+            parent[j] = root
+            sign[j] = acc
+            acc *= sj
+        return root, s
+
+    is_der = [v.der_of is not None for v in V]
+
+    def rank(k: int) -> tuple:
+        v = V[k]
+        user_var = "[" not in v.name.split(".")[-1] and "->" not in v.name
+        return (v.der is not None, v.fixed, user_var, -len(v.name))
+
+    equations = list(fs.equations)
+    removed: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        keep: list[FlatEquation] = []
+        for eq in equations:
+            c = _classify(fs, eq)
+            if c is None:
+                keep.append(eq)
+                continue
+            if c[0] == "alias":
+                _, a, b, s = c
+                if is_der[a] or is_der[b]:
+                    keep.append(eq)
+                    continue
+                ra, sa = find(a)
+                rb, sb = find(b)
+                if ra == rb:
+                    keep.append(eq)  # redundant: left for the balance check to report
+                    continue
+                # value(a) = s value(b):  sa*ra = s*sb*rb  ->  rb = (sa/(s*sb)) ra
+                rel = sa / (s * sb)
+                if rank(rb) > rank(ra):
+                    ra, rb, rel = rb, ra, 1.0 / rel
+                if rb in const and ra in const:
+                    keep.append(eq)
+                    continue
+                parent[rb] = ra
+                sign[rb] = rel
+                if rb in const:
+                    const[ra] = const.pop(rb) / rel
+                removed.append(eq.describe())
+                changed = True
+            else:
+                _, a, expr = c
+                if is_der[a]:
+                    keep.append(eq)
+                    continue
+                ra, sa = find(a)
+                if ra in const:
+                    keep.append(eq)
+                    continue
+                const[ra] = expr / sa
+                removed.append(eq.describe())
+                changed = True
+        if changed:
+            subst = _substitution(fs, find, const)
+            if subst:
+                olds = [V[k].sym for k in subst]
+                news = list(subst.values())
+                resid = cs.substitute([e.res for e in keep], olds, news)
+                equations = [
+                    FlatEquation(r, e.origin, e.label) for r, e in zip(resid, keep, strict=True)
+                ]
+            else:
+                equations = keep
+        else:
+            equations = keep
+    subst = _substitution(fs, find, const)
+    _merge_starts(fs, find, const)
+    return AliasResult(equations, subst, len(fs.equations), removed)
+
+
+def _substitution(fs: FlatSystem, find, const) -> dict[int, cs.SX]:
+    """Expressions of the eliminated variables (and their derivatives) in the kept ones.
+
+    The representative of a set is its best-ranked member, so it has a derivative symbol
+    whenever any member has one.
+    """
+    V = fs.variables
+    out: dict[int, cs.SX] = {}
+    for k in range(len(V)):
+        if V[k].der_of is not None:
+            continue
+        r, s = find(k)
+        if r in const:
+            out[k] = s * const[r]
+        elif r != k:
+            out[k] = s * V[r].sym
+        else:
+            continue
+        dk = V[k].der
+        if dk is not None:
+            if r in const:
+                out[dk] = cs.SX(0)
+            else:
+                rd = V[r].der
+                assert rd is not None, "alias representative lost its derivative"
+                out[dk] = s * V[rd].sym
+    return out
+
+
+def _param_values(fs: FlatSystem, expr: cs.SX) -> float | None:
+    if fs.parameters:
+        expr = cs.substitute(
+            expr,
+            cs.vertcat(*[p.sym for p in fs.parameters]),
+            cs.DM([p.value for p in fs.parameters]),
+        )
+    if cs.depends_on(expr, fs.t) or not cs.SX(expr).is_constant():
+        return None
+    return float(cs.evalf(expr))
+
+
+def _merge_starts(fs: FlatSystem, find, const) -> None:
+    V = fs.variables
+    for k, v in enumerate(V):
+        if v.der_of is not None or not v.fixed:
+            continue
+        r, s = find(k)
+        if r in const:
+            value = _param_values(fs, s * const[r])
+            if value is not None and abs(value - v.start) > 1e-9 * max(1.0, abs(value)):
+                raise InitializationError(
+                    f"{v.name} has fixed start value {v.start}, but the model's equations "
+                    f"make it the constant {value}; remove fixed=True (or the start value) "
+                    f"on {v.name}"
+                )
+            v.fixed = False
+            continue
+        if r == k:
+            continue
+        rep = V[r]
+        value = v.start / s
+        if rep.fixed and abs(rep.start - value) > 1e-12 * max(1.0, abs(value)):
+            raise InitializationError(
+                f"conflicting initial values: {v.name} (start={v.start}, fixed) and "
+                f"{rep.name} (start={rep.start}, fixed) are the same quantity"
+                + (" up to sign" if s < 0 else "")
+                + " by the model's equations; remove fixed=True on one of them"
+            )
+        rep.start = value
+        rep.fixed = True

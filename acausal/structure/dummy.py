@@ -1,0 +1,164 @@
+"""Dummy derivatives: choose the states of the index-reduced system.
+
+Mattsson & Söderlind (1993), "Index reduction in differential-algebraic equations using
+dummy derivatives". Level by level, from the most differentiated equations down, the
+Jacobian of the differentiated equations with respect to the candidate highest derivatives
+is evaluated numerically and a non-singular square sub-matrix is chosen by column-pivoted
+QR; the chosen derivatives become *dummy* (algebraic) and their variables lose state status.
+Columns are scaled by the user's ``state_priority`` so preferred states are kept.
+
+Where the Jacobian depends on the solution (a pendulum in Cartesian coordinates) the choice
+is *dynamic*: :meth:`StateSelection.needs_reselection` tells the simulator when the chosen
+sub-matrix has become ill-conditioned, and :func:`select_states` is run again there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import casadi as cs
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from .system import EquationSystem
+
+__all__ = ["DummyBlock", "StateSelection", "select_states"]
+
+
+@dataclass
+class DummyBlock:
+    """One independent pivoting problem: equations x candidate derivatives."""
+
+    level: int
+    equations: list[int]
+    candidates: list[int]
+    chosen: list[int]
+    jacobian: cs.Function | None  # (all variables, p, t) -> d res / d candidates
+    constant: bool  # Jacobian independent of the unknowns and time
+
+    def quality(self, H: np.ndarray) -> float:
+        """Conditioning of the chosen columns relative to the best available choice (<= ~1).
+
+        The smallest singular value of the chosen square sub-matrix divided by that of the
+        sub-matrix the pivoting would choose now.
+        """
+        n = len(self.equations)
+        pos = [self.candidates.index(c) for c in self.chosen]
+        best = _pivot(H, np.ones(H.shape[1]), n)
+        s_cur = np.linalg.svd(H[:, pos], compute_uv=False)[-1]
+        s_best = np.linalg.svd(H[:, best], compute_uv=False)[-1]
+        if s_best == 0.0:
+            return 0.0
+        return float(s_cur / s_best)
+
+
+@dataclass
+class StateSelection:
+    """Chosen states and dummy derivatives."""
+
+    states: list[int]
+    dummies: set[int]
+    blocks: list[DummyBlock] = field(default_factory=list)
+
+    @property
+    def dynamic(self) -> bool:
+        return any(not b.constant for b in self.blocks)
+
+    def needs_reselection(self, values: np.ndarray, p: np.ndarray, t: float,
+                          threshold: float = 0.7) -> bool:
+        """True if a state-dependent choice has become poor at this point.
+
+        Poor means: another choice is better conditioned by more than ``1/threshold``
+        (hysteresis, so that the states do not switch back and forth).
+        """
+        return self.worst_quality(values, p, t) < threshold
+
+    def worst_quality(self, values: np.ndarray, p: np.ndarray, t: float) -> float:
+        """Smallest :meth:`DummyBlock.quality` over the state-dependent blocks."""
+        q = 1.0
+        for b in self.blocks:
+            if b.constant or b.jacobian is None:
+                continue
+            q = min(q, b.quality(np.asarray(b.jacobian(values, p, t))))
+        return q
+
+
+def _pivot(H: np.ndarray, weights: np.ndarray, n_pick: int) -> list[int]:
+    Hs = H * weights[None, :]
+    _, _, piv = sla.qr(Hs, pivoting=True, mode="economic")
+    return [int(k) for k in piv[:n_pick]]
+
+
+def select_states(
+    sys: EquationSystem,
+    values: np.ndarray,
+    p_values: np.ndarray,
+    t0: float = 0.0,
+    rng_seed: int = 0,
+) -> StateSelection:
+    """Mattsson–Söderlind selection at the point ``values`` (one value per variable)."""
+    allv = cs.vertcat(*[v.sym for v in sys.variables]) if sys.variables else cs.SX(0, 1)
+    pv = cs.vertcat(*[p.sym for p in sys.parameters]) if sys.parameters else cs.SX(0, 1)
+    dummies: set[int] = set()
+    blocks: list[DummyBlock] = []
+    # level 1: the most differentiated equations that are derivatives of other equations
+    G = [i for i in range(sys.n_eqs) if sys.eq_der[i] < 0 and sys.eq_int[i] >= 0]
+    Z = [j for j in range(sys.n_vars) if sys.var_der[j] < 0 and sys.var_int[j] >= 0]
+    level = 1
+    rng = np.random.default_rng(rng_seed)
+    while G:
+        # independent blocks of the G x Z incidence
+        zpos = {j: k for k, j in enumerate(Z)}
+        r, c = [], []
+        for a, i in enumerate(G):
+            for j in sys.incidence[i]:
+                if j in zpos:
+                    r.append(a)
+                    c.append(len(G) + zpos[j])
+        n = len(G) + len(Z)
+        adj = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n))
+        _, label = connected_components(adj, directed=False)
+        chosen_all: list[int] = []
+        for lab in np.unique(label[: len(G)]):
+            eqs = [G[a] for a in range(len(G)) if label[a] == lab]
+            cands = [Z[k] for k in range(len(Z)) if label[len(G) + k] == lab]
+            if len(cands) < len(eqs):
+                raise _structure_error(sys, eqs, cands)
+            res = cs.vertcat(*[sys.equations[i].res for i in eqs])
+            zs = cs.vertcat(*[sys.variables[j].sym for j in cands])
+            J = cs.jacobian(res, zs)
+            constant = not (cs.depends_on(J, allv) or cs.depends_on(J, sys.t))
+            f = cs.Function("dummy_jac", [allv, pv, sys.t], [J])
+            H = np.asarray(f(values, p_values, t0))
+            weights = np.array([
+                10.0 ** (-3 * sys.variables[sys.var_int[j]].state_priority) for j in cands
+            ])
+            if np.linalg.matrix_rank(H) < len(eqs):
+                # degenerate at the start values (e.g. all zero): use a generic point
+                H = np.asarray(f(values + rng.standard_normal(values.shape), p_values, t0))
+            picks = _pivot(H, weights, len(eqs))
+            chosen = [cands[k] for k in picks]
+            blocks.append(DummyBlock(level, eqs, cands, chosen, None if constant else f,
+                                     constant))
+            chosen_all.extend(chosen)
+        dummies.update(chosen_all)
+        G = [sys.eq_int[i] for i in G if sys.eq_int[sys.eq_int[i]] >= 0]
+        Z = [sys.var_int[j] for j in chosen_all if sys.var_int[sys.var_int[j]] >= 0]
+        level += 1
+    states = [j for j in range(sys.n_vars) if sys.var_der[j] >= 0 and sys.var_der[j] not in dummies]
+    return StateSelection(states, dummies, blocks)
+
+
+def _structure_error(sys: EquationSystem, eqs: list[int], cands: list[int]) -> Exception:
+    from ..errors import SingularityError
+
+    lines = [sys.equations[i].describe() for i in eqs]
+    return SingularityError(
+        "index reduction failed: these differentiated equations constrain fewer derivatives "
+        "than their number (the constraints are redundant or contradictory):\n  "
+        + "\n  ".join(lines)
+        + "\ncandidate derivatives: "
+        + ", ".join(sys.variables[j].name for j in cands)
+    )

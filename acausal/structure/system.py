@@ -1,0 +1,140 @@
+"""The equation system the structural passes work on.
+
+Variables and equations are kept with their derivative links, as Pantelides' algorithm
+needs them: ``var_der[j]`` is the index of the derivative of variable ``j`` (``-1`` if it has
+none), ``var_int[j]`` the variable it is the derivative of; ``eq_der[i]`` the equation
+obtained by differentiating equation ``i``, ``eq_int[i]`` the equation it was obtained from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import casadi as cs
+import numpy as np
+import scipy.sparse as sp
+
+from ..flatten import FlatEquation, FlatParameter, FlatVariable
+
+__all__ = ["EquationSystem"]
+
+
+@dataclass
+class EquationSystem:
+    """Equations and unknowns with derivative links (mutable during index reduction)."""
+
+    t: cs.SX
+    variables: list[FlatVariable]
+    equations: list[FlatEquation]
+    parameters: list[FlatParameter]
+    var_der: list[int] = field(default_factory=list)
+    var_int: list[int] = field(default_factory=list)
+    eq_der: list[int] = field(default_factory=list)
+    eq_int: list[int] = field(default_factory=list)
+    incidence: list[list[int]] = field(default_factory=list)
+    name_index: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_lists(
+        cls,
+        t: cs.SX,
+        variables: list[FlatVariable],
+        equations: list[FlatEquation],
+        parameters: list[FlatParameter],
+    ) -> EquationSystem:
+        idx = {v.name: k for k, v in enumerate(variables)}
+        var_der = [-1] * len(variables)
+        var_int = [-1] * len(variables)
+        for k, v in enumerate(variables):
+            if v.der_of is not None:
+                var_int[k] = v.der_of
+                var_der[v.der_of] = k
+        sys = cls(t, variables, equations, parameters, var_der, var_int,
+                  [-1] * len(equations), [-1] * len(equations), [], idx)
+        sys.incidence = [sys._incidence_of(e.res) for e in equations]
+        return sys
+
+    def _incidence_of(self, res: cs.SX) -> list[int]:
+        out = []
+        for s in cs.symvar(res):
+            k = self.name_index.get(s.name())
+            if k is not None:
+                out.append(k)
+        return sorted(out)
+
+    @property
+    def n_vars(self) -> int:
+        return len(self.variables)
+
+    @property
+    def n_eqs(self) -> int:
+        return len(self.equations)
+
+    def incidence_matrix(self, rows: list[int] | None = None,
+                         cols: list[int] | None = None) -> sp.csr_matrix:
+        """0/1 incidence restricted to the given equations and variables."""
+        rows = list(range(self.n_eqs)) if rows is None else rows
+        cols = list(range(self.n_vars)) if cols is None else cols
+        cpos = {j: k for k, j in enumerate(cols)}
+        r, c = [], []
+        for a, i in enumerate(rows):
+            for j in self.incidence[i]:
+                k = cpos.get(j)
+                if k is not None:
+                    r.append(a)
+                    c.append(k)
+        return sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(rows), len(cols)))
+
+    def add_derivative_variable(self, j: int) -> int:
+        """Create the symbol ``der(v_j)`` and return its index."""
+        v = self.variables[j]
+        sym = cs.SX.sym(f"der({v.name})")
+        k = len(self.variables)
+        self.variables.append(
+            FlatVariable(sym.name(), sym, unit=f"{v.unit}/s" if v.unit else "", origin=v.origin,
+                         der_of=j)
+        )
+        v.der = k
+        self.var_der[j] = k
+        self.var_der.append(-1)
+        self.var_int.append(j)
+        self.name_index[sym.name()] = k
+        return k
+
+    def add_differentiated_equation(self, i: int) -> int:
+        """Append ``d/dt`` of equation ``i`` (structure only; symbolic form set later)."""
+        inc = set(self.incidence[i])
+        for j in list(inc):
+            d = self.var_der[j]
+            if d < 0:
+                d = self.add_derivative_variable(j)
+            inc.add(d)
+        k = len(self.equations)
+        e = self.equations[i]
+        self.equations.append(FlatEquation(cs.SX(0), e.origin, f"d/dt[{e.label}]"))
+        self.incidence.append(sorted(inc))
+        self.eq_der[i] = k
+        self.eq_der.append(-1)
+        self.eq_int.append(i)
+        return k
+
+    def differentiate_symbolically(self, k: int) -> None:
+        """Set the residual of derived equation ``k`` by the chain rule (CasADi AD)."""
+        i = self.eq_int[k]
+        res = self.equations[i].res
+        vs = [j for j in self.incidence[i]]
+        d = cs.jacobian(res, self.t) if cs.depends_on(res, self.t) else cs.SX(0)
+        if vs:
+            x = cs.vertcat(*[self.variables[j].sym for j in vs])
+            dx = cs.vertcat(*[self.variables[self.var_der[j]].sym for j in vs])
+            d = d + cs.jtimes(res, x, dx)
+        self.equations[k].res = cs.SX(d)
+        self.incidence[k] = self._incidence_of(self.equations[k].res)
+
+    def level(self, i: int) -> int:
+        """How many times equation ``i`` was differentiated."""
+        n = 0
+        while self.eq_int[i] >= 0:
+            i = self.eq_int[i]
+            n += 1
+        return n

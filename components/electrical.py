@@ -1,0 +1,310 @@
+"""Analog electrical components (MSL ``Modelica.Electrical.Analog`` conventions).
+
+Pins ``p``/``n`` carry the potential ``v`` [V] and the current ``i`` [A] flowing *into*
+the component. A two-pin element has one edge ``p -> n`` in the linear graph; its voltage
+``v = p.v - n.v`` and current ``i = p.i`` (from ``p`` through the element to ``n``).
+"""
+
+from __future__ import annotations
+
+import casadi as cs
+
+import acausal as ac
+from acausal import Edge, Parameter, Port, TreePriority, Variable, der
+from acausal.domains import Electrical, Rotational, Thermal
+
+__all__ = [
+    "Pin",
+    "OnePort",
+    "Ground",
+    "Resistor",
+    "Capacitor",
+    "Inductor",
+    "ConstantVoltage",
+    "StepVoltage",
+    "SineVoltage",
+    "ConstantCurrent",
+    "Diode",
+    "VoltageSensor",
+    "CurrentSensor",
+    "EMF",
+    "HeatingResistor",
+]
+
+
+def Pin(doc: str = "") -> Port:
+    """An electrical port declaration."""
+    return Port(Electrical, doc)
+
+
+class OnePort(ac.Component):
+    """Partial two-pin element: one edge ``p -> n``, voltage drop ``v`` and current ``i``.
+
+    Ports
+    -----
+    p, n : electrical pins (``v`` [V], ``i`` [A] into the pin).
+
+    Variables
+    ---------
+    v : voltage drop ``p.v - n.v`` [V]
+    i : current from ``p`` through the element to ``n`` [A]
+    """
+
+    p = Pin("positive pin")
+    n = Pin("negative pin")
+    v = Variable(unit="V", doc="voltage drop p.v - n.v")
+    i = Variable(unit="A", doc="current from p to n through the element")
+    edges = [Edge("p", "n", TreePriority.NEUTRAL)]
+
+    def equations(self):
+        return [self.v == self.p.v - self.n.v, self.i == self.p.i]
+
+
+class Ground(ac.Component):
+    """Electrical ground: the pin's potential is zero (connects it to the datum).
+
+    Every electrical circuit needs one.
+    """
+
+    p = Pin("ground pin")
+    edges = [Edge(ac.DATUM, "p", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.p.v == 0]
+
+
+class Resistor(OnePort):
+    """Ideal linear resistor ``v = R i``.
+
+    Parameters
+    ----------
+    R : resistance [Ohm]
+    """
+
+    R = Parameter(1.0, unit="Ohm", doc="resistance", min=0.0)
+
+    def equations(self):
+        return [self.v == self.R * self.i]
+
+
+class Capacitor(OnePort):
+    """Ideal capacitor ``i = C dv/dt``. Give ``v=...`` for an initial voltage.
+
+    Parameters
+    ----------
+    C : capacitance [F]
+    """
+
+    C = Parameter(1.0, unit="F", doc="capacitance", min=0.0)
+    edges = [Edge("p", "n", TreePriority.ACROSS_STORE)]
+
+    def equations(self):
+        return [self.i == self.C * der(self.v)]
+
+
+class Inductor(OnePort):
+    """Ideal inductor ``v = L di/dt``. Give ``i=...`` for an initial current.
+
+    Parameters
+    ----------
+    L : inductance [H]
+    """
+
+    L = Parameter(1.0, unit="H", doc="inductance", min=0.0)
+    edges = [Edge("p", "n", TreePriority.THROUGH_STORE)]
+
+    def equations(self):
+        return [self.v == self.L * der(self.i)]
+
+
+class ConstantVoltage(OnePort):
+    """Ideal voltage source ``v = V`` (``V`` may be a function of time).
+
+    Parameters
+    ----------
+    V : source voltage [V], constant or ``f(t)``
+    """
+
+    V = Parameter(1.0, unit="V", doc="source voltage", signal=True)
+    edges = [Edge("p", "n", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.v == self.V]
+
+
+class StepVoltage(OnePort):
+    """Voltage step: ``v = offset`` before ``startTime``, ``offset + V`` after.
+
+    Parameters
+    ----------
+    V : height of the step [V]
+    offset : voltage before the step [V]
+    startTime : time of the step [s]
+    """
+
+    V = Parameter(1.0, unit="V", doc="height of the step")
+    offset = Parameter(0.0, unit="V", doc="voltage offset")
+    startTime = Parameter(0.0, unit="s", doc="time of the step")
+    edges = [Edge("p", "n", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.v == self.offset + cs.if_else(self.time >= self.startTime, self.V, 0.0)]
+
+
+class SineVoltage(OnePort):
+    """Sine voltage ``v = offset + V sin(2 pi f (t - startTime) + phase)`` after startTime.
+
+    Parameters
+    ----------
+    V : amplitude [V]
+    f : frequency [Hz]
+    phase : phase [rad]
+    offset : offset [V]
+    startTime : start time [s]
+    """
+
+    V = Parameter(1.0, unit="V", doc="amplitude")
+    f = Parameter(1.0, unit="Hz", doc="frequency", min=0.0)
+    phase = Parameter(0.0, unit="rad", doc="phase")
+    offset = Parameter(0.0, unit="V", doc="offset")
+    startTime = Parameter(0.0, unit="s", doc="start time")
+    edges = [Edge("p", "n", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        t = self.time
+        wave = self.V * cs.sin(2 * cs.pi * self.f * (t - self.startTime) + self.phase)
+        return [self.v == self.offset + cs.if_else(t >= self.startTime, wave, 0.0)]
+
+
+class ConstantCurrent(OnePort):
+    """Ideal current source ``i = I`` from ``p`` to ``n`` (``I`` may be ``f(t)``).
+
+    Parameters
+    ----------
+    I : source current [A], constant or ``f(t)``
+    """
+
+    I = Parameter(1.0, unit="A", doc="source current", signal=True)  # noqa: E741
+    edges = [Edge("p", "n", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.i == self.I]
+
+
+class Diode(OnePort):
+    """Exponential diode with parallel leakage conductance (MSL ``Analog.Basic.Diode``).
+
+    ``i = Ids (exp(v/Vt) - 1) + v/R``, linearly continued above ``v/Vt > Maxexp`` to avoid
+    overflow.
+
+    Parameters
+    ----------
+    Ids : saturation current [A]
+    Vt : thermal voltage [V]
+    Maxexp : maximum exponent before linear continuation [1]
+    R : parallel ohmic resistance [Ohm]
+    """
+
+    Ids = Parameter(1e-6, unit="A", doc="saturation current", min=0.0)
+    Vt = Parameter(0.04, unit="V", doc="thermal voltage", min=0.0)
+    Maxexp = Parameter(15.0, unit="1", doc="max exponent", min=0.0)
+    R = Parameter(1e8, unit="Ohm", doc="parallel leakage resistance", min=0.0)
+
+    def equations(self):
+        x = self.v / self.Vt
+        expo = cs.if_else(
+            x > self.Maxexp,
+            cs.exp(self.Maxexp) * (1 + x - self.Maxexp),
+            cs.exp(x),
+        )
+        return [self.i == self.Ids * (expo - 1) + self.v / self.R]
+
+
+class VoltageSensor(OnePort):
+    """Ideal voltmeter: draws no current; its output is ``v = p.v - n.v`` [V]."""
+
+    edges = [Edge("p", "n", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.i == 0]
+
+
+class CurrentSensor(OnePort):
+    """Ideal ammeter: no voltage drop; its output is ``i`` from ``p`` to ``n`` [A]."""
+
+    edges = [Edge("p", "n", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.v == 0]
+
+
+class EMF(OnePort):
+    """Electromotive force: ideal electro-mechanical converter (DC machine air gap).
+
+    ``v = k w`` and the torque ``k i`` acts on the flange (``flange.tau = -k i`` is the cut
+    torque into the component). The reaction acts on the inertial frame.
+
+    Ports
+    -----
+    p, n : electrical pins; flange : rotational flange.
+
+    Parameters
+    ----------
+    k : transformation coefficient [N.m/A] (= [V.s/rad])
+
+    Variables
+    ---------
+    phi : rotor angle [rad]; w : angular velocity [rad/s]; tau : torque on the flange [N.m]
+    """
+
+    k = Parameter(1.0, unit="N.m/A", doc="transformation coefficient")
+    flange = Port(Rotational, "shaft flange")
+    phi = Variable(unit="rad", doc="rotor angle")
+    w = Variable(unit="rad/s", doc="rotor angular velocity")
+    tau = Variable(unit="N.m", doc="electrical torque acting on the flange")
+    edges = [
+        Edge("p", "n", TreePriority.NEUTRAL),
+        Edge(ac.DATUM, "flange", TreePriority.NEUTRAL),
+    ]
+
+    def equations(self):
+        return [
+            self.phi == self.flange.phi,
+            self.w == der(self.phi),
+            self.v == self.k * self.w,
+            self.tau == self.k * self.i,
+            self.flange.tau == -self.tau,
+        ]
+
+
+class HeatingResistor(OnePort):
+    """Temperature-dependent resistor whose losses heat its thermal port.
+
+    ``R = R_ref (1 + alpha (T_heatPort - T_ref))``, ``v = R i``, and the loss power
+    ``v i`` leaves through ``heatPort`` (``heatPort.Q_flow = -v i``).
+
+    Parameters
+    ----------
+    R_ref : resistance at T_ref [Ohm]
+    T_ref : reference temperature [K]
+    alpha : temperature coefficient [1/K]
+    """
+
+    R_ref = Parameter(1.0, unit="Ohm", doc="resistance at T_ref", min=0.0)
+    T_ref = Parameter(300.15, unit="K", doc="reference temperature", min=0.0)
+    alpha = Parameter(0.0, unit="1/K", doc="temperature coefficient of resistance")
+    heatPort = Port(Thermal, "thermal port receiving the losses")
+    R = Variable(unit="Ohm", doc="actual resistance")
+    LossPower = Variable(unit="W", doc="dissipated power")
+    edges = [
+        Edge("p", "n", TreePriority.NEUTRAL),
+        Edge(ac.DATUM, "heatPort", TreePriority.THROUGH_SOURCE),
+    ]
+
+    def equations(self):
+        return [
+            self.R == self.R_ref * (1 + self.alpha * (self.heatPort.T - self.T_ref)),
+            self.v == self.R * self.i,
+            self.LossPower == self.v * self.i,
+            self.heatPort.Q_flow == -self.LossPower,
+        ]
