@@ -7,7 +7,8 @@ inspection.
 
 from __future__ import annotations
 
-import dataclasses
+import copy
+import gc
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,6 +144,18 @@ def build(model: Component, *, tree: Any = None) -> CompiledModel:
     """
     if isinstance(model, CompiledModel):
         return model
+    # the passes allocate many small CasADi objects and no reference cycles: pausing the
+    # cyclic garbage collector avoids its repeated full scans of a growing heap
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(model, tree)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _build(model: Component, tree: Any) -> CompiledModel:
     timings: dict[str, float] = {}
     tic = time.perf_counter()
     flat = flatten(model, tree)  # graph + topology + flat equations
@@ -198,12 +211,12 @@ def _equation_system(flat: FlatSystem, al: AliasResult) -> EquationSystem:
     new_index = {k: n for n, k in enumerate(keep)}
     variables: list[FlatVariable] = []
     for k in keep:
-        v = flat.variables[k]
-        variables.append(dataclasses.replace(
-            v,
-            der=new_index.get(v.der) if v.der is not None else None,
-            der_of=new_index.get(v.der_of) if v.der_of is not None else None,
-        ))
+        v = copy.copy(flat.variables[k])
+        if v.der is not None:
+            v.der = new_index.get(v.der)
+        if v.der_of is not None:
+            v.der_of = new_index.get(v.der_of)
+        variables.append(v)
     return EquationSystem.from_lists(flat.t, variables, list(al.equations), flat.parameters)
 
 

@@ -372,6 +372,7 @@ class PortInstance:
 # --------------------------------------------------------------------------------------
 
 _ids = itertools.count()
+_DECL_CACHE: dict[tuple[type, type], list[Any]] = {}
 
 
 class Component:
@@ -420,6 +421,10 @@ class Component:
     # ----- declarations -----
     @classmethod
     def _declarations(cls, kind: type) -> list[Any]:
+        key = (cls, kind)
+        hit = _DECL_CACHE.get(key)
+        if hit is not None:
+            return hit
         seen: dict[str, Any] = {}
         for klass in reversed(cls.__mro__):
             for name, value in vars(klass).items():
@@ -427,7 +432,8 @@ class Component:
                     seen[name] = value
                 elif name in seen and not isinstance(value, kind):
                     del seen[name]
-        return list(seen.values())
+        _DECL_CACHE[key] = list(seen.values())
+        return _DECL_CACHE[key]
 
     def _check_edges(self) -> None:
         ports = self.__dict__["_ports"]

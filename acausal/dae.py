@@ -77,7 +77,8 @@ def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
     def comps(rows: list[int], cols: list[int]) -> str:
         cs_ = {sys.equations[eqs[r]].origin for r in rows}
         cs_ |= {sys.variables[unknowns[c]].origin for c in cols}
-        return ", ".join(sorted(c for c in cs_ if c))
+        names = sorted(c for c in cs_ if c)
+        return ", ".join(names[:10]) + (f", ... ({len(names)} in all)" if len(names) > 10 else "")
 
     parts = []
     if dm.over_equations:
@@ -135,58 +136,110 @@ def build_dae(sys: EquationSystem, states: list[int],
 
     pv = cs.vertcat(*[p.sym for p in sys.parameters]) if sys.parameters else cs.SX(0, 1)
     solved: dict[str, cs.SX] = {}  # unknown name -> expression in (x, z, p, t)
+    sol_syms = cs.SX(0, 1)  # solved unknowns so far (grown once per level)
+    sol_expr = cs.SX(0, 1)
     z_syms: list[cs.SX] = []
     z_names: list[str] = []
     alg: list[cs.SX] = []
     blocks: list[Block] = []
     n_explicit = 0
-    zset: set[str] = set()
+    all_vars = cs.vertcat(*[v.sym for v in sys.variables], sys.t)
 
-    def substituted(res: cs.SX) -> cs.SX:
-        syms = [s for s in cs.symvar(res) if s.name() in solved]
-        if not syms:
-            return res
-        return cs.substitute(res, cs.vertcat(*syms), cs.vertcat(*[solved[s.name()] for s in syms]))
+    # level of a block = 1 + highest level of the blocks it needs: blocks of one level are
+    # independent, so each level is substituted and solved with a few vectorised calls
+    block_of = np.empty(len(unknowns), dtype=int)
+    for b_i, comp in enumerate(comps):
+        block_of[comp] = b_i
+    level = np.zeros(len(comps), dtype=int)
+    for b_i, comp in enumerate(comps):
+        lv = 0
+        for k in comp:
+            for m in succ[k]:
+                if block_of[m] != b_i:
+                    lv = max(lv, level[block_of[m]] + 1)
+        level[b_i] = lv
+    by_level: dict[int, list[int]] = {}
+    for b_i, lv in enumerate(level):
+        by_level.setdefault(int(lv), []).append(b_i)
 
-    knowns = [sys.variables[j].sym for j in states]
-    for comp in comps:
-        ks = sorted(comp)
-        block_unknowns = [unknowns[k] for k in ks]
-        block_eqs = [eqs[eq_of_var[k]] for k in ks]
-        blocks.append(Block(block_eqs, block_unknowns))
-        if len(ks) == 1:
-            j = block_unknowns[0]
-            u = sys.variables[j].sym
-            res = substituted(sys.equations[block_eqs[0]].res)
-            a = cs.jacobian(res, u)
-            if not cs.depends_on(a, u) and not _depends_on_unknowns(a, sys, knowns, z_syms):
-                if a.is_zero():
-                    raise SingularityError(
-                        f"equation {sys.equations[block_eqs[0]].describe()} does not determine "
-                        f"{sys.variables[j].name}: its coefficient vanishes"
-                    )
-                rest = cs.substitute(res, u, cs.SX(0))
-                solved[sys.variables[j].name] = -rest / a
-                n_explicit += 1
-                continue
-        if len(ks) <= max_linear_block:
-            u = cs.vertcat(*[sys.variables[j].sym for j in block_unknowns])
-            res = cs.vertcat(*[substituted(sys.equations[i].res) for i in block_eqs])
-            A = cs.jacobian(res, u)
-            if not cs.depends_on(A, u) and not _depends_on_unknowns(A, sys, knowns, z_syms):
-                b = cs.substitute(res, u, cs.SX.zeros(u.shape))
-                sol = -cs.solve(A, b)
-                for k, j in enumerate(block_unknowns):
-                    solved[sys.variables[j].name] = sol[k]
-                n_explicit += len(ks)
-                continue
-        for i, j in zip(block_eqs, block_unknowns, strict=True):
-            v = sys.variables[j]
-            z_syms.append(v.sym)
-            z_names.append(v.name)
-            zset.add(v.name)
-        for i in block_eqs:
-            alg.append(substituted(sys.equations[i].res))
+    new_syms: list[cs.SX] = []
+    new_expr: list[cs.SX] = []
+
+    def record(js: list[int], exprs: list[cs.SX]) -> None:
+        for j, e in zip(js, exprs, strict=True):
+            solved[sys.variables[j].name] = e
+            new_syms.append(sys.variables[j].sym)
+            new_expr.append(e)
+
+    for lv in sorted(by_level):
+        if new_syms:
+            sol_syms = cs.vertcat(sol_syms, *new_syms)
+            sol_expr = cs.vertcat(sol_expr, *new_expr)
+            new_syms.clear()
+            new_expr.clear()
+        lv_blocks = by_level[lv]
+        eq_rows: list[int] = []
+        for b_i in lv_blocks:
+            ks = sorted(comps[b_i])
+            block_unknowns = [unknowns[k] for k in ks]
+            block_eqs = [eqs[eq_of_var[k]] for k in ks]
+            blocks.append(Block(block_eqs, block_unknowns))
+            eq_rows.extend(block_eqs)
+        F = cs.vertcat(*[sys.equations[i].res for i in eq_rows])
+        if sol_syms.numel():
+            F = cs.substitute(F, sol_syms, sol_expr)
+        row_of = {i: r for r, i in enumerate(eq_rows)}
+        # scalar blocks: explicit when linear with a parameter-only coefficient
+        scal = [blocks[-len(lv_blocks) + q] for q in range(len(lv_blocks))]
+        scalar = [bl for bl in scal if len(bl.unknowns) == 1]
+        rest = [bl for bl in scal if len(bl.unknowns) > 1]
+        if scalar:
+            rows = [row_of[bl.equations[0]] for bl in scalar]
+            Fs = F[rows]
+            us = cs.vertcat(*[sys.variables[bl.unknowns[0]].sym for bl in scalar])
+            coef = cs.diag(cs.jacobian(Fs, us))
+            dep = cs.jacobian_sparsity(coef, all_vars)
+            dep_rows = set(dep.get_triplet()[0])
+            ok = [q for q in range(len(scalar)) if q not in dep_rows]
+            for q in range(len(scalar)):
+                if q in dep_rows:
+                    rest.append(scalar[q])
+            if ok:
+                a_ok = coef[ok]
+                for q, k in enumerate(ok):
+                    if a_ok[q].is_zero():
+                        bl = scalar[k]
+                        raise SingularityError(
+                            f"equation {sys.equations[bl.equations[0]].describe()} does not "
+                            f"determine {sys.variables[bl.unknowns[0]].name}: its coefficient "
+                            "vanishes"
+                        )
+                u_ok = us[ok]
+                r0 = cs.substitute(Fs[ok], u_ok, cs.SX.zeros(u_ok.shape))
+                sol = -r0 / a_ok
+                record([scalar[k].unknowns[0] for k in ok], cs.vertsplit(sol))
+                n_explicit += len(ok)
+        for bl in rest:
+            rows = [row_of[i] for i in bl.equations]
+            res = F[rows]
+            u = cs.vertcat(*[sys.variables[j].sym for j in bl.unknowns])
+            if len(bl.unknowns) <= max_linear_block:
+                A = cs.jacobian(res, u)
+                if not cs.depends_on(A, all_vars):
+                    if len(bl.unknowns) == 1 and A.is_zero():
+                        raise SingularityError(
+                            f"equation {sys.equations[bl.equations[0]].describe()} does not "
+                            f"determine {sys.variables[bl.unknowns[0]].name}"
+                        )
+                    r0 = cs.substitute(res, u, cs.SX.zeros(u.shape))
+                    sol = -cs.solve(A, r0)
+                    record(bl.unknowns, cs.vertsplit(sol))
+                    n_explicit += len(bl.unknowns)
+                    continue
+            for j in bl.unknowns:
+                z_syms.append(sys.variables[j].sym)
+                z_names.append(sys.variables[j].name)
+            alg.extend(cs.vertsplit(res))
 
     # ODE right-hand sides
     x = cs.vertcat(*[sys.variables[j].sym for j in states]) if states else cs.SX(0, 1)
@@ -216,13 +269,19 @@ def build_dae(sys: EquationSystem, states: list[int],
             pending.setdefault(s.name(), e)
     if pending:
         names = list(pending)
-        exprs = [cs.SX(pending[n]) for n in names]
+        exprs = [pending[n] if isinstance(pending[n], cs.SX) else cs.SX(pending[n])
+                 for n in names]
+        shapes = [e.shape for e in exprs]
+        stacked = cs.vertcat(*[cs.vec(e) for e in exprs])
         if alias[0]:
-            exprs = cs.substitute(exprs, list(alias[0]), list(alias[1]))
+            stacked = cs.substitute(stacked, cs.vertcat(*alias[0]), cs.vertcat(*alias[1]))
         # alias expressions refer to representatives, which may themselves be solved
-        subbed = cs.substitute(exprs, all_syms, all_expr)
+        stacked = cs.substitute(stacked, cs.vertcat(*all_syms), cs.vertcat(*all_expr))
+        offsets = np.cumsum([0] + [a * b for a, b in shapes])
+        parts = cs.vertsplit(stacked, [int(o) for o in offsets]) if len(names) else []
+        for part, shp in zip(parts, shapes, strict=True):
+            out_expr.append(part if shp[1] == 1 else cs.reshape(part, shp))
         out_names.extend(names)
-        out_expr.extend(subbed)
     return SemiExplicitDAE(
         t=sys.t,
         x=x,
@@ -239,12 +298,3 @@ def build_dae(sys: EquationSystem, states: list[int],
         blocks=blocks,
         explicit=n_explicit,
     )
-
-
-def _depends_on_unknowns(a: cs.SX, sys: EquationSystem, knowns: list[cs.SX],
-                         z_syms: list[cs.SX]) -> bool:
-    """Coefficient must depend on parameters only (safe to divide by, for all states)."""
-    for s in cs.symvar(a):
-        if s.name() in sys.name_index or cs.is_equal(s, sys.t):
-            return True
-    return False

@@ -49,14 +49,26 @@ class FlatVariable:
 
 @dataclass
 class FlatEquation:
-    """A scalar residual equation ``res == 0`` and where it comes from."""
+    """A scalar residual equation ``res == 0`` and where it comes from.
+
+    ``label`` is the equation as written (rendered lazily from ``source``, the original
+    ``lhs == rhs`` expression, because printing CasADi expressions is costly).
+    """
 
     res: cs.SX
     origin: str
     label: str = ""
+    source: cs.SX | None = None
+
+    def text(self) -> str:
+        """The equation as written, ``lhs == rhs``."""
+        if not self.label and self.source is not None:
+            e = self.source
+            self.label = f"{e.dep(0)} == {e.dep(1)}" if e.is_op(cs.OP_EQ) else f"0 == {e}"
+        return self.label or f"0 == {self.res}"
 
     def describe(self, width: int = 110) -> str:
-        s = self.label or f"0 == {self.res}"
+        s = self.text()
         if len(s) > width:
             s = s[: width - 3] + "..."
         return f"{s}   [{self.origin}]"
@@ -111,16 +123,24 @@ class _Flattener:
     def new_var(self, name: str, size: int, **info: Any) -> cs.SX:
         sym = cs.SX.sym(name, size)
         start = info.pop("start", 0.0)
-        starts = np.broadcast_to(np.asarray(start, dtype=float), (size,))
-        for k in range(size):
-            sname = sym[k].name()
+        if size == 1:
+            elems, starts = [sym], [float(start)]
+        else:
+            elems = [sym[k] for k in range(size)]
+            starts = list(np.broadcast_to(np.asarray(start, dtype=float), (size,)))
+        for e, s0 in zip(elems, starts, strict=True):
+            sname = e.name()
             if sname in self.by_name:
                 raise ModelDefinitionError(f"two unknowns are named {sname!r}")
             self.by_name[sname] = len(self.variables)
-            self.variables.append(FlatVariable(sname, sym[k], start=float(starts[k]), **info))
+            self.variables.append(FlatVariable(sname, e, start=float(s0), **info))
         return sym
 
     def der(self, expr: Any) -> cs.SX:
+        if isinstance(expr, cs.SX) and expr.is_scalar() and expr.is_symbolic():
+            k = self.by_name.get(expr.name())
+            if k is not None:  # the common case: der of a variable
+                return self._der_symbol(k)
         expr = cs.SX(expr)
         if expr.is_constant():
             return cs.SX.zeros(expr.shape)
@@ -176,19 +196,26 @@ class _Flattener:
             if topo.parent[v] < 0:
                 x[v] = cs.SX.zeros(size)
             else:
-                x[v] = x[int(topo.parent[v])] + int(topo.parent_sign[v]) * AV[
-                    int(topo.parent_edge[v])
-                ]
+                xp, a = x[int(topo.parent[v])], AV[int(topo.parent_edge[v])]
+                if topo.parent[int(topo.parent[v])] < 0:  # parent is the root (zero)
+                    x[v] = a if topo.parent_sign[v] > 0 else -a
+                else:
+                    x[v] = xp + a if topo.parent_sign[v] > 0 else xp - a
         for j in topo.cotree:
             e = g.edges[j]
             AV[j] = x[e.final] - x[e.initial]
         D = topo.D
         for r, j in enumerate(topo.tree):
             size = g.edges[j].domain.through.size
-            acc = cs.SX.zeros(size)
+            acc = None
             for ptr in range(D.indptr[r], D.indptr[r + 1]):
-                acc = acc - D.data[ptr] * TV[topo.cotree[D.indices[ptr]]]
-            TV[j] = acc
+                term = TV[topo.cotree[D.indices[ptr]]]
+                d = D.data[ptr]
+                if acc is None:
+                    acc = -term if d == 1.0 else (term if d == -1.0 else -d * term)
+                else:
+                    acc = acc - term if d == 1.0 else (acc + term if d == -1.0 else acc - d * term)
+            TV[j] = acc if acc is not None else cs.SX.zeros(size)
 
         # port bindings
         flows: dict[int, cs.SX] = {}
@@ -198,7 +225,11 @@ class _Flattener:
                 if end is DATUM:
                     continue
                 p = cp[end]
-                flows[id(p)] = flows.get(id(p), 0) + sign * TV[e.index]
+                tv = TV[e.index]
+                if id(p) not in flows:
+                    flows[id(p)] = tv if sign > 0 else -tv
+                else:
+                    flows[id(p)] = flows[id(p)] + tv if sign > 0 else flows[id(p)] - tv
         self._composite_flows(comps, flows)
         for c in comps:
             for p in c.ports().values():
@@ -206,13 +237,10 @@ class _Flattener:
                 v = g.port_vertex[id(p)]
                 across = x[v] if v >= 0 else cs.SX.zeros(dom.across.size)
                 through = flows.get(id(p), cs.SX.zeros(dom.through.size))
-                p.__dict__["_binding"] = {
-                    dom.across.name: cs.SX(across),
-                    dom.through.name: cs.SX(through),
-                }
+                p.__dict__["_binding"] = {dom.across.name: across, dom.through.name: through}
                 pp = p.path()
-                self.outputs[f"{pp}.{dom.across.name}"] = cs.SX(across)
-                self.outputs[f"{pp}.{dom.through.name}"] = cs.SX(through)
+                self.outputs[f"{pp}.{dom.across.name}"] = across
+                self.outputs[f"{pp}.{dom.through.name}"] = through
 
         # component variables and parameters
         for c in comps:
@@ -329,21 +357,16 @@ class _Flattener:
                 "symbols, e.g. self.v == self.R * self.i"
             )
         try:
-            sx = cs.SX(eq)
+            sx = eq if isinstance(eq, cs.SX) else cs.SX(eq)
         except Exception as exc:  # noqa: BLE001
             raise ModelDefinitionError(
                 f"{c._describe()}: cannot read equation {eq!r} ({exc})"
             ) from exc
         out = []
         for k in range(sx.numel()):
-            e = sx[k]
-            if e.is_op(cs.OP_EQ):
-                res = e.dep(0) - e.dep(1)
-                label = f"{e.dep(0)} == {e.dep(1)}"
-            else:
-                res = e
-                label = f"0 == {e}"
-            out.append(FlatEquation(cs.SX(res), origin, label))
+            e = sx if sx.numel() == 1 else sx[k]
+            res = e.dep(0) - e.dep(1) if e.is_op(cs.OP_EQ) else e
+            out.append(FlatEquation(res, origin, "", e))
         return out
 
 

@@ -18,6 +18,8 @@ from ..flatten import FlatEquation, FlatSystem
 
 __all__ = ["AliasResult", "eliminate_aliases"]
 
+_ZERO = cs.SX(0)
+
 
 @dataclass
 class AliasResult:
@@ -26,36 +28,67 @@ class AliasResult:
     equations: list[FlatEquation]
     substitution: dict[int, cs.SX]  # eliminated variable index -> expression
     n_before: int = 0
-    removed: list[str] = field(default_factory=list)
+    removed: list[FlatEquation] = field(default_factory=list)
 
 
-def _classify(fs: FlatSystem, eq: FlatEquation):
-    """Return ('alias', a, b, sign) | ('const', a, expr) | None."""
+def _leaf(e: cs.SX, fs: FlatSystem, params: set[str]) -> tuple[float, str, object] | None:
+    """``(sign, kind, payload)`` for a variable, parameter or constant leaf (or its negation)."""
+    sign = 1.0
+    while e.is_op(cs.OP_NEG):
+        sign = -sign
+        e = e.dep(0)
+    if e.is_symbolic():
+        name = e.name()
+        k = fs.index.get(name)
+        if k is not None:
+            return sign, "var", k
+        if name in params:
+            return sign, "par", e
+        return None  # time
+    if e.is_constant():
+        return sign, "const", e
+    return None
+
+
+def _classify(fs: FlatSystem, eq: FlatEquation, params: set[str]):
+    """Return ('alias', a, b, sign) for a = sign*b, ('const', a, expr), or None.
+
+    Recognised by the shape of the expression tree: ``a``, ``a - b``, ``a + b`` with leaves
+    that are variables, parameters or constants (possibly negated). Anything else is not
+    an alias equation.
+    """
     res = eq.res
-    syms = cs.symvar(res)
-    idx = []
-    for s in syms:
-        k = fs.index.get(s.name())
-        if k is None:
-            continue  # parameter or time
-        idx.append(k)
-    if not idx or len(idx) > 2:
-        return None
-    if cs.depends_on(res, fs.t):
-        return None
-    vs = cs.vertcat(*[fs.variables[k].sym for k in idx])
-    J = cs.jacobian(res, vs)
-    if cs.depends_on(J, vs) or not J.is_constant():
-        return None
-    J = [float(J[0, k]) for k in range(len(idx))]
-    rest = cs.substitute(res, vs, cs.DM.zeros(len(idx)))
-    if len(idx) == 1:
-        if J[0] == 0.0:
+    terms: list[tuple[float, str, object]] = []
+    leaf = _leaf(res, fs, params)
+    if leaf is not None:
+        terms = [leaf]
+    elif res.is_op(cs.OP_SUB) or res.is_op(cs.OP_ADD):
+        l0 = _leaf(res.dep(0), fs, params)
+        l1 = _leaf(res.dep(1), fs, params)
+        if l0 is None or l1 is None:
             return None
-        return ("const", idx[0], -rest / J[0])
-    if not (cs.SX(rest).is_zero()) or J[0] == 0.0 or abs(J[0]) != abs(J[1]):
+        if res.is_op(cs.OP_SUB):
+            l1 = (-l1[0], l1[1], l1[2])
+        terms = [l0, l1]
+    else:
         return None
-    return ("alias", idx[0], idx[1], -J[1] / J[0])  # a = sign * b
+    vars_ = [t for t in terms if t[1] == "var"]
+    others = [t for t in terms if t[1] != "var"]
+    if len(vars_) == 2:
+        (sa, _, a), (sb, _, b) = vars_
+        if a == b:
+            return None
+        return ("alias", a, b, -sb / sa)
+    if len(vars_) == 1:
+        sa, _, a = vars_[0]
+        if not others:
+            return ("const", a, _ZERO)
+        (so, _, payload), *more = others
+        value = payload if so * sa < 0 else -payload  # a = -(so/sa) * payload
+        for s, _, p in more:
+            value = value - p if s * sa > 0 else value + p
+        return ("const", a, value)
+    return None
 
 
 def eliminate_aliases(fs: FlatSystem) -> AliasResult:
@@ -92,13 +125,15 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
         return (v.der is not None, v.fixed, user_var, -len(v.name))
 
     equations = list(fs.equations)
-    removed: list[str] = []
+    params = {p.name for p in fs.parameters}
+    removed: list[FlatEquation] = []
     changed = True
+    todo: set[int] | None = None  # equations to classify (None: all)
     while changed:
         changed = False
         keep: list[FlatEquation] = []
-        for eq in equations:
-            c = _classify(fs, eq)
+        for k_eq, eq in enumerate(equations):
+            c = None if (todo is not None and k_eq not in todo) else _classify(fs, eq, params)
             if c is None:
                 keep.append(eq)
                 continue
@@ -123,7 +158,7 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
                 sign[rb] = rel
                 if rb in const:
                     const[ra] = const.pop(rb) / rel
-                removed.append(eq.describe())
+                removed.append(eq)
                 changed = True
             else:
                 _, a, expr = c
@@ -135,21 +170,22 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
                     keep.append(eq)
                     continue
                 const[ra] = expr / sa
-                removed.append(eq.describe())
+                removed.append(eq)
                 changed = True
-        if changed:
+        equations = keep
+        if changed and keep:
             subst = _substitution(fs, find, const)
             if subst:
-                olds = [V[k].sym for k in subst]
-                news = list(subst.values())
-                resid = cs.substitute([e.res for e in keep], olds, news)
+                olds = cs.vertcat(*[V[k].sym for k in subst])
+                news = cs.vertcat(*subst.values())
+                F = cs.vertcat(*[e.res for e in keep])
+                touched = cs.jacobian_sparsity(F, olds).get_crs()[0]
+                todo = {r for r in range(len(keep)) if touched[r + 1] > touched[r]}
+                resid = cs.vertsplit(cs.substitute(F, olds, news))
                 equations = [
-                    FlatEquation(r, e.origin, e.label) for r, e in zip(resid, keep, strict=True)
+                    FlatEquation(r, e.origin, e.label, e.source)
+                    for r, e in zip(resid, keep, strict=True)
                 ]
-            else:
-                equations = keep
-        else:
-            equations = keep
     subst = _substitution(fs, find, const)
     _merge_starts(fs, find, const)
     return AliasResult(equations, subst, len(fs.equations), removed)

@@ -85,6 +85,36 @@ class StateSelection:
         return q
 
 
+_DENSE_LIMIT = 60  # blocks with more candidates use the sparse selection
+
+
+def _sparse_pick(H: sp.csc_matrix, prio: np.ndarray, n: int) -> list[int] | None:
+    """Columns for a large block: structural matching restricted to the candidates whose
+    variables least want to be states, widened class by class, checked by sparse LU."""
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+    from scipy.sparse.linalg import splu
+
+    order = np.unique(prio)
+    allowed = np.zeros(H.shape[1], dtype=bool)
+    for level in order:
+        allowed |= prio == level
+        cols = np.flatnonzero(allowed)
+        sub = sp.csr_matrix(H[:, cols])
+        sub.eliminate_zeros()
+        m = maximum_bipartite_matching(sub, perm_type="column")
+        if (m < 0).any():
+            continue
+        picks = [int(cols[k]) for k in m]
+        try:
+            lu = splu(sp.csc_matrix(H[:, picks]))
+            d = np.abs(lu.U.diagonal())
+            if d.min() > 1e-10 * max(d.max(), 1e-300):
+                return picks
+        except RuntimeError:
+            continue
+    return None
+
+
 def _pivot(H: np.ndarray, weights: np.ndarray, n_pick: int) -> list[int]:
     Hs = H * weights[None, :]
     _, _, piv = sla.qr(Hs, pivoting=True, mode="economic")
@@ -131,14 +161,19 @@ def select_states(
             J = cs.jacobian(res, zs)
             constant = not (cs.depends_on(J, allv) or cs.depends_on(J, sys.t))
             f = cs.Function("dummy_jac", [allv, pv, sys.t], [J])
-            H = np.asarray(f(values, p_values, t0))
-            weights = np.array([
-                10.0 ** (-3 * sys.variables[sys.var_int[j]].state_priority) for j in cands
-            ])
-            if np.linalg.matrix_rank(H) < len(eqs):
-                # degenerate at the start values (e.g. all zero): use a generic point
-                H = np.asarray(f(values + rng.standard_normal(values.shape), p_values, t0))
-            picks = _pivot(H, weights, len(eqs))
+            prio = np.array([sys.variables[sys.var_int[j]].state_priority for j in cands])
+            if len(cands) <= _DENSE_LIMIT:
+                H = np.asarray(f(values, p_values, t0))
+                weights = 10.0 ** (-3.0 * prio)
+                if np.linalg.matrix_rank(H) < len(eqs):
+                    # degenerate at the start values (e.g. all zero): use a generic point
+                    H = np.asarray(f(values + rng.standard_normal(values.shape), p_values, t0))
+                picks = _pivot(H, weights, len(eqs))
+            else:
+                Hs = f(values, p_values, t0).sparse()
+                picks = _sparse_pick(sp.csc_matrix(Hs), prio, len(eqs))
+                if picks is None:
+                    raise _structure_error(sys, eqs, cands)
             chosen = [cands[k] for k in picks]
             blocks.append(DummyBlock(level, eqs, cands, chosen, None if constant else f,
                                      constant))

@@ -69,9 +69,11 @@ def _augment(sys: EquationSystem, i0: int, assign: list[int], col_e: set[int],
     return False
 
 
-def pantelides(sys: EquationSystem, max_steps: int = 10_000) -> PantelidesResult:
+def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesResult:
     """Run Pantelides' algorithm in place on ``sys``; return the final assignment."""
     n_var = sys.n_vars
+    if max_steps is None:
+        max_steps = 8 * (sys.n_eqs + n_var) + 100
     max_level = n_var + 1  # the index cannot exceed the number of unknowns
     highest = [j for j in range(n_var) if sys.var_der[j] < 0]
     inc = sys.incidence_matrix(cols=highest)
@@ -88,7 +90,13 @@ def pantelides(sys: EquationSystem, max_steps: int = 10_000) -> PantelidesResult
         while True:
             steps += 1
             if steps > max_steps:
-                break
+                from ..errors import StructureError
+
+                raise StructureError(
+                    f"index reduction did not finish after {max_steps} steps (equation "
+                    f"{sys.equations[i].describe()}); the model is probably structurally "
+                    "singular"
+                )
             col_e: set[int] = set()
             col_v: set[int] = set()
             if _augment(sys, i, assign, col_e, col_v):
@@ -106,8 +114,8 @@ def pantelides(sys: EquationSystem, max_steps: int = 10_000) -> PantelidesResult
                 if assign[j] >= 0:
                     assign[sys.var_der[j]] = sys.eq_der[assign[j]]
             i = sys.eq_der[i]
-    for k in differentiated:
-        sys.differentiate_symbolically(k)
+    if differentiated:
+        sys.differentiate_symbolically(differentiated)
     level = max((sys.level(i) for i in range(sys.n_eqs)), default=0)
     # assignments refer to highest derivatives only
     final = [a if sys.var_der[j] < 0 else -1 for j, a in enumerate(assign)]

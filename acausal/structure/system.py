@@ -51,7 +51,14 @@ class EquationSystem:
                 var_der[v.der_of] = k
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
-        sys.incidence = [sys._incidence_of(e.res) for e in equations]
+        if equations and variables:
+            F = cs.vertcat(*[e.res for e in equations])
+            V = cs.vertcat(*[v.sym for v in variables])
+            csr = cs.jacobian_sparsity(F, V).get_crs()
+            ptr, col = csr
+            sys.incidence = [sorted(col[ptr[i]: ptr[i + 1]]) for i in range(len(equations))]
+        else:
+            sys.incidence = [[] for _ in equations]
         return sys
 
     def _incidence_of(self, res: cs.SX) -> list[int]:
@@ -111,25 +118,36 @@ class EquationSystem:
             inc.add(d)
         k = len(self.equations)
         e = self.equations[i]
-        self.equations.append(FlatEquation(cs.SX(0), e.origin, f"d/dt[{e.label}]"))
+        self.equations.append(FlatEquation(cs.SX(0), e.origin, f"d/dt[{e.text()}]"))
         self.incidence.append(sorted(inc))
         self.eq_der[i] = k
         self.eq_der.append(-1)
         self.eq_int.append(i)
         return k
 
-    def differentiate_symbolically(self, k: int) -> None:
-        """Set the residual of derived equation ``k`` by the chain rule (CasADi AD)."""
-        i = self.eq_int[k]
-        res = self.equations[i].res
-        vs = [j for j in self.incidence[i]]
-        d = cs.jacobian(res, self.t) if cs.depends_on(res, self.t) else cs.SX(0)
-        if vs:
-            x = cs.vertcat(*[self.variables[j].sym for j in vs])
-            dx = cs.vertcat(*[self.variables[self.var_der[j]].sym for j in vs])
-            d = d + cs.jtimes(res, x, dx)
-        self.equations[k].res = cs.SX(d)
-        self.incidence[k] = self._incidence_of(self.equations[k].res)
+    def differentiate_symbolically(self, ks: list[int]) -> None:
+        """Set the residuals of derived equations ``ks`` by the chain rule (CasADi AD).
+
+        Done generation by generation (a second derivative needs the first), each
+        generation with one vectorised directional derivative.
+        """
+        pending = set(ks)
+        while pending:
+            ready = sorted(k for k in pending if self.eq_int[k] not in pending)
+            pending.difference_update(ready)
+            parents = [self.eq_int[k] for k in ready]
+            F = cs.vertcat(*[self.equations[i].res for i in parents])
+            vs = sorted({j for i in parents for j in self.incidence[i]})
+            d = cs.jacobian(F, self.t) if cs.depends_on(F, self.t) else cs.SX.zeros(F.shape)
+            if vs:
+                x = cs.vertcat(*[self.variables[j].sym for j in vs])
+                dx = cs.vertcat(*[self.variables[self.var_der[j]].sym for j in vs])
+                d = d + cs.jtimes(F, x, dx)
+            V = cs.vertcat(*[v.sym for v in self.variables])
+            ptr, col = cs.jacobian_sparsity(d, V).get_crs()
+            for r, (k, e) in enumerate(zip(ready, cs.vertsplit(d), strict=True)):
+                self.equations[k].res = e
+                self.incidence[k] = sorted(col[ptr[r]: ptr[r + 1]])
 
     def level(self, i: int) -> int:
         """How many times equation ``i`` was differentiated."""
