@@ -1,0 +1,116 @@
+"""Small reference models shared by the tests."""
+
+import numpy as np
+
+import acausal as ac
+from components import electrical as el
+from components import rotational as rot
+from components import thermal as th
+from components import translational as tr
+
+
+class RC(ac.Model):
+    def __init__(self, R=1000.0, C=1e-3, V=10.0):
+        super().__init__()
+        self.source = el.ConstantVoltage(V=V)
+        self.resistor = el.Resistor(R=R)
+        self.capacitor = el.Capacitor(C=C, v=0.0)
+        self.ground = el.Ground()
+        self.connect(self.source.p, self.resistor.p)
+        self.connect(self.resistor.n, self.capacitor.p)
+        self.connect(self.capacitor.n, self.source.n, self.ground.p)
+
+
+class SeriesRLC(ac.Model):
+    def __init__(self, R=2.0, L=0.5, C=0.02, V=1.0):
+        super().__init__()
+        self.source = el.ConstantVoltage(V=V)
+        self.resistor = el.Resistor(R=R)
+        self.inductor = el.Inductor(L=L, i=0.0)
+        self.capacitor = el.Capacitor(C=C, v=0.0)
+        self.ground = el.Ground()
+        self.connect(self.source.p, self.resistor.p)
+        self.connect(self.resistor.n, self.inductor.p)
+        self.connect(self.inductor.n, self.capacitor.p)
+        self.connect(self.capacitor.n, self.source.n, self.ground.p)
+
+
+class MassSpringDamper(ac.Model):
+    def __init__(self, m=1.0, c=100.0, d=2.0, s0=0.1):
+        super().__init__()
+        self.fixed = tr.Fixed()
+        self.spring = tr.Spring(c=c)
+        self.damper = tr.Damper(d=d)
+        self.mass = tr.Mass(m=m, s=s0, v=0.0)
+        self.connect(self.fixed.flange, self.spring.flange_a, self.damper.flange_a)
+        self.connect(self.spring.flange_b, self.damper.flange_b, self.mass.flange_a)
+
+
+class DCMotor(ac.Model):
+    """DC motor -> gearbox -> elastic shaft -> load inertia, with a load torque."""
+
+    def __init__(self, V=24.0, R=0.5, L=1e-3, k=0.05, Jm=1e-4, ratio=10.0, c=500.0,
+                 d=0.5, JL=0.01, TL=0.5):
+        super().__init__()
+        self.source = el.ConstantVoltage(V=V)
+        self.ground = el.Ground()
+        self.resistor = el.Resistor(R=R)
+        self.inductor = el.Inductor(L=L)
+        self.emf = el.EMF(k=k)
+        self.motor = rot.Inertia(J=Jm)
+        self.gear = rot.IdealGear(ratio=ratio)
+        self.shaft = rot.SpringDamper(c=c, d=d)
+        self.load = rot.Inertia(J=JL)
+        self.load_torque = rot.Torque(tau=-TL)
+        self.connect(self.source.p, self.resistor.p)
+        self.connect(self.resistor.n, self.inductor.p)
+        self.connect(self.inductor.n, self.emf.p)
+        self.connect(self.emf.n, self.source.n, self.ground.p)
+        self.connect(self.emf.flange, self.motor.flange_a)
+        self.connect(self.motor.flange_b, self.gear.flange_a)
+        self.connect(self.gear.flange_b, self.shaft.flange_a)
+        self.connect(self.shaft.flange_b, self.load.flange_a)
+        self.connect(self.load.flange_b, self.load_torque.flange)
+
+
+class HeatedMass(ac.Model):
+    def __init__(self, V=10.0, R=5.0, C=50.0, G=2.0, T_amb=293.15, alpha=0.0):
+        super().__init__()
+        self.source = el.ConstantVoltage(V=V)
+        self.ground = el.Ground()
+        self.heater = el.HeatingResistor(R_ref=R, alpha=alpha, T_ref=T_amb)
+        self.capacity = th.HeatCapacitor(C=C, T=T_amb)
+        self.loss = th.ThermalConductor(G=G)
+        self.ambient = th.FixedTemperature(T=T_amb)
+        self.connect(self.source.p, self.heater.p)
+        self.connect(self.heater.n, self.source.n, self.ground.p)
+        self.connect(self.heater.heatPort, self.capacity.port, self.loss.port_a)
+        self.connect(self.loss.port_b, self.ambient.port)
+
+
+class CartesianPendulum(ac.Model):
+    """A point mass on a rigid massless rod, written by the user in Cartesian coordinates."""
+
+    m = ac.Parameter(1.0, unit="kg", doc="mass")
+    L = ac.Parameter(1.0, unit="m", doc="rod length")
+    g = ac.Parameter(9.81, unit="m/s2", doc="gravity")
+    x = ac.Variable(unit="m", doc="horizontal position")
+    y = ac.Variable(unit="m", doc="vertical position (up)")
+    vx = ac.Variable(unit="m/s")
+    vy = ac.Variable(unit="m/s")
+    F = ac.Variable(unit="N", doc="rod tension")
+
+    def equations(self):
+        der = ac.der
+        return [
+            der(self.x) == self.vx,
+            der(self.y) == self.vy,
+            self.m * der(self.vx) == -self.F * self.x / self.L,
+            self.m * der(self.vy) == -self.F * self.y / self.L - self.m * self.g,
+            self.x**2 + self.y**2 == self.L**2,
+        ]
+
+
+def pendulum(theta0_deg: float) -> CartesianPendulum:
+    th0 = np.radians(theta0_deg)
+    return CartesianPendulum(x=np.sin(th0), y=ac.guess(-np.cos(th0)), vx=0.0, vy=ac.guess(0.0))

@@ -1,0 +1,204 @@
+"""Every example of the gallery runs and reproduces its analytic reference.
+
+Each example module is imported from ``examples/`` by path and run with ``plot=False``;
+the assertions compare with closed-form solutions (or, for the heating resistor with a
+temperature-dependent resistance, with the exact implicit solution ``t(T)``). Tolerances
+are stated next to each check with the reason for their size. The flagship
+``examples/dc_motor.py`` is also run as a script, as the README tells a new user to do.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def load(name: str):
+    """Import ``examples/<name>.py`` as a module (examples is not a package)."""
+    if str(EXAMPLES) not in sys.path:  # steady_state_motor imports dc_motor
+        sys.path.insert(0, str(EXAMPLES))
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ALL = ["rc_charging", "series_rlc", "mass_spring_damper", "dc_motor", "heating_resistor",
+       "parallel_capacitors", "gear_coupled_inertias", "prescribed_motion",
+       "cartesian_pendulum", "steady_state_motor"]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_example_declares_run_settings(name):
+    mod = load(name)
+    assert mod.__doc__ and "Reference solution" in mod.__doc__
+    for const in ("T_END", "RTOL", "ATOL", "N_POINTS"):
+        assert hasattr(mod, const), f"{name} does not declare {const}"
+    assert callable(mod.build_model) and callable(mod.run)
+
+
+def test_rc_charging():
+    ex = load("rc_charging")
+    res = ex.run(plot=False)
+    assert res.t[-1] == pytest.approx(ex.T_END)
+    v_ref, i_ref = ex.analytic(res.t)
+    # IDAS with rtol 1e-8 on a 10 V signal: the global error stays well below 1e-5 V
+    assert np.max(np.abs(res["capacitor.v"] - v_ref)) < 1e-5 * ex.V
+    assert np.max(np.abs(res["resistor.i"] - i_ref)) < 1e-5 * ex.V / ex.R
+
+
+def test_series_rlc():
+    ex = load("series_rlc")
+    res = ex.run(plot=False)
+    v_ref, i_ref = ex.analytic(res.t)
+    # ~5 oscillation periods at rtol 1e-8: phase error accumulates but stays < 1e-5 relative
+    assert np.max(np.abs(res["capacitor.v"] - v_ref)) < 1e-5 * ex.V
+    i_peak = ex.V / (ex.L * ex.constants()[2])
+    assert np.max(np.abs(res["inductor.i"] - i_ref)) < 1e-5 * i_peak
+
+
+def test_mass_spring_damper():
+    ex = load("mass_spring_damper")
+    res = ex.run(plot=False)
+    # global error of IDAS at rtol 1e-8 over 8 periods: 1e-6 of the amplitude is ample
+    assert np.max(np.abs(res["mass.s"] - ex.analytic(res.t))) < 1e-6 * ex.S0
+    # zero crossings by linear interpolation on a 2.5 ms grid: O(dt^2 * curvature) ~ 1e-6 s
+    _, _, wd = ex.constants()
+    assert ex.measured_period(res.t, res["mass.s"]) == pytest.approx(2 * np.pi / wd, rel=1e-5)
+
+
+def test_dc_motor_steady_state():
+    ex = load("dc_motor")
+    res = ex.run(plot=False)
+    ref = ex.analytic_steady_state()
+    # T_END is 15 mechanical time constants: the transient has decayed below 1e-6 relative
+    assert res.final("inductor.i") == pytest.approx(ref["i"], rel=1e-5)
+    assert res.final("motor.w") == pytest.approx(ref["w_motor"], rel=1e-6)
+    assert res.final("load.w") == pytest.approx(ref["w_load"], rel=1e-6)
+    # the shaft carries the load torque (cut torque at flange_b is negative when driving)
+    assert -res.final("shaft.tau") == pytest.approx(ref["tau_shaft"], rel=1e-5)
+    # the gear is rigid: exact to round-off (it is an algebraic equation solved symbolically)
+    assert np.max(np.abs(res["motor.phi"] - ex.RATIO * res["gear.phi_b"])) < 1e-9
+
+
+def test_dc_motor_power_balance():
+    """Electrical power in = losses + mechanical power out + stored energy rate."""
+    ex = load("dc_motor")
+    res = ex.run(plot=False)
+    p_emf = res["emf.v"] * res["emf.i"]
+    p_mech = -res["emf.flange.tau"] * res["motor.w"]  # torque the EMF applies times speed
+    # the EMF is an ideal converter: exact up to the integrator's rounding of outputs
+    assert np.max(np.abs(p_emf - p_mech)) < 1e-9 * np.max(np.abs(p_emf))
+
+
+def test_heating_resistor():
+    ex = load("heating_resistor")
+    cm = ex.ac.build(ex.build_model())
+    res0 = ex.run(plot=False, alpha=0.0, model=cm)
+    # first-order rise of ~90 K at rtol 1e-8: errors are of order 1e-5 K
+    assert np.max(np.abs(res0["body.T"] - ex.analytic_alpha0(res0.t))) < 1e-4
+    res1 = ex.run(plot=False, alpha=ex.ALPHA_METAL, model=cm)
+    x = res1["body.T"] - ex.T_AMB
+    x1 = ex.steady_temperature(ex.ALPHA_METAL) - ex.T_AMB
+    sel = (x > 0.01 * x1) & (x < 0.99 * x1)
+    # exact implicit solution t(T); below 99 % of the rise dt/dT is moderate, so a 1e-5 K
+    # temperature error maps to < 1e-3 s
+    assert np.max(np.abs(ex.time_to_rise(x[sel], ex.ALPHA_METAL) - res1.t[sel])) < 1e-3
+    # after 10 time constants the steady state of the quadratic is reached to < 1e-3 K
+    assert res1.final("body.T") == pytest.approx(ex.T_AMB + x1, abs=1e-3)
+    assert res1.final("body.T") < res0.final("body.T")  # positive alpha settles cooler
+
+
+def test_parallel_capacitors():
+    ex = load("parallel_capacitors")
+    cm = ex.ac.build(ex.build_model())
+    # the circuit postulate makes c2.v an alias of c1.v: one state, nothing differentiated
+    assert len(cm.states) == 1 and cm.report.differentiated == []
+    res = ex.run(plot=False, model=cm)
+    assert np.max(np.abs(res["c1.v"] - res["c2.v"])) == 0.0  # same symbol
+    assert np.max(np.abs(res["c1.v"] - ex.analytic(res.t))) < 1e-5 * ex.V
+    k = slice(10, None)  # skip t = 0 where both currents are V/R split exactly too
+    assert np.allclose(res["c1.i"][k] / res["c2.i"][k], ex.C1 / ex.C2, rtol=1e-9)
+
+
+def test_gear_coupled_inertias():
+    ex = load("gear_coupled_inertias")
+    cm = ex.ac.build(ex.build_model())
+    # the angle constraint is differentiated twice; J1 keeps its states
+    assert cm.report.index == 2 and sorted(cm.states) == ["j1.phi", "j1.w"]
+    res = ex.run(plot=False, model=cm)
+    w1, w2 = ex.analytic(res.t)
+    scale = 2 * ex.TAU0 / (ex.OMEGA * (ex.J1 + ex.J2 / ex.RATIO**2))  # peak speed
+    # rtol 1e-8 integration of a smooth forced response: 1e-6 relative is ample
+    assert np.max(np.abs(res["j1.w"] - w1)) < 1e-6 * scale
+    assert np.max(np.abs(res["j2.w"] - w2)) < 1e-6 * scale
+    # the constraint itself holds to round-off (solved exactly, not integrated)
+    assert np.max(np.abs(res["j1.phi"] - ex.RATIO * res["j2.phi"])) < 1e-12
+
+
+def test_prescribed_motion():
+    ex = load("prescribed_motion")
+    cm = ex.ac.build(ex.build_model())
+    assert cm.states == [] and cm.report.index == 2  # index 3: no state left
+    res = ex.run(plot=False, model=cm)
+    # every quantity is an explicit function of time (exact symbolic derivatives), so the
+    # force is exact to round-off
+    f = res["mass.flange_a.f"]
+    assert np.max(np.abs(f - ex.analytic_force(res.t))) < 1e-12
+    assert np.max(np.abs(res["source.flange.f"] + f)) < 1e-12
+    assert np.max(np.abs(res["mass.s"] - ex.A * np.sin(ex.OMEGA * res.t))) < 1e-12
+
+
+def test_cartesian_pendulum():
+    ex = load("cartesian_pendulum")
+    cm = ex.ac.build(ex.build_model())
+    assert cm.report.index == 2 and cm.report.dynamic_state_selection
+    res = ex.run(plot=False, model=cm)
+    assert res.status == "ok"
+    # exact elliptic-integral period; zero crossings interpolated linearly on a 5 ms grid
+    # near the bottom where x is almost linear in t: ~1e-7 relative; allow 1e-6
+    assert ex.measured_period(res.t, res["x"]) == pytest.approx(ex.exact_period(), rel=1e-6)
+    E = ex.energy(res)
+    # IDAS at rtol 1e-8 does not conserve energy exactly; measured drift is ~1e-7 m g L
+    assert np.max(np.abs(E - E[0])) < 1e-5 * ex.M * ex.G * ex.L
+    # the position constraint is an equation of the index-reduced DAE: held to ~atol
+    assert np.max(np.abs(res["x"] ** 2 + res["y"] ** 2 - ex.L**2)) < 1e-7
+
+
+def test_steady_state_motor():
+    ex = load("steady_state_motor")
+    res = ex.run(plot=False)
+    ref = ex.analytic_steady_state()
+    # initialised by Newton on the steady-state equations (residual ~1e-12) and then
+    # integrated from an equilibrium: deviations stay at round-off level
+    assert np.max(np.abs(res["inductor.i"] - ref["i"])) < 1e-8 * ref["i"]
+    assert np.max(np.abs(res["motor.w"] - ref["w_motor"])) < 1e-8 * ref["w_motor"]
+    assert np.max(np.abs(res["load.w"] - ref["w_load"])) < 1e-8 * ref["w_load"]
+    assert res["shaft.phi_rel"][0] == pytest.approx(-ex.T_LOAD / ex.C_SHAFT, rel=1e-9)
+    assert any("initial equation" in c for c in res.stats["initial_conditions"])
+
+
+def test_examples_write_png(tmp_path):
+    ex = load("rc_charging")
+    ex.run(plot=True, outdir=tmp_path)
+    assert (tmp_path / "rc_charging.png").stat().st_size > 1000
+
+
+def test_dc_motor_script(tmp_path):
+    """The README's first command: run the flagship as a script."""
+    out = EXAMPLES / "output" / "dc_motor.png"
+    before = out.stat().st_mtime_ns if out.exists() else -1
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "dc_motor.py")], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "steady state" in proc.stdout
+    assert "states chosen" in proc.stdout
+    assert out.exists() and out.stat().st_mtime_ns > before
+    assert out.stat().st_size > 10_000
