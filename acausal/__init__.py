@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import casadi as _cs
 
-from . import domains
+from . import domains, export
 from .compiler import CompiledModel, StructureReport, build
 from .component import (
     DATUM,
@@ -80,6 +80,7 @@ __all__ = [
     "build",
     "der",
     "domains",
+    "export",
     "guess",
     "simulate",
 ]

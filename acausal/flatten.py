@@ -217,6 +217,10 @@ class _Flattener:
                     acc = acc - term if d == 1.0 else (acc + term if d == -1.0 else acc - d * term)
             TV[j] = acc if acc is not None else cs.SX.zeros(size)
 
+        for e in g.edges:  # every edge's across and through quantity, by edge name
+            self.outputs[f"{e.name}.{e.domain.across.name}"] = AV[e.index]
+            self.outputs[f"{e.name}.{e.domain.through.name}"] = TV[e.index]
+
         # port bindings
         flows: dict[int, cs.SX] = {}
         for e in g.edges:
@@ -283,8 +287,20 @@ class _Flattener:
                 origin = path[id(c)] or type(c).__name__
                 for eq in collect_equations(c):
                     equations.extend(self._normalise(eq, origin, c))
+            n_before = len(self.variables)
+            for c in comps:
+                origin = path[id(c)] or type(c).__name__
                 for eq in collect_equations(c, "initial_equations"):
                     initial.extend(self._normalise(eq, origin, c))
+            if len(self.variables) > n_before:
+                names = [self.variables[v.der_of].name for v in self.variables[n_before:]
+                         if v.der_of is not None]
+                raise ModelDefinitionError(
+                    "initial equations use der() of " + ", ".join(names) + ", which the "
+                    "model's equations never differentiate; write the initial condition on "
+                    "a variable the model computes (e.g. a component's velocity or "
+                    "acceleration variable)"
+                )
         finally:
             _CONTEXT.current = None
             for c in comps:
