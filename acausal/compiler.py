@@ -65,7 +65,7 @@ class StructureReport:
             lines.append(f"      {d}")
         if len(self.differentiated) > 10:
             lines.append(f"      ... and {len(self.differentiated) - 10} more")
-        lines.append(f"  states ({len(self.states)}):  " + ", ".join(self.states[:12])
+        lines.append(f"  states ({len(self.states)}): " + (", ".join(self.states[:12]) or "none")
                      + (", ..." if len(self.states) > 12 else ""))
         if self.dummy_derivatives:
             lines.append(f"  dummy derivatives ({len(self.dummy_derivatives)}): "

@@ -45,6 +45,16 @@ class SemiExplicitDAE:
     out_expr: list[cs.SX]
     blocks: list[Block] = field(default_factory=list)
     explicit: int = 0
+    n_sys: int = 0  # the first n_sys outputs are the equation system's variables
+    out_stacked: cs.SX | None = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def out_sizes(self) -> list[int]:
+        if "sizes" not in self._cache:
+            self._cache["sizes"] = [1 if e.is_scalar() else int(e.numel())
+                                    for e in self.out_expr]
+        return self._cache["sizes"]
 
     def function(self, name: str = "dae") -> cs.Function:
         """``(x, z, p, t) -> (ode, alg)`` as a named CasADi function."""
@@ -52,9 +62,25 @@ class SemiExplicitDAE:
                            ["x", "z", "p", "t"], ["ode", "alg"])
 
     def output_function(self) -> cs.Function:
-        """``(x, z, p, t) -> all outputs`` (one column vector)."""
-        flat = cs.vertcat(*[cs.vec(e) for e in self.out_expr]) if self.out_expr else cs.SX(0, 1)
-        return cs.Function("outputs", [self.x, self.z, self.p, self.t], [flat])
+        """``(x, z, p, t) -> all outputs`` stacked in one column (built once, cached).
+
+        Called with ``nt`` columns of ``x``, ``z``, ``t`` it evaluates all times at once.
+        """
+        if "out" not in self._cache:
+            stacked = self.out_stacked
+            if stacked is None:
+                stacked = cs.vertcat(*[cs.vec(e) for e in self.out_expr])
+            self._cache["out"] = cs.Function("outputs", [self.x, self.z, self.p, self.t],
+                                             [stacked])
+        return self._cache["out"]
+
+    def variables_function(self) -> cs.Function:
+        """``(x, z, p, t) -> values of the equation system's variables`` (cached)."""
+        if "vars" not in self._cache:
+            stacked = cs.vertcat(*self.out_expr[: self.n_sys])
+            self._cache["vars"] = cs.Function("variables", [self.x, self.z, self.p, self.t],
+                                              [stacked])
+        return self._cache["vars"]
 
 
 def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
@@ -262,6 +288,9 @@ def build_dae(sys: EquationSystem, states: list[int],
     for v, e in zip(sys.variables, all_expr, strict=True):
         out_names.append(v.name)
         out_expr.append(e)
+    n_sys = len(out_names)
+    sys_stacked = cs.vertcat(*all_expr) if all_expr else cs.SX(0, 1)
+    stacked = cs.SX(0, 1)
     known = set(out_names)
     pending = {n: e for n, e in extra_outputs.items() if n not in known}
     for s, e in zip(*alias, strict=True):
@@ -272,7 +301,7 @@ def build_dae(sys: EquationSystem, states: list[int],
         exprs = [pending[n] if isinstance(pending[n], cs.SX) else cs.SX(pending[n])
                  for n in names]
         shapes = [e.shape for e in exprs]
-        stacked = cs.vertcat(*[cs.vec(e) for e in exprs])
+        stacked = cs.vertcat(*[e if e.size2() == 1 else cs.vec(e) for e in exprs])
         if alias[0]:
             stacked = cs.substitute(stacked, cs.vertcat(*alias[0]), cs.vertcat(*alias[1]))
         # alias expressions refer to representatives, which may themselves be solved
@@ -297,4 +326,6 @@ def build_dae(sys: EquationSystem, states: list[int],
         out_expr=out_expr,
         blocks=blocks,
         explicit=n_explicit,
+        n_sys=n_sys,
+        out_stacked=cs.vertcat(sys_stacked, stacked),
     )

@@ -72,10 +72,19 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
     w = cs.vertcat(dae.x, dae.z)
     out_index = {n: k for k, n in enumerate(dae.out_names)}
     start = {v.name: v.start for v in sys.variables}
-    # output expressions of the original (pre-alias) variables
-    flat_start = {v.name: (v.start, v.fixed) for v in cm.flat.variables}
     if guess:
         start.update(guess)
+
+    # fast path: an ODE whose fixed starts are all on states needs no solve
+    fixed = [v for v in sys.variables if v.fixed]
+    state_set = set(dae.x_names)
+    if nz == 0 and not cm.flat.initial_equations and all(v.name in state_set for v in fixed):
+        x0 = np.array([start[n] for n in dae.x_names], dtype=float)
+        fixed_names = {v.name for v in fixed}
+        conds = [f"{v.name} = {v.start} (fixed start)" for v in fixed]
+        defaulted = [f"{n} = {start[n]} (start value)" for n in dae.x_names
+                     if n not in fixed_names]
+        return InitialValues(x0, np.zeros(0), conds, defaulted, 0.0)
 
     rows: list[cs.SX] = [dae.alg[k] for k in range(nz)]
     labels: list[str] = [f"algebraic equation {k}" for k in range(nz)]
@@ -108,11 +117,10 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
 
     # structure: which rows can be matched to which unknowns
     def incidence(expr_rows: list[cs.SX]) -> list[list[int]]:
-        out = []
-        wnames = {w[k].name(): k for k in range(w.numel())}
-        for r in expr_rows:
-            out.append(sorted({wnames[s.name()] for s in cs.symvar(r) if s.name() in wnames}))
-        return out
+        if not expr_rows or w.numel() == 0:
+            return [[] for _ in expr_rows]
+        ptr, col = cs.jacobian_sparsity(cs.vertcat(*expr_rows), w).get_crs()
+        return [sorted(col[ptr[i]: ptr[i + 1]]) for i in range(len(expr_rows))]
 
     inc_rows = incidence(rows)
     n_w = nx + nz
@@ -159,9 +167,6 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
     # numeric solve
     guess_x = np.array([start.get(n, 0.0) for n in dae.x_names], dtype=float)
     guess_z = np.array([start.get(n, 0.0) for n in dae.z_names], dtype=float)
-    for n in dae.z_names:
-        if n not in start and n in flat_start:
-            guess_z[dae.z_names.index(n)] = flat_start[n][0]
     F = cs.vertcat(*rows)
     pt = cs.vertcat(dae.p, dae.t)
     w0 = np.concatenate([guess_x, guess_z])

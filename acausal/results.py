@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,33 +21,39 @@ class Result:
     """
 
     def __init__(self, t: np.ndarray, names: Sequence[str], sizes: Sequence[int],
-                 data: np.ndarray, parameters: dict[str, float],
+                 data: np.ndarray | Callable[[], np.ndarray], parameters: dict[str, float],
                  status: str = "ok", message: str = "", stats: dict[str, Any] | None = None):
+        """``data`` is the (time x output) matrix, or a function computing it on first use
+        (outputs are evaluated lazily from the integrated states)."""
         self.t = np.asarray(t, dtype=float)
         self._names = list(names)
-        self._slices: dict[str, slice] = {}
-        k = 0
-        for n, s in zip(names, sizes, strict=True):
-            self._slices[n] = slice(k, k + s)
-            k += s
-        self._data = data
+        self._index = dict(zip(self._names, range(len(self._names)), strict=True))
+        self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        self._data_or_fn = data
         self.parameters = dict(parameters)
         self.status = status
         self.message = message
         self.stats = stats or {}
+
+    @property
+    def _data(self) -> np.ndarray:
+        if callable(self._data_or_fn):
+            self._data_or_fn = self._data_or_fn()
+        return self._data_or_fn
 
     def names(self) -> list[str]:
         """Every addressable name (variables, port quantities, parameters)."""
         return sorted(set(self._names) | set(self.parameters))
 
     def __contains__(self, name: str) -> bool:
-        return name in self._slices or name in self.parameters
+        return name in self._index or name in self.parameters
 
     def __getitem__(self, name: str) -> np.ndarray:
-        if name in self._slices:
-            sl = self._slices[name]
-            col = self._data[:, sl]
-            return col[:, 0].copy() if sl.stop - sl.start == 1 else col.copy()
+        k = self._index.get(name)
+        if k is not None:
+            a, b = self._offsets[k], self._offsets[k + 1]
+            col = self._data[:, a:b]
+            return col[:, 0].copy() if b - a == 1 else col.copy()
         if name in self.parameters:
             return np.full(self.t.shape, self.parameters[name])
         close = difflib.get_close_matches(name, self.names(), n=5, cutoff=0.6)

@@ -29,23 +29,31 @@ __all__ = ["simulate", "make_integrator"]
 
 def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float], *, rtol: float = 1e-6,
                     atol: float = 1e-8, max_step: float | None = None,
-                    max_num_steps: int = 100_000, name: str = "idas") -> cs.Function:
+                    max_num_steps: int = 100_000, name: str = "idas",
+                    p_values: np.ndarray | None = None) -> cs.Function:
     """IDAS integrator of ``dae`` on ``grid`` (relative to the start time).
 
     The returned function takes ``x0``, ``z0`` and ``p = [parameters; t_start]`` and gives
-    ``xf``, ``zf`` at the grid points (grid[0] must be 0).
+    ``xf``, ``zf`` at the grid points (grid[0] must be 0). With ``p_values`` the parameters
+    are substituted by these numbers (constants folded, as in a hand-written model) and the
+    ``p`` input is ``[t_start]`` only.
     """
     toff = cs.SX.sym("t_start")
     tau = cs.SX.sym("tau")
     x, z = dae.x, dae.z
     ode, alg = dae.ode, dae.alg
+    p_in = dae.p
+    if p_values is not None and dae.p.numel():
+        ode = cs.substitute(ode, dae.p, cs.DM(p_values))
+        alg = cs.substitute(alg, dae.p, cs.DM(p_values))
+        p_in = cs.SX(0, 1)
     if x.numel() == 0:  # IDAS needs a state: a dummy one that stays zero
         x = cs.SX.sym("_dummy_state")
         ode = cs.SX(0)
-    subs = tau + toff
-    ode = cs.substitute(ode, dae.t, subs)
-    alg = cs.substitute(alg, dae.t, subs)
-    problem: dict[str, Any] = {"x": x, "p": cs.vertcat(dae.p, toff), "t": tau, "ode": ode}
+    if cs.depends_on(cs.vertcat(ode, alg), dae.t):
+        ode = cs.substitute(ode, dae.t, tau + toff)
+        alg = cs.substitute(alg, dae.t, tau + toff)
+    problem: dict[str, Any] = {"x": x, "p": cs.vertcat(p_in, toff), "t": tau, "ode": ode}
     if z.numel():
         problem["z"] = z
         problem["alg"] = alg
@@ -96,23 +104,20 @@ class _Runner:
         if key not in self.cache:
             self.cache[key] = make_integrator(dae, rel, rtol=self.rtol, atol=self.atol,
                                               max_step=self.max_step,
-                                              max_num_steps=self.max_num_steps)
+                                              max_num_steps=self.max_num_steps,
+                                              p_values=self.p)
         return self.cache[key]
 
     def outputs(self, dae: SemiExplicitDAE, X: np.ndarray, Z: np.ndarray,
-                T: np.ndarray) -> np.ndarray:
-        if id(dae) not in self.outf:
-            self.outf[id(dae)] = dae.output_function()
-        f = self.outf[id(dae)]
-        nt = len(T)
-        fm = f.map(nt)
-        P = np.repeat(self.p.reshape(-1, 1), nt, axis=1)
-        return np.asarray(fm(X, Z, P, T.reshape(1, -1))).T  # (nt, n_out)
+                T: np.ndarray, only_variables: bool = False) -> np.ndarray:
+        """Outputs at the given times, ``(nt, n_out)`` (CasADi evaluates all columns)."""
+        f = dae.variables_function() if only_variables else dae.output_function()
+        return np.asarray(f(X, Z, self.p.reshape(-1, 1), T.reshape(1, -1))).T
 
     def step(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
              grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         integ = self.integrator(dae, grid - grid[0])
-        r = integ(x0=x0 if x0.size else 0.0, z0=z0, p=np.concatenate([self.p, [grid[0]]]))
+        r = integ(x0=x0 if x0.size else 0.0, z0=z0, p=[grid[0]])
         X = np.asarray(r["xf"]).reshape(-1, len(grid) - 1)
         Z = np.asarray(r["zf"]).reshape(-1, len(grid) - 1) if dae.z.numel() else np.zeros(
             (0, len(grid) - 1))
@@ -160,16 +165,15 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
     dae = cm.dae
     x0, z0 = init.x0, init.z0
     sel = cm.selection
-    n_sys = cm.system.n_vars
     stats: dict[str, Any] = {"initial_conditions": init.conditions,
                              "defaulted_starts": init.defaulted, "reselections": 0}
 
     if sel.dynamic:
-        values = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1])[0, :n_sys]
+        values = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1],
+                             only_variables=True)[0]
         dae, x0, z0, sel = _reselect(cm, values, p, grid[0], dae, x0, z0, sel, stats)
 
-    t_list = [grid[:1]]
-    out_first = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1])
+    first = (dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1])
     blocks: list[tuple[SemiExplicitDAE, np.ndarray, np.ndarray, np.ndarray]] = []
     status, message = "ok", ""
     if not sel.dynamic:
@@ -182,17 +186,16 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
     else:
         status, message, blocks = _chunked(run, cm, dae, x0, z0, grid, sel, stats)
 
-    outs = [out_first]
-    for d, X, Z, T in blocks:
-        if len(T):
-            outs.append(run.outputs(d, X, Z, T))
-            t_list.append(T)
-    t_all = np.concatenate(t_list)
-    data = np.vstack(outs)
-    sizes = [int(e.numel()) for e in dae.out_expr]
+    pieces = [first] + [b for b in blocks if len(b[3])]
+    t_all = np.concatenate([b[3] for b in pieces])
+
+    def evaluate() -> np.ndarray:  # outputs on first access (the states are the result)
+        return np.vstack([run.outputs(*b) for b in pieces])
+
     stats["wall_time"] = _time.perf_counter() - tic
-    res = Result(t_all, dae.out_names, sizes, data, dict(zip(dae.p_names, p, strict=True)),
-                 status=status, message=message, stats=stats)
+    res = Result(t_all, dae.out_names, dae.out_sizes, evaluate,
+                 dict(zip(dae.p_names, p, strict=True)), status=status, message=message,
+                 stats=stats)
     if status != "ok":
         if raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=float(t_all[-1]))
@@ -224,7 +227,6 @@ def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
     with the best choice there, then with fewer output points.
     """
     blocks = []
-    n_sys = cm.system.n_vars
     k = 0
     m0 = 20 if sel.dynamic else max(1, (len(grid) - 1) // 20)
     m = m0
@@ -236,8 +238,8 @@ def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
         except RuntimeError as exc:
             if sel.dynamic and not retried:
                 retried = True
-                vals = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1),
-                                   chunk[:1])[0, :n_sys]
+                vals = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1), chunk[:1],
+                                   only_variables=True)[0]
                 dae, x0, z0, sel = _reselect(cm, vals, run.p, float(chunk[0]), dae, x0, z0,
                                              sel, stats)
                 continue
@@ -256,7 +258,7 @@ def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
         keep = len(T)
         degraded = False
         if sel.dynamic:
-            vals = run.outputs(dae, X, Z, T)[:, :n_sys]
+            vals = run.outputs(dae, X, Z, T, only_variables=True)
             for q in range(len(T)):
                 quality = sel.worst_quality(vals[q], run.p, float(T[q]))
                 if quality < _SWITCH:

@@ -190,12 +190,12 @@ class Topology:
     def cutset_matrix(self) -> np.ndarray:
         """``[U_t D]``, columns ordered tree edges then cotree edges."""
         nt = len(self.tree)
-        return np.hstack([np.eye(nt), self.D.toarray()])
+        return np.hstack([np.eye(nt), self.D.toarray()]) + 0.0
 
     def circuit_matrix(self) -> np.ndarray:
         """``[E U_c]`` with ``E = -D^T``, columns ordered tree edges then cotree edges."""
         nc = len(self.cotree)
-        return np.hstack([-self.D.T.toarray(), np.eye(nc)])
+        return np.hstack([-self.D.T.toarray(), np.eye(nc)]) + 0.0  # no -0. entries
 
 
 def cutset_matrix_by_row_operations(
