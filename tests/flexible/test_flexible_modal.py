@@ -87,12 +87,13 @@ def test_assembly_matches_dense_reference_and_is_symmetric() -> None:
         dense[np.ix_(d, d)] += ke[e]
     K = mod.K
     assert np.array_equal(assemble_matrix(mesh.elements, ke, mod.n_dofs).toarray(), K.toarray())
+    # same sums in a different order: round-off of the largest entries only
     assert np.allclose(K.toarray(), dense, rtol=0, atol=1e-9 * np.abs(dense).max())
-    assert abs(K - K.T).max() < 1e-9 * abs(K).max()
+    assert abs(K - K.T).max() < 1e-9 * abs(K).max()  # symmetric to round-off
     # total translational mass of the consistent and lumped matrices = rho V in each direction
     for M in (mod.M, mod.M_lumped):
         R = mod.rigid_body_modes()[:, :3]
-        assert np.allclose(R.T @ M @ R, STEEL.rho * 0.01 * np.eye(3), rtol=1e-12)
+        assert np.allclose(R.T @ M @ R, STEEL.rho * 0.01 * np.eye(3), rtol=1e-12)  # exact
 
 
 def test_static_gravity_cantilever_and_errors() -> None:
@@ -120,6 +121,7 @@ def test_kelvin_voigt_and_rayleigh_modal_damping_ratios() -> None:
     eta = 1e-4
     C = Phi.T @ kelvin_voigt_damping(mod.K, eta) @ Phi
     # stiffness-proportional damping is diagonal in the modes, zeta = eta omega / 2
+    # (1e-9: eigenvector accuracy of ARPACK, ~1e-10 relative)
     assert np.allclose(modal_damping_ratios(C, om), eta * om / 2, rtol=1e-9)
     assert np.abs(C - np.diag(np.diag(C))).max() < 1e-9 * np.abs(C).max()
     a, b = 0.5, 2e-5
@@ -169,6 +171,7 @@ def test_flexible_body_data_api_and_cache() -> None:
     b1 = FlexibleBodyData.from_mesh(mesh, STEEL, **kw)
     b2 = FlexibleBodyData.from_mesh(mesh, STEEL, **kw)
     assert b1 is b2  # cached per mesh, material and options
+    # mass-normalised eigenvectors: orthonormality to solver accuracy (~1e-12)
     assert np.allclose(b1.M_ff, np.eye(4), atol=1e-10)
     assert np.allclose(b1.K_ff, np.diag((2 * np.pi * b1.frequencies) ** 2), rtol=1e-9,
                        atol=1e-9 * np.abs(b1.K_ff).max())
@@ -201,5 +204,6 @@ def test_modal_centrifugal_stiffening_tables() -> None:
     w = np.array([0.7, -1.1, 2.5])
     mod = body.model
     KG = body.basis.T @ (mod.centrifugal_stiffness(w, body.fixed_dofs) @ body.basis)
+    # linear superposition of six tables vs one direct solve: round-off only
     assert np.allclose(body.centrifugal_stiffness(w), KG, rtol=1e-9,
                        atol=1e-9 * np.abs(KG).max())
