@@ -120,6 +120,12 @@ class CompiledModel:
         return values
 
     @property
+    def mechanism(self) -> Any:
+        """The mechanism report (3D multibody models), or None."""
+        mech = self.flat.mechanism
+        return mech.report if mech is not None else None
+
+    @property
     def states(self) -> list[str]:
         return list(self.dae.x_names)
 

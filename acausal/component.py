@@ -344,12 +344,17 @@ class PortInstance:
     def __getattr__(self, item: str) -> Any:
         b = self.__dict__["_binding"]
         d = self.__dict__["domain"]
-        if item in (d.across.name, d.through.name):
+        if item in (d.across.name, d.through.name) or (b is not None and item in b):
             if b is None:
                 raise ModelDefinitionError(
                     f"{self.path()}.{item} is a symbol only inside equations(); "
                     "outside, read it from a simulation result: res['"
                     + f"{self.path()}.{item}']"
+                )
+            if item not in b:
+                raise ModelDefinitionError(
+                    f"{self.path()}.{item} is not available in equations (the {d.name} "
+                    f"port provides {', '.join(sorted(b))})"
                 )
             return b[item]
         raise AttributeError(

@@ -47,6 +47,9 @@ class Domain:
         What the datum vertex is, for messages ("ground", "fixed frame").
     datum_component : str
         Library component that connects a port to the datum (named in hints).
+    graph : bool
+        Whether the generic linear-graph pass handles the domain (the 3D frame domain has
+        its own mechanism pass, since orientations compose by products, not sums).
     """
 
     name: str
@@ -54,6 +57,7 @@ class Domain:
     through: Quantity
     datum: str = "datum"
     datum_component: str = "a fixed reference"
+    graph: bool = True  # False: handled by its own pass (3D frames), not the generic graph
 
     def __str__(self) -> str:
         return (

@@ -95,6 +95,7 @@ class FlatSystem:
     graph: LinearGraph
     initial_equations: list[FlatEquation] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
+    mechanism: Any = None
 
     def __post_init__(self) -> None:
         self.index = {v.name: k for k, v in enumerate(self.variables)}
@@ -111,6 +112,15 @@ class FlatSystem:
 class _Flattener:
     def __init__(self, model: Component, tree: Any = None) -> None:
         self.model = model
+        self.tree = tree
+        self.mechanism: Any = None
+        mb_items = None
+        if tree is not None:
+            from .multibody.base import MultibodyComponent
+
+            mb_items = [t for t in tree if isinstance(t, MultibodyComponent)]
+            tree = [t for t in tree if not isinstance(t, MultibodyComponent)]
+            self.tree = mb_items
         self.graph = LinearGraph(model, tree)
         self.t = cs.SX.sym("time")
         self.variables: list[FlatVariable] = []
@@ -238,6 +248,8 @@ class _Flattener:
         for c in comps:
             for p in c.ports().values():
                 dom = p.domain
+                if not dom.graph:
+                    continue  # frames: bound by the mechanism pass
                 v = g.port_vertex[id(p)]
                 across = x[v] if v >= 0 else cs.SX.zeros(dom.across.size)
                 through = flows.get(id(p), cs.SX.zeros(dom.through.size))
@@ -283,6 +295,12 @@ class _Flattener:
         initial: list = []
         _CONTEXT.current = self
         try:
+            if any(not p.domain.graph for c in comps for p in c.ports().values()):
+                from .multibody.mechanism import Mechanism
+
+                self.mechanism = Mechanism(self, comps, self.tree)
+                for eq, origin, c in self.mechanism.assemble():
+                    equations.extend(self._normalise(eq, origin, c))
             for c in comps:
                 origin = path[id(c)] or type(c).__name__
                 for eq in collect_equations(c):
@@ -311,6 +329,7 @@ class _Flattener:
             if v.der_of is not None:
                 self.outputs.setdefault(v.name, v.sym)
         return FlatSystem(
+            mechanism=self.mechanism,
             t=self.t,
             variables=self.variables,
             equations=equations,

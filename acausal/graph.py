@@ -70,11 +70,15 @@ class LinearGraph:
 
     def __init__(self, model: Component, tree: Iterable[Any] | None = None) -> None:
         comps = list(model.walk())
-        ports: list[PortInstance] = [p for c in comps for p in c.ports().values()]
+        ports: list[PortInstance] = [
+            p for c in comps for p in c.ports().values() if p.domain.graph
+        ]
         pid = {id(p): k for k, p in enumerate(ports)}
         uf = _UnionFind(len(ports))
         for c in comps:
             for conn in c._connections:
+                if not conn[0].domain.graph:
+                    continue  # frames: the mechanism pass
                 for p in conn:
                     if id(p) not in pid:
                         raise ConnectionError_(

@@ -30,13 +30,19 @@ __all__ = ["simulate", "make_integrator"]
 def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float], *, rtol: float = 1e-6,
                     atol: float = 1e-8, max_step: float | None = None,
                     max_num_steps: int = 100_000, name: str = "idas",
-                    p_values: np.ndarray | None = None) -> cs.Function:
+                    p_values: np.ndarray | None = None,
+                    init_xdot: np.ndarray | None = None) -> cs.Function:
     """IDAS integrator of ``dae`` on ``grid`` (relative to the start time).
 
     The returned function takes ``x0``, ``z0`` and ``p = [parameters; t_start]`` and gives
     ``xf``, ``zf`` at the grid points (grid[0] must be 0). With ``p_values`` the parameters
     are substituted by these numbers (constants folded, as in a hand-written model) and the
     ``p`` input is ``[t_start]`` only.
+
+    By default IDAS computes consistent derivatives itself (``IDACalcIC``). With
+    ``init_xdot`` (the exact ``ode(x0, z0)`` of a consistent point) that step is skipped:
+    the robust mode used when ``IDACalcIC`` fails on a consistent point (it can, on
+    ill-scaled algebraic blocks such as a closed loop's multipliers).
     """
     toff = cs.SX.sym("t_start")
     tau = cs.SX.sym("tau")
@@ -61,9 +67,11 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float], *, rtol: float 
         "abstol": atol,
         "reltol": rtol,
         "max_num_steps": max_num_steps,
-        "calc_ic": True,
         "verbose": False,
     }
+    if init_xdot is not None:
+        opts.update(calc_ic=False,
+                    init_xdot=[float(v) for v in np.ravel(init_xdot)] or [0.0])
     if max_step is not None:
         opts["max_step_size"] = max_step
     return cs.integrator(name, "idas", problem, 0.0, [float(g) for g in grid[1:]], opts)
@@ -96,6 +104,7 @@ class _Runner:
         self.cm, self.p = cm, p
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
         self.max_num_steps = max_num_steps
+        self.exact_xdot = False  # switched on when IDACalcIC fails on a consistent point
         self.cache: dict[tuple, cs.Function] = {}
         self.outf: dict[int, cs.Function] = {}
 
@@ -116,8 +125,23 @@ class _Runner:
 
     def step(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
              grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        integ = self.integrator(dae, grid - grid[0])
-        r = integ(x0=x0 if x0.size else 0.0, z0=z0, p=[grid[0]])
+        args = dict(x0=x0 if x0.size else 0.0, z0=z0, p=[grid[0]])
+        r = None
+        if not self.exact_xdot:
+            try:
+                r = self.integrator(dae, grid - grid[0])(**args)
+            except RuntimeError as exc:
+                if "IDACalcIC" not in str(exc):
+                    raise
+                self.exact_xdot = True
+        if r is None:
+            f = dae.function()
+            xdot = np.asarray(f(x0, z0, self.p, grid[0])[0]).ravel() if x0.size else None
+            integ = make_integrator(dae, grid - grid[0], rtol=self.rtol, atol=self.atol,
+                                    max_step=self.max_step, max_num_steps=self.max_num_steps,
+                                    p_values=self.p,
+                                    init_xdot=xdot if xdot is not None else np.zeros(1))
+            r = integ(**args)
         X = np.asarray(r["xf"]).reshape(-1, len(grid) - 1)
         Z = np.asarray(r["zf"]).reshape(-1, len(grid) - 1) if dae.z.numel() else np.zeros(
             (0, len(grid) - 1))
@@ -250,7 +274,9 @@ def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
                    f"{str(exc).splitlines()[-1] if str(exc) else type(exc).__name__}. "
                    "The result up to the failure is in .partial. Typical causes: a "
                    "singularity of the model (a mechanism reaching a dead point, a "
-                   "division by zero), an inconsistent input, or tolerances too loose.")
+                   "division by zero), an inconsistent input, tolerances too loose, or "
+                   "tolerances too tight for the conditioning of the algebraic equations "
+                   "(try rtol=1e-8).")
             return "failed", msg, blocks
         retried = False
         m = m0

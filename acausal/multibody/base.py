@@ -1,0 +1,130 @@
+"""Base classes of 3D multibody components (frames, edges of the mechanism graph).
+
+A multibody component declares ``Frame`` ports and ``mb_edges``: its edges in the
+*mechanism graph*, whose vertices are frame connection sets and whose datum is the world
+frame. The edge roles follow the chapter (Richard 2012, section 2): rigid arms, joints
+(with coordinates), bodies (inertial edge from the datum), force elements. The spanning tree
+is chosen in the chapter's order; the coordinates of tree edges are the *branch
+coordinates*; every cotree joint contributes constraint equations.
+
+A component with coordinates implements :meth:`MultibodyComponent.tree_motion` (its
+relative motion as a function of its own coordinates, used when it is a tree branch) and
+:meth:`MultibodyComponent.cut` (its definitions and constraints when it is a chord).
+Forces enter through :meth:`MultibodyComponent.wrenches` (world-frame force and moment at
+a frame), and the equations of motion follow from the principle of virtual power.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import casadi as cs
+
+from ..component import DATUM, Component
+from ..domains import Domain, Quantity
+
+__all__ = ["FrameDomain", "Frame", "MBEdge", "MBPriority", "Kinematics", "TreeMotion",
+           "CutEquations", "MultibodyComponent"]
+
+FrameDomain = Domain(
+    "frame",
+    Quantity("r", "m", 3, doc="position of the frame origin in the world frame"),
+    Quantity("f", "N", 3, doc="cut force (world coordinates)"),
+    datum="world frame",
+    datum_component="components.multibody.World",
+    graph=False,
+)
+
+
+def Frame(doc: str = "") -> Any:
+    """A 3D frame port declaration (position ``r`` and orientation ``R`` in the world)."""
+    from ..component import Port
+
+    return Port(FrameDomain, doc)
+
+
+class MBPriority:
+    """Tree order of the chapter: arms, drivers, spherical/revolute, cylindrical/prismatic,
+    bodies, force actuators (lower enters the tree first)."""
+
+    WORLD = 0
+    ARM = 1
+    DRIVER = 2
+    REVOLUTE = 3
+    SPHERICAL = 3
+    PRISMATIC = 4
+    CYLINDRICAL = 4
+    OTHER_JOINT = 5
+    BODY = 6
+    FORCE = 7
+
+
+@dataclass(frozen=True)
+class MBEdge:
+    """An edge of the mechanism graph: ``initial``/``final`` are frame ports or ``DATUM``."""
+
+    initial: Any
+    final: Any
+    priority: int
+    role: str  # "world", "arm", "joint", "body", "force"
+
+
+@dataclass
+class Kinematics:
+    """Pose and motion of one frame in world coordinates."""
+
+    r: cs.SX
+    R: cs.SX
+    v: cs.SX
+    w: cs.SX
+    a: cs.SX | None = None
+    z: cs.SX | None = None  # angular acceleration
+
+
+@dataclass
+class TreeMotion:
+    """Motion of the final frame relative to the initial frame, in initial-frame coordinates,
+    as functions of the edge's coordinates ``q`` and speeds ``u``."""
+
+    q: list[cs.SX]
+    u: list[cs.SX]
+    qdot: cs.SX  # dq/dt = N(q) u
+    r_rel: cs.SX
+    R_rel: cs.SX
+    v_rel: cs.SX  # d(r_rel)/dt expressed in the initial frame
+    w_rel: cs.SX  # relative angular velocity expressed in the initial frame
+
+
+@dataclass
+class CutEquations:
+    """What a chord contributes: equations defining its own variables from the frames'
+    kinematics, and constraint residuals (projected circuit equations) with labels."""
+
+    definitions: list[Any] = field(default_factory=list)
+    constraints: list[cs.SX] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+
+
+class MultibodyComponent(Component):
+    """Base of components with frame ports (see the module documentation)."""
+
+    mb_edges: list[MBEdge] = []
+
+    def tree_motion(self) -> TreeMotion:
+        """Relative motion when this component's edge is a tree branch."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be a tree branch")
+
+    def cut(self, ka: Kinematics, kb: Kinematics) -> CutEquations:
+        """Definitions and constraints when this component's edge is a chord."""
+        return CutEquations()
+
+    def wrenches(self, kin: dict[str, Kinematics], gravity: cs.SX) -> list[tuple[str, cs.SX,
+                                                                              cs.SX]]:
+        """Applied ``(frame port, force, moment)`` in world coordinates (d'Alembert forces
+        of bodies included)."""
+        return []
+
+
+def datum_or(name: Any) -> Any:
+    return DATUM if name is None else name

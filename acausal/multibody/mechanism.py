@@ -1,0 +1,338 @@
+"""The mechanism pass: 3D multibody equations by graph-theoretic branch coordinates.
+
+Source: Richard (2012) sections 2-3 (linear graph, tree, branch coordinates, virtual work
+terminal equations, cotree joints as projected circuit equations); McPhee (1998).
+
+1. *Graph.* Vertices are frame connection sets, the datum is the world frame; the edges come
+   from the components' ``mb_edges``. The spanning tree follows the chapter's order
+   (:class:`~acausal.multibody.base.MBPriority`), overridable with ``build(tree=...)``.
+2. *Branch coordinates.* The coordinates of tree edges (joint angles and displacements,
+   6-DOF coordinates of a body edge in the tree). Walking the tree from the world gives every
+   frame's position ``r``, orientation ``R`` (products of relative rotations, exact),
+   velocity ``v`` and angular velocity ``w``; accelerations follow by one forward-mode
+   derivative of all velocities.
+3. *Constraints.* Each cotree joint's circuit equation, projected on its reaction space, is a
+   constraint ``Phi(q) = 0`` with a Lagrange multiplier (its reaction). Constraints that are
+   linearly dependent on the others (a planar loop modelled in 3D) are detected by the rank
+   of ``Phi_q`` at the start configuration and removed; :attr:`Mechanism.removed` names them.
+4. *Equations of motion by virtual power* (equivalent to virtual work with branch
+   coordinates): for every virtual speed ``du``, ``sum(F . v(du) + M . w(du)) +
+   lambda . Phi_dot(du) = 0`` over all applied and d'Alembert wrenches; the residual is the
+   gradient with respect to ``du`` (one reverse sweep), so ``M(q)`` is symmetric and the
+   quadratic velocity terms come from automatic differentiation.
+
+The equations join the flat system, so the structure stage (Pantelides, dummy derivatives
+with dynamic state selection) reduces the index of closed loops like any other model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import casadi as cs
+import numpy as np
+import scipy.linalg as sla
+
+from ..component import DATUM, Component, PortInstance
+from ..errors import TopologyError
+from ..topology import Topology, _UnionFind
+from .base import Kinematics, MultibodyComponent
+
+__all__ = ["Mechanism", "MechanismReport"]
+
+
+@dataclass
+class MechanismReport:
+    """Counts and choices of the mechanism pass (printable)."""
+
+    n_bodies: int
+    n_branch_coordinates: int
+    n_speeds: int
+    n_constraints: int
+    n_removed: int
+    dof: int
+    tree: list[str]
+    cotree: list[str]
+    removed: list[str] = field(default_factory=list)
+    cartesian_coordinates: int = 0
+    cartesian_constraints: int = 0
+
+    def __str__(self) -> str:
+        lines = [
+            "Mechanism report",
+            f"  bodies: {self.n_bodies}; branch coordinates: {self.n_branch_coordinates} "
+            f"({self.n_speeds} speeds)",
+            f"  constraints: {self.n_constraints} independent"
+            + (f", {self.n_removed} redundant removed" if self.n_removed else ""),
+            f"  degrees of freedom: {self.dof}",
+            f"  Cartesian formulation of the same model: {self.cartesian_coordinates} "
+            f"coordinates, {self.cartesian_constraints} constraints",
+            "  tree:   " + ", ".join(self.tree),
+            "  cotree: " + (", ".join(self.cotree) or "(none)"),
+        ]
+        for r in self.removed:
+            lines.append(f"  removed redundant constraint: {r}")
+        return "\n".join(lines)
+
+
+@dataclass
+class _Edge:
+    comp: MultibodyComponent
+    initial: Any
+    final: Any
+    priority: int
+    role: str
+    name: str
+
+
+class Mechanism:
+    """Builds the multibody equations for the frame-connected components of a model."""
+
+    def __init__(self, flattener: Any, comps: list[Component], tree: Any = None) -> None:
+        self.fl = flattener
+        self.comps = [c for c in comps if isinstance(c, MultibodyComponent)]
+        ports = [p for c in comps for p in c.ports().values() if not p.domain.graph]
+        self.ports = ports
+        pid = {id(p): k for k, p in enumerate(ports)}
+        uf = _UnionFind(len(ports))
+        for c in comps:
+            for conn in c._connections:
+                if conn[0].domain.graph:
+                    continue
+                for p in conn[1:]:
+                    uf.union(pid[id(conn[0])], pid[id(p)])
+        rep_vertex: dict[int, int] = {}
+        self.port_vertex: dict[int, int] = {}
+        self.vertex_ports: list[list[PortInstance]] = []
+        for k, p in enumerate(ports):
+            r = uf.find(k)
+            if r not in rep_vertex:
+                rep_vertex[r] = len(self.vertex_ports)
+                self.vertex_ports.append([])
+            self.port_vertex[id(p)] = rep_vertex[r]
+            self.vertex_ports[rep_vertex[r]].append(p)
+        self.datum = len(self.vertex_ports)
+        self.edges: list[_Edge] = []
+        for c in self.comps:
+            cp = c.ports()
+            for e in c.mb_edges:
+                ends = [self.datum if x is DATUM else self.port_vertex[id(cp[x])]
+                        for x in (e.initial, e.final)]
+                label = f"{c._path_or_class()}"
+                self.edges.append(_Edge(c, ends[0], ends[1], e.priority, e.role, label))
+        forced = []
+        if tree is not None:
+            for item in tree:
+                forced += [k for k, e in enumerate(self.edges)
+                           if e.comp is item or e.name == item]
+        self.topo = Topology(self.datum + 1, [(e.initial, e.final) for e in self.edges],
+                             {self.datum}, priorities=[e.priority for e in self.edges],
+                             forced=forced)
+        if self.topo.floating:
+            names = [p.path() for v in self.topo.floating[0] if v < self.datum
+                     for p in self.vertex_ports[v]]
+            raise TopologyError(
+                "the frames " + ", ".join(names[:8]) + " are not connected to the world: "
+                "connect them through joints to components.multibody.World, or give the "
+                "body a free motion"
+            )
+        self.removed: list[str] = []
+
+    # ------------------------------------------------------------------
+    def assemble(self) -> list[tuple[Any, str, Component]]:
+        """Kinematics, frame bindings and all mechanism equations."""
+        fl = self.fl
+        topo = self.topo
+        eqs: list[tuple[Any, str, Component]] = []
+        zero3 = cs.SX.zeros(3)
+        kin: dict[int, Kinematics] = {self.datum: Kinematics(zero3, cs.SX.eye(3), zero3, zero3)}
+        q_all: list[cs.SX] = []
+        u_all: list[cs.SX] = []
+        qdot_all: list[cs.SX] = []
+        for k in topo.tree:
+            e = self.edges[k]
+            if e.role == "force":
+                raise TopologyError(
+                    f"{e.name} is a force element but had to be a tree branch: a part of the "
+                    "mechanism hangs on force elements only; give its body a FreeMotion or "
+                    "connect it by joints"
+                )
+        motions: dict[int, Any] = {}
+        for v in topo.order:
+            if v == self.datum or topo.parent[v] < 0:
+                continue
+            k = int(topo.parent_edge[v])
+            e = self.edges[k]
+            if k not in motions:
+                motions[k] = e.comp.tree_motion()
+                m = motions[k]
+                q_all += m.q
+                u_all += m.u
+                qdot_all.append(m.qdot)
+            m = motions[k]
+            parent = kin[int(topo.parent[v])]
+            Ri = parent.R
+            if e.final == v:  # traversed forward: v = final
+                rho = Ri @ m.r_rel
+                w = parent.w + Ri @ m.w_rel
+                kin[v] = Kinematics(parent.r + rho, Ri @ m.R_rel, parent.v
+                                    + cs.cross(parent.w, rho) + Ri @ m.v_rel, w)
+            else:  # backward: parent is the final frame, v the initial one
+                Rv = Ri @ m.R_rel.T
+                wv = parent.w - Rv @ m.w_rel
+                rho = Rv @ m.r_rel
+                kin[v] = Kinematics(parent.r - rho, Rv,
+                                    parent.v - cs.cross(wv, rho) - Rv @ m.v_rel, wv)
+        for v in range(self.datum):
+            if v not in kin:
+                kin[v] = Kinematics(zero3, cs.SX.eye(3), zero3, zero3)
+        q = cs.vertcat(*q_all) if q_all else cs.SX(0, 1)
+        u = cs.vertcat(*u_all) if u_all else cs.SX(0, 1)
+        qdot = cs.vertcat(*qdot_all) if qdot_all else cs.SX(0, 1)
+        udot = cs.vertcat(*[fl.der(s) for s in u_all]) if u_all else cs.SX(0, 1)
+
+        # accelerations of every frame: one forward-mode sweep over all velocities
+        verts = list(range(self.datum))
+        V = cs.vertcat(*[cs.vertcat(kin[v].v, kin[v].w) for v in verts]) if verts else cs.SX(0, 1)
+        if verts and u.numel():
+            X = cs.vertcat(q, u, fl.t)
+            Xd = cs.vertcat(qdot, udot, cs.SX(1))
+            A = cs.jtimes(V, X, Xd)
+        else:
+            A = cs.SX.zeros(V.shape)
+        for n, v in enumerate(verts):
+            kin[v].a = A[6 * n: 6 * n + 3]
+            kin[v].z = A[6 * n + 3: 6 * n + 6]
+
+        # bind frame ports (for equations and results)
+        for p in self.ports:
+            kv = kin[self.port_vertex[id(p)]]
+            p.__dict__["_binding"] = {"r": kv.r, "R": kv.R, "v": kv.v, "w": kv.w, "a": kv.a,
+                                      "z": kv.z}
+            pp = p.path()
+            for key in ("r", "R", "v", "w", "a", "z"):
+                fl.outputs[f"{pp}.{key}"] = getattr(kv, key)
+
+        # tree coordinates: kinematic differential equations
+        for k, m in motions.items():
+            c = self.edges[k].comp
+            for j, (qs, qd) in enumerate(zip(m.q, cs.vertsplit(m.qdot), strict=True)):
+                eqs.append((fl.der(qs) == qd, self.edges[k].name, c))
+
+        # chords: definitions and constraints
+        constraints: list[cs.SX] = []
+        labels: list[tuple[str, Component]] = []
+        for k in topo.cotree:
+            e = self.edges[k]
+            ka = kin[e.initial]
+            kb = kin[e.final]
+            ce = e.comp.cut(ka, kb)
+            for d in ce.definitions:
+                eqs.append((d, e.name, e.comp))
+            for res, lab in zip(ce.constraints, ce.labels, strict=True):
+                constraints.append(res)
+                labels.append((f"{e.name}: {lab}", e.comp))
+        constraints, labels = self._independent(constraints, labels, q)
+
+        # virtual power
+        du = cs.SX.sym("du", u.numel()) if u.numel() else cs.SX(0, 1)
+        gravity = self._gravity()
+        wr_kin = {id(p): kin[self.port_vertex[id(p)]] for p in self.ports}
+        power = cs.SX(0)
+        for c in self.comps:
+            kmap = {name: wr_kin[id(p)] for name, p in c.ports().items() if id(p) in wr_kin}
+            for port, F, M in c.wrenches(kmap, gravity):
+                kv = kmap[port]
+                power = power + cs.dot(F, cs.substitute(kv.v, u, du)) + cs.dot(
+                    M, cs.substitute(kv.w, u, du))
+        lam: list[cs.SX] = []
+        if constraints:
+            Phi = cs.vertcat(*constraints)
+            qd_du = cs.substitute(qdot, u, du)
+            Phi_dot = cs.jtimes(Phi, q, qd_du)
+            for n, (lab, comp) in enumerate(labels):
+                sym = fl.new_var(f"{comp._path_or_class()}.lambda[{n}]", 1, unit="",
+                                 origin=comp._path_or_class())
+                lam.append(sym)
+            power = power + cs.dot(cs.vertcat(*lam), Phi_dot)
+            for res, (lab, comp) in zip(constraints, labels, strict=True):
+                eqs.append((res == 0, comp._path_or_class(), comp))
+        if u.numel():
+            R_dyn = cs.gradient(power, du)
+            names = [s.name() for s in u_all]
+            for n, res in enumerate(cs.vertsplit(R_dyn)):
+                eqs.append((res == 0, f"virtual power along {names[n]}",
+                            self.edges[0].comp if self.edges else self.comps[0]))
+        self.report = self._report(q_all, u_all, constraints)
+        return eqs
+
+    # ------------------------------------------------------------------
+    def _gravity(self) -> cs.SX:
+        worlds = [c for c in self.comps if getattr(c, "is_world", False)]
+        if not worlds:
+            return cs.SX.zeros(3)
+        g = np.asarray(worlds[0].parameters()["g"], dtype=float).reshape(3, 1)
+        return cs.SX(cs.DM(g))
+
+    def _independent(self, constraints: list[cs.SX], labels: list[tuple[str, Component]],
+                     q: cs.SX) -> tuple[list[cs.SX], list[tuple[str, Component]]]:
+        """Remove constraints whose Jacobian rows depend on the others (at the start point
+        and at a generic point, so an identically redundant row is never kept)."""
+        if not constraints:
+            return constraints, labels
+        Phi = cs.vertcat(*constraints)
+        J = cs.jacobian(Phi, q)
+        fl = self.fl
+        syms = cs.symvar(J)
+        values = []
+        for s in syms:
+            k = fl.by_name.get(s.name())
+            if k is not None:
+                values.append(fl.variables[k].start)
+            else:
+                par = next((p for p in fl.params if p.name == s.name()), None)
+                values.append(par.value if par is not None else 0.0)
+        f = cs.Function("phi_q", [cs.vertcat(*syms)] if syms else [cs.SX(0, 1)], [J])
+        x0 = np.array(values, dtype=float)
+        rng = np.random.default_rng(7)
+        keep: set[int] | None = None
+        for point in (x0, x0 + 0.3 * rng.standard_normal(x0.shape)):
+            Jn = np.asarray(f(point)) if syms else np.asarray(cs.evalf(J))
+            if Jn.size == 0:
+                continue
+            scale = max(np.abs(Jn).max(), 1e-300)
+            _, Rq, piv = sla.qr(Jn.T, pivoting=True, mode="economic")
+            d = np.abs(np.diag(Rq))
+            rank = int(np.sum(d > 1e-9 * scale))
+            chosen = set(int(i) for i in piv[:rank])
+            keep = chosen if keep is None or len(chosen) < len(keep) else keep
+        keep = keep if keep is not None else set(range(len(constraints)))
+        out_c, out_l = [], []
+        for i, (c, lab) in enumerate(zip(constraints, labels, strict=True)):
+            if i in keep:
+                out_c.append(c)
+                out_l.append(lab)
+            else:
+                self.removed.append(lab[0])
+        return out_c, out_l
+
+    def _report(self, q_all, u_all, constraints) -> MechanismReport:
+        bodies = [c for c in self.comps if any(e.role == "body" for e in c.mb_edges)]
+        nfree = len(u_all) - len(constraints)
+        # Cartesian formulation: 6 coordinates per body, 6 - dof constraints per joint
+        joints = [e for e in self.edges if e.role == "joint"]
+        cart_c = sum(6 - getattr(e.comp, "n_dof", 0) for e in joints)
+        return MechanismReport(
+            n_bodies=len(bodies),
+            n_branch_coordinates=len(q_all),
+            n_speeds=len(u_all),
+            n_constraints=len(constraints),
+            n_removed=len(self.removed),
+            dof=nfree,
+            tree=[self.edges[k].name for k in self.topo.tree],
+            cotree=[self.edges[k].name for k in self.topo.cotree],
+            removed=list(self.removed),
+            cartesian_coordinates=6 * len(bodies),
+            cartesian_constraints=cart_c,
+        )

@@ -1,0 +1,96 @@
+"""Exact 3D rotation algebra on CasADi expressions (no small-angle shortcuts).
+
+Conventions: a rotation matrix ``R`` maps frame coordinates to world coordinates
+(``v_world = R v_frame``); quaternions are ``(w, x, y, z)`` with ``R(q)`` built from the
+normalised quaternion, so that a slowly drifting norm never makes ``R`` non-orthogonal.
+"""
+
+from __future__ import annotations
+
+import casadi as cs
+import numpy as np
+
+__all__ = ["skew", "vee", "axis_rotation", "quat_to_matrix", "quat_rate", "matrix_to_quat",
+           "unit", "perpendicular_basis"]
+
+
+def skew(v: cs.SX) -> cs.SX:
+    """``skew(v) @ w == cross(v, w)``."""
+    return cs.vertcat(
+        cs.horzcat(0, -v[2], v[1]),
+        cs.horzcat(v[2], 0, -v[0]),
+        cs.horzcat(-v[1], v[0], 0),
+    )
+
+
+def vee(S: cs.SX) -> cs.SX:
+    """Inverse of :func:`skew` for the skew part of ``S``."""
+    return 0.5 * cs.vertcat(S[2, 1] - S[1, 2], S[0, 2] - S[2, 0], S[1, 0] - S[0, 1])
+
+
+def unit(n) -> np.ndarray:
+    """A numeric unit vector (raises on a zero vector)."""
+    a = np.asarray(n, dtype=float).reshape(3)
+    norm = np.linalg.norm(a)
+    if norm == 0.0:
+        raise ValueError("axis vector must not be zero")
+    return a / norm
+
+
+def perpendicular_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors ``e1, e2`` with ``(e1, e2, n)`` right-handed orthonormal."""
+    n = unit(n)
+    helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = np.cross(helper, n)
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(n, e1)
+    return e1, e2
+
+
+def axis_rotation(n: np.ndarray, phi: cs.SX) -> cs.SX:
+    """Rotation by ``phi`` about the unit axis ``n`` (Rodrigues' formula, exact)."""
+    n = unit(n)
+    N = np.outer(n, n)
+    K = np.array([[0, -n[2], n[1]], [n[2], 0, -n[0]], [-n[1], n[0], 0]])
+    return cs.cos(phi) * cs.DM.eye(3) + cs.sin(phi) * cs.DM(K) + (1 - cs.cos(phi)) * cs.DM(N)
+
+
+def quat_to_matrix(q: cs.SX) -> cs.SX:
+    """Rotation matrix of the (normalised) quaternion ``q = (w, x, y, z)``."""
+    s = 1.0 / cs.sumsqr(q)
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    return cs.vertcat(
+        cs.horzcat(1 - 2 * s * (y * y + z * z), 2 * s * (x * y - z * w), 2 * s * (x * z + y * w)),
+        cs.horzcat(2 * s * (x * y + z * w), 1 - 2 * s * (x * x + z * z), 2 * s * (y * z - x * w)),
+        cs.horzcat(2 * s * (x * z - y * w), 2 * s * (y * z + x * w), 1 - 2 * s * (x * x + y * y)),
+    )
+
+
+def quat_rate(q: cs.SX, w_body: cs.SX) -> cs.SX:
+    """``dq/dt`` for the angular velocity ``w_body`` expressed in the rotated frame."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    p, r, s = w_body[0], w_body[1], w_body[2]
+    return 0.5 * cs.vertcat(
+        -x * p - y * r - z * s,
+        w * p + y * s - z * r,
+        w * r - x * s + z * p,
+        w * s + x * r - y * p,
+    )
+
+
+def matrix_to_quat(R: cs.SX) -> cs.SX:
+    """Quaternion of a rotation matrix (Shepperd's method, branch on the largest term)."""
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    cands = [
+        cs.vertcat(1 + tr, R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]),
+        cs.vertcat(R[2, 1] - R[1, 2], 1 + 2 * R[0, 0] - tr, R[0, 1] + R[1, 0], R[0, 2] + R[2, 0]),
+        cs.vertcat(R[0, 2] - R[2, 0], R[0, 1] + R[1, 0], 1 + 2 * R[1, 1] - tr, R[1, 2] + R[2, 1]),
+        cs.vertcat(R[1, 0] - R[0, 1], R[0, 2] + R[2, 0], R[1, 2] + R[2, 1], 1 + 2 * R[2, 2] - tr),
+    ]
+    keys = [tr, R[0, 0], R[1, 1], R[2, 2]]
+    out = cands[3] / (2 * cs.sqrt(cs.fmax(cands[3][3], 1e-300)))
+    for k in (2, 1, 0):
+        better = keys[k] >= cs.fmax(cs.fmax(keys[(k + 1) % 4], keys[(k + 2) % 4]), keys[(k + 3) % 4])
+        val = cands[k] / (2 * cs.sqrt(cs.fmax(cands[k][k if k else 0], 1e-300)))
+        out = cs.if_else(better, val, out)
+    return out
