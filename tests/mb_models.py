@@ -1,0 +1,112 @@
+"""3D multibody reference models shared by the tests (and the benchmark)."""
+
+import numpy as np
+
+import acausal as ac
+from components import multibody as mb
+from components import rotational as rot
+
+
+class Pendulum(ac.Model):
+    """Point mass on a massless rod of length L about a revolute z-axis; phi from -y."""
+
+    def __init__(self, theta0_deg=170.0, L=1.0, m=1.0):
+        super().__init__()
+        self.world = mb.World(g=[0, -9.81, 0])
+        self.joint = mb.Revolute(n=[0, 0, 1], phi=-np.pi / 2 + np.radians(theta0_deg), w=0.0)
+        self.rod = mb.FixedTranslation(r=[L, 0, 0])
+        self.body = mb.Body(m=m, I_11=0.0, I_22=0.0, I_33=0.0)
+        self.connect(self.world.frame_b, self.joint.frame_a)
+        self.connect(self.joint.frame_b, self.rod.frame_a)
+        self.connect(self.rod.frame_b, self.body.frame_a)
+
+
+FOURBAR = dict(a=0.3, b=1.0, c=0.8, d=0.9)  # crank, coupler, rocker, ground [m]
+
+
+def fourbar_closed_form(theta, a=0.3, b=1.0, c=0.8, d=0.9):
+    """Crank tip A and coupler-rocker pivot B (upper assembly branch) for crank angle theta."""
+    A = np.array([a * np.cos(theta), a * np.sin(theta)])
+    C = np.array([d, 0.0])
+    dv = C - A
+    L = np.linalg.norm(dv)
+    x = (b**2 - c**2 + L**2) / (2 * L)
+    h = np.sqrt(b**2 - x**2)
+    e = dv / L
+    return A, A + x * e + h * np.array([-e[1], e[0]])
+
+
+class FourBar(ac.Model):
+    """Planar four-bar with four revolute joints in 3D, crank driven at constant speed by a
+    1D Speed source on the crank joint's axis flange; one revolute (j4) closes the loop."""
+
+    def __init__(self, w=2 * np.pi, a=0.3, b=1.0, c=0.8, d=0.9):
+        super().__init__()
+        A0, B0 = fourbar_closed_form(0.0, a, b, c, d)
+        phi2 = np.arctan2(B0[1] - A0[1], B0[0] - A0[0])
+        phi3 = np.arctan2(B0[1], B0[0] - d)
+        self.world = mb.World(g=[0, -9.81, 0])
+        self.crank_joint = mb.Revolute(use_axis_flange=True, phi=0.0)
+        self.speed = rot.Speed(w_ref=w)
+        self.crank = mb.FixedTranslation(r=[a, 0, 0])
+        self.crank_body = mb.Body(m=1.0, r_CM=[a / 2, 0, 0], I_33=0.01)
+        self.j2 = mb.Revolute(phi=ac.guess(phi2))
+        self.coupler = mb.FixedTranslation(r=[b, 0, 0])
+        self.coupler_body = mb.Body(m=2.0, r_CM=[b / 2, 0, 0], I_33=0.1)
+        self.j3 = mb.Revolute(phi=ac.guess(phi3 - phi2))
+        self.rocker = mb.FixedTranslation(r=[-c, 0, 0])
+        self.rocker_body = mb.Body(m=1.5, r_CM=[-c / 2, 0, 0], I_33=0.05)
+        self.ground_arm = mb.FixedTranslation(r=[d, 0, 0])
+        self.j4 = mb.Revolute()
+        self.connect(self.world.frame_b, self.crank_joint.frame_a, self.ground_arm.frame_a)
+        self.connect(self.speed.flange, self.crank_joint.axis)
+        self.connect(self.crank_joint.frame_b, self.crank.frame_a, self.crank_body.frame_a)
+        self.connect(self.crank.frame_b, self.j2.frame_a)
+        self.connect(self.j2.frame_b, self.coupler.frame_a, self.coupler_body.frame_a)
+        self.connect(self.coupler.frame_b, self.j3.frame_a)
+        self.connect(self.j3.frame_b, self.rocker.frame_a, self.rocker_body.frame_a)
+        self.connect(self.rocker.frame_b, self.j4.frame_b)
+        self.connect(self.ground_arm.frame_b, self.j4.frame_a)
+
+
+class Spinner(ac.Model):
+    """Free rigid body (no gravity) spinning near its intermediate principal axis."""
+
+    I = (1.0, 2.0, 3.0)
+
+    def __init__(self, w0=(0.01, 5.0, 0.0)):
+        super().__init__()
+        self.world = mb.World(g=[0, 0, 0])
+        self.body = mb.Body(m=1.0, I_11=self.I[0], I_22=self.I[1], I_33=self.I[2],
+                            r_0=[0, 0, 0], v_0=[0, 0, 0], Q=[1.0, 0, 0, 0], w_a=list(w0))
+
+
+class SphericalDoublePendulum(ac.Model):
+    """Two bodies on rigid arms hanging from spherical joints, with a spatial initial motion."""
+
+    def __init__(self):
+        super().__init__()
+        self.world = mb.World(g=[0, -9.81, 0])
+        q1 = np.array([np.cos(0.4), 0, 0, np.sin(0.4)])
+        q2 = np.array([np.cos(0.3), 0.6 * np.sin(0.3), 0, 0.8 * np.sin(0.3)])
+        self.s1 = mb.Spherical(Q=q1, w_rel=[0.5, 0.0, 1.0])
+        self.arm1 = mb.FixedTranslation(r=[0, -1.0, 0])
+        self.b1 = mb.Body(m=1.0, r_CM=[0, -0.5, 0], I_11=0.1, I_22=0.01, I_33=0.1)
+        self.s2 = mb.Spherical(Q=q2, w_rel=[0.0, 2.0, -1.0])
+        self.arm2 = mb.FixedTranslation(r=[0, -0.8, 0])
+        self.b2 = mb.Body(m=0.7, r_CM=[0, -0.4, 0], I_11=0.05, I_22=0.005, I_33=0.05)
+        self.connect(self.world.frame_b, self.s1.frame_a)
+        self.connect(self.s1.frame_b, self.arm1.frame_a, self.b1.frame_a)
+        self.connect(self.arm1.frame_b, self.s2.frame_a)
+        self.connect(self.s2.frame_b, self.arm2.frame_a, self.b2.frame_a)
+
+
+def body_energy(res, name, m, r_CM, I, g=(0, -9.81, 0)):
+    """Kinetic + potential energy of a Body from its frame_a kinematics in a result."""
+    R = res[f"{name}.frame_a.R"].reshape(-1, 3, 3).transpose(0, 2, 1)  # column-major
+    r, v, w = res[f"{name}.frame_a.r"], res[f"{name}.frame_a.v"], res[f"{name}.frame_a.w"]
+    rc = np.einsum("tij,j->ti", R, r_CM)
+    vc = v + np.cross(w, rc)
+    Iw = np.einsum("tij,jk,tlk->til", R, np.asarray(I), R)
+    kin = 0.5 * m * np.sum(vc**2, 1) + 0.5 * np.einsum("ti,tij,tj->t", w, Iw, w)
+    return kin - m * ((r + rc) @ np.asarray(g))
