@@ -173,9 +173,10 @@ def _build(model: Component, tree: Any) -> CompiledModel:
     timings["alias"] = time.perf_counter() - tic
 
     tic = time.perf_counter()
-    _check_balance(sys)
+    origins = {v.name: v.origin for v in flat.variables}
+    _check_balance(sys, origins)
     pr = pantelides(sys)
-    _check_matching(sys)
+    _check_matching(sys, origins)
     timings["pantelides"] = time.perf_counter() - tic
 
     tic = time.perf_counter()
@@ -226,18 +227,18 @@ def _equation_system(flat: FlatSystem, al: AliasResult) -> EquationSystem:
     return EquationSystem.from_lists(flat.t, variables, list(al.equations), flat.parameters)
 
 
-def _check_balance(sys: EquationSystem) -> None:
+def _check_balance(sys: EquationSystem, origins: dict[str, str]) -> None:
     n_states = sum(1 for j in range(sys.n_vars) if sys.var_der[j] >= 0)
     unknowns = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
     if sys.n_eqs != sys.n_vars - n_states:
-        raise structural_error(sys, list(range(sys.n_eqs)), unknowns)
+        raise structural_error(sys, list(range(sys.n_eqs)), unknowns, origins=origins)
 
 
-def _check_matching(sys: EquationSystem) -> None:
+def _check_matching(sys: EquationSystem, origins: dict[str, str]) -> None:
     """After Pantelides every most-differentiated equation has a highest derivative."""
     highest = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
     top = [i for i in range(sys.n_eqs) if sys.eq_der[i] < 0]
     inc = sys.incidence_matrix(rows=top, cols=highest)
     var_of_eq, _ = match(inc)
     if (var_of_eq < 0).any():
-        raise structural_error(sys, top, highest)
+        raise structural_error(sys, top, highest, origins=origins)

@@ -390,6 +390,16 @@ class Component:
     """
 
     edges: list[Edge] = []
+    # per-instance state (set in __init__ through __dict__)
+    _id: int
+    _name: str | None
+    _parent: Component | None
+    _binding: dict[str, Any] | None
+    _children: dict[str, Component]
+    _connections: list[tuple[PortInstance, ...]]
+    _params: dict[str, Any]
+    _vars: dict[str, VariableInstance]
+    _ports: dict[str, PortInstance]
 
     def __init__(self, **kwargs: Any) -> None:
         d = self.__dict__
@@ -514,10 +524,10 @@ class Component:
 
     def path(self) -> str:
         """Dotted path from the root model ('' for the root)."""
-        parts = []
+        parts: list[str] = []
         c: Component | None = self
         while c is not None and c._parent is not None:
-            parts.append(c._name)
+            parts.append(str(c._name))
             c = c._parent
         return ".".join(reversed(parts))
 

@@ -84,15 +84,32 @@ class SemiExplicitDAE:
 
 
 def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
-                     what: str = "model") -> Exception:
-    """A BalanceError/SingularityError naming the over- and under-determined parts."""
+                     what: str = "model", origins: dict[str, str] | None = None) -> Exception:
+    """A BalanceError/SingularityError naming the over- and under-determined parts.
+
+    ``origins`` maps every flat variable name to its component, so that an equation left
+    without unknowns by alias elimination (two sources fixing one quantity) names all the
+    components it came from.
+    """
     inc = sys.incidence_matrix(eqs, unknowns)
     var_of_eq, eq_of_var = match(inc)
     dm = dulmage_mendelsohn(inc, var_of_eq, eq_of_var)
     n_e, n_u = len(eqs), len(unknowns)
 
+    def traced(r: int) -> str:
+        e = sys.equations[eqs[r]]
+        text = e.describe()
+        if sys.incidence[eqs[r]] or origins is None or e.source is None:
+            return text
+        comps_ = sorted({origins[s.name()] for s in cs.symvar(e.source)
+                         if s.name() in origins} - {e.origin})
+        if comps_:
+            text += ("\n      (it relates only constants once the trivial equations of "
+                     + ", ".join(comps_) + " are used: they fix the same quantity)")
+        return text
+
     def eq_lines(rows: list[int]) -> str:
-        shown = [sys.equations[eqs[r]].describe() for r in rows[:12]]
+        shown = [traced(r) for r in rows[:12]]
         more = f"\n    ... and {len(rows) - 12} more" if len(rows) > 12 else ""
         return "\n    ".join(shown) + more
 
@@ -102,6 +119,12 @@ def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
 
     def comps(rows: list[int], cols: list[int]) -> str:
         cs_ = {sys.equations[eqs[r]].origin for r in rows}
+        if origins is not None:
+            for r in rows:
+                e = sys.equations[eqs[r]]
+                if not sys.incidence[eqs[r]] and e.source is not None:
+                    cs_ |= {origins[s.name()] for s in cs.symvar(e.source)
+                            if s.name() in origins}
         cs_ |= {sys.variables[unknowns[c]].origin for c in cols}
         names = sorted(c for c in cs_ if c)
         return ", ".join(names[:10]) + (f", ... ({len(names)} in all)" if len(names) > 10 else "")
@@ -110,13 +133,15 @@ def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
     if dm.over_equations:
         parts.append(
             f"over-determined part ({len(dm.over_equations)} equations for "
-            f"{len(dm.over_variables)} unknowns; components {comps(dm.over_equations, dm.over_variables)}):\n"
+            f"{len(dm.over_variables)} unknowns; components "
+            f"{comps(dm.over_equations, dm.over_variables)}):\n"
             f"    {eq_lines(dm.over_equations)}\n  unknowns: {var_list(dm.over_variables)}"
         )
     if dm.under_variables:
         parts.append(
             f"under-determined part ({len(dm.under_equations)} equations for "
-            f"{len(dm.under_variables)} unknowns; components {comps(dm.under_equations, dm.under_variables)}):\n"
+            f"{len(dm.under_variables)} unknowns; components "
+            f"{comps(dm.under_equations, dm.under_variables)}):\n"
             f"    {eq_lines(dm.under_equations) or '(no equation)'}\n"
             f"  unknowns: {var_list(dm.under_variables)}"
         )
@@ -238,7 +263,9 @@ def build_dae(sys: EquationSystem, states: list[int],
                         raise SingularityError(
                             f"equation {sys.equations[bl.equations[0]].describe()} does not "
                             f"determine {sys.variables[bl.unknowns[0]].name}: its coefficient "
-                            "vanishes"
+                            "vanishes. Check for an unconnected port of that component: an "
+                            "unconnected port carries zero through variable (zero current, "
+                            "force, heat flow)"
                         )
                 u_ok = us[ok]
                 r0 = cs.substitute(Fs[ok], u_ok, cs.SX.zeros(u_ok.shape))

@@ -21,7 +21,6 @@ from .component import (
     _CONTEXT,
     DATUM,
     Component,
-    PortInstance,
     collect_equations,
 )
 from .errors import ModelDefinitionError
@@ -201,16 +200,16 @@ class _Flattener:
             (AV if topo.in_tree[e.index] else TV)[e.index] = sym
         # vertex potentials along the tree (datum = 0)
         x: dict[int, cs.SX] = {}
-        for v in topo.order:
-            size = g.vertices[v].domain.across.size
-            if topo.parent[v] < 0:
-                x[v] = cs.SX.zeros(size)
+        for vtx in topo.order:
+            size = g.vertices[vtx].domain.across.size
+            if topo.parent[vtx] < 0:
+                x[vtx] = cs.SX.zeros(size)
             else:
-                xp, a = x[int(topo.parent[v])], AV[int(topo.parent_edge[v])]
-                if topo.parent[int(topo.parent[v])] < 0:  # parent is the root (zero)
-                    x[v] = a if topo.parent_sign[v] > 0 else -a
+                xp, a = x[int(topo.parent[vtx])], AV[int(topo.parent_edge[vtx])]
+                if topo.parent[int(topo.parent[vtx])] < 0:  # parent is the root (zero)
+                    x[vtx] = a if topo.parent_sign[vtx] > 0 else -a
                 else:
-                    x[v] = xp + a if topo.parent_sign[v] > 0 else xp - a
+                    x[vtx] = xp + a if topo.parent_sign[vtx] > 0 else xp - a
         for j in topo.cotree:
             e = g.edges[j]
             AV[j] = x[e.final] - x[e.initial]
@@ -232,7 +231,7 @@ class _Flattener:
             self.outputs[f"{e.name}.{e.domain.through.name}"] = TV[e.index]
 
         # port bindings
-        flows: dict[int, cs.SX] = {}
+        flows: dict[int, Any] = {}
         for e in g.edges:
             cp = e.component.ports()
             for end, sign in ((e.decl.initial, 1.0), (e.decl.final, -1.0)):
@@ -325,9 +324,9 @@ class _Flattener:
                 c.__dict__["_binding"] = None
                 for p in c.ports().values():
                     p.__dict__["_binding"] = None
-        for k, v in enumerate(self.variables):
-            if v.der_of is not None:
-                self.outputs.setdefault(v.name, v.sym)
+        for fv in self.variables:
+            if fv.der_of is not None:
+                self.outputs.setdefault(fv.name, fv.sym)
         return FlatSystem(
             mechanism=self.mechanism,
             t=self.t,
@@ -340,7 +339,7 @@ class _Flattener:
             initial_equations=initial,
         )
 
-    def _composite_flows(self, comps: list[Component], flows: dict[int, cs.SX]) -> None:
+    def _composite_flows(self, comps: list[Component], flows: dict[int, Any]) -> None:
         """Flow of a model's own port = sum of the flows of the inner ports joined to it."""
         for c in reversed(comps):  # children before parents
             own = c.ports()

@@ -224,7 +224,8 @@ class LinearGraph:
         pos = nx.spring_layout(g, seed=1)
         tree = [(e.initial, e.final) for e in self.tree]
         nx.draw_networkx_nodes(g, pos, ax=ax, node_size=250)
-        nx.draw_networkx_labels(g, pos, ax=ax, labels={v.index: f"v{v.index}" for v in self.vertices})
+        labels = {v.index: f"v{v.index}" for v in self.vertices}
+        nx.draw_networkx_labels(g, pos, ax=ax, labels=labels)
         nx.draw_networkx_edges(g, pos, edgelist=tree, width=2.5, ax=ax)
         nx.draw_networkx_edges(
             g, pos, edgelist=[(e.initial, e.final) for e in self.cotree], style="dashed", ax=ax

@@ -81,10 +81,10 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
     if nz == 0 and not cm.flat.initial_equations and all(v.name in state_set for v in fixed):
         x0 = np.array([start[n] for n in dae.x_names], dtype=float)
         fixed_names = {v.name for v in fixed}
-        conds = [f"{v.name} = {v.start} (fixed start)" for v in fixed]
-        defaulted = [f"{n} = {start[n]} (start value)" for n in dae.x_names
-                     if n not in fixed_names]
-        return InitialValues(x0, np.zeros(0), conds, defaulted, 0.0)
+        return InitialValues(
+            x0, np.zeros(0), [f"{v.name} = {v.start} (fixed start)" for v in fixed],
+            [f"{n} = {start[n]} (start value)" for n in dae.x_names if n not in fixed_names],
+            0.0)
 
     rows: list[cs.SX] = [dae.alg[k] for k in range(nz)]
     labels: list[str] = [f"algebraic equation {k}" for k in range(nz)]
@@ -188,7 +188,7 @@ def _newton(F: cs.SX, w: cs.SX, pt: cs.SX, w0: np.ndarray, ptv: np.ndarray,
     x = np.array(w0, dtype=float)
     f, Jv = fJ(x, ptv)
     f = np.asarray(f).ravel()
-    norm = np.linalg.norm(f, np.inf)
+    norm = float(np.linalg.norm(f, np.inf))
     import scipy.sparse.linalg as spla
 
     for _ in range(100):
@@ -206,14 +206,14 @@ def _newton(F: cs.SX, w: cs.SX, pt: cs.SX, w0: np.ndarray, ptv: np.ndarray,
             xn = x + lam * step
             fn, Jn = fJ(xn, ptv)
             fn = np.asarray(fn).ravel()
-            nn = np.linalg.norm(fn, np.inf)
+            nn = float(np.linalg.norm(fn, np.inf))
             if np.isfinite(nn) and nn < norm * (1 - 1e-4 * lam) or nn < 1e-12:
                 break
             lam *= 0.5
         x, f, Jv, norm = xn, fn, Jn, nn
         if lam <= 1e-6:
             break
-    if not np.isfinite(norm) or norm > 1e-8 * max(1.0, np.linalg.norm(x, np.inf)):
+    if not np.isfinite(norm) or norm > 1e-8 * max(1.0, float(np.linalg.norm(x, np.inf))):
         worst = np.argsort(-np.abs(f))[:5]
         raise InitializationError(
             "no consistent initial values found (Newton stopped with residual "

@@ -118,10 +118,11 @@ class Result:
         groups = [[n] if isinstance(n, str) else list(n) for n in names]
         if not groups:
             raise AcausalError("plot() needs at least one variable name")
+        axes: Any
         if ax is None:
-            fig, axes = plt.subplots(len(groups), 1, sharex=True,
+            fig, grid = plt.subplots(len(groups), 1, sharex=True,
                                      figsize=(8, 2.4 * len(groups) + 0.6), squeeze=False)
-            axes = axes[:, 0]
+            axes = list(grid[:, 0])
         else:
             fig, axes = ax.figure, [ax]
         for a, group in zip(axes, groups, strict=False):

@@ -27,7 +27,8 @@ from .structure.dummy import select_states
 __all__ = ["simulate", "make_integrator"]
 
 
-def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float], *, rtol: float = 1e-6,
+def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
+                    rtol: float = 1e-6,
                     atol: float = 1e-8, max_step: float | None = None,
                     max_num_steps: int = 100_000, name: str = "idas",
                     p_values: np.ndarray | None = None,
@@ -250,7 +251,7 @@ def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
     that fails (the choice became singular between two checks) is retried from its start
     with the best choice there, then with fewer output points.
     """
-    blocks = []
+    blocks: list[tuple[SemiExplicitDAE, np.ndarray, np.ndarray, np.ndarray]] = []
     k = 0
     m0 = 20 if sel.dynamic else max(1, (len(grid) - 1) // 20)
     m = m0

@@ -1,9 +1,9 @@
 """Closed-form checks of the 1D domains (issue 2)."""
 
 import numpy as np
+from models import RC, DCMotor, HeatedMass, MassSpringDamper, SeriesRLC
 
 import acausal as ac
-from models import RC, DCMotor, HeatedMass, MassSpringDamper, SeriesRLC
 
 # IDAS at rtol 1e-10 / atol 1e-12: the global error is a few 1e-10, so 1e-6 relative (the
 # issue's figure) leaves three orders of margin without hiding a modelling error.

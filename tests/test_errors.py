@@ -1,12 +1,12 @@
 """Broken models give errors that name the user's objects (issue 2, issue 3)."""
 
 import pytest
+from models import RC
 
 import acausal as ac
 from components import electrical as el
 from components import rotational as rot
 from components import translational as tr
-from models import RC
 
 
 def test_connecting_different_domains_names_both_ports():

@@ -2,9 +2,9 @@
 
 import casadi as cs
 import numpy as np
+from models import RC, MassSpringDamper
 
 import acausal as ac
-from models import RC, MassSpringDamper
 
 
 def test_dae_function_matches_rc_ode():

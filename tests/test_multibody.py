@@ -2,10 +2,6 @@
 
 import numpy as np
 import pytest
-from scipy.special import ellipk
-
-import acausal as ac
-from components import multibody as mb
 from mb_models import (
     FourBar,
     Pendulum,
@@ -14,6 +10,10 @@ from mb_models import (
     body_energy,
     fourbar_closed_form,
 )
+from scipy.special import ellipk
+
+import acausal as ac
+from components import multibody as mb
 
 
 def test_pendulum_170_degrees_period():

@@ -20,7 +20,7 @@ class RandomNetwork(ac.Model):
         self.source = el.SineVoltage(V=1.0, f=0.7)
         nodes = [[self.ground.p, self.source.n], [self.source.p]] + [[] for _ in range(n - 1)]
         elements = []
-        for k, (a, b, kind, value) in enumerate(branches):
+        for a, b, kind, value in branches:
             cls, pname, _ = KINDS[kind]
             comp = cls(**{pname: value})
             elements.append(comp)

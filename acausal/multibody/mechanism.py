@@ -217,7 +217,7 @@ class Mechanism:
         # tree coordinates: kinematic differential equations
         for k, m in motions.items():
             c = self.edges[k].comp
-            for j, (qs, qd) in enumerate(zip(m.q, cs.vertsplit(m.qdot), strict=True)):
+            for qs, qd in zip(m.q, cs.vertsplit(m.qdot), strict=True):
                 eqs.append((fl.der(qs) == qd, self.edges[k].name, c))
 
         # chords: definitions and constraints
@@ -251,12 +251,12 @@ class Mechanism:
             Phi = cs.vertcat(*constraints)
             qd_du = cs.substitute(qdot, u, du)
             Phi_dot = cs.jtimes(Phi, q, qd_du)
-            for n, (lab, comp) in enumerate(labels):
+            for n, (_lab, comp) in enumerate(labels):
                 sym = fl.new_var(f"{comp._path_or_class()}.lambda[{n}]", 1, unit="",
                                  origin=comp._path_or_class())
                 lam.append(sym)
             power = power + cs.dot(cs.vertcat(*lam), Phi_dot)
-            for res, (lab, comp) in zip(constraints, labels, strict=True):
+            for res, (_lab, comp) in zip(constraints, labels, strict=True):
                 eqs.append((res == 0, comp._path_or_class(), comp))
         if u.numel():
             R_dyn = cs.gradient(power, du)

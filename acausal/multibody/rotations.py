@@ -90,7 +90,8 @@ def matrix_to_quat(R: cs.SX) -> cs.SX:
     keys = [tr, R[0, 0], R[1, 1], R[2, 2]]
     out = cands[3] / (2 * cs.sqrt(cs.fmax(cands[3][3], 1e-300)))
     for k in (2, 1, 0):
-        better = keys[k] >= cs.fmax(cs.fmax(keys[(k + 1) % 4], keys[(k + 2) % 4]), keys[(k + 3) % 4])
+        others = cs.fmax(cs.fmax(keys[(k + 1) % 4], keys[(k + 2) % 4]), keys[(k + 3) % 4])
+        better = keys[k] >= others
         val = cands[k] / (2 * cs.sqrt(cs.fmax(cands[k][k if k else 0], 1e-300)))
         out = cs.if_else(better, val, out)
     return out

@@ -84,9 +84,10 @@ def _classify(fs: FlatSystem, eq: FlatEquation, params: set[str]):
         if not others:
             return ("const", a, _ZERO)
         (so, _, payload), *more = others
-        value = payload if so * sa < 0 else -payload  # a = -(so/sa) * payload
+        first = cs.SX(payload)  # type: ignore[call-overload]
+        value = first if so * sa < 0 else -first  # a = -(so/sa) * payload
         for s, _, p in more:
-            value = value - p if s * sa > 0 else value + p
+            value = value - p if s * sa > 0 else value + p  # type: ignore[operator]
         return ("const", a, value)
     return None
 

@@ -171,9 +171,10 @@ def select_states(
                 picks = _pivot(H, weights, len(eqs))
             else:
                 Hs = f(values, p_values, t0).sparse()
-                picks = _sparse_pick(sp.csc_matrix(Hs), prio, len(eqs))
-                if picks is None:
+                sparse_picks = _sparse_pick(sp.csc_matrix(Hs), prio, len(eqs))
+                if sparse_picks is None:
                     raise _structure_error(sys, eqs, cands)
+                picks = sparse_picks
             chosen = [cands[k] for k in picks]
             blocks.append(DummyBlock(level, eqs, cands, chosen, None if constant else f,
                                      constant))

@@ -45,7 +45,8 @@ class DMParts:
 
 
 def dulmage_mendelsohn(
-    inc: sp.csr_matrix, var_of_eq: Sequence[int], eq_of_var: Sequence[int]
+    inc: sp.csr_matrix, var_of_eq: Sequence[int] | np.ndarray,
+    eq_of_var: Sequence[int] | np.ndarray,
 ) -> DMParts:
     """Coarse Dulmage–Mendelsohn decomposition from a maximum matching."""
     inc = sp.csr_matrix(inc)
