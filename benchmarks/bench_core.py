@@ -22,8 +22,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import acausal as ac  # noqa: E402
 from _models import MassSpringChain, RCLadder  # noqa: E402
+
+import acausal as ac  # noqa: E402
 
 T_END, RTOL, ATOL, N_POINTS = 1.0, 1e-6, 1e-8, 101
 
