@@ -97,6 +97,9 @@ class CompiledModel:
     report: StructureReport
     alias_pairs: tuple[list[cs.SX], list[cs.SX]]
     _dae_cache: dict[tuple[int, ...], SemiExplicitDAE] = field(default_factory=dict)
+    # IDAS integrators by (DAE, relative grid, settings, parameter values), reused by
+    # repeated simulations of the same compiled model
+    _integrators: dict[tuple, Any] = field(default_factory=dict)
 
     def dae_for(self, states: list[int]) -> SemiExplicitDAE:
         """The DAE for another state choice (dynamic state selection), cached."""

@@ -27,13 +27,19 @@ class Result:
         (outputs are evaluated lazily from the integrated states)."""
         self.t = np.asarray(t, dtype=float)
         self._names = list(names)
-        self._index = dict(zip(self._names, range(len(self._names)), strict=True))
+        self._index_cache: dict[str, int] | None = None
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         self._data_or_fn = data
         self.parameters = dict(parameters)
         self.status = status
         self.message = message
         self.stats = stats or {}
+
+    @property
+    def _index(self) -> dict[str, int]:
+        if self._index_cache is None:
+            self._index_cache = dict(zip(self._names, range(len(self._names)), strict=True))
+        return self._index_cache
 
     @property
     def _data(self) -> np.ndarray:

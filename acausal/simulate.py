@@ -106,11 +106,12 @@ class _Runner:
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
         self.max_num_steps = max_num_steps
         self.exact_xdot = False  # switched on when IDACalcIC fails on a consistent point
-        self.cache: dict[tuple, cs.Function] = {}
+        self.cache: dict[tuple, cs.Function] = cm._integrators
         self.outf: dict[int, cs.Function] = {}
 
     def integrator(self, dae: SemiExplicitDAE, rel: np.ndarray) -> cs.Function:
-        key = (id(dae), tuple(np.round(rel, 12)))
+        key = (id(dae), tuple(np.round(rel, 12)), self.rtol, self.atol, self.max_step,
+               self.max_num_steps, self.p.tobytes())
         if key not in self.cache:
             self.cache[key] = make_integrator(dae, rel, rtol=self.rtol, atol=self.atol,
                                               max_step=self.max_step,
