@@ -100,6 +100,7 @@ class CompiledModel:
     # IDAS integrators by (DAE, relative grid, settings, parameter values), reused by
     # repeated simulations of the same compiled model
     _integrators: dict[tuple, Any] = field(default_factory=dict)
+    _misc: dict[str, Any] = field(default_factory=dict)
 
     def dae_for(self, states: list[int]) -> SemiExplicitDAE:
         """The DAE for another state choice (dynamic state selection), cached."""
@@ -121,6 +122,12 @@ class CompiledModel:
                 )
             values[names.index(k)] = float(v)
         return values
+
+    def _start_values(self) -> dict[str, float]:
+        """Start value of every variable of the equation system (cached)."""
+        if "start" not in self._misc:
+            self._misc["start"] = {v.name: v.start for v in self.system.variables}
+        return self._misc["start"]
 
     @property
     def mechanism(self) -> Any:

@@ -70,8 +70,10 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
     sys = cm.system
     nx, nz = int(dae.x.numel()), int(dae.z.numel())
     w = cs.vertcat(dae.x, dae.z)
-    out_index = {n: k for k, n in enumerate(dae.out_names)}
-    start = {v.name: v.start for v in sys.variables}
+    out_index = dae._cache.get("out_index")
+    if out_index is None:
+        out_index = dae._cache["out_index"] = {n: k for k, n in enumerate(dae.out_names)}
+    start = dict(cm._start_values())
     if guess:
         start.update(guess)
 

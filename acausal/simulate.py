@@ -9,6 +9,7 @@ failure, to return the result computed up to the failure.
 
 from __future__ import annotations
 
+import gc
 import time as _time
 from collections.abc import Sequence
 from typing import Any
@@ -119,14 +120,14 @@ class _Runner:
                                               p_values=self.p)
         return self.cache[key]
 
-    def outputs(self, dae: SemiExplicitDAE, X: np.ndarray, Z: np.ndarray,
-                T: np.ndarray, only_variables: bool = False) -> np.ndarray:
+    def outputs(self, dae: SemiExplicitDAE, X: Any, Z: Any, T: np.ndarray,
+                only_variables: bool = False) -> np.ndarray:
         """Outputs at the given times, ``(nt, n_out)`` (CasADi evaluates all columns)."""
         f = dae.variables_function() if only_variables else dae.output_function()
-        return np.asarray(f(X, Z, self.p.reshape(-1, 1), T.reshape(1, -1))).T
+        return f(X, Z, self.p.reshape(-1, 1), T.reshape(1, -1)).full().T
 
     def step(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
-             grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+             grid: np.ndarray) -> tuple[cs.DM, cs.DM]:
         args = dict(x0=x0 if x0.size else 0.0, z0=z0, p=[grid[0]])
         r = None
         if not self.exact_xdot:
@@ -144,11 +145,11 @@ class _Runner:
                                     p_values=self.p,
                                     init_xdot=xdot if xdot is not None else np.zeros(1))
             r = integ(**args)
-        X = np.asarray(r["xf"]).reshape(-1, len(grid) - 1)
-        Z = np.asarray(r["zf"]).reshape(-1, len(grid) - 1) if dae.z.numel() else np.zeros(
-            (0, len(grid) - 1))
-        if dae.x.numel() == 0:
-            X = np.zeros((0, len(grid) - 1))
+        # kept as CasADi matrices: the output function takes them as they are, and only
+        # the last column is converted to continue (copying to numpy costs as much as IDAS)
+        n = len(grid) - 1
+        X = r["xf"] if dae.x.numel() else cs.DM(0, n)
+        Z = r["zf"] if dae.z.numel() else cs.DM(0, n)
         return X, Z
 
 
@@ -181,6 +182,20 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         returned with ``status == "failed"``.
     """
     cm = model if isinstance(model, CompiledModel) else build(model)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # no reference cycles are made here; avoid full scans of a large heap
+    try:
+        return _simulate(cm, t_end, t_start, n_points, dt, t_eval, rtol, atol, params,
+                         max_step, raise_on_failure)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _simulate(cm: CompiledModel, t_end: float, t_start: float, n_points: int | None,
+              dt: float | None, t_eval: Sequence[float] | None, rtol: float, atol: float,
+              params: dict[str, float] | None, max_step: float | None,
+              raise_on_failure: bool) -> Result:
     tic = _time.perf_counter()
     p = cm.parameter_values(params)
     grid = _grid(t_start, t_end, n_points, dt, t_eval)
@@ -200,7 +215,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         dae, x0, z0, sel = _reselect(cm, values, p, grid[0], dae, x0, z0, sel, stats)
 
     first = (dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1])
-    blocks: list[tuple[SemiExplicitDAE, np.ndarray, np.ndarray, np.ndarray]] = []
+    blocks: list[tuple[SemiExplicitDAE, Any, Any, np.ndarray]] = []
     status, message = "ok", ""
     if not sel.dynamic:
         try:
@@ -241,6 +256,11 @@ def _reselect(cm, values, p, t, dae, x0, z0, sel, stats):
     return d2, x1, z1, new
 
 
+def _last(M: Any) -> np.ndarray:
+    """Last column of a CasADi or numpy matrix, as a flat numpy array."""
+    return np.asarray(M[:, -1]).ravel() if M.shape[0] else np.zeros(0)
+
+
 _SWITCH = 0.7  # re-select when another choice is better conditioned by 1/0.7
 _NEAR_SWITCH = 0.9  # below this, integrate one output interval at a time
 
@@ -252,7 +272,7 @@ def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
     that fails (the choice became singular between two checks) is retried from its start
     with the best choice there, then with fewer output points.
     """
-    blocks: list[tuple[SemiExplicitDAE, np.ndarray, np.ndarray, np.ndarray]] = []
+    blocks: list[tuple[SemiExplicitDAE, Any, Any, np.ndarray]] = []
     k = 0
     m0 = 20 if sel.dynamic else max(1, (len(grid) - 1) // 20)
     m = m0
@@ -296,7 +316,7 @@ def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
             # approaching a switch: check at every output point
             m = 1 if (not degraded and quality < _NEAR_SWITCH) else m0
         blocks.append((dae, X, Z, T))
-        x0, z0 = X[:, -1], Z[:, -1]
+        x0, z0 = _last(X), _last(Z)
         if degraded:
             dae, x0, z0, sel = _reselect(cm, vals[keep - 1], run.p, float(T[-1]), dae,
                                          x0, z0, sel, stats)

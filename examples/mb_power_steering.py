@@ -76,8 +76,8 @@ T_END = 3.0  # s: the steering settles (slowest decay ~0.25 s)
 RTOL = 1e-8  # closed loops: the multiplier block does not converge much tighter
 # Starting from rest, every multiplier and acceleration is exactly zero at t = 0, so IDAS's
 # error test sees them with the absolute tolerance alone; with atol <= 1e-8 the first step
-# fails (see the validation report). 1e-7 is small against angles of ~1 rad and forces of
-# ~1e3 N.
+# fails (docs/multibody.md, Limitations). 1e-7 is small against angles of ~1 rad and
+# forces of ~1e3 N.
 ATOL = 1e-7
 N_POINTS = 601
 

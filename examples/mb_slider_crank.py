@@ -245,7 +245,7 @@ def main() -> None:
           " m/s")
     print(f"  max loop closure gap at B = {np.max(gap):.2e} m")
     print(f"  power balance: max |work - energy change| = {np.max(np.abs(W - (E - E[0]))):.2e} J"
-          f" (peak kinetic energy {np.max(E - E[0]):.3f} J)")
+          f" (peak energy change {np.max(E - E[0]):.3f} J)")
     print(f"  plot written to {OUTDIR / 'mb_slider_crank.png'}")
 
 
