@@ -100,7 +100,7 @@ class CompiledModel:
     # IDAS integrators by (DAE, relative grid, settings, parameter values), reused by
     # repeated simulations of the same compiled model
     _integrators: dict[tuple, Any] = field(default_factory=dict)
-    _misc: dict[str, Any] = field(default_factory=dict)
+    _misc: dict[Any, Any] = field(default_factory=dict)
 
     def dae_for(self, states: list[int]) -> SemiExplicitDAE:
         """The DAE for another state choice (dynamic state selection), cached."""

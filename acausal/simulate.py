@@ -21,6 +21,7 @@ from .compiler import CompiledModel, build
 from .component import Component
 from .dae import SemiExplicitDAE
 from .errors import AcausalError, SimulationError
+from .events import time_events
 from .initialize import initialize
 from .results import Result
 from .structure.dummy import select_states
@@ -28,12 +29,17 @@ from .structure.dummy import select_states
 __all__ = ["simulate", "make_integrator"]
 
 
+#: integration modes, tried in this order when the previous one fails on a model
+MODES = ("idas_ic", "exact_xdot", "states_error_only")
+
+
 def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
                     rtol: float = 1e-6,
                     atol: float = 1e-8, max_step: float | None = None,
                     max_num_steps: int = 100_000, name: str = "idas",
                     p_values: np.ndarray | None = None,
-                    init_xdot: np.ndarray | None = None) -> cs.Function:
+                    init_xdot: np.ndarray | None = None,
+                    suppress_algebraic: bool = False) -> cs.Function:
     """IDAS integrator of ``dae`` on ``grid`` (relative to the start time).
 
     The returned function takes ``x0``, ``z0`` and ``p = [parameters; t_start]`` and gives
@@ -44,7 +50,10 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
     By default IDAS computes consistent derivatives itself (``IDACalcIC``). With
     ``init_xdot`` (the exact ``ode(x0, z0)`` of a consistent point) that step is skipped:
     the robust mode used when ``IDACalcIC`` fails on a consistent point (it can, on
-    ill-scaled algebraic blocks such as a closed loop's multipliers).
+    ill-scaled algebraic blocks such as a closed loop's multipliers). With
+    ``suppress_algebraic`` the local error test covers the states only (the algebraic
+    variables follow them through the algebraic equations): the last resort for badly
+    conditioned algebraic blocks.
     """
     toff = cs.SX.sym("t_start")
     tau = cs.SX.sym("tau")
@@ -71,9 +80,12 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
         "max_num_steps": max_num_steps,
         "verbose": False,
     }
+
     if init_xdot is not None:
         opts.update(calc_ic=False,
                     init_xdot=[float(v) for v in np.ravel(init_xdot)] or [0.0])
+    if suppress_algebraic:
+        opts["suppress_algebraic"] = True
     if max_step is not None:
         opts["max_step_size"] = max_step
     return cs.integrator(name, "idas", problem, 0.0, [float(g) for g in grid[1:]], opts)
@@ -106,7 +118,8 @@ class _Runner:
         self.cm, self.p = cm, p
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
         self.max_num_steps = max_num_steps
-        self.exact_xdot = False  # switched on when IDACalcIC fails on a consistent point
+        # integration mode (see MODES): advanced when a mode fails, remembered per model
+        self.mode = int(cm._misc.get("integration_mode", 0))
         self.cache: dict[tuple, cs.Function] = cm._integrators
         self.outf: dict[int, cs.Function] = {}
 
@@ -126,25 +139,33 @@ class _Runner:
         f = dae.variables_function() if only_variables else dae.output_function()
         return f(X, Z, self.p.reshape(-1, 1), T.reshape(1, -1)).full().T
 
+    def _call(self, dae: SemiExplicitDAE, grid: np.ndarray, x0: np.ndarray, z0: np.ndarray,
+              args: dict[str, Any]) -> Any:
+        if self.mode == 0:
+            return self.integrator(dae, grid - grid[0])(**args)
+        xdot = np.asarray(dae.function()(x0, z0, self.p, grid[0])[0]).ravel()
+        integ = make_integrator(dae, grid - grid[0], rtol=self.rtol, atol=self.atol,
+                                max_step=self.max_step, max_num_steps=self.max_num_steps,
+                                p_values=self.p, init_xdot=xdot if xdot.size else np.zeros(1),
+                                suppress_algebraic=self.mode == 2)
+        return integ(**args)
+
     def step(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
              grid: np.ndarray) -> tuple[cs.DM, cs.DM]:
         args = dict(x0=x0 if x0.size else 0.0, z0=z0, p=[grid[0]])
-        r = None
-        if not self.exact_xdot:
+        while True:
             try:
-                r = self.integrator(dae, grid - grid[0])(**args)
+                r = self._call(dae, grid, x0, z0, args)
+                break
             except RuntimeError as exc:
-                if "IDACalcIC" not in str(exc):
+                calc_ic_failed = "IDACalcIC" in str(exc)
+                if self.mode == 0 and calc_ic_failed:
+                    self.mode = 1
+                elif self.mode < 2 and not calc_ic_failed and dae.z.numel():
+                    self.mode = 2
+                else:
                     raise
-                self.exact_xdot = True
-        if r is None:
-            f = dae.function()
-            xdot = np.asarray(f(x0, z0, self.p, grid[0])[0]).ravel() if x0.size else None
-            integ = make_integrator(dae, grid - grid[0], rtol=self.rtol, atol=self.atol,
-                                    max_step=self.max_step, max_num_steps=self.max_num_steps,
-                                    p_values=self.p,
-                                    init_xdot=xdot if xdot is not None else np.zeros(1))
-            r = integ(**args)
+                self.cm._misc["integration_mode"] = self.mode
         # kept as CasADi matrices: the output function takes them as they are, and only
         # the last column is converted to continue (copying to numpy costs as much as IDAS)
         n = len(grid) - 1
@@ -215,24 +236,31 @@ def _simulate(cm: CompiledModel, t_end: float, t_start: float, n_points: int | N
         dae, x0, z0, sel = _reselect(cm, values, p, grid[0], dae, x0, z0, sel, stats)
 
     first = (dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1])
-    blocks: list[tuple[SemiExplicitDAE, Any, Any, np.ndarray]] = []
+    pieces: list[tuple[SemiExplicitDAE, Any, Any, np.ndarray]] = [first]
     status, message = "ok", ""
-    if not sel.dynamic:
-        try:
-            X, Z = run.step(dae, x0, z0, grid)
-            blocks.append((dae, X, Z, grid[1:]))
-        except RuntimeError:
-            blocks = []
-            status, message, blocks = _chunked(run, cm, dae, x0, z0, grid, sel, stats)
-    else:
-        status, message, blocks = _chunked(run, cm, dae, x0, z0, grid, sel, stats)
-
-    pieces = [first] + [b for b in blocks if len(b[3])]
+    events = _events(cm, dae, p, grid[0], grid[-1])
+    if events:
+        grid = np.union1d(grid, events)  # event instants are output points
+        stats["time_events"] = events
+    bounds = [grid[0], *events, grid[-1]]
+    x, z = x0, z0
+    for s, (ta, tb) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        seg = grid[(grid >= ta) & (grid <= tb)]
+        if s > 0:  # restart just after the event, algebraic variables on the new side
+            seg = np.concatenate([[ta + _EVENT_EPS * max(1.0, abs(ta))], seg[1:]])
+            z = _consistent_z(dae, x, z, run.p, float(seg[0]))
+        status, message, blocks, sel = _integrate(run, cm, dae, x, z, seg, sel, stats)
+        pieces += [b for b in blocks if len(b[3])]
+        if status != "ok" or not blocks:
+            break
+        dae = blocks[-1][0]
+        x, z = _last(blocks[-1][1]), _last(blocks[-1][2])
     t_all = np.concatenate([b[3] for b in pieces])
 
     def evaluate() -> np.ndarray:  # outputs on first access (the states are the result)
         return np.vstack([run.outputs(*b) for b in pieces])
 
+    stats["integration_mode"] = MODES[run.mode]
     stats["wall_time"] = _time.perf_counter() - tic
     res = Result(t_all, dae.out_names, dae.out_sizes, evaluate,
                  dict(zip(dae.p_names, p, strict=True)), status=status, message=message,
@@ -241,6 +269,56 @@ def _simulate(cm: CompiledModel, t_end: float, t_start: float, n_points: int | N
         if raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=float(t_all[-1]))
     return res
+
+
+_EVENT_EPS = 1e-12  # restart offset after a time event, relative to max(1, |t|)
+
+
+def _events(cm: CompiledModel, dae: SemiExplicitDAE, p: np.ndarray, t0: float,
+            t1: float) -> list[float]:
+    """Time events of the model with these parameter values (cached)."""
+    key = ("events", id(dae), p.tobytes(), t0, t1)
+    if key not in cm._misc:
+        if not cs.depends_on(cs.vertcat(dae.ode, dae.alg), dae.t):
+            cm._misc[key] = []
+        else:
+            pv = cs.DM(p) if dae.p.numel() else cs.DM(0, 1)
+            f = cs.Function("rhs", [dae.x, dae.z, dae.t], [
+                cs.substitute(cs.vertcat(dae.ode, dae.alg), dae.p, pv)])
+            cm._misc[key] = time_events(f, 2, t0, t1)
+    return list(cm._misc[key])
+
+
+def _consistent_z(dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray, p: np.ndarray,
+                  t: float) -> np.ndarray:
+    """Algebraic variables consistent with the states at ``t`` (Newton from ``z``)."""
+    if dae.z.numel() == 0:
+        return z
+    if "znewton" not in dae._cache:
+        dae._cache["znewton"] = cs.Function(
+            "znewton", [dae.x, dae.z, dae.p, dae.t],
+            [dae.alg, cs.jacobian(dae.alg, dae.z)])
+    f = dae._cache["znewton"]
+    zk = np.array(z, dtype=float)
+    for _ in range(50):
+        g, J = f(x, zk, p, t)
+        g = np.asarray(g).ravel()
+        if np.max(np.abs(g)) < 1e-12 * max(1.0, float(np.max(np.abs(zk)))):
+            break
+        zk = zk - np.linalg.solve(np.asarray(J), g)
+    return zk
+
+
+def _integrate(run: _Runner, cm: CompiledModel, dae: SemiExplicitDAE, x0: np.ndarray,
+               z0: np.ndarray, grid: np.ndarray, sel: Any, stats: dict[str, Any]):
+    """One smooth segment: a single IDAS call when possible, else chunks."""
+    if not sel.dynamic:
+        try:
+            X, Z = run.step(dae, x0, z0, grid)
+            return "ok", "", [(dae, X, Z, grid[1:])], sel
+        except RuntimeError:
+            pass
+    return _chunked(run, cm, dae, x0, z0, grid, sel, stats)
 
 
 def _reselect(cm, values, p, t, dae, x0, z0, sel, stats):
@@ -299,7 +377,7 @@ def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
                    "division by zero), an inconsistent input, tolerances too loose, or "
                    "tolerances too tight for the conditioning of the algebraic equations "
                    "(try rtol=1e-8).")
-            return "failed", msg, blocks
+            return "failed", msg, blocks, sel
         retried = False
         m = m0
         T = chunk[1:]
@@ -321,4 +399,4 @@ def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
             dae, x0, z0, sel = _reselect(cm, vals[keep - 1], run.p, float(T[-1]), dae,
                                          x0, z0, sel, stats)
         k += keep
-    return "ok", "", blocks
+    return "ok", "", blocks, sel
