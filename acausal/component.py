@@ -517,7 +517,15 @@ class Component:
         return dict(self.__dict__["_children"])
 
     def walk(self) -> Iterator[Component]:
-        """This component and all sub-components, depth first, in declaration order."""
+        """This component and all sub-components, depth first, in declaration order.
+
+        Lists of components given as attributes are re-read, so components appended to such
+        a list after the assignment are part of the model too.
+        """
+        for name, value in list(vars(self).items()):
+            if isinstance(value, (list, tuple)) and value and all(
+                    isinstance(v, Component) for v in value):
+                self._adopt(name, value)
         yield self
         for child in self.__dict__["_children"].values():
             yield from child.walk()

@@ -117,8 +117,10 @@ class _Flattener:
         if tree is not None:
             from .multibody.base import MultibodyComponent
 
-            mb_items = [t for t in tree if isinstance(t, MultibodyComponent)]
-            tree = [t for t in tree if not isinstance(t, MultibodyComponent)]
+            by_path = {c.path(): c for c in model.walk()}
+            items = [by_path.get(t, t) if isinstance(t, str) else t for t in tree]
+            mb_items = [t for t in items if isinstance(t, MultibodyComponent)]
+            tree = [t for t in items if not isinstance(t, MultibodyComponent)]
             self.tree = mb_items
         self.graph = LinearGraph(model, tree)
         self.t = cs.SX.sym("time")

@@ -25,7 +25,7 @@ from ..component import DATUM, Component
 from ..domains import Domain, Quantity
 
 __all__ = ["FrameDomain", "Frame", "MBEdge", "MBPriority", "Kinematics", "TreeMotion",
-           "CutEquations", "MultibodyComponent"]
+           "Coordinates", "CutEquations", "MultibodyComponent"]
 
 FrameDomain = Domain(
     "frame",
@@ -97,6 +97,16 @@ class TreeMotion:
 
 
 @dataclass
+class Coordinates:
+    """Coordinates owned by a component itself (not by one of its edges): the elastic
+    coordinates of a flexible body, a mass sliding inside a part. ``qdot = N(q) u``."""
+
+    q: list[cs.SX]
+    u: list[cs.SX]
+    qdot: cs.SX
+
+
+@dataclass
 class CutEquations:
     """What a chord contributes: equations defining its own variables from the frames'
     kinematics, and constraint residuals (projected circuit equations) with labels."""
@@ -123,6 +133,18 @@ class MultibodyComponent(Component):
                                                                               cs.SX]]:
         """Applied ``(frame port, force, moment)`` in world coordinates (d'Alembert forces
         of bodies included)."""
+        return []
+
+    def internal_motion(self) -> Coordinates | None:
+        """Coordinates of the component itself (the extension point for flexible bodies:
+        their elastic coordinates; the relative motion of their attachment-frame edges may
+        depend on them)."""
+        return None
+
+    def generalized_forces(self, kin: dict[str, Kinematics],
+                           gravity: cs.SX) -> list[tuple[cs.SX, cs.SX]]:
+        """``(speeds, forces)`` conjugate to the speeds of :meth:`internal_motion`
+        (elastic, inertial and applied), added to the virtual power as ``Q . du``."""
         return []
 
 

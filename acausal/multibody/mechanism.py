@@ -158,6 +158,14 @@ class Mechanism:
                     "mechanism hangs on force elements only; give its body a FreeMotion or "
                     "connect it by joints"
                 )
+        internal = []
+        for c in self.comps:
+            im = c.internal_motion()
+            if im is not None:
+                internal.append((c, im))
+                q_all += im.q
+                u_all += im.u
+                qdot_all.append(im.qdot)
         motions: dict[int, Any] = {}
         for v in topo.order:
             if v == self.datum or topo.parent[v] < 0:
@@ -214,7 +222,10 @@ class Mechanism:
             for key in ("r", "R", "v", "w", "a", "z"):
                 fl.outputs[f"{pp}.{key}"] = getattr(kv, key)
 
-        # tree coordinates: kinematic differential equations
+        # component and tree coordinates: kinematic differential equations
+        for c, im in internal:
+            for qs, qd in zip(im.q, cs.vertsplit(im.qdot), strict=True):
+                eqs.append((fl.der(qs) == qd, c._path_or_class(), c))
         for k, m in motions.items():
             c = self.edges[k].comp
             for qs, qd in zip(m.q, cs.vertsplit(m.qdot), strict=True):
@@ -246,6 +257,8 @@ class Mechanism:
                 kv = kmap[port]
                 power = power + cs.dot(F, cs.substitute(kv.v, u, du)) + cs.dot(
                     M, cs.substitute(kv.w, u, du))
+            for speeds, Q in c.generalized_forces(kmap, gravity):
+                power = power + cs.dot(Q, cs.substitute(speeds, u, du))
         lam: list[cs.SX] = []
         if constraints:
             Phi = cs.vertcat(*constraints)
