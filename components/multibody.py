@@ -210,7 +210,24 @@ class FixedRotation(_TwoFrames):
         return CutEquations([], c1 + c2, l1 + l2)
 
 
-class Revolute(_TwoFrames):
+class _AxisJoint(_TwoFrames):
+    """Partial joint with an optional 1D ``axis`` flange (driving torque or force); the
+    flange's edge goes to the 1D datum and its reaction acts on ``frame_a``."""
+
+    def __init__(self, use_axis_flange: bool = False, **kwargs):
+        self.__dict__["use_axis_flange"] = use_axis_flange
+        self.__dict__["edges"] = [Edge(DATUM, "axis")] if use_axis_flange else []
+        super().__init__(**kwargs)
+
+    def _check_not_cut(self) -> None:
+        if self.use_axis_flange:
+            raise ac.TopologyError(
+                f"{self._describe()} has an axis flange but closes a kinematic loop; make it "
+                "a tree joint with build(model, tree=[...]) and cut another joint"
+            )
+
+
+class Revolute(_AxisJoint):
     """Revolute joint: rotation ``phi`` about ``n`` (frame_a coordinates).
 
     Parameters
@@ -232,11 +249,6 @@ class Revolute(_TwoFrames):
     mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.REVOLUTE, "joint")]
     n_dof = 1
 
-    def __init__(self, use_axis_flange: bool = False, **kwargs):
-        self.__dict__["use_axis_flange"] = use_axis_flange
-        self.__dict__["edges"] = [Edge(DATUM, "axis")] if use_axis_flange else []
-        super().__init__(**kwargs)
-
     def equations(self):
         eqs = [self.a == der(self.w)]
         if self.use_axis_flange:
@@ -250,11 +262,7 @@ class Revolute(_TwoFrames):
                           axis_rotation(n, self.phi), z, cs.SX(cs.DM(n)) * self.w)
 
     def cut(self, ka, kb) -> CutEquations:
-        if self.use_axis_flange:
-            raise ac.TopologyError(
-                f"{self._describe()} has an axis flange but closes a kinematic loop; make it "
-                "a tree joint with build(model, tree=[...]) and cut another joint"
-            )
+        self._check_not_cut()
         n = unit(self.n)
         e1, e2 = perpendicular_basis(n)
         nw = ka.R @ n
@@ -271,7 +279,7 @@ class Revolute(_TwoFrames):
         return [("frame_b", cs.SX.zeros(3), tau * nw), ("frame_a", cs.SX.zeros(3), -tau * nw)]
 
 
-class Prismatic(_TwoFrames):
+class Prismatic(_AxisJoint):
     """Prismatic joint: translation ``s`` along ``n`` (frame_a coordinates).
 
     Parameters
@@ -293,11 +301,6 @@ class Prismatic(_TwoFrames):
     mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.PRISMATIC, "joint")]
     n_dof = 1
 
-    def __init__(self, use_axis_flange: bool = False, **kwargs):
-        self.__dict__["use_axis_flange"] = use_axis_flange
-        self.__dict__["edges"] = [Edge(DATUM, "axis")] if use_axis_flange else []
-        super().__init__(**kwargs)
-
     def equations(self):
         eqs = [self.a == der(self.v)]
         if self.use_axis_flange:
@@ -311,11 +314,7 @@ class Prismatic(_TwoFrames):
                           n * self.v, z)
 
     def cut(self, ka, kb) -> CutEquations:
-        if self.use_axis_flange:
-            raise ac.TopologyError(
-                f"{self._describe()} has an axis flange but closes a kinematic loop; make it "
-                "a tree joint with build(model, tree=[...])"
-            )
+        self._check_not_cut()
         n = unit(self.n)
         e1, e2 = perpendicular_basis(n)
         d = kb.r - ka.r
