@@ -300,8 +300,10 @@ class _Flattener:
                 from .multibody.mechanism import Mechanism
 
                 self.mechanism = Mechanism(self, comps, self.tree)
-                for eq, origin, c in self.mechanism.assemble():
-                    equations.extend(self._normalise(eq, origin, c))
+                for eq, origin, c, label in self.mechanism.assemble():
+                    for fe in self._normalise(eq, origin, c):
+                        fe.label = label or fe.label
+                        equations.append(fe)
             for c in comps:
                 origin = path[id(c)] or type(c).__name__
                 for eq in collect_equations(c):

@@ -140,11 +140,11 @@ class Mechanism:
         self.removed: list[str] = []
 
     # ------------------------------------------------------------------
-    def assemble(self) -> list[tuple[Any, str, Component]]:
+    def assemble(self) -> list[tuple[Any, str, Component, str | None]]:
         """Kinematics, frame bindings and all mechanism equations."""
         fl = self.fl
         topo = self.topo
-        eqs: list[tuple[Any, str, Component]] = []
+        eqs: list[tuple[Any, str, Component, str | None]] = []  # (eq, origin, comp, label)
         zero3 = cs.SX.zeros(3)
         kin: dict[int, Kinematics] = {self.datum: Kinematics(zero3, cs.SX.eye(3), zero3, zero3)}
         q_all: list[cs.SX] = []
@@ -159,12 +159,14 @@ class Mechanism:
                     "connect it by joints"
                 )
         internal = []
+        owners: list[Component] = []  # the component each speed belongs to
         for c in self.comps:
             im = c.internal_motion()
             if im is not None:
                 internal.append((c, im))
                 q_all += im.q
                 u_all += im.u
+                owners += [c] * len(im.u)
                 qdot_all.append(im.qdot)
         motions: dict[int, Any] = {}
         for v in topo.order:
@@ -177,6 +179,7 @@ class Mechanism:
                 m = motions[k]
                 q_all += m.q
                 u_all += m.u
+                owners += [e.comp] * len(m.u)
                 qdot_all.append(m.qdot)
             m = motions[k]
             parent = kin[int(topo.parent[v])]
@@ -225,11 +228,11 @@ class Mechanism:
         # component and tree coordinates: kinematic differential equations
         for c, im in internal:
             for qs, qd in zip(im.q, cs.vertsplit(im.qdot), strict=True):
-                eqs.append((fl.der(qs) == qd, c._path_or_class(), c))
+                eqs.append((fl.der(qs) == qd, c._path_or_class(), c, None))
         for k, m in motions.items():
             c = self.edges[k].comp
             for qs, qd in zip(m.q, cs.vertsplit(m.qdot), strict=True):
-                eqs.append((fl.der(qs) == qd, self.edges[k].name, c))
+                eqs.append((fl.der(qs) == qd, self.edges[k].name, c, None))
 
         # chords: definitions and constraints
         constraints: list[cs.SX] = []
@@ -240,7 +243,7 @@ class Mechanism:
             kb = kin[e.final]
             ce = e.comp.cut(ka, kb)
             for d in ce.definitions:
-                eqs.append((d, e.name, e.comp))
+                eqs.append((d, e.name, e.comp, None))
             for res, lab in zip(ce.constraints, ce.labels, strict=True):
                 constraints.append(res)
                 labels.append((f"{e.name}: {lab}", e.comp))
@@ -269,14 +272,13 @@ class Mechanism:
                                  origin=comp._path_or_class())
                 lam.append(sym)
             power = power + cs.dot(cs.vertcat(*lam), Phi_dot)
-            for res, (_lab, comp) in zip(constraints, labels, strict=True):
-                eqs.append((res == 0, comp._path_or_class(), comp))
+            for res, (lab, comp) in zip(constraints, labels, strict=True):
+                eqs.append((res == 0, comp._path_or_class(), comp, f"constraint {lab} == 0"))
         if u.numel():
             R_dyn = cs.gradient(power, du)
-            names = [s.name() for s in u_all]
-            for n, res in enumerate(cs.vertsplit(R_dyn)):
-                eqs.append((res == 0, f"virtual power along {names[n]}",
-                            self.edges[0].comp if self.edges else self.comps[0]))
+            for sym, owner, res in zip(u_all, owners, cs.vertsplit(R_dyn), strict=True):
+                eqs.append((res == 0, owner._path_or_class(), owner,
+                            f"equation of motion along {sym.name()} (virtual power)"))
         self.report = self._report(q_all, u_all, constraints)
         return eqs
 
