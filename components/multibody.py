@@ -20,7 +20,7 @@ import casadi as cs
 import numpy as np
 
 import acausal as ac
-from acausal import DATUM, Edge, Parameter, Port, Variable, der
+from acausal import DATUM, Edge, Parameter, Port, TreePriority, Variable, der
 from acausal.domains import Rotational, Translational
 from acausal.multibody.base import (
     CutEquations,
@@ -211,12 +211,16 @@ class FixedRotation(_TwoFrames):
 
 
 class _AxisJoint(_TwoFrames):
-    """Partial joint with an optional 1D ``axis`` flange (driving torque or force); the
-    flange's edge goes to the 1D datum and its reaction acts on ``frame_a``."""
+    """Partial joint with optional 1D flanges ``axis`` (its cut torque or force drives the
+    joint; its reaction acts on ``frame_a``) and ``support`` (the drive housing, fixed in the
+    world as in the Modelica library: 1D components between ``axis`` and ``support`` act on
+    the joint's relative coordinate)."""
 
     def __init__(self, use_axis_flange: bool = False, **kwargs):
         self.__dict__["use_axis_flange"] = use_axis_flange
-        self.__dict__["edges"] = [Edge(DATUM, "axis")] if use_axis_flange else []
+        self.__dict__["edges"] = (
+            [Edge(DATUM, "axis"), Edge(DATUM, "support", TreePriority.ACROSS_SOURCE)]
+            if use_axis_flange else [])
         super().__init__(**kwargs)
 
     def _check_not_cut(self) -> None:
@@ -246,13 +250,14 @@ class Revolute(_AxisJoint):
     w = Variable(unit="rad/s", doc="relative angular velocity")
     a = Variable(unit="rad/s2", doc="relative angular acceleration")
     axis = Port(Rotational, "1D flange driving the joint (use_axis_flange=True)")
+    support = Port(Rotational, "1D drive housing, fixed in the world (use_axis_flange=True)")
     mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.REVOLUTE, "joint")]
     n_dof = 1
 
     def equations(self):
         eqs = [self.a == der(self.w)]
         if self.use_axis_flange:
-            eqs.append(self.axis.phi == self.phi)
+            eqs += [self.axis.phi == self.phi, self.support.phi == 0]
         return eqs
 
     def tree_motion(self) -> TreeMotion:
@@ -298,13 +303,15 @@ class Prismatic(_AxisJoint):
     v = Variable(unit="m/s", doc="relative velocity")
     a = Variable(unit="m/s2", doc="relative acceleration")
     axis = Port(Translational, "1D flange driving the joint (use_axis_flange=True)")
+    support = Port(Translational, "1D drive housing, fixed in the world "
+                   "(use_axis_flange=True)")
     mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.PRISMATIC, "joint")]
     n_dof = 1
 
     def equations(self):
         eqs = [self.a == der(self.v)]
         if self.use_axis_flange:
-            eqs.append(self.axis.s == self.s)
+            eqs += [self.axis.s == self.s, self.support.s == 0]
         return eqs
 
     def tree_motion(self) -> TreeMotion:

@@ -90,3 +90,36 @@ def test_frame_not_connected_to_world_is_named():
 
     with pytest.raises(ac.TopologyError, match="not connected to the world"):
         ac.build(Loose())
+
+
+def test_mass_matrix_is_symmetric():
+    """M(q) = d(equations of motion)/d(accelerations) is symmetric (virtual power)."""
+    import casadi as cs
+
+    cm = ac.build(SphericalDoublePendulum())
+    sys_ = cm.system
+    dyn = [e for e in sys_.equations if e.label.startswith("equation of motion")]
+    acc = [v for v in sys_.variables if v.der_of is not None
+           and sys_.variables[v.der_of].name.split(".")[-1].startswith("w_rel")]
+    assert len(dyn) == len(acc) == 6
+    M = cs.jacobian(cs.vertcat(*[e.res for e in dyn]), cs.vertcat(*[v.sym for v in acc]))
+    pv = cs.vertcat(*[p.sym for p in sys_.parameters])
+    f = cs.Function("M", [cs.vertcat(*[v.sym for v in sys_.variables]), pv], [M])
+    rng = np.random.default_rng(0)
+    Mn = np.asarray(f(rng.standard_normal(sys_.n_vars), cm.parameter_values()))
+    # rows follow the speeds' order, columns the same speeds' derivatives
+    order = [next(k for k, v in enumerate(acc)
+                  if sys_.variables[v.der_of].name in e.label) for e in dyn]
+    Mn = Mn[:, order]
+    np.testing.assert_allclose(Mn, Mn.T, atol=1e-12 * np.abs(Mn).max())
+    assert np.all(np.linalg.eigvalsh(-Mn) > 0) or np.all(np.linalg.eigvalsh(Mn) > 0)
+
+
+def test_mechanism_graph_drawing(tmp_path):
+    import matplotlib.pyplot as plt
+
+    cm = ac.build(FourBar())
+    ax = cm.flat.mechanism.draw()
+    ax.figure.savefig(tmp_path / "fourbar_graph.png")
+    plt.close(ax.figure)
+    assert (tmp_path / "fourbar_graph.png").stat().st_size > 1000

@@ -282,6 +282,30 @@ class Mechanism:
         self.report = self._report(q_all, u_all, constraints)
         return eqs
 
+    def draw(self, ax: Any = None) -> Any:
+        """Draw the mechanism graph (networkx/matplotlib): tree edges bold, chords dashed,
+        vertices labelled by their frames."""
+        import matplotlib.pyplot as plt
+        import networkx as nx
+
+        g = nx.MultiDiGraph()
+        labels = {self.datum: "world datum"}
+        for v, ports in enumerate(self.vertex_ports):
+            labels[v] = ports[0].path() if ports else f"v{v}"
+        g.add_nodes_from(labels)
+        tree = [(self.edges[k].initial, self.edges[k].final) for k in self.topo.tree]
+        chords = [(self.edges[k].initial, self.edges[k].final) for k in self.topo.cotree]
+        g.add_edges_from(tree + chords)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(8, 6))
+        pos = nx.kamada_kawai_layout(nx.Graph(g))
+        nx.draw_networkx_nodes(g, pos, ax=ax, node_size=120)
+        nx.draw_networkx_labels(g, pos, labels=labels, ax=ax, font_size=7)
+        nx.draw_networkx_edges(g, pos, edgelist=tree, width=2.5, ax=ax)
+        nx.draw_networkx_edges(g, pos, edgelist=chords, style="dashed", ax=ax)
+        ax.set_axis_off()
+        return ax
+
     # ------------------------------------------------------------------
     def _gravity(self) -> cs.SX:
         worlds = [c for c in self.comps if getattr(c, "is_world", False)]
