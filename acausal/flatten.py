@@ -54,7 +54,7 @@ class FlatEquation:
     ``lhs == rhs`` expression, because printing CasADi expressions is costly).
     """
 
-    res: cs.SX
+    res: Any  # cs.SX; None until the flatten pass forms lhs - rhs
     origin: str
     label: str = ""
     source: cs.SX | None = None
@@ -313,6 +313,8 @@ class _Flattener:
                 origin = path[id(c)] or type(c).__name__
                 for eq in collect_equations(c, "initial_equations"):
                     initial.extend(self._normalise(eq, origin, c))
+            self._residuals(equations)
+            self._residuals(initial)
             if len(self.variables) > n_before:
                 names = [self.variables[v.der_of].name for v in self.variables[n_before:]
                          if v.der_of is not None]
@@ -403,9 +405,21 @@ class _Flattener:
         out = []
         for k in range(sx.numel()):
             e = sx if sx.numel() == 1 else sx[k]
-            res = e.dep(0) - e.dep(1) if e.is_op(cs.OP_EQ) else e
-            out.append(FlatEquation(res, origin, "", e))
+            # lhs - rhs is formed for all equations at once in _residuals (one CasADi call
+            # instead of one per equation)
+            out.append(FlatEquation(None if e.is_op(cs.OP_EQ) else e, origin, "", e))
         return out
+
+    @staticmethod
+    def _residuals(eqs: list[FlatEquation]) -> None:
+        """Fill ``res = lhs - rhs`` of the equations written as ``lhs == rhs``."""
+        todo: list[Any] = [e for e in eqs if e.res is None]
+        if not todo:
+            return
+        lhs: Any = cs.vertcat(*[e.source.dep(0) for e in todo])
+        rhs: Any = cs.vertcat(*[e.source.dep(1) for e in todo])
+        for e, r in zip(todo, cs.vertsplit(lhs - rhs), strict=True):
+            e.res = r
 
 
 def flatten(model: Component, tree: Any = None) -> FlatSystem:
