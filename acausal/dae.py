@@ -316,6 +316,7 @@ def build_dae(sys: EquationSystem, states: list[int],
         out_names.append(v.name)
         out_expr.append(e)
     n_sys = len(out_names)
+    sizes = [1] * n_sys  # equation-system variables are scalars
     sys_stacked = cs.vertcat(*all_expr) if all_expr else cs.SX(0, 1)
     stacked = cs.SX(0, 1)
     known = set(out_names)
@@ -338,6 +339,7 @@ def build_dae(sys: EquationSystem, states: list[int],
         for part, shp in zip(parts, shapes, strict=True):
             out_expr.append(part if shp[1] == 1 else cs.reshape(part, shp))
         out_names.extend(names)
+        sizes.extend(a * b for a, b in shapes)
     return SemiExplicitDAE(
         t=sys.t,
         x=x,
@@ -355,4 +357,5 @@ def build_dae(sys: EquationSystem, states: list[int],
         explicit=n_explicit,
         n_sys=n_sys,
         out_stacked=cs.vertcat(sys_stacked, stacked),
+        _cache={"sizes": sizes},
     )

@@ -70,9 +70,6 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
     sys = cm.system
     nx, nz = int(dae.x.numel()), int(dae.z.numel())
     w = cs.vertcat(dae.x, dae.z)
-    out_index = dae._cache.get("out_index")
-    if out_index is None:
-        out_index = dae._cache["out_index"] = {n: k for k, n in enumerate(dae.out_names)}
     start = dict(cm._start_values())
     if guess:
         start.update(guess)
@@ -88,6 +85,9 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
             [f"{n} = {start[n]} (start value)" for n in dae.x_names if n not in fixed_names],
             0.0)
 
+    out_index = dae._cache.get("out_index")
+    if out_index is None:
+        out_index = dae._cache["out_index"] = {n: k for k, n in enumerate(dae.out_names)}
     rows: list[cs.SX] = [dae.alg[k] for k in range(nz)]
     labels: list[str] = [f"algebraic equation {k}" for k in range(nz)]
     conds: list[str] = []
