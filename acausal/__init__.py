@@ -31,10 +31,12 @@ from .component import (
 from .domains import Domain, Electrical, Quantity, Rotational, Thermal, Translational
 from .errors import (
     AcausalError,
+    AcausalWarning,
     BalanceError,
     ConnectionError_,
     InitializationError,
     ModelDefinitionError,
+    RedundantConstraintWarning,
     SimulationError,
     SingularityError,
     StructureError,
@@ -52,6 +54,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AcausalError",
+    "AcausalWarning",
+    "RedundantConstraintWarning",
     "BalanceError",
     "CompiledModel",
     "Component",

@@ -16,6 +16,8 @@ __all__ = [
     "SingularityError",
     "InitializationError",
     "SimulationError",
+    "AcausalWarning",
+    "RedundantConstraintWarning",
 ]
 
 
@@ -58,3 +60,11 @@ class SimulationError(AcausalError):
         super().__init__(message)
         self.partial = partial
         self.t_fail = t_fail
+
+
+class AcausalWarning(UserWarning):
+    """Root of the warnings of acausal (things done automatically that a user should know)."""
+
+
+class RedundantConstraintWarning(AcausalWarning):
+    """Constraint equations of cut joints removed as linearly dependent on the others."""

@@ -27,6 +27,7 @@ with dynamic state selection) reduces the index of closed loops like any other m
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..component import DATUM, Component, PortInstance
-from ..errors import TopologyError
+from ..errors import RedundantConstraintWarning, TopologyError
 from ..topology import Topology, _UnionFind
 from .base import Kinematics, MultibodyComponent
 
@@ -354,6 +355,12 @@ class Mechanism:
                 out_l.append(lab)
             else:
                 self.removed.append(lab[0])
+        if self.removed:
+            warnings.warn(
+                f"{len(self.removed)} redundant constraint equation(s) removed (linearly "
+                "dependent on the others, e.g. a planar loop modelled in 3D): "
+                + "; ".join(self.removed),
+                RedundantConstraintWarning, stacklevel=2)
         return out_c, out_l
 
     def _report(self, q_all, u_all, constraints) -> MechanismReport:
