@@ -74,14 +74,17 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
     if guess:
         start.update(guess)
 
-    # fast path: an ODE whose fixed starts are all on states needs no solve
+    # fast path: when the fixed starts are all on states, the states are their start values
+    # and only the algebraic equations remain, for z (no solve at all for an ODE)
     fixed = [v for v in sys.variables if v.fixed]
     state_set = set(dae.x_names)
-    if nz == 0 and not cm.flat.initial_equations and all(v.name in state_set for v in fixed):
+    if not cm.flat.initial_equations and all(v.name in state_set for v in fixed):
         x0 = np.array([start[n] for n in dae.x_names], dtype=float)
+        z_guess = np.array([start.get(n, 0.0) for n in dae.z_names], dtype=float)
+        z0 = _solve_z(dae, x0, z_guess, p, t0) if nz else np.zeros(0)
         fixed_names = {v.name for v in fixed}
         return InitialValues(
-            x0, np.zeros(0), [f"{v.name} = {v.start} (fixed start)" for v in fixed],
+            x0, z0, [f"{v.name} = {v.start} (fixed start)" for v in fixed],
             [f"{n} = {start[n]} (start value)" for n in dae.x_names if n not in fixed_names],
             0.0)
 
@@ -225,3 +228,37 @@ def _newton(F: cs.SX, w: cs.SX, pt: cs.SX, w0: np.ndarray, ptv: np.ndarray,
             "(start values with fixed=False)."
         )
     return x
+
+
+_FD_JACOBIAN_MIN = 50  # algebraic unknowns above which Newton uses a difference Jacobian
+
+
+def _solve_z(dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray, p: np.ndarray,
+             t0: float) -> np.ndarray:
+    """``alg(x, z) = 0`` for ``z`` by Newton (the states are given).
+
+    A large block (a long chain's mass matrix) is solved with a forward-difference
+    Jacobian, all columns in one vectorised evaluation: forming its exact Jacobian
+    symbolically costs O(n^3) while the equations are linear in most of ``z``.
+    """
+    nz = int(dae.z.numel())
+    pt = cs.vertcat(dae.x, dae.p, dae.t)
+    ptv = np.concatenate([x, p, [t0]])
+    if nz <= _FD_JACOBIAN_MIN:
+        labels = [f"algebraic equation {k}" for k in range(nz)]
+        return _newton(dae.alg, dae.z, pt, z, ptv, labels)
+    f = cs.Function("alg", [dae.z, pt], [dae.alg])
+    zk = np.array(z, dtype=float)
+    g = np.asarray(f(zk, ptv)).ravel()
+    for _ in range(30):
+        scale = max(1.0, float(np.max(np.abs(zk))))
+        if float(np.max(np.abs(g))) < 1e-11 * scale:
+            return zk
+        h = 1e-7 * np.maximum(1.0, np.abs(zk))
+        cols = zk[:, None] + np.diag(h)
+        J = (np.asarray(f(cols, ptv)) - g[:, None]) / h[None, :]
+        zk = zk - np.linalg.solve(J, g)
+        g = np.asarray(f(zk, ptv)).ravel()
+    raise InitializationError(
+        "no consistent algebraic variables found for the given states (Newton stopped "
+        f"with residual {float(np.max(np.abs(g))):.3g}); check the start values")

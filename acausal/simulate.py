@@ -29,6 +29,20 @@ from .structure.dummy import select_states
 __all__ = ["simulate", "make_integrator"]
 
 
+def _linear_solver(F: cs.SX, y: cs.SX) -> str:
+    """Dense LAPACK LU for a moderately sized, dense Newton matrix (a mass-matrix block of a
+    long chain: sparse LU is far slower there), sparse LU (CSparse) otherwise."""
+    n = int(y.numel())
+    if n == 0 or n > _DENSE_MAX:
+        return "csparse"
+    nnz = cs.jacobian_sparsity(F, y).nnz() + n  # + the identity of the x' terms
+    return "lapacklu" if nnz > _DENSE_FRACTION * n * n else "csparse"
+
+
+_DENSE_MAX = 3000  # unknowns: a dense matrix of this size is 72 MB and factors in ~1 s
+_DENSE_FRACTION = 0.1
+
+
 #: integration modes, tried in this order when the previous one fails on a model
 MODES = ("idas_ic", "exact_xdot", "states_error_only")
 
@@ -88,6 +102,7 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
         opts["suppress_algebraic"] = True
     if max_step is not None:
         opts["max_step_size"] = max_step
+    opts["linear_solver"] = _linear_solver(cs.vertcat(ode, alg), cs.vertcat(x, z))
     return cs.integrator(name, "idas", problem, 0.0, [float(g) for g in grid[1:]], opts)
 
 
