@@ -360,7 +360,7 @@ class Mechanism:
                 f"{len(self.removed)} redundant constraint equation(s) removed (linearly "
                 "dependent on the others, e.g. a planar loop modelled in 3D): "
                 + "; ".join(self.removed),
-                RedundantConstraintWarning, stacklevel=2)
+                RedundantConstraintWarning, stacklevel=7)  # points at the ac.build call
         return out_c, out_l
 
     def _report(self, q_all, u_all, constraints) -> MechanismReport:
