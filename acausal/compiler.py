@@ -183,10 +183,10 @@ def _build(model: Component, tree: Any) -> CompiledModel:
     timings["alias"] = time.perf_counter() - tic
 
     tic = time.perf_counter()
-    origins = {v.name: v.origin for v in flat.variables}
-    _check_balance(sys, origins)
+    diag = _diagnostics(flat, al)
+    _check_balance(sys, diag)
     pr = pantelides(sys)
-    _check_matching(sys, origins)
+    _check_matching(sys, diag)
     timings["pantelides"] = time.perf_counter() - tic
 
     tic = time.perf_counter()
@@ -237,18 +237,36 @@ def _equation_system(flat: FlatSystem, al: AliasResult) -> EquationSystem:
     return EquationSystem.from_lists(flat.t, variables, list(al.equations), flat.parameters)
 
 
-def _check_balance(sys: EquationSystem, origins: dict[str, str]) -> None:
+def _diagnostics(flat: FlatSystem, al: AliasResult) -> dict[str, Any]:
+    """What structural error messages need to name the user's objects."""
+    aliases: dict[str, list[str]] = {}
+    for k, expr in al.substitution.items():
+        v = flat.variables[k]
+        if v.der_of is not None:
+            continue
+        e = cs.SX(expr)
+        if e.is_op(cs.OP_NEG):
+            e = e.dep(0)
+        if e.is_symbolic():
+            aliases.setdefault(e.name(), []).append(v.name)
+    n_unknowns = sum(1 for v in flat.variables if v.der_of is None)
+    return {"origins": {v.name: v.origin for v in flat.variables}, "aliases": aliases,
+            "flat_counts": (len(flat.equations), n_unknowns)}
+
+
+def _check_balance(sys: EquationSystem, diag: dict[str, Any]) -> None:
     n_states = sum(1 for j in range(sys.n_vars) if sys.var_der[j] >= 0)
     unknowns = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
     if sys.n_eqs != sys.n_vars - n_states:
-        raise structural_error(sys, list(range(sys.n_eqs)), unknowns, origins=origins)
+        raise structural_error(sys, list(range(sys.n_eqs)), unknowns, **diag)
 
 
-def _check_matching(sys: EquationSystem, origins: dict[str, str]) -> None:
+def _check_matching(sys: EquationSystem, diag: dict[str, Any]) -> None:
     """After Pantelides every most-differentiated equation has a highest derivative."""
     highest = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
     top = [i for i in range(sys.n_eqs) if sys.eq_der[i] < 0]
     inc = sys.incidence_matrix(rows=top, cols=highest)
     var_of_eq, _ = match(inc)
     if (var_of_eq < 0).any():
-        raise structural_error(sys, top, highest, origins=origins)
+        raise structural_error(sys, top, highest, origins=diag["origins"],
+                               aliases=diag["aliases"])

@@ -84,12 +84,15 @@ class SemiExplicitDAE:
 
 
 def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
-                     what: str = "model", origins: dict[str, str] | None = None) -> Exception:
+                     what: str = "model", origins: dict[str, str] | None = None,
+                     aliases: dict[str, list[str]] | None = None,
+                     flat_counts: tuple[int, int] | None = None) -> Exception:
     """A BalanceError/SingularityError naming the over- and under-determined parts.
 
     ``origins`` maps every flat variable name to its component, so that an equation left
     without unknowns by alias elimination (two sources fixing one quantity) names all the
-    components it came from.
+    components it came from; ``aliases`` lists, for a kept variable, the variables merged
+    into it; ``flat_counts`` are the counts before alias elimination.
     """
     inc = sys.incidence_matrix(eqs, unknowns)
     var_of_eq, eq_of_var = match(inc)
@@ -114,7 +117,13 @@ def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
         return "\n    ".join(shown) + more
 
     def var_list(cols: list[int]) -> str:
-        names = [sys.variables[unknowns[c]].name for c in cols[:20]]
+        names = []
+        for c in cols[:20]:
+            name = sys.variables[unknowns[c]].name
+            same = (aliases or {}).get(name, [])
+            if same:
+                name += " (= " + ", ".join(same[:4]) + (", ..." if len(same) > 4 else "") + ")"
+            names.append(name)
         return ", ".join(names) + (", ..." if len(cols) > 20 else "")
 
     def comps(rows: list[int], cols: list[int]) -> str:
@@ -151,11 +160,12 @@ def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
         "that an equation already determines; an under-determined part, a port left "
         "unconnected that needs a connection, or a variable without an equation."
     )
-    head = (
-        f"the {what} has {n_e} equations and {n_u} unknowns"
-        if n_e != n_u
-        else f"the {what} has {n_e} equations and {n_u} unknowns but is structurally singular"
-    )
+    counts = f"{n_e} equations and {n_u} unknowns"
+    if flat_counts is not None and flat_counts != (n_e, n_u):
+        counts = (f"{flat_counts[0]} equations and {flat_counts[1]} unknowns ({n_e} and "
+                  f"{n_u} once the trivial equations a = b, a = const are used)")
+    head = (f"the {what} has {counts}" if n_e != n_u
+            else f"the {what} has {counts} but is structurally singular")
     cls = BalanceError if n_e != n_u else SingularityError
     return cls(head + ":\n  " + "\n  ".join(parts) + hint)
 
