@@ -134,7 +134,11 @@ class Result:
         for a, group in zip(axes, groups, strict=False):
             for n in group:
                 v = self[n]
-                a.plot(self.t, v, label=n)
+                if v.ndim == 1:
+                    a.plot(self.t, v, label=n)
+                else:  # a vector quantity (a frame position): one line per component
+                    for k in range(v.shape[1]):
+                        a.plot(self.t, v[:, k], label=f"{n}[{k}]")
             a.grid(True, alpha=0.3)
             a.legend(loc="best", fontsize=8)
         axes[-1].set_xlabel("time [s]")

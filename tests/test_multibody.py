@@ -124,3 +124,10 @@ def test_mechanism_graph_drawing(tmp_path):
     ax.figure.savefig(tmp_path / "fourbar_graph.png")
     plt.close(ax.figure)
     assert (tmp_path / "fourbar_graph.png").stat().st_size > 1000
+
+
+def test_plot_vector_quantity(tmp_path):
+    res = ac.simulate(Pendulum(30.0), 0.5, n_points=11)
+    fig = res.plot("body.frame_a.r", file=str(tmp_path / "r.png"))
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert labels == ["body.frame_a.r[0]", "body.frame_a.r[1]", "body.frame_a.r[2]"]
