@@ -202,3 +202,20 @@ def test_dc_motor_script(tmp_path):
     assert "states chosen" in proc.stdout
     assert out.exists() and out.stat().st_mtime_ns > before
     assert out.stat().st_size > 10_000
+
+
+def test_flexible_pendulum_example(tmp_path):
+    ex = load("flexible_pendulum")
+    data, res = ex.run(plot=False)
+    E = ex.energy(data, res)
+    scale = data.invariants.mass * 9.81 * ex.L / 2
+    # undamped modal FFRF pendulum at rtol 1e-10: energy is conserved to solver accuracy
+    assert np.abs(E - E[0]).max() / scale < 1e-6
+    assert (res.t[-1], len(res.t)) == (ex.T_END, ex.N_POINTS)
+
+
+def test_flexible_panel_modes_script(tmp_path):
+    out = subprocess.run([sys.executable, str(EXAMPLES / "flexible_panel_modes.py")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Leissa" in out.stdout
