@@ -6,8 +6,10 @@ Write components as classes, connect their ports in a model, and simulate::
     res = ac.simulate(MyModel(), t_end=1.0)
     res["capacitor.v"]
 
-The pipeline (each a module): graph -> topology -> flatten -> structure (alias, matching,
-Pantelides, dummy derivatives, BLT) -> dae -> initialize -> simulate -> results / export.
+The compile chain (``acausal.PASSES``, one module per pass): graph -> flatten (with the
+domain passes, e.g. 3D mechanisms) -> alias -> balance -> index reduction (Pantelides) ->
+state selection (dummy derivatives) -> causalisation (BLT) -> block solution -> dae; then
+initialize -> simulate (an integrator backend from acausal.solvers) -> results / export.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import casadi as _cs
 
 from . import domains, export
-from .compiler import CompiledModel, StructureReport, build
+from .compiler import PASSES, CompiledModel, CompileState, Pass, StructureReport, build
 from .component import (
     DATUM,
     Component,
@@ -39,11 +41,14 @@ from .errors import (
     RedundantConstraintWarning,
     SimulationError,
     SingularityError,
+    SolverWarning,
+    StartValueConflict,
     StructureError,
+    StructurePart,
     TopologyError,
 )
 from .results import Result
-from .simulate import simulate
+from .simulate import SimulationStats, simulate
 
 try:  # numpy functions on CasADi symbols return CasADi symbols (sources written with np.sin)
     _cs.GlobalOptions.setNumpyMode(-1)
@@ -58,6 +63,13 @@ __all__ = [
     "RedundantConstraintWarning",
     "BalanceError",
     "CompiledModel",
+    "CompileState",
+    "PASSES",
+    "Pass",
+    "SimulationStats",
+    "SolverWarning",
+    "StartValueConflict",
+    "StructurePart",
     "Component",
     "ConnectionError_",
     "DATUM",

@@ -1,33 +1,53 @@
-"""The compile chain: model -> graph -> flat system -> aliases -> index reduction -> DAE.
+"""The compile chain: an ordered list of passes over one compile state.
 
-:func:`build` is the whole pipeline in one readable function; each pass is its own module
-and every intermediate result is kept on the returned :class:`CompiledModel` for
-inspection.
+:data:`PASSES` is the chain; each pass is a module of its own, ``run(state) -> state``
+(:mod:`acausal.state`). :func:`build` runs it and keeps everything on the returned
+:class:`CompiledModel` for inspection; ``build(model, passes=...)`` runs a custom list (a
+pass added for a check or a transformation: one new function and one list entry).
 """
 
 from __future__ import annotations
 
-import copy
 import gc
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-import casadi as cs
 import numpy as np
 
 from .component import Component
-from .dae import SemiExplicitDAE, build_dae, structural_error
+from .dae import SemiExplicitDAE, dae_pass
+from .domain_passes import DomainPass
 from .errors import AcausalError
-from .flatten import FlatSystem, FlatVariable, flatten
-from .graph import LinearGraph
-from .structure.alias import AliasResult, eliminate_aliases
-from .structure.dummy import StateSelection, select_states
-from .structure.matching import match
-from .structure.pantelides import PantelidesResult, pantelides
+from .flatten import FlatSystem, flatten_pass
+from .graph import LinearGraph, graph_pass
+from .state import CompileState, Pass, need
+from .structure.alias import AliasResult, alias_pass
+from .structure.causalize import causalize_pass
+from .structure.diagnostics import balance_pass
+from .structure.dummy import StateSelection, state_selection_pass
+from .structure.pantelides import PantelidesResult, pantelides_pass
+from .structure.solve import solve_pass
 from .structure.system import EquationSystem
 
-__all__ = ["CompiledModel", "StructureReport", "build"]
+__all__ = ["CompiledModel", "StructureReport", "build", "PASSES", "Pass", "CompileState"]
+
+#: The compile chain, in order. The passes after "state selection" are re-run by
+#: :meth:`CompiledModel.dae_for` when the states are chosen anew along a trajectory.
+PASSES: tuple[Pass, ...] = (
+    Pass("graph", graph_pass),                      # vertices, edges, normal tree, D
+    Pass("flatten", flatten_pass),                  # graph + component + domain equations
+    Pass("alias", alias_pass),                      # a = b, a = -b, a = const removed
+    Pass("balance", balance_pass),                  # equations vs unknowns, by part
+    Pass("index reduction", pantelides_pass),       # Pantelides, CasADi derivatives
+    Pass("state selection", state_selection_pass),  # dummy derivatives
+    Pass("causalisation", causalize_pass),          # matching + BLT + levels
+    Pass("block solution", solve_pass),             # explicit where linear, z elsewhere
+    Pass("dae", dae_pass),                          # x' = f, 0 = g, named outputs
+)
+_RESELECT_AFTER = "state selection"
 
 
 @dataclass
@@ -48,6 +68,31 @@ class StructureReport:
     n_explicit: int
     n_algebraic: int
     timings: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_state(cls, state: CompileState, timings: dict[str, float]) -> StructureReport:
+        flat = need(state.flat, "the flat system")
+        al = need(state.aliases, "the alias elimination")
+        sys = need(state.system, "the equation system")
+        pr = need(state.pantelides, "the index reduction")
+        sel = need(state.selection, "the state selection")
+        dae = need(state.dae, "the DAE")
+        return cls(
+            n_equations_flat=len(flat.equations),
+            n_unknowns_flat=sum(1 for v in flat.variables if v.der_of is None),
+            n_aliases_removed=len(al.removed),
+            n_equations=len(al.equations),
+            n_unknowns=sum(1 for v in sys.variables if v.der_of is None),
+            differentiated=[sys.equations[k].describe(90) for k in pr.differentiated],
+            index=pr.max_level,
+            states=[sys.variables[j].name for j in sel.states],
+            dummy_derivatives=[sys.variables[j].name for j in sorted(sel.dummies)],
+            dynamic_state_selection=sel.dynamic,
+            block_sizes=[len(b.equations) for b in dae.blocks],
+            n_explicit=dae.explicit,
+            n_algebraic=int(dae.z.numel()),
+            timings=timings,
+        )
 
     def __str__(self) -> str:
         sizes = self.block_sizes
@@ -82,33 +127,86 @@ class StructureReport:
         return "\n".join(lines)
 
 
-@dataclass
+@dataclass(eq=False)
 class CompiledModel:
-    """Everything :func:`build` produced, for inspection, simulation and export."""
+    """Everything :func:`build` produced, for inspection, simulation and export.
 
-    model: Component
-    graph: LinearGraph
-    flat: FlatSystem
-    aliases: AliasResult
-    system: EquationSystem
-    pantelides: PantelidesResult
-    selection: StateSelection
-    dae: SemiExplicitDAE
+    ``state`` is the final compile state (every pass's product); the attributes below are
+    views of it. ``run_cache`` belongs to the simulate stage (integrators, time events kept
+    between runs of this model); no other stage touches it.
+    """
+
+    state: CompileState
+    passes: tuple[Pass, ...]
     report: StructureReport
-    alias_pairs: tuple[list[cs.SX], list[cs.SX]]
-    _dae_cache: dict[tuple[int, ...], SemiExplicitDAE] = field(default_factory=dict)
-    # IDAS integrators by (DAE, relative grid, settings, parameter values), reused by
-    # repeated simulations of the same compiled model
-    _integrators: dict[tuple, Any] = field(default_factory=dict)
-    _misc: dict[Any, Any] = field(default_factory=dict)
+    run_cache: Any = None
+    _dae_by_states: dict[tuple[int, ...], SemiExplicitDAE] = field(default_factory=dict)
 
+    # ----- views of the compile state -----
+    @property
+    def model(self) -> Component:
+        return self.state.model
+
+    @property
+    def graph(self) -> LinearGraph:
+        return need(self.state.graph, "the linear graph")
+
+    @property
+    def flat(self) -> FlatSystem:
+        return need(self.state.flat, "the flat system")
+
+    @property
+    def aliases(self) -> AliasResult:
+        return need(self.state.aliases, "the alias elimination")
+
+    @property
+    def system(self) -> EquationSystem:
+        return need(self.state.system, "the equation system")
+
+    @property
+    def pantelides(self) -> PantelidesResult:
+        return need(self.state.pantelides, "the index reduction")
+
+    @property
+    def selection(self) -> StateSelection:
+        return need(self.state.selection, "the state selection")
+
+    @property
+    def dae(self) -> SemiExplicitDAE:
+        return need(self.state.dae, "the DAE")
+
+    @property
+    def mechanism(self) -> Any:
+        """The mechanism report (3D multibody models), or None."""
+        mech = self.flat.mechanism
+        return mech.report if mech is not None else None
+
+    def domain_pass(self, name: str) -> DomainPass | None:
+        """The pass object of a non-graph domain (``"frame"``, ...) used by the model."""
+        return self.flat.domain_passes.get(name)
+
+    @property
+    def states(self) -> list[str]:
+        return list(self.dae.x_names)
+
+    # ----- derived data -----
     def dae_for(self, states: list[int]) -> SemiExplicitDAE:
-        """The DAE for another state choice (dynamic state selection), cached."""
+        """The DAE for another state choice (dynamic state selection), cached: the passes
+        after state selection run again on the compile state with the new choice."""
         key = tuple(states)
-        if key not in self._dae_cache:
-            self._dae_cache[key] = build_dae(self.system, states, self.alias_pairs,
-                                             self.flat.outputs)
-        return self._dae_cache[key]
+        if key not in self._dae_by_states:
+            names = [p.name for p in self.passes]
+            tail = self.passes[names.index(_RESELECT_AFTER) + 1:]
+            st = self.state.update(selection=StateSelection(list(states), set()))
+            for p in tail:
+                st = p.run(st)
+            self._dae_by_states[key] = need(st.dae, "the DAE")
+        return self._dae_by_states[key]
+
+    @cached_property
+    def start_values(self) -> dict[str, float]:
+        """Start value of every variable of the equation system, by name."""
+        return {v.name: v.start for v in self.system.variables}
 
     def parameter_values(self, overrides: dict[str, float] | None = None) -> np.ndarray:
         """Parameter vector with ``{"path.name": value}`` overrides applied."""
@@ -123,22 +221,6 @@ class CompiledModel:
             values[names.index(k)] = float(v)
         return values
 
-    def _start_values(self) -> dict[str, float]:
-        """Start value of every variable of the equation system (cached)."""
-        if "start" not in self._misc:
-            self._misc["start"] = {v.name: v.start for v in self.system.variables}
-        return self._misc["start"]
-
-    @property
-    def mechanism(self) -> Any:
-        """The mechanism report (3D multibody models), or None."""
-        mech = self.flat.mechanism
-        return mech.report if mech is not None else None
-
-    @property
-    def states(self) -> list[str]:
-        return list(self.dae.x_names)
-
     def equations(self) -> str:
         """Readable listing of the index-reduced equations and their origins."""
         return "\n".join(e.describe() for e in self.system.equations)
@@ -147,8 +229,9 @@ class CompiledModel:
         return str(self.report)
 
 
-def build(model: Component, *, tree: Any = None) -> CompiledModel:
-    """Run the whole pipeline on ``model`` and return the compiled system.
+def build(model: Component, *, tree: Sequence[Any] | None = None,
+          passes: Sequence[Pass] | None = None) -> CompiledModel:
+    """Run the compile chain on ``model`` and return the compiled system.
 
     Parameters
     ----------
@@ -156,117 +239,28 @@ def build(model: Component, *, tree: Any = None) -> CompiledModel:
         The root model.
     tree : list, optional
         Components or edge names forced into the spanning tree (user override of the
-        normal-tree preferences).
+        normal-tree preferences; for 3D mechanisms, the joints to keep in the tree).
+    passes : list of Pass, optional
+        The compile chain (default :data:`PASSES`); a custom list adds, replaces or
+        inspects passes. It must produce what :class:`CompiledModel` shows (a DAE).
     """
     if isinstance(model, CompiledModel):
         return model
+    chain = tuple(PASSES if passes is None else passes)
     # the passes allocate many small CasADi objects and no reference cycles: pausing the
     # cyclic garbage collector avoids its repeated full scans of a growing heap
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _build(model, tree)
+        state = CompileState(model, tuple(tree) if tree is not None else None)
+        timings: dict[str, float] = {}
+        for p in chain:
+            tic = time.perf_counter()
+            state = p.run(state)
+            timings[p.name] = time.perf_counter() - tic
+        cm = CompiledModel(state, chain, StructureReport.from_state(state, timings))
+        cm._dae_by_states[tuple(cm.selection.states)] = cm.dae
+        return cm
     finally:
         if gc_was_enabled:
             gc.enable()
-
-
-def _build(model: Component, tree: Any) -> CompiledModel:
-    timings: dict[str, float] = {}
-    tic = time.perf_counter()
-    flat = flatten(model, tree)  # graph + topology + flat equations
-    timings["graph+flatten"] = time.perf_counter() - tic
-
-    tic = time.perf_counter()
-    al = eliminate_aliases(flat)
-    sys = _equation_system(flat, al)
-    timings["alias"] = time.perf_counter() - tic
-
-    tic = time.perf_counter()
-    diag = _diagnostics(flat, al)
-    _check_balance(sys, diag)
-    pr = pantelides(sys)
-    _check_matching(sys, diag)
-    timings["pantelides"] = time.perf_counter() - tic
-
-    tic = time.perf_counter()
-    start = np.array([v.start for v in sys.variables], dtype=float)
-    pvals = np.array([p.value for p in sys.parameters], dtype=float)
-    sel = select_states(sys, start, pvals)
-    timings["dummy derivatives"] = time.perf_counter() - tic
-
-    tic = time.perf_counter()
-    olds = [flat.variables[k].sym for k in al.substitution]
-    news = list(al.substitution.values())
-    dae = build_dae(sys, sel.states, (olds, news), flat.outputs)
-    timings["BLT+DAE"] = time.perf_counter() - tic
-
-    report = StructureReport(
-        n_equations_flat=len(flat.equations),
-        n_unknowns_flat=sum(1 for v in flat.variables if v.der_of is None),
-        n_aliases_removed=len(al.removed),
-        n_equations=len(al.equations),
-        n_unknowns=sum(1 for v in sys.variables[: len(sys.variables)] if v.der_of is None),
-        differentiated=[sys.equations[k].describe(90) for k in pr.differentiated],
-        index=pr.max_level,
-        states=[sys.variables[j].name for j in sel.states],
-        dummy_derivatives=[sys.variables[j].name for j in sorted(sel.dummies)],
-        dynamic_state_selection=sel.dynamic,
-        block_sizes=[len(b.equations) for b in dae.blocks],
-        n_explicit=dae.explicit,
-        n_algebraic=int(dae.z.numel()),
-        timings=timings,
-    )
-    cm = CompiledModel(model, flat.graph, flat, al, sys, pr, sel, dae, report, (olds, news))
-    cm._dae_cache[tuple(sel.states)] = dae
-    return cm
-
-
-def _equation_system(flat: FlatSystem, al: AliasResult) -> EquationSystem:
-    """The kept variables (re-indexed, derivative links remapped) and equations."""
-    keep = [k for k in range(len(flat.variables)) if k not in al.substitution]
-    new_index = {k: n for n, k in enumerate(keep)}
-    variables: list[FlatVariable] = []
-    for k in keep:
-        v = copy.copy(flat.variables[k])
-        if v.der is not None:
-            v.der = new_index.get(v.der)
-        if v.der_of is not None:
-            v.der_of = new_index.get(v.der_of)
-        variables.append(v)
-    return EquationSystem.from_lists(flat.t, variables, list(al.equations), flat.parameters)
-
-
-def _diagnostics(flat: FlatSystem, al: AliasResult) -> dict[str, Any]:
-    """What structural error messages need to name the user's objects."""
-    aliases: dict[str, list[str]] = {}
-    for k, expr in al.substitution.items():
-        v = flat.variables[k]
-        if v.der_of is not None:
-            continue
-        e = cs.SX(expr)
-        if e.is_op(cs.OP_NEG):
-            e = e.dep(0)
-        if e.is_symbolic():
-            aliases.setdefault(e.name(), []).append(v.name)
-    n_unknowns = sum(1 for v in flat.variables if v.der_of is None)
-    return {"origins": {v.name: v.origin for v in flat.variables}, "aliases": aliases,
-            "flat_counts": (len(flat.equations), n_unknowns)}
-
-
-def _check_balance(sys: EquationSystem, diag: dict[str, Any]) -> None:
-    n_states = sum(1 for j in range(sys.n_vars) if sys.var_der[j] >= 0)
-    unknowns = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
-    if sys.n_eqs != sys.n_vars - n_states:
-        raise structural_error(sys, list(range(sys.n_eqs)), unknowns, **diag)
-
-
-def _check_matching(sys: EquationSystem, diag: dict[str, Any]) -> None:
-    """After Pantelides every most-differentiated equation has a highest derivative."""
-    highest = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
-    top = [i for i in range(sys.n_eqs) if sys.eq_der[i] < 0]
-    inc = sys.incidence_matrix(rows=top, cols=highest)
-    var_of_eq, _ = match(inc)
-    if (var_of_eq < 0).any():
-        raise structural_error(sys, top, highest, origins=diag["origins"],
-                               aliases=diag["aliases"])

@@ -33,6 +33,7 @@ from typing import Any
 
 import casadi as cs
 
+from . import symbols
 from .domains import Domain
 from .errors import ConnectionError_, ModelDefinitionError
 
@@ -96,28 +97,17 @@ class Edge:
     priority: int = TreePriority.NEUTRAL
 
 
-# --------------------------------------------------------------------------------------
-# Build context: der() and time are symbols owned by the flattening pass.
-# --------------------------------------------------------------------------------------
-
-
-class _Context:
-    current: Any = None
-
-
-_CONTEXT = _Context()
-
-
 def der(expr: Any) -> cs.SX:
     """Time derivative of a variable or of an expression of variables (chain rule).
 
     Only valid inside ``equations()`` / ``initial_equations()``.
     """
-    if _CONTEXT.current is None:
+    table = symbols.current()
+    if table is None:
         raise ModelDefinitionError(
             "der() can only be used inside a component's equations() or initial_equations()"
         )
-    return _CONTEXT.current.der(expr)
+    return table.der(expr)
 
 
 # --------------------------------------------------------------------------------------
@@ -251,6 +241,9 @@ class Variable(_Declaration):
     state_priority : int
         Preference for becoming a state in dummy-derivative selection (higher = preferred;
         like Modelica's ``stateSelect``: -1 avoid, 0 default, 1 prefer).
+    hint : str
+        Shown in the error message when the model leaves this variable undetermined (as the
+        MSL's ``unassignedMessage``): say what the user most likely forgot.
     """
 
     def __init__(
@@ -263,6 +256,7 @@ class Variable(_Declaration):
         size: int = 1,
         nominal: float | None = None,
         state_priority: int = 0,
+        hint: str = "",
     ) -> None:
         self.start = start
         self.fixed = fixed
@@ -271,6 +265,7 @@ class Variable(_Declaration):
         self.size = size
         self.nominal = nominal
         self.state_priority = state_priority
+        self.hint = hint
 
     def __get__(self, inst: Component | None, owner: type) -> Any:
         if inst is None:
@@ -298,6 +293,7 @@ class VariableInstance:
         self.size = decl.size
         self.nominal = decl.nominal
         self.state_priority = decl.state_priority
+        self.hint = decl.hint
 
     def set(self, value: Any) -> None:
         """Set from a keyword: a number fixes the start value, ``guess(x)`` only guesses."""
@@ -588,9 +584,10 @@ class Component:
     @property
     def time(self) -> cs.SX:
         """The time symbol (inside equations only)."""
-        if _CONTEXT.current is None:
+        table = symbols.current()
+        if table is None:
             raise ModelDefinitionError("self.time is only available inside equations()")
-        return _CONTEXT.current.t
+        return table.t
 
     def initial_equations(self) -> list[Any]:
         """Extra equations that hold at the start only (e.g. steady state ``der(w) == 0``)."""

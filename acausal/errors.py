@@ -1,10 +1,25 @@
 """Exception hierarchy: one root, one subclass per pipeline stage.
 
 Every message names the user's objects (component path, port, variable, equation)
-and, where possible, suggests the fix.
+and, where possible, suggests the fix. Structural errors also carry the offending parts as
+data (:class:`StructurePart`), so tools can show them without parsing the text.
+
+    AcausalError
+    ├── ModelDefinitionError        declarations, parameters, finite-element data
+    │   └── ConnectionError_        ports that cannot be connected
+    ├── TopologyError               linear graph / mechanism graph (missing ground, loops)
+    ├── StructureError              the flat equation system is not well posed
+    │   ├── BalanceError            more or fewer equations than unknowns (in a part)
+    │   ├── SingularityError        equal counts, structurally or numerically singular
+    │   └── StartValueConflict      fixed start values that the equations contradict
+    ├── InitializationError         no consistent initial values
+    │   └── StartValueConflict
+    └── SimulationError             the integrator failed (``partial`` result attached)
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 __all__ = [
     "AcausalError",
@@ -12,12 +27,15 @@ __all__ = [
     "ConnectionError_",
     "TopologyError",
     "StructureError",
+    "StructurePart",
     "BalanceError",
     "SingularityError",
+    "StartValueConflict",
     "InitializationError",
     "SimulationError",
     "AcausalWarning",
     "RedundantConstraintWarning",
+    "SolverWarning",
 ]
 
 
@@ -37,8 +55,45 @@ class TopologyError(AcausalError):
     """The linear graph cannot be built: missing ground/datum, bad tree override, ..."""
 
 
+@dataclass
+class StructurePart:
+    """One over- or under-determined part of a structurally singular system.
+
+    Attributes
+    ----------
+    kind : str
+        ``"over-determined"`` or ``"under-determined"``.
+    equations : list of str
+        The equations of the part, as written, each with its component in brackets.
+    unknowns : list of str
+        The unknowns of the part (dotted names; aliases merged into one are listed after it).
+    components : list of str
+        The components the equations and unknowns belong to.
+    hints : list of str
+        Hints given by component authors for unknowns of the part (``Variable(hint=...)``).
+    """
+
+    kind: str
+    equations: list[str]
+    unknowns: list[str]
+    components: list[str]
+    hints: list[str] = field(default_factory=list)
+
+
 class StructureError(AcausalError):
-    """The flat equation system is not well posed."""
+    """The flat equation system is not well posed.
+
+    ``parts`` lists the over- and under-determined parts (may be empty when the error is
+    not about a matching, e.g. index reduction that does not terminate).
+    """
+
+    def __init__(self, message: str, parts: list[StructurePart] | None = None) -> None:
+        super().__init__(message)
+        self.parts: list[StructurePart] = list(parts or [])
+
+    def part(self, kind: str) -> StructurePart | None:
+        """The part of that kind (``"over-determined"``/``"under-determined"``), if any."""
+        return next((p for p in self.parts if p.kind == kind), None)
 
 
 class BalanceError(StructureError):
@@ -51,6 +106,12 @@ class SingularityError(StructureError):
 
 class InitializationError(AcausalError):
     """Consistent initial values could not be found, or the initial problem is ill posed."""
+
+
+class StartValueConflict(StructureError, InitializationError):
+    """Fixed start values that the model's equations contradict (found by alias
+    elimination, before any numerics): two fixed starts on one quantity, or a fixed start
+    on a quantity the equations make constant."""
 
 
 class SimulationError(AcausalError):
@@ -68,3 +129,7 @@ class AcausalWarning(UserWarning):
 
 class RedundantConstraintWarning(AcausalWarning):
     """Constraint equations of cut joints removed as linearly dependent on the others."""
+
+
+class SolverWarning(AcausalWarning):
+    """A result the library had to obtain by a fallback the user should know about."""

@@ -21,7 +21,7 @@ import numpy as np
 from .compiler import CompiledModel
 from .errors import AcausalError
 from .initialize import initialize
-from .simulate import make_integrator
+from .solvers.idas import make_integrator
 
 __all__ = ["dae_function", "output_function", "simulator", "linearize", "Linearization"]
 

@@ -7,9 +7,9 @@ normal-tree preferences (:class:`~acausal.component.TreePriority`), overridable 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,7 +18,10 @@ from .domains import Domain
 from .errors import ConnectionError_, TopologyError
 from .topology import Topology, _UnionFind
 
-__all__ = ["GraphEdge", "Vertex", "LinearGraph"]
+if TYPE_CHECKING:
+    from .state import CompileState
+
+__all__ = ["GraphEdge", "Vertex", "LinearGraph", "graph_pass", "split_tree"]
 
 
 @dataclass
@@ -234,5 +237,32 @@ class LinearGraph:
         return ax
 
 
-def describe_ports(ports: Sequence[PortInstance]) -> str:
-    return ", ".join(p.path() for p in ports)
+def split_tree(model: Component, tree: Iterable[Any] | None
+               ) -> tuple[list[Any] | None, dict[str, list[Any]]]:
+    """Split the user's tree override into linear-graph items and per-domain items.
+
+    A string naming a component path stands for the component. A component with ports of a
+    non-graph domain (a joint, a body) belongs to that domain's pass; anything else (edge
+    names, 1D components) to the linear graph, which reports items it cannot find.
+    """
+    if tree is None:
+        return None, {}
+    by_path = {c.path(): c for c in model.walk()}
+    graph_items: list[Any] = []
+    domain_items: dict[str, list[Any]] = {}
+    for item in tree:
+        obj = by_path.get(item, item) if isinstance(item, str) else item
+        doms = ({p.domain.name for p in obj.ports().values() if not p.domain.graph}
+                if isinstance(obj, Component) else set())
+        if doms:
+            for d in sorted(doms):
+                domain_items.setdefault(d, []).append(obj)
+        else:
+            graph_items.append(obj)
+    return graph_items, domain_items
+
+
+def graph_pass(state: CompileState) -> CompileState:
+    """Pass: model tree -> linear graph (vertices, edges, normal tree, cutset matrix)."""
+    graph_items, domain_items = split_tree(state.model, state.tree)
+    return state.update(graph=LinearGraph(state.model, graph_items), domain_tree=domain_items)

@@ -13,6 +13,7 @@ Non-fixed start values are the Newton guesses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import casadi as cs
 import numpy as np
@@ -20,9 +21,13 @@ import scipy.sparse as sp
 
 from .dae import SemiExplicitDAE
 from .errors import InitializationError
+from .solvers.newton import AlgebraicSystem
 from .structure.matching import match
 
-__all__ = ["InitialValues", "initialize"]
+if TYPE_CHECKING:
+    from .compiler import CompiledModel
+
+__all__ = ["InitialValues", "initialize", "consistent_algebraic"]
 
 
 @dataclass
@@ -62,7 +67,7 @@ def _augment(inc_rows: list[list[int]], row: int, assign_col: list[int]) -> bool
     return False
 
 
-def initialize(cm, p: np.ndarray, t0: float = 0.0,
+def initialize(cm: CompiledModel, p: np.ndarray, t0: float = 0.0,
                dae: SemiExplicitDAE | None = None,
                guess: dict[str, float] | None = None) -> InitialValues:
     """Consistent ``(x0, z0)`` for the compiled model ``cm`` at time ``t0``."""
@@ -70,7 +75,7 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
     sys = cm.system
     nx, nz = int(dae.x.numel()), int(dae.z.numel())
     w = cs.vertcat(dae.x, dae.z)
-    start = dict(cm._start_values())
+    start = dict(cm.start_values)
     if guess:
         start.update(guess)
 
@@ -81,18 +86,16 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
     if not cm.flat.initial_equations and all(v.name in state_set for v in fixed):
         x0 = np.array([start[n] for n in dae.x_names], dtype=float)
         z_guess = np.array([start.get(n, 0.0) for n in dae.z_names], dtype=float)
-        z0 = _solve_z(dae, x0, z_guess, p, t0) if nz else np.zeros(0)
+        z0 = consistent_algebraic(dae, x0, z_guess, p, t0) if nz else np.zeros(0)
         fixed_names = {v.name for v in fixed}
         return InitialValues(
             x0, z0, [f"{v.name} = {v.start} (fixed start)" for v in fixed],
             [f"{n} = {start[n]} (start value)" for n in dae.x_names if n not in fixed_names],
             0.0)
 
-    out_index = dae._cache.get("out_index")
-    if out_index is None:
-        out_index = dae._cache["out_index"] = {n: k for k, n in enumerate(dae.out_names)}
+    out_index = dae.out_index
     rows: list[cs.SX] = [dae.alg[k] for k in range(nz)]
-    labels: list[str] = [f"algebraic equation {k}" for k in range(nz)]
+    labels: list[str] = _algebraic_labels(cm, dae)
     conds: list[str] = []
     fixed_seen: set[str] = set()
     for v in sys.variables:
@@ -103,12 +106,12 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
             labels.append(f"{v.name} = {v.start} (fixed start)")
             conds.append(labels[-1])
     # initial equations (der(..) symbols replaced by their expressions)
+    params = set(dae.p_names)
     for eq in cm.flat.initial_equations:
         res = eq.res
         syms = cs.symvar(res)
         names = [s.name() for s in syms]
-        missing = [n for n in names if n not in out_index and n not in cm.flat.constants
-                   and n != "time"]
+        missing = [n for n in names if n not in out_index and n not in params and n != "time"]
         if missing:
             raise InitializationError(
                 f"initial equation {eq.describe()} uses {missing}, which the model does not "
@@ -172,93 +175,33 @@ def initialize(cm, p: np.ndarray, t0: float = 0.0,
     # numeric solve
     guess_x = np.array([start.get(n, 0.0) for n in dae.x_names], dtype=float)
     guess_z = np.array([start.get(n, 0.0) for n in dae.z_names], dtype=float)
-    F = cs.vertcat(*rows)
     pt = cs.vertcat(dae.p, dae.t)
-    w0 = np.concatenate([guess_x, guess_z])
+    solver = AlgebraicSystem(cs.vertcat(*rows), w, pt, labels, jacobian="exact")
     ptv = np.concatenate([p, [t0]])
-    sol = _newton(F, w, pt, w0, ptv, labels)
-    res_f = cs.Function("r", [w, pt], [F])
-    resid = float(np.max(np.abs(np.asarray(res_f(sol, ptv))))) if n_w else 0.0
-    return InitialValues(sol[:nx], sol[nx:], conds, defaulted, resid)
+    sol = solver.solve(np.concatenate([guess_x, guess_z]), ptv,
+                       what="consistent initial values")
+    return InitialValues(sol.w[:nx], sol.w[nx:], conds, defaulted, sol.residual)
 
 
-def _newton(F: cs.SX, w: cs.SX, pt: cs.SX, w0: np.ndarray, ptv: np.ndarray,
-            labels: list[str]) -> np.ndarray:
-    """Damped Newton with CasADi's sparse Jacobian; names the worst residuals on failure."""
-    n = int(w.numel())
-    if n == 0:
-        return np.zeros(0)
-    J = cs.jacobian(F, w)
-    fJ = cs.Function("fJ", [w, pt], [F, J])
-    x = np.array(w0, dtype=float)
-    f, Jv = fJ(x, ptv)
-    f = np.asarray(f).ravel()
-    norm = float(np.linalg.norm(f, np.inf))
-    import scipy.sparse.linalg as spla
-
-    for _ in range(100):
-        if norm < 1e-12:
-            break
-        Js = Jv.sparse() if hasattr(Jv, "sparse") else sp.csc_matrix(np.asarray(Jv))
-        try:
-            step = spla.spsolve(sp.csc_matrix(Js), -f)
-        except Exception:  # noqa: BLE001
-            step = np.linalg.lstsq(np.asarray(Js.todense()), -f, rcond=None)[0]
-        if not np.all(np.isfinite(step)):
-            step = np.linalg.lstsq(np.asarray(sp.csc_matrix(Js).todense()), -f, rcond=None)[0]
-        lam = 1.0
-        while lam > 1e-6:
-            xn = x + lam * step
-            fn, Jn = fJ(xn, ptv)
-            fn = np.asarray(fn).ravel()
-            nn = float(np.linalg.norm(fn, np.inf))
-            if np.isfinite(nn) and nn < norm * (1 - 1e-4 * lam) or nn < 1e-12:
-                break
-            lam *= 0.5
-        x, f, Jv, norm = xn, fn, Jn, nn
-        if lam <= 1e-6:
-            break
-    if not np.isfinite(norm) or norm > 1e-8 * max(1.0, float(np.linalg.norm(x, np.inf))):
-        worst = np.argsort(-np.abs(f))[:5]
-        raise InitializationError(
-            "no consistent initial values found (Newton stopped with residual "
-            f"{norm:.3g}); largest residuals: "
-            + "; ".join(f"{labels[k]}: {f[k]:.3g}" for k in worst if k < len(labels))
-            + ". Check the fixed start values for consistency, or give better guesses "
-            "(start values with fixed=False)."
-        )
-    return x
+def _algebraic_labels(cm: CompiledModel, dae: SemiExplicitDAE) -> list[str]:
+    """A label per algebraic equation: the unknown it determines and its component."""
+    idx = cm.system.name_index
+    out = []
+    for k, n in enumerate(dae.z_names):
+        origin = cm.system.variables[idx[n]].origin if n in idx else ""
+        out.append(f"algebraic equation {k} (for {n}" + (f" of {origin})" if origin else ")"))
+    return out
 
 
-_FD_JACOBIAN_MIN = 50  # algebraic unknowns above which Newton uses a difference Jacobian
+def consistent_algebraic(dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray, p: np.ndarray,
+                         t: float) -> np.ndarray:
+    """``alg(x, z) = 0`` for ``z`` given the states (Newton from ``z``).
 
-
-def _solve_z(dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray, p: np.ndarray,
-             t0: float) -> np.ndarray:
-    """``alg(x, z) = 0`` for ``z`` by Newton (the states are given).
-
-    A large block (a long chain's mass matrix) is solved with a forward-difference
-    Jacobian, all columns in one vectorised evaluation: forming its exact Jacobian
-    symbolically costs O(n^3) while the equations are linear in most of ``z``.
+    A large block (a long chain's mass matrix) uses a difference Jacobian (see
+    :class:`~acausal.solvers.newton.AlgebraicSystem`).
     """
-    nz = int(dae.z.numel())
-    pt = cs.vertcat(dae.x, dae.p, dae.t)
-    ptv = np.concatenate([x, p, [t0]])
-    if nz <= _FD_JACOBIAN_MIN:
-        labels = [f"algebraic equation {k}" for k in range(nz)]
-        return _newton(dae.alg, dae.z, pt, z, ptv, labels)
-    f = cs.Function("alg", [dae.z, pt], [dae.alg])
-    zk = np.array(z, dtype=float)
-    g = np.asarray(f(zk, ptv)).ravel()
-    for _ in range(30):
-        scale = max(1.0, float(np.max(np.abs(zk))))
-        if float(np.max(np.abs(g))) < 1e-11 * scale:
-            return zk
-        h = 1e-7 * np.maximum(1.0, np.abs(zk))
-        cols = zk[:, None] + np.diag(h)
-        J = (np.asarray(f(cols, ptv)) - g[:, None]) / h[None, :]
-        zk = zk - np.linalg.solve(J, g)
-        g = np.asarray(f(zk, ptv)).ravel()
-    raise InitializationError(
-        "no consistent algebraic variables found for the given states (Newton stopped "
-        f"with residual {float(np.max(np.abs(g))):.3g}); check the start values")
+    if dae.z.numel() == 0:
+        return np.zeros(0)
+    solver = dae.algebraic_solver
+    return solver.solve(z, np.concatenate([x, p, [t]]),
+                        what="consistent algebraic variables for the given states").w

@@ -22,7 +22,7 @@ class Result:
 
     def __init__(self, t: np.ndarray, names: Sequence[str], sizes: Sequence[int],
                  data: np.ndarray | Callable[[], np.ndarray], parameters: dict[str, float],
-                 status: str = "ok", message: str = "", stats: dict[str, Any] | None = None):
+                 status: str = "ok", message: str = "", stats: Any = None):
         """``data`` is the (time x output) matrix, or a function computing it on first use
         (outputs are evaluated lazily from the integrated states)."""
         self.t = np.asarray(t, dtype=float)
@@ -33,7 +33,7 @@ class Result:
         self.parameters = dict(parameters)
         self.status = status
         self.message = message
-        self.stats = stats or {}
+        self.stats = stats  # SimulationStats of the run (acausal.simulate)
 
     @property
     def _index(self) -> dict[str, int]:

@@ -1,10 +1,11 @@
-"""Time integration with SUNDIALS IDAS through ``casadi.integrator``.
+"""Simulation: what is common to every integration backend.
 
-The integrator receives the named DAE function built once per model (and per state choice);
-nothing symbolic happens per time step. The fast path is one IDAS call over the whole output
-grid. The grid is integrated in chunks when the state selection is dynamic (the chosen dummy
-derivatives are checked at every output point and re-chosen where they degrade) and, after a
-failure, to return the result computed up to the failure.
+:func:`simulate` builds the output grid, finds consistent initial values, splits the run
+into smooth segments at time events (steps of inputs), re-selects the states along the
+trajectory when the choice of dummy derivatives is dynamic, hands each piece to the chosen
+:class:`~acausal.solvers.base.Integrator` (IDAS by default) and assembles the
+:class:`~acausal.results.Result`. A failed integration returns, or attaches to the
+:class:`~acausal.errors.SimulationError`, everything computed up to the failure.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import gc
 import time as _time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import casadi as cs
@@ -22,88 +24,66 @@ from .component import Component
 from .dae import SemiExplicitDAE
 from .errors import AcausalError, SimulationError
 from .events import time_events
-from .initialize import initialize
+from .initialize import consistent_algebraic, initialize
 from .results import Result
-from .structure.dummy import select_states
+from .solvers.base import (
+    IntegrationFailure,
+    Integrator,
+    IntegratorOptions,
+    Segment,
+    SegmentStats,
+    integrator_class,
+)
+from .structure.dummy import StateSelection, select_states
 
-__all__ = ["simulate", "make_integrator"]
-
-
-def _linear_solver(F: cs.SX, y: cs.SX) -> str:
-    """Dense LAPACK LU for a moderately sized, dense Newton matrix (a mass-matrix block of a
-    long chain: sparse LU is far slower there), sparse LU (CSparse) otherwise."""
-    n = int(y.numel())
-    if n == 0 or n > _DENSE_MAX:
-        return "csparse"
-    nnz = cs.jacobian_sparsity(F, y).nnz() + n  # + the identity of the x' terms
-    return "lapacklu" if nnz > _DENSE_FRACTION * n * n else "csparse"
+__all__ = ["simulate", "SimulationStats", "RunCache"]
 
 
-_DENSE_MAX = 3000  # unknowns: a dense matrix of this size is 72 MB and factors in ~1 s
-_DENSE_FRACTION = 0.1
+@dataclass
+class RunCache:
+    """What the simulate stage keeps on a compiled model between runs."""
+
+    integrators: dict[tuple[Any, ...], Integrator] = field(default_factory=dict)
+    time_events: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
 
 
-#: integration modes, tried in this order when the previous one fails on a model
-MODES = ("idas_ic", "exact_xdot", "states_error_only")
+@dataclass
+class SimulationStats:
+    """How a run went (``res.stats``).
 
-
-def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
-                    rtol: float = 1e-6,
-                    atol: float = 1e-8, max_step: float | None = None,
-                    max_num_steps: int = 100_000, name: str = "idas",
-                    p_values: np.ndarray | None = None,
-                    init_xdot: np.ndarray | None = None,
-                    suppress_algebraic: bool = False) -> cs.Function:
-    """IDAS integrator of ``dae`` on ``grid`` (relative to the start time).
-
-    The returned function takes ``x0``, ``z0`` and ``p = [parameters; t_start]`` and gives
-    ``xf``, ``zf`` at the grid points (grid[0] must be 0). With ``p_values`` the parameters
-    are substituted by these numbers (constants folded, as in a hand-written model) and the
-    ``p`` input is ``[t_start]`` only.
-
-    By default IDAS computes consistent derivatives itself (``IDACalcIC``). With
-    ``init_xdot`` (the exact ``ode(x0, z0)`` of a consistent point) that step is skipped:
-    the robust mode used when ``IDACalcIC`` fails on a consistent point (it can, on
-    ill-scaled algebraic blocks such as a closed loop's multipliers). With
-    ``suppress_algebraic`` the local error test covers the states only (the algebraic
-    variables follow them through the algebraic equations): the last resort for badly
-    conditioned algebraic blocks.
+    Attributes
+    ----------
+    solver : str
+        The backend (``"idas"``, ...).
+    integration_mode : str
+        The backend's mode that ran last (see :mod:`acausal.solvers.idas`).
+    initial_conditions : list of str
+        The fixed start values and initial equations used.
+    defaulted_starts : list of str
+        States whose start value was used although not fixed (to complete the conditions).
+    time_events : list of float
+        Instants where the run stopped and restarted (input switches) [s].
+    reselections : int
+        Changes of the state choice along the trajectory (dynamic state selection).
+    segments : list of SegmentStats
+        The backend's counts per integrated piece.
+    wall_time : float
+        Seconds spent in :func:`simulate`.
     """
-    toff = cs.SX.sym("t_start")
-    tau = cs.SX.sym("tau")
-    x, z = dae.x, dae.z
-    ode, alg = dae.ode, dae.alg
-    p_in = dae.p
-    if p_values is not None and dae.p.numel():
-        ode = cs.substitute(ode, dae.p, cs.DM(p_values))
-        alg = cs.substitute(alg, dae.p, cs.DM(p_values))
-        p_in = cs.SX(0, 1)
-    if x.numel() == 0:  # IDAS needs a state: a dummy one that stays zero
-        x = cs.SX.sym("_dummy_state")
-        ode = cs.SX(0)
-    if cs.depends_on(cs.vertcat(ode, alg), dae.t):
-        ode = cs.substitute(ode, dae.t, tau + toff)
-        alg = cs.substitute(alg, dae.t, tau + toff)
-    problem: dict[str, Any] = {"x": x, "p": cs.vertcat(p_in, toff), "t": tau, "ode": ode}
-    if z.numel():
-        problem["z"] = z
-        problem["alg"] = alg
-    opts: dict[str, Any] = {
-        "abstol": atol,
-        "reltol": rtol,
-        "max_num_steps": max_num_steps,
-        "verbose": False,
-    }
 
-    if init_xdot is not None:
-        opts.update(calc_ic=False,
-                    init_xdot=[float(v) for v in np.ravel(init_xdot)] or [0.0])
-    if suppress_algebraic:
-        opts["suppress_algebraic"] = True
-    if max_step is not None:
-        opts["max_step_size"] = max_step
-    opts["linear_solver"] = _linear_solver(cs.vertcat(ode, alg), cs.vertcat(x, z))
-    return cs.integrator(name, "idas", problem, 0.0, [float(g) for g in grid[1:]], opts)
+    solver: str = "idas"
+    integration_mode: str = ""
+    initial_conditions: list[str] = field(default_factory=list)
+    defaulted_starts: list[str] = field(default_factory=list)
+    time_events: list[float] = field(default_factory=list)
+    reselections: int = 0
+    segments: list[SegmentStats] = field(default_factory=list)
+    wall_time: float = 0.0
+
+    @property
+    def steps(self) -> int:
+        """Integrator steps over the whole run."""
+        return sum(s.steps for s in self.segments)
 
 
 def _grid(t_start: float, t_end: float, n_points: int | None, dt: float | None,
@@ -125,76 +105,24 @@ def _grid(t_start: float, t_end: float, n_points: int | None, dt: float | None,
     return np.linspace(t_start, t_end, n_points or 501)
 
 
-class _Runner:
-    """Integrates one compiled model; keeps integrators per (DAE, relative grid)."""
-
-    def __init__(self, cm: CompiledModel, p: np.ndarray, rtol: float, atol: float,
-                 max_step: float | None, max_num_steps: int = 100_000) -> None:
-        self.cm, self.p = cm, p
-        self.rtol, self.atol, self.max_step = rtol, atol, max_step
-        self.max_num_steps = max_num_steps
-        # integration mode (see MODES): advanced when a mode fails, remembered per model
-        self.mode = int(cm._misc.get("integration_mode", 0))
-        self.cache: dict[tuple, cs.Function] = cm._integrators
-        self.outf: dict[int, cs.Function] = {}
-
-    def integrator(self, dae: SemiExplicitDAE, rel: np.ndarray) -> cs.Function:
-        key = (id(dae), tuple(np.round(rel, 12)), self.rtol, self.atol, self.max_step,
-               self.max_num_steps, self.p.tobytes())
-        if key not in self.cache:
-            self.cache[key] = make_integrator(dae, rel, rtol=self.rtol, atol=self.atol,
-                                              max_step=self.max_step,
-                                              max_num_steps=self.max_num_steps,
-                                              p_values=self.p)
-        return self.cache[key]
-
-    def outputs(self, dae: SemiExplicitDAE, X: Any, Z: Any, T: np.ndarray,
-                only_variables: bool = False) -> np.ndarray:
-        """Outputs at the given times, ``(nt, n_out)`` (CasADi evaluates all columns)."""
-        f = dae.variables_function() if only_variables else dae.output_function()
-        return f(X, Z, self.p.reshape(-1, 1), T.reshape(1, -1)).full().T
-
-    def _call(self, dae: SemiExplicitDAE, grid: np.ndarray, x0: np.ndarray, z0: np.ndarray,
-              args: dict[str, Any]) -> Any:
-        if self.mode == 0:
-            return self.integrator(dae, grid - grid[0])(**args)
-        xdot = np.asarray(dae.function()(x0, z0, self.p, grid[0])[0]).ravel()
-        integ = make_integrator(dae, grid - grid[0], rtol=self.rtol, atol=self.atol,
-                                max_step=self.max_step, max_num_steps=self.max_num_steps,
-                                p_values=self.p, init_xdot=xdot if xdot.size else np.zeros(1),
-                                suppress_algebraic=self.mode == 2)
-        return integ(**args)
-
-    def step(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
-             grid: np.ndarray) -> tuple[cs.DM, cs.DM]:
-        args = dict(x0=x0 if x0.size else 0.0, z0=z0, p=[grid[0]])
-        while True:
-            try:
-                r = self._call(dae, grid, x0, z0, args)
-                break
-            except RuntimeError as exc:
-                calc_ic_failed = "IDACalcIC" in str(exc)
-                if self.mode == 0 and calc_ic_failed:
-                    self.mode = 1
-                elif self.mode < 2 and not calc_ic_failed and dae.z.numel():
-                    self.mode = 2
-                else:
-                    raise
-                self.cm._misc["integration_mode"] = self.mode
-        # kept as CasADi matrices: the output function takes them as they are, and only
-        # the last column is converted to continue (copying to numpy costs as much as IDAS)
-        n = len(grid) - 1
-        X = r["xf"] if dae.x.numel() else cs.DM(0, n)
-        Z = r["zf"] if dae.z.numel() else cs.DM(0, n)
-        return X, Z
+def _integrator(cm: CompiledModel, solver: str, options: IntegratorOptions) -> Integrator:
+    """The backend instance kept on the compiled model for these settings."""
+    if cm.run_cache is None:
+        cm.run_cache = RunCache()
+    key = (solver, options)
+    integ = cm.run_cache.integrators.get(key)
+    if integ is None:
+        integ = cm.run_cache.integrators[key] = integrator_class(solver)(cm, options)
+    return integ
 
 
 def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float = 0.0,
              n_points: int | None = None, dt: float | None = None,
              t_eval: Sequence[float] | None = None, rtol: float = 1e-6, atol: float = 1e-8,
              params: dict[str, float] | None = None, max_step: float | None = None,
+             solver: str = "idas", mode: str | None = None,
              raise_on_failure: bool = True) -> Result:
-    """Simulate a model with IDAS and return the :class:`~acausal.results.Result`.
+    """Simulate a model and return the :class:`~acausal.results.Result`.
 
     Parameters
     ----------
@@ -205,13 +133,19 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
     t_start : float
         Initial time [s].
     n_points, dt, t_eval
-        Output grid: number of points (default 501), step, or explicit times.
+        Output grid: number of points (default 501), step, or explicit times. ``dt`` is
+        also the step of fixed-step solvers.
     rtol, atol : float
-        IDAS relative and absolute tolerances.
+        Relative and absolute tolerances.
     params : dict
         Parameter overrides by dotted path, ``{"r.R": 10.0}`` (no rebuild needed).
     max_step : float, optional
-        Largest IDAS step [s].
+        Largest integrator step [s].
+    solver : str
+        The integration backend (``"idas"``; see :mod:`acausal.solvers`).
+    mode : str, optional
+        A backend-specific mode (IDAS: ``"exact_xdot"``, ``"states_error_only"``,
+        ``"idas_ic"``; default: chosen from the model and remembered).
     raise_on_failure : bool
         If True (default) an integration failure raises :class:`SimulationError` whose
         ``partial`` holds the result up to the failure; if False that partial result is
@@ -221,132 +155,185 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
     gc_was_enabled = gc.isenabled()
     gc.disable()  # no reference cycles are made here; avoid full scans of a large heap
     try:
-        return _simulate(cm, t_end, t_start, n_points, dt, t_eval, rtol, atol, params,
-                         max_step, raise_on_failure)
+        options = IntegratorOptions(
+            rtol=rtol, atol=atol, max_step=max_step, mode=mode, dt=dt,
+            # a chunk of a dynamic-selection run is short: a singular choice fails fast
+            max_num_steps=5_000 if cm.selection.dynamic else 100_000)
+        return _Run(cm, _integrator(cm, solver, options), params).run(
+            _grid(t_start, t_end, n_points, dt, t_eval), raise_on_failure)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _simulate(cm: CompiledModel, t_end: float, t_start: float, n_points: int | None,
-              dt: float | None, t_eval: Sequence[float] | None, rtol: float, atol: float,
-              params: dict[str, float] | None, max_step: float | None,
-              raise_on_failure: bool) -> Result:
-    tic = _time.perf_counter()
-    p = cm.parameter_values(params)
-    grid = _grid(t_start, t_end, n_points, dt, t_eval)
-    init = initialize(cm, p, grid[0])
-    # a chunk of a dynamic-selection run is short: a singular choice fails fast
-    run = _Runner(cm, p, rtol, atol, max_step,
-                  max_num_steps=5_000 if cm.selection.dynamic else 100_000)
-    dae = cm.dae
-    x0, z0 = init.x0, init.z0
-    sel = cm.selection
-    stats: dict[str, Any] = {"initial_conditions": init.conditions,
-                             "defaulted_starts": init.defaulted, "reselections": 0}
-
-    if sel.dynamic:
-        values = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1],
-                             only_variables=True)[0]
-        dae, x0, z0, sel = _reselect(cm, values, p, grid[0], dae, x0, z0, sel, stats)
-
-    first = (dae, x0.reshape(-1, 1), z0.reshape(-1, 1), grid[:1])
-    pieces: list[tuple[SemiExplicitDAE, Any, Any, np.ndarray]] = [first]
-    status, message = "ok", ""
-    events = _events(cm, dae, p, grid[0], grid[-1])
-    if events:
-        grid = np.union1d(grid, events)  # event instants are output points
-        stats["time_events"] = events
-    bounds = [grid[0], *events, grid[-1]]
-    x, z = x0, z0
-    for s, (ta, tb) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
-        seg = grid[(grid >= ta) & (grid <= tb)]
-        if s > 0:  # restart just after the event, algebraic variables on the new side
-            seg = np.concatenate([[ta + _EVENT_EPS * max(1.0, abs(ta))], seg[1:]])
-            z = _consistent_z(dae, x, z, run.p, float(seg[0]))
-        status, message, blocks, sel = _integrate(run, cm, dae, x, z, seg, sel, stats)
-        pieces += [b for b in blocks if len(b[3])]
-        if status != "ok" or not blocks:
-            break
-        dae = blocks[-1][0]
-        x, z = _last(blocks[-1][1]), _last(blocks[-1][2])
-    t_all = np.concatenate([b[3] for b in pieces])
-
-    def evaluate() -> np.ndarray:  # outputs on first access (the states are the result)
-        return np.vstack([run.outputs(*b) for b in pieces])
-
-    stats["integration_mode"] = MODES[run.mode]
-    stats["wall_time"] = _time.perf_counter() - tic
-    res = Result(t_all, dae.out_names, dae.out_sizes, evaluate,
-                 dict(zip(dae.p_names, p, strict=True)), status=status, message=message,
-                 stats=stats)
-    if status != "ok":
-        if raise_on_failure:
-            raise SimulationError(message, partial=res, t_fail=float(t_all[-1]))
-    return res
-
-
 _EVENT_EPS = 1e-12  # restart offset after a time event, relative to max(1, |t|)
+_SWITCH = 0.7  # re-select when another choice is better conditioned by 1/0.7
+_NEAR_SWITCH = 0.9  # below this, integrate one output interval at a time
+
+_Piece = tuple[SemiExplicitDAE, Any, Any, np.ndarray]  # DAE, X, Z, times
 
 
-def _events(cm: CompiledModel, dae: SemiExplicitDAE, p: np.ndarray, t0: float,
-            t1: float) -> list[float]:
-    """Time events of the model with these parameter values (cached)."""
-    key = ("events", id(dae), p.tobytes(), t0, t1)
-    if key not in cm._misc:
-        if not cs.depends_on(cs.vertcat(dae.ode, dae.alg), dae.t):
-            cm._misc[key] = []
-        else:
-            pv = cs.DM(p) if dae.p.numel() else cs.DM(0, 1)
-            f = cs.Function("rhs", [dae.x, dae.z, dae.t], [
-                cs.substitute(cs.vertcat(dae.ode, dae.alg), dae.p, pv)])
-            cm._misc[key] = time_events(f, 2, t0, t1)
-    return list(cm._misc[key])
+class _Run:
+    """One simulation: segments between time events, chunks for state re-selection."""
+
+    def __init__(self, cm: CompiledModel, integ: Integrator,
+                 params: dict[str, float] | None) -> None:
+        self.cm = cm
+        self.integ = integ
+        self.p = cm.parameter_values(params)
+        self.stats = SimulationStats(solver=integ.name)
+
+    def run(self, grid: np.ndarray, raise_on_failure: bool) -> Result:
+        tic = _time.perf_counter()
+        cm, stats = self.cm, self.stats
+        init = initialize(cm, self.p, grid[0])
+        stats.initial_conditions, stats.defaulted_starts = init.conditions, init.defaulted
+        dae, sel = cm.dae, cm.selection
+        x, z = init.x0, init.z0
+        if sel.dynamic:
+            dae, x, z, sel = self._reselect(self._values(dae, x, z, grid[0]), grid[0], dae,
+                                            x, z, sel)
+        pieces: list[_Piece] = [(dae, x.reshape(-1, 1), z.reshape(-1, 1), grid[:1])]
+        events = self._time_events(dae, grid[0], grid[-1])
+        if events:
+            grid = np.union1d(grid, events)  # event instants are output points
+            stats.time_events = events
+        bounds = [grid[0], *events, grid[-1]]
+        status, message = "ok", ""
+        for s, (ta, tb) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+            seg = grid[(grid >= ta) & (grid <= tb)]
+            if s > 0:  # restart just after the event, algebraic variables on the new side
+                seg = np.concatenate([[ta + _EVENT_EPS * max(1.0, abs(ta))], seg[1:]])
+                z = consistent_algebraic(dae, x, z, self.p, float(seg[0]))
+            status, message, new, dae, sel = self._segment(dae, x, z, seg, sel)
+            pieces += [b for b in new if len(b[3])]
+            if status != "ok" or not new:
+                break
+            x, z = _last(new[-1][1]), _last(new[-1][2])
+        t_all = np.concatenate([b[3] for b in pieces])
+        p = self.p
+
+        def evaluate() -> np.ndarray:  # outputs on first access (the states are the result)
+            return np.vstack([_outputs(b[0], b[1], b[2], b[3], p) for b in pieces])
+
+        if stats.segments:
+            stats.integration_mode = stats.segments[-1].mode
+        stats.wall_time = _time.perf_counter() - tic
+        res = Result(t_all, dae.out_names, dae.out_sizes, evaluate,
+                     dict(zip(dae.p_names, p, strict=True)), status=status, message=message,
+                     stats=stats)
+        if status != "ok" and raise_on_failure:
+            raise SimulationError(message, partial=res, t_fail=float(t_all[-1]))
+        return res
+
+    # ----- pieces -----
+    def _segment(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray, grid: np.ndarray,
+                 sel: StateSelection) -> tuple[str, str, list[_Piece], SemiExplicitDAE,
+                                               StateSelection]:
+        """One smooth segment: a single backend call when the state choice is static,
+        chunks checked for re-selection otherwise."""
+        if not sel.dynamic:
+            try:
+                seg = self.integ.integrate(dae, self.p, x0, z0, grid)
+            except IntegrationFailure as exc:
+                pieces = [self._piece(dae, exc.partial)] if exc.partial is not None else []
+                return "failed", self._failure(exc), pieces, dae, sel
+            return "ok", "", [self._piece(dae, seg)], dae, sel
+        return self._chunked(dae, x0, z0, grid, sel)
+
+    def _piece(self, dae: SemiExplicitDAE, seg: Segment) -> _Piece:
+        self.stats.segments.append(seg.stats)
+        return (dae, seg.x, seg.z, seg.t)
+
+    def _chunked(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
+                 grid: np.ndarray, sel: StateSelection):
+        """Integrate in chunks, checking the state choice at every output point.
+
+        A chunk that fails (the choice became singular between two checks) is retried
+        from its start with the best choice there, then with fewer output points.
+        """
+        pieces: list[_Piece] = []
+        k, m0 = 0, 20
+        m = m0
+        retried = False
+        while k < len(grid) - 1:
+            chunk = grid[k: min(k + m, len(grid) - 1) + 1]
+            try:
+                seg = self.integ.integrate(dae, self.p, x0, z0, chunk)
+            except IntegrationFailure as exc:
+                if not retried:
+                    retried = True
+                    dae, x0, z0, sel = self._reselect(self._values(dae, x0, z0, chunk[0]),
+                                                      float(chunk[0]), dae, x0, z0, sel)
+                    continue
+                if len(chunk) > 2:
+                    m = max(1, m // 4)
+                    continue
+                if exc.partial is not None and len(exc.partial.t):
+                    pieces.append(self._piece(dae, exc.partial))
+                return "failed", self._failure(exc), pieces, dae, sel
+            retried = False
+            X, Z, T = seg.x, seg.z, seg.t
+            vals = _outputs(dae, X, Z, T, self.p, only_variables=True)
+            keep, degraded, quality = len(T), False, 1.0
+            for q in range(len(T)):
+                quality = sel.worst_quality(vals[q], self.p, float(T[q]))
+                if quality < _SWITCH:
+                    keep, degraded = q + 1, True
+                    break
+            seg.x, seg.z, seg.t = X[:, :keep], Z[:, :keep], T[:keep]
+            # approaching a switch: check at every output point
+            m = 1 if (not degraded and quality < _NEAR_SWITCH) else m0
+            pieces.append(self._piece(dae, seg))
+            x0, z0 = _last(seg.x), _last(seg.z)
+            if degraded:
+                dae, x0, z0, sel = self._reselect(vals[keep - 1], float(seg.t[-1]), dae, x0,
+                                                  z0, sel)
+            k += keep
+        return "ok", "", pieces, dae, sel
+
+    def _failure(self, exc: IntegrationFailure) -> str:
+        return _failure_message(self.integ.name.upper(), exc)
+
+    def _values(self, dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray,
+                t: float) -> np.ndarray:
+        """Every equation-system variable at one consistent point."""
+        return _outputs(dae, x.reshape(-1, 1), z.reshape(-1, 1), np.array([t]), self.p,
+                        only_variables=True)[0]
+
+    def _reselect(self, values: np.ndarray, t: float, dae: SemiExplicitDAE, x0: np.ndarray,
+                  z0: np.ndarray, sel: StateSelection):
+        """Choose the dummy derivatives again at a consistent point; switch DAE if needed."""
+        new = select_states(self.cm.system, values, self.p, t)
+        if new.states == sel.states:
+            return dae, x0, z0, new
+        self.stats.reselections += 1
+        d2 = self.cm.dae_for(new.states)
+        name_val = {v.name: values[k] for k, v in enumerate(self.cm.system.variables)}
+        x1 = np.array([name_val[n] for n in d2.x_names])
+        z1 = np.array([name_val[n] for n in d2.z_names])
+        return d2, x1, z1, new
+
+    def _time_events(self, dae: SemiExplicitDAE, t0: float, t1: float) -> list[float]:
+        """Time events of the model with these parameter values (cached on the model)."""
+        cache = self.cm.run_cache
+        key = (id(dae), self.p.tobytes(), t0, t1)
+        if key not in cache.time_events:
+            if not cs.depends_on(cs.vertcat(dae.ode, dae.alg), dae.t):
+                cache.time_events[key] = []
+            else:
+                pv = cs.DM(self.p) if dae.p.numel() else cs.DM(0, 1)
+                f = cs.Function("rhs", [dae.x, dae.z, dae.t], [
+                    cs.substitute(cs.vertcat(dae.ode, dae.alg), dae.p, pv)])
+                cache.time_events[key] = time_events(f, 2, t0, t1)
+        return list(cache.time_events[key])
 
 
-def _consistent_z(dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray, p: np.ndarray,
-                  t: float) -> np.ndarray:
-    """Algebraic variables consistent with the states at ``t`` (Newton from ``z``)."""
-    if dae.z.numel() == 0:
-        return z
-    if "znewton" not in dae._cache:
-        dae._cache["znewton"] = cs.Function(
-            "znewton", [dae.x, dae.z, dae.p, dae.t],
-            [dae.alg, cs.jacobian(dae.alg, dae.z)])
-    f = dae._cache["znewton"]
-    zk = np.array(z, dtype=float)
-    for _ in range(50):
-        g, J = f(x, zk, p, t)
-        g = np.asarray(g).ravel()
-        if np.max(np.abs(g)) < 1e-12 * max(1.0, float(np.max(np.abs(zk)))):
-            break
-        zk = zk - np.linalg.solve(np.asarray(J), g)
-    return zk
-
-
-def _integrate(run: _Runner, cm: CompiledModel, dae: SemiExplicitDAE, x0: np.ndarray,
-               z0: np.ndarray, grid: np.ndarray, sel: Any, stats: dict[str, Any]):
-    """One smooth segment: a single IDAS call when possible, else chunks."""
-    if not sel.dynamic:
-        try:
-            X, Z = run.step(dae, x0, z0, grid)
-            return "ok", "", [(dae, X, Z, grid[1:])], sel
-        except RuntimeError:
-            pass
-    return _chunked(run, cm, dae, x0, z0, grid, sel, stats)
-
-
-def _reselect(cm, values, p, t, dae, x0, z0, sel, stats):
-    """Choose the dummy derivatives again at a consistent point and switch DAE if needed."""
-    new = select_states(cm.system, values, p, t)
-    if new.states == sel.states:
-        return dae, x0, z0, new
-    stats["reselections"] += 1
-    d2 = cm.dae_for(new.states)
-    name_val = {v.name: values[k] for k, v in enumerate(cm.system.variables)}
-    x1 = np.array([name_val[n] for n in d2.x_names])
-    z1 = np.array([name_val[n] for n in d2.z_names])
-    return d2, x1, z1, new
+def _outputs(dae: SemiExplicitDAE, X: Any, Z: Any, T: np.ndarray, p: np.ndarray,
+             only_variables: bool = False) -> np.ndarray:
+    """Outputs at the given times, ``(nt, n_out)`` (CasADi evaluates all columns)."""
+    f = dae.variables_function() if only_variables else dae.output_function()
+    return f(X, Z, p.reshape(-1, 1), T.reshape(1, -1)).full().T
 
 
 def _last(M: Any) -> np.ndarray:
@@ -354,64 +341,14 @@ def _last(M: Any) -> np.ndarray:
     return np.asarray(M[:, -1]).ravel() if M.shape[0] else np.zeros(0)
 
 
-_SWITCH = 0.7  # re-select when another choice is better conditioned by 1/0.7
-_NEAR_SWITCH = 0.9  # below this, integrate one output interval at a time
-
-
-def _chunked(run: _Runner, cm: CompiledModel, dae, x0, z0, grid, sel, stats):
-    """Integrate in chunks; re-select states where needed; stop cleanly on failure.
-
-    With dynamic state selection the choice is checked at every output point; a chunk
-    that fails (the choice became singular between two checks) is retried from its start
-    with the best choice there, then with fewer output points.
-    """
-    blocks: list[tuple[SemiExplicitDAE, Any, Any, np.ndarray]] = []
-    k = 0
-    m0 = 20 if sel.dynamic else max(1, (len(grid) - 1) // 20)
-    m = m0
-    retried = False
-    while k < len(grid) - 1:
-        chunk = grid[k: min(k + m, len(grid) - 1) + 1]
-        try:
-            X, Z = run.step(dae, x0, z0, chunk)
-        except RuntimeError as exc:
-            if sel.dynamic and not retried:
-                retried = True
-                vals = run.outputs(dae, x0.reshape(-1, 1), z0.reshape(-1, 1), chunk[:1],
-                                   only_variables=True)[0]
-                dae, x0, z0, sel = _reselect(cm, vals, run.p, float(chunk[0]), dae, x0, z0,
-                                             sel, stats)
-                continue
-            if len(chunk) > 2:
-                m = max(1, m // 4)
-                continue
-            msg = (f"IDAS failed between t = {chunk[0]:.6g} s and t = {chunk[-1]:.6g} s: "
-                   f"{str(exc).splitlines()[-1] if str(exc) else type(exc).__name__}. "
-                   "The result up to the failure is in .partial. Typical causes: a "
-                   "singularity of the model (a mechanism reaching a dead point, a "
-                   "division by zero), an inconsistent input, tolerances too loose, or "
-                   "tolerances too tight for the conditioning of the algebraic equations "
-                   "(try rtol=1e-8).")
-            return "failed", msg, blocks, sel
-        retried = False
-        m = m0
-        T = chunk[1:]
-        keep = len(T)
-        degraded = False
-        if sel.dynamic:
-            vals = run.outputs(dae, X, Z, T, only_variables=True)
-            for q in range(len(T)):
-                quality = sel.worst_quality(vals[q], run.p, float(T[q]))
-                if quality < _SWITCH:
-                    keep, degraded = q + 1, True
-                    break
-            X, Z, T = X[:, :keep], Z[:, :keep], T[:keep]
-            # approaching a switch: check at every output point
-            m = 1 if (not degraded and quality < _NEAR_SWITCH) else m0
-        blocks.append((dae, X, Z, T))
-        x0, z0 = _last(X), _last(Z)
-        if degraded:
-            dae, x0, z0, sel = _reselect(cm, vals[keep - 1], run.p, float(T[-1]), dae,
-                                         x0, z0, sel, stats)
-        k += keep
-    return "ok", "", blocks, sel
+def _failure_message(solver: str, exc: IntegrationFailure) -> str:
+    said = "\n".join(ln for ln in exc.solver_output.splitlines() if ln.strip())
+    lines = said.splitlines()
+    if len(lines) > 12:
+        said = "\n".join(lines[:6] + [f"... ({len(lines) - 12} lines)"] + lines[-6:])
+    return (f"{solver} failed at t = {exc.t_fail:.6g} s: {exc.reason}. The result up "
+            "to the failure is in .partial. Typical causes: a singularity of the model (a "
+            "mechanism reaching a dead point, a division by zero), an inconsistent input, "
+            "tolerances too loose, or tolerances too tight for the conditioning of the "
+            "algebraic equations (try rtol=1e-8)."
+            + (f"\nWhat the integrator reported:\n{said}" if said else ""))

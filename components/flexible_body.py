@@ -53,6 +53,7 @@ from acausal.errors import ModelDefinitionError
 from acausal.multibody.base import (
     Coordinates,
     CutEquations,
+    EdgeRole,
     Frame,
     MBEdge,
     MBPriority,
@@ -107,7 +108,7 @@ class FlexibleBody(MultibodyComponent):
     Q = Variable(size=4, start=[1.0, 0.0, 0.0, 0.0], unit="1",
                  doc="orientation quaternion of frame_a (w, x, y, z)")
     w_a = Variable(size=3, unit="rad/s", doc="angular velocity, frame_a coordinates")
-    mb_edges = [MBEdge(DATUM, "frame_a", MBPriority.BODY, "body")]
+    mb_edges = [MBEdge(DATUM, "frame_a", MBPriority.BODY, EdgeRole.BODY)]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -255,7 +256,7 @@ class _Attachment(MultibodyComponent):
 
     frame_a = Frame("body reference frame")
     frame_b = Frame("attachment frame")
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.ARM, "arm")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.ARM, EdgeRole.ARM)]
 
     def tree_motion(self) -> TreeMotion:
         return self.__dict__["_body"].arm_motion()

@@ -24,6 +24,7 @@ from acausal import DATUM, Edge, Parameter, Port, TreePriority, Variable, der
 from acausal.domains import Rotational, Translational
 from acausal.multibody.base import (
     CutEquations,
+    EdgeRole,
     Frame,
     Kinematics,
     MBEdge,
@@ -80,7 +81,7 @@ class World(MultibodyComponent):
 
     g = Parameter([0.0, -9.81, 0.0], unit="m/s2", doc="gravity vector", structural=True)
     frame_b = Frame("the world frame")
-    mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.WORLD, "world")]
+    mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.WORLD, EdgeRole.WORLD)]
     is_world = True
 
     def tree_motion(self) -> TreeMotion:
@@ -128,7 +129,7 @@ class Body(MultibodyComponent):
     Q = Variable(size=4, start=[1.0, 0.0, 0.0, 0.0], unit="1",
                  doc="orientation quaternion of frame_a (w, x, y, z)")
     w_a = Variable(size=3, unit="rad/s", doc="angular velocity, frame_a coordinates")
-    mb_edges = [MBEdge(DATUM, "frame_a", MBPriority.BODY, "body")]
+    mb_edges = [MBEdge(DATUM, "frame_a", MBPriority.BODY, EdgeRole.BODY)]
 
     def inertia(self) -> cs.SX:
         return cs.vertcat(
@@ -172,7 +173,7 @@ class FixedTranslation(_TwoFrames):
     """
 
     r = Parameter([0.0, 0.0, 0.0], unit="m", doc="arm vector in frame_a", structural=True)
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.ARM, "arm")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.ARM, EdgeRole.ARM)]
 
     def tree_motion(self) -> TreeMotion:
         z = cs.SX.zeros(3)
@@ -195,7 +196,7 @@ class FixedRotation(_TwoFrames):
     r = Parameter([0.0, 0.0, 0.0], unit="m", doc="shift in frame_a", structural=True)
     n = Parameter([0.0, 0.0, 1.0], unit="1", doc="rotation axis in frame_a", structural=True)
     angle = Parameter(0.0, unit="rad", doc="rotation angle", structural=True)
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.ARM, "arm")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.ARM, EdgeRole.ARM)]
 
     def _R(self) -> cs.DM:
         return cs.DM(cs.evalf(axis_rotation(unit(self.n), float(self.angle))))
@@ -251,7 +252,7 @@ class Revolute(_AxisJoint):
     a = Variable(unit="rad/s2", doc="relative angular acceleration")
     axis = Port(Rotational, "1D flange driving the joint (use_axis_flange=True)")
     support = Port(Rotational, "1D drive housing, fixed in the world (use_axis_flange=True)")
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.REVOLUTE, "joint")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.REVOLUTE, EdgeRole.JOINT)]
     n_dof = 1
 
     def equations(self):
@@ -305,7 +306,7 @@ class Prismatic(_AxisJoint):
     axis = Port(Translational, "1D flange driving the joint (use_axis_flange=True)")
     support = Port(Translational, "1D drive housing, fixed in the world "
                    "(use_axis_flange=True)")
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.PRISMATIC, "joint")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.PRISMATIC, EdgeRole.JOINT)]
     n_dof = 1
 
     def equations(self):
@@ -355,7 +356,7 @@ class Spherical(_TwoFrames):
     Q = Variable(size=4, start=[1.0, 0.0, 0.0, 0.0], unit="1",
                  doc="relative orientation quaternion (w, x, y, z)")
     w_rel = Variable(size=3, unit="rad/s", doc="relative angular velocity, frame_b coordinates")
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.SPHERICAL, "joint")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.SPHERICAL, EdgeRole.JOINT)]
     n_dof = 3
 
     def tree_motion(self) -> TreeMotion:
@@ -388,7 +389,7 @@ class Universal(_TwoFrames):
     phi_b = Variable(unit="rad", doc="angle about n_b")
     w_a = Variable(unit="rad/s", doc="speed about n_a")
     w_b = Variable(unit="rad/s", doc="speed about n_b")
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.OTHER_JOINT, "joint")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.OTHER_JOINT, EdgeRole.JOINT)]
     n_dof = 2
 
     def tree_motion(self) -> TreeMotion:
@@ -428,7 +429,7 @@ class Cylindrical(_TwoFrames):
     w = Variable(unit="rad/s", doc="rotation speed")
     s = Variable(unit="m", doc="displacement")
     v = Variable(unit="m/s", doc="velocity")
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.CYLINDRICAL, "joint")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.CYLINDRICAL, EdgeRole.JOINT)]
     n_dof = 2
 
     def tree_motion(self) -> TreeMotion:
@@ -466,7 +467,7 @@ class Planar(_TwoFrames):
     v_y = Variable(unit="m/s", doc="velocity along n x n_x")
     phi = Variable(unit="rad", doc="rotation about n")
     w = Variable(unit="rad/s", doc="rotation speed")
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.OTHER_JOINT, "joint")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.OTHER_JOINT, EdgeRole.JOINT)]
     n_dof = 3
 
     def _basis(self):
@@ -511,7 +512,7 @@ class FreeMotion(_TwoFrames):
     v_rel = Variable(size=3, unit="m/s", doc="velocity of frame_b in frame_a")
     Q = Variable(size=4, start=[1.0, 0.0, 0.0, 0.0], unit="1", doc="relative quaternion")
     w_rel = Variable(size=3, unit="rad/s", doc="relative angular velocity in frame_b")
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.OTHER_JOINT, "joint")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.OTHER_JOINT, EdgeRole.JOINT)]
     n_dof = 6
 
     def tree_motion(self) -> TreeMotion:
@@ -536,7 +537,7 @@ class _LineForce(_TwoFrames):
 
     s = Variable(unit="m", doc="distance between the frame origins", start=1.0)
     f = Variable(unit="N", doc="force, positive when pulling the frames together")
-    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.FORCE, "force")]
+    mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.FORCE, EdgeRole.FORCE)]
 
     def _length(self):
         d = self.frame_b.r - self.frame_a.r
@@ -607,7 +608,7 @@ class WorldForce(MultibodyComponent):
     force = Parameter([0.0, 0.0, 0.0], unit="N", doc="force vector (world) or f(t)",
                       structural=True)
     frame_b = Frame("frame the force acts on")
-    mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.FORCE, "force")]
+    mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.FORCE, EdgeRole.FORCE)]
 
     def wrenches(self, kin, gravity):
         F = self.force(self.time) if callable(self.force) else cs.DM(_vec(self.force))
@@ -625,7 +626,7 @@ class WorldTorque(MultibodyComponent):
     torque = Parameter([0.0, 0.0, 0.0], unit="N.m", doc="torque vector (world) or f(t)",
                        structural=True)
     frame_b = Frame("frame the torque acts on")
-    mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.FORCE, "force")]
+    mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.FORCE, EdgeRole.FORCE)]
 
     def wrenches(self, kin, gravity):
         T = self.torque(self.time) if callable(self.torque) else cs.DM(_vec(self.torque))

@@ -163,7 +163,7 @@ def main() -> None:
     print(f"  energy drift max |E - E0| / (m g L) = {np.max(np.abs(E - E[0])) / (M * G * L):.1e}, "
           f"constraint max |x^2 + y^2 - L^2| = "
           f"{np.max(np.abs(res['x'] ** 2 + res['y'] ** 2 - L**2)):.1e} m2")
-    print(f"  state re-selections during the run: {res.stats['reselections']}")
+    print(f"  state re-selections during the run: {res.stats.reselections}")
     print(f"  plot written to {OUTDIR / 'cartesian_pendulum.png'}")
 
 

@@ -180,7 +180,7 @@ def main() -> None:
     gap = np.linalg.norm(res["j4.frame_b.r"] - res["j4.frame_a.r"], axis=1)
     print(f"  max |coupler point - closed form| = {np.max(err):.1e} m; "
           f"max loop gap at j4 = {np.max(gap):.1e} m; "
-          f"state re-selections: {res.stats['reselections']}")
+          f"state re-selections: {res.stats.reselections}")
     print(f"  plot written to {OUTDIR / 'mb_fourbar.png'}")
 
 

@@ -109,7 +109,7 @@ def main() -> None:
     res = run(plot=True, model=cm)
     ref = analytic_steady_state()
     print("Initial conditions used:")
-    for c in res.stats["initial_conditions"]:
+    for c in res.stats.initial_conditions:
         print(f"  {c}")
     print("Steady state, checks (largest deviation over the run)")
     for key, rkey, unit in [("inductor.i", "i", "A"), ("motor.w", "w_motor", "rad/s"),

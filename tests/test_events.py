@@ -35,7 +35,7 @@ class SteppedRotor(ac.Model):
 def test_step_torque_on_a_joint():
     t0, tau, J = 0.3, 2.0, 0.5
     res = ac.simulate(SteppedRotor(t0, tau, J), 1.0, n_points=11, rtol=1e-10, atol=1e-10)
-    assert res.stats["time_events"] == [t0]
+    assert res.stats.time_events == [t0]
     assert np.any(np.isclose(res.t, t0))  # the event instant is an output point
     ref = 0.5 * tau / J * np.maximum(res.t - t0, 0.0) ** 2
     # the restart after the event is offset by 1e-12 s: error ~ (tau/J) * 1e-12 * t

@@ -182,7 +182,7 @@ def test_steady_state_motor():
     assert np.max(np.abs(res["motor.w"] - ref["w_motor"])) < 1e-8 * ref["w_motor"]
     assert np.max(np.abs(res["load.w"] - ref["w_load"])) < 1e-8 * ref["w_load"]
     assert res["shaft.phi_rel"][0] == pytest.approx(-ex.T_LOAD / ex.C_SHAFT, rel=1e-9)
-    assert any("initial equation" in c for c in res.stats["initial_conditions"])
+    assert any("initial equation" in c for c in res.stats.initial_conditions)
 
 
 def test_examples_write_png(tmp_path):

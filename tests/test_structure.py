@@ -112,7 +112,7 @@ def test_cartesian_pendulum_index3_dynamic_state_selection():
     E = 0.5 * (vx**2 + vy**2) + g * y
     assert np.max(np.abs(E - E[0])) / abs(E[0]) < 1e-6
     assert np.max(np.abs(x**2 + y**2 - L**2)) < 1e-8
-    assert res.stats["reselections"] >= 20  # x and y alternate as states
+    assert res.stats.reselections >= 20  # x and y alternate as states
     up = np.flatnonzero((x[:-1] < 0) & (x[1:] >= 0))
     tc = res.t[up] - x[up] * (res.t[up + 1] - res.t[up]) / (x[up + 1] - x[up])
     period = (tc[-1] - tc[0]) / (len(tc) - 1)
@@ -172,8 +172,8 @@ def test_over_determined_initial_conditions_named():
 
 def test_defaulted_start_values_are_reported():
     res = ac.simulate(ParallelCapacitors(), 0.1)
-    assert res.stats["defaulted_starts"]  # one capacitor voltage taken from its start
-    assert not res.stats["initial_conditions"]
+    assert res.stats.defaulted_starts  # one capacitor voltage taken from its start
+    assert not res.stats.initial_conditions
 
 
 def test_initial_equation_on_undifferentiated_variable_is_an_error():

@@ -16,16 +16,18 @@ a frame), and the equations of motion follow from the principle of virtual power
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any
 
 import casadi as cs
 
-from ..component import DATUM, Component
+from ..component import Component
+from ..domain_passes import register_domain_pass
 from ..domains import Domain, Quantity
 
-__all__ = ["FrameDomain", "Frame", "MBEdge", "MBPriority", "Kinematics", "TreeMotion",
-           "Coordinates", "CutEquations", "MultibodyComponent"]
+__all__ = ["FrameDomain", "Frame", "EdgeRole", "MBEdge", "MBPriority", "Kinematics",
+           "TreeMotion", "Coordinates", "CutEquations", "MultibodyComponent"]
 
 FrameDomain = Domain(
     "frame",
@@ -35,6 +37,7 @@ FrameDomain = Domain(
     datum_component="components.multibody.World",
     graph=False,
 )
+register_domain_pass(FrameDomain, "acausal.multibody.mechanism", "Mechanism")
 
 
 def Frame(doc: str = "") -> Any:
@@ -60,6 +63,16 @@ class MBPriority:
     FORCE = 7
 
 
+class EdgeRole(enum.Enum):
+    """What an edge of the mechanism graph is (the chapter's edge types)."""
+
+    WORLD = "world"  # datum -> world frame
+    ARM = "arm"  # rigid (or elastic attachment) offset between two frames of one body
+    JOINT = "joint"  # relative motion with joint coordinates
+    BODY = "body"  # inertial edge from the datum (d'Alembert forces)
+    FORCE = "force"  # applied forces only: never a tree branch
+
+
 @dataclass(frozen=True)
 class MBEdge:
     """An edge of the mechanism graph: ``initial``/``final`` are frame ports or ``DATUM``."""
@@ -67,7 +80,7 @@ class MBEdge:
     initial: Any
     final: Any
     priority: int
-    role: str  # "world", "arm", "joint", "body", "force"
+    role: EdgeRole
 
 
 @dataclass
@@ -146,7 +159,3 @@ class MultibodyComponent(Component):
         """``(speeds, forces)`` conjugate to the speeds of :meth:`internal_motion`
         (elastic, inertial and applied), added to the virtual power as ``Q . du``."""
         return []
-
-
-def datum_or(name: Any) -> Any:
-    return DATUM if name is None else name

@@ -36,9 +36,11 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..component import DATUM, Component, PortInstance
+from ..domain_passes import DomainEquation, DomainPass
 from ..errors import RedundantConstraintWarning, TopologyError
+from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
-from .base import Kinematics, MultibodyComponent
+from .base import EdgeRole, Kinematics, MultibodyComponent
 
 __all__ = ["Mechanism", "MechanismReport"]
 
@@ -83,21 +85,31 @@ class _Edge:
     initial: Any
     final: Any
     priority: int
-    role: str
+    role: EdgeRole
     name: str
 
 
-class Mechanism:
+class Mechanism(DomainPass):
     """Builds the multibody equations for the frame-connected components of a model."""
 
-    def __init__(self, flattener: Any, comps: list[Component], tree: Any = None) -> None:
-        self.fl = flattener
-        self.comps = [c for c in comps if isinstance(c, MultibodyComponent)]
+    domain_name = "frame"
+
+    def __init__(self, symbols: SymbolTable, comps: list[Component],
+                 tree: list[Any] | None = None) -> None:
+        super().__init__(symbols, comps, tree)
+        for c in comps:
+            if not isinstance(c, MultibodyComponent):
+                raise TopologyError(
+                    f"{c._describe()} has frame ports but is not a MultibodyComponent: "
+                    "frame ports belong to 3D multibody components "
+                    "(acausal.multibody.base.MultibodyComponent)")
+        self.comps: list[MultibodyComponent] = list(comps)  # type: ignore[arg-type]
+        self._report: MechanismReport | None = None
         ports = [p for c in comps for p in c.ports().values() if not p.domain.graph]
         self.ports = ports
         pid = {id(p): k for k, p in enumerate(ports)}
         uf = _UnionFind(len(ports))
-        for c in comps:
+        for c in self._connection_owners(comps):
             for conn in c._connections:
                 if conn[0].domain.graph:
                     continue
@@ -140,12 +152,28 @@ class Mechanism:
             )
         self.removed: list[str] = []
 
+    @staticmethod
+    def _connection_owners(comps: list[Component]) -> list[Component]:
+        """Every component of the model that may hold connections: the root model and its
+        sub-models are not frame components, so walk up from the frame components."""
+        seen: dict[int, Component] = {}
+        for c in comps:
+            node: Component | None = c
+            while node is not None:
+                seen.setdefault(id(node), node)
+                node = node._parent
+        return list(seen.values())
+
+    @property
+    def report(self) -> MechanismReport | None:
+        return self._report
+
     # ------------------------------------------------------------------
-    def assemble(self) -> list[tuple[Any, str, Component, str | None]]:
+    def assemble(self) -> list[DomainEquation]:
         """Kinematics, frame bindings and all mechanism equations."""
-        fl = self.fl
+        fl = self.symbols
         topo = self.topo
-        eqs: list[tuple[Any, str, Component, str | None]] = []  # (eq, origin, comp, label)
+        eqs: list[DomainEquation] = []
         zero3 = cs.SX.zeros(3)
         kin: dict[int, Kinematics] = {self.datum: Kinematics(zero3, cs.SX.eye(3), zero3, zero3)}
         q_all: list[cs.SX] = []
@@ -153,7 +181,7 @@ class Mechanism:
         qdot_all: list[cs.SX] = []
         for k in topo.tree:
             e = self.edges[k]
-            if e.role == "force":
+            if e.role is EdgeRole.FORCE:
                 raise TopologyError(
                     f"{e.name} is a force element but had to be a tree branch: a part of the "
                     "mechanism hangs on force elements only; give its body a FreeMotion or "
@@ -224,16 +252,16 @@ class Mechanism:
                                       "z": kv.z}
             pp = p.path()
             for key in ("r", "R", "v", "w", "a", "z"):
-                fl.outputs[f"{pp}.{key}"] = getattr(kv, key)
+                fl.add_output(f"{pp}.{key}", getattr(kv, key))
 
         # component and tree coordinates: kinematic differential equations
         for c, im in internal:
             for qs, qd in zip(im.q, cs.vertsplit(im.qdot), strict=True):
-                eqs.append((fl.der(qs) == qd, c._path_or_class(), c, None))
+                eqs.append(DomainEquation(fl.der(qs) == qd, c))
         for k, m in motions.items():
             c = self.edges[k].comp
             for qs, qd in zip(m.q, cs.vertsplit(m.qdot), strict=True):
-                eqs.append((fl.der(qs) == qd, self.edges[k].name, c, None))
+                eqs.append(DomainEquation(fl.der(qs) == qd, c))
 
         # chords: definitions and constraints
         constraints: list[cs.SX] = []
@@ -244,7 +272,7 @@ class Mechanism:
             kb = kin[e.final]
             ce = e.comp.cut(ka, kb)
             for d in ce.definitions:
-                eqs.append((d, e.name, e.comp, None))
+                eqs.append(DomainEquation(d, e.comp))
             for res, lab in zip(ce.constraints, ce.labels, strict=True):
                 constraints.append(res)
                 labels.append((f"{e.name}: {lab}", e.comp))
@@ -274,13 +302,13 @@ class Mechanism:
                 lam.append(sym)
             power = power + cs.dot(cs.vertcat(*lam), Phi_dot)
             for res, (lab, comp) in zip(constraints, labels, strict=True):
-                eqs.append((res == 0, comp._path_or_class(), comp, f"constraint {lab} == 0"))
+                eqs.append(DomainEquation(res == 0, comp, f"constraint {lab} == 0"))
         if u.numel():
             R_dyn = cs.gradient(power, du)
             for sym, owner, res in zip(u_all, owners, cs.vertsplit(R_dyn), strict=True):
-                eqs.append((res == 0, owner._path_or_class(), owner,
-                            f"equation of motion along {sym.name()} (virtual power)"))
-        self.report = self._report(q_all, u_all, constraints)
+                eqs.append(DomainEquation(
+                    res == 0, owner, f"equation of motion along {sym.name()} (virtual power)"))
+        self._report = self._make_report(q_all, u_all, constraints)
         return eqs
 
     def draw(self, ax: Any = None) -> Any:
@@ -323,16 +351,8 @@ class Mechanism:
             return constraints, labels
         Phi = cs.vertcat(*constraints)
         J = cs.jacobian(Phi, q)
-        fl = self.fl
         syms = cs.symvar(J)
-        values = []
-        for s in syms:
-            k = fl.by_name.get(s.name())
-            if k is not None:
-                values.append(fl.variables[k].start)
-            else:
-                par = next((p for p in fl.params if p.name == s.name()), None)
-                values.append(par.value if par is not None else 0.0)
+        values = [self.symbols.value(s) for s in syms]
         f = cs.Function("phi_q", [cs.vertcat(*syms)] if syms else [cs.SX(0, 1)], [J])
         x0 = np.array(values, dtype=float)
         rng = np.random.default_rng(7)
@@ -363,11 +383,11 @@ class Mechanism:
                 RedundantConstraintWarning, stacklevel=7)  # points at the ac.build call
         return out_c, out_l
 
-    def _report(self, q_all, u_all, constraints) -> MechanismReport:
-        bodies = [c for c in self.comps if any(e.role == "body" for e in c.mb_edges)]
+    def _make_report(self, q_all, u_all, constraints) -> MechanismReport:
+        bodies = [c for c in self.comps if any(e.role is EdgeRole.BODY for e in c.mb_edges)]
         nfree = len(u_all) - len(constraints)
         # Cartesian formulation: 6 coordinates per body, 6 - dof constraints per joint
-        joints = [e for e in self.edges if e.role == "joint"]
+        joints = [e for e in self.edges if e.role is EdgeRole.JOINT]
         cart_c = sum(6 - getattr(e.comp, "n_dof", 0) for e in joints)
         return MechanismReport(
             n_bodies=len(bodies),

@@ -9,14 +9,22 @@ Every eliminated variable stays addressable in results.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import casadi as cs
 
-from ..errors import InitializationError
+from ..errors import StartValueConflict
 from ..flatten import FlatEquation, FlatSystem
+from ..state import need
+from .diagnostics import StructureDiagnostics
+from .system import EquationSystem
 
-__all__ = ["AliasResult", "eliminate_aliases"]
+if TYPE_CHECKING:
+    from ..state import CompileState
+
+__all__ = ["AliasResult", "eliminate_aliases", "alias_pass"]
 
 _ZERO = cs.SX(0)
 
@@ -29,6 +37,30 @@ class AliasResult:
     substitution: dict[int, cs.SX]  # eliminated variable index -> expression
     n_before: int = 0
     removed: list[FlatEquation] = field(default_factory=list)
+    # start values and fixed flags moved onto representatives: index -> (start, fixed)
+    starts: dict[int, tuple[float, bool]] = field(default_factory=dict)
+
+    def pairs(self, fs: FlatSystem) -> tuple[list[cs.SX], list[cs.SX]]:
+        """(eliminated symbols, their expressions in the kept unknowns)."""
+        return ([fs.variables[k].sym for k in self.substitution],
+                list(self.substitution.values()))
+
+
+@dataclass(frozen=True)
+class _Alias:
+    """``v_a = sign * v_b``."""
+
+    a: int
+    b: int
+    sign: float
+
+
+@dataclass(frozen=True)
+class _Const:
+    """``v_a = value`` (an expression in parameters and constants)."""
+
+    a: int
+    value: cs.SX
 
 
 def _leaf(e: cs.SX, fs: FlatSystem, params: set[str]) -> tuple[float, str, object] | None:
@@ -50,8 +82,8 @@ def _leaf(e: cs.SX, fs: FlatSystem, params: set[str]) -> tuple[float, str, objec
     return None
 
 
-def _classify(fs: FlatSystem, eq: FlatEquation, params: set[str]):
-    """Return ('alias', a, b, sign) for a = sign*b, ('const', a, expr), or None.
+def _classify(fs: FlatSystem, eq: FlatEquation, params: set[str]) -> _Alias | _Const | None:
+    """Classify a trivial equation: ``a = sign * b``, ``a = const``, or None.
 
     Recognised by the shape of the expression tree: ``a``, ``a - b``, ``a + b`` with leaves
     that are variables, parameters or constants (possibly negated). Anything else is not
@@ -78,17 +110,17 @@ def _classify(fs: FlatSystem, eq: FlatEquation, params: set[str]):
         (sa, _, a), (sb, _, b) = vars_
         if a == b:
             return None
-        return ("alias", a, b, -sb / sa)
+        return _Alias(int(a), int(b), -sb / sa)  # type: ignore[call-overload]
     if len(vars_) == 1:
         sa, _, a = vars_[0]
         if not others:
-            return ("const", a, _ZERO)
+            return _Const(int(a), _ZERO)  # type: ignore[call-overload]
         (so, _, payload), *more = others
         first = cs.SX(payload)  # type: ignore[call-overload]
         value = first if so * sa < 0 else -first  # a = -(so/sa) * payload
         for s, _, p in more:
             value = value - p if s * sa > 0 else value + p  # type: ignore[operator]
-        return ("const", a, value)
+        return _Const(int(a), value)  # type: ignore[call-overload]
     return None
 
 
@@ -138,8 +170,8 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
             if c is None:
                 keep.append(eq)
                 continue
-            if c[0] == "alias":
-                _, a, b, s = c
+            if isinstance(c, _Alias):
+                a, b, s = c.a, c.b, c.sign
                 if is_der[a] or is_der[b]:
                     keep.append(eq)
                     continue
@@ -162,7 +194,7 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
                 removed.append(eq)
                 changed = True
             else:
-                _, a, expr = c
+                a, expr = c.a, c.value
                 if is_der[a]:
                     keep.append(eq)
                     continue
@@ -188,8 +220,8 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
                     for r, e in zip(resid, keep, strict=True)
                 ]
     subst = _substitution(fs, find, const)
-    _merge_starts(fs, find, const)
-    return AliasResult(equations, subst, len(fs.equations), removed)
+    starts = _merge_starts(fs, find, const)
+    return AliasResult(equations, subst, len(fs.equations), removed, starts)
 
 
 def _substitution(fs: FlatSystem, find, const) -> dict[int, cs.SX]:
@@ -233,8 +265,15 @@ def _param_values(fs: FlatSystem, expr: cs.SX) -> float | None:
     return float(cs.evalf(expr))
 
 
-def _merge_starts(fs: FlatSystem, find, const) -> None:
+def _merge_starts(fs: FlatSystem, find, const) -> dict[int, tuple[float, bool]]:
+    """Start values and fixed flags moved to the representatives: ``{index: (start,
+    fixed)}`` for every variable whose pair changes (the flat system is left as it is)."""
     V = fs.variables
+    out: dict[int, tuple[float, bool]] = {}
+
+    def current(k: int) -> tuple[float, bool]:
+        return out.get(k, (V[k].start, V[k].fixed))
+
     for k, v in enumerate(V):
         if v.der_of is not None or not v.fixed:
             continue
@@ -242,23 +281,50 @@ def _merge_starts(fs: FlatSystem, find, const) -> None:
         if r in const:
             value = _param_values(fs, s * const[r])
             if value is not None and abs(value - v.start) > 1e-9 * max(1.0, abs(value)):
-                raise InitializationError(
+                raise StartValueConflict(
                     f"{v.name} has fixed start value {v.start}, but the model's equations "
                     f"make it the constant {value}; remove fixed=True (or the start value) "
                     f"on {v.name}"
                 )
-            v.fixed = False
+            out[k] = (v.start, False)
             continue
         if r == k:
             continue
         rep = V[r]
+        rep_start, rep_fixed = current(r)
         value = v.start / s
-        if rep.fixed and abs(rep.start - value) > 1e-12 * max(1.0, abs(value)):
-            raise InitializationError(
+        if rep_fixed and abs(rep_start - value) > 1e-12 * max(1.0, abs(value)):
+            raise StartValueConflict(
                 f"conflicting initial values: {v.name} (start={v.start}, fixed) and "
-                f"{rep.name} (start={rep.start}, fixed) are the same quantity"
+                f"{rep.name} (start={rep_start}, fixed) are the same quantity"
                 + (" up to sign" if s < 0 else "")
                 + " by the model's equations; remove fixed=True on one of them"
             )
-        rep.start = value
-        rep.fixed = True
+        out[r] = (value, True)
+    return out
+
+
+def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
+    """The kept variables (re-indexed, derivative links remapped) and equations."""
+    keep = [k for k in range(len(fs.variables)) if k not in al.substitution]
+    new_index = {k: n for n, k in enumerate(keep)}
+    variables = []
+    for k in keep:
+        v = copy.copy(fs.variables[k])
+        if k in al.starts:
+            v.start, v.fixed = al.starts[k]
+        if v.der is not None:
+            v.der = new_index.get(v.der)
+        if v.der_of is not None:
+            v.der_of = new_index.get(v.der_of)
+        variables.append(v)
+    return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters)
+
+
+def alias_pass(state: CompileState) -> CompileState:
+    """Pass: flat system -> aliases removed, the equation system of the structure stage and
+    what structural error messages need to name the user's objects."""
+    fs = need(state.flat, "the flat system (flatten pass)")
+    al = eliminate_aliases(fs)
+    return state.update(aliases=al, system=equation_system(fs, al),
+                        diagnostics=StructureDiagnostics.from_aliases(fs, al.substitution))

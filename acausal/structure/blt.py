@@ -16,10 +16,15 @@ __all__ = ["Block", "tarjan_blocks"]
 
 @dataclass
 class Block:
-    """Equations and the unknowns they determine (same length)."""
+    """Equations and the unknowns they determine (same length).
+
+    ``level`` is 1 + the highest level of the blocks it needs (0: needs only states,
+    parameters and time): blocks of one level are independent of each other.
+    """
 
     equations: list[int]
     unknowns: list[int]
+    level: int = 0
 
 
 def tarjan_blocks(n: int, succ: list[list[int]]) -> list[list[int]]:

@@ -8,13 +8,14 @@ QR; the chosen derivatives become *dummy* (algebraic) and their variables lose s
 Columns are scaled by the user's ``state_priority`` so preferred states are kept.
 
 Where the Jacobian depends on the solution (a pendulum in Cartesian coordinates) the choice
-is *dynamic*: :meth:`StateSelection.needs_reselection` tells the simulator when the chosen
+is *dynamic*: :meth:`StateSelection.worst_quality` tells the simulator when the chosen
 sub-matrix has become ill-conditioned, and :func:`select_states` is run again there.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import casadi as cs
 import numpy as np
@@ -22,9 +23,14 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from ..state import need
+from .diagnostics import dependent_constraints_error
 from .system import EquationSystem
 
-__all__ = ["DummyBlock", "StateSelection", "select_states"]
+if TYPE_CHECKING:
+    from ..state import CompileState
+
+__all__ = ["DummyBlock", "StateSelection", "select_states", "state_selection_pass"]
 
 
 @dataclass
@@ -65,15 +71,6 @@ class StateSelection:
     @property
     def dynamic(self) -> bool:
         return any(not b.constant for b in self.blocks)
-
-    def needs_reselection(self, values: np.ndarray, p: np.ndarray, t: float,
-                          threshold: float = 0.7) -> bool:
-        """True if a state-dependent choice has become poor at this point.
-
-        Poor means: another choice is better conditioned by more than ``1/threshold``
-        (hysteresis, so that the states do not switch back and forth).
-        """
-        return self.worst_quality(values, p, t) < threshold
 
     def worst_quality(self, values: np.ndarray, p: np.ndarray, t: float) -> float:
         """Smallest :meth:`DummyBlock.quality` over the state-dependent blocks."""
@@ -155,7 +152,7 @@ def select_states(
             eqs = [G[a] for a in range(len(G)) if label[a] == lab]
             cands = [Z[k] for k in range(len(Z)) if label[len(G) + k] == lab]
             if len(cands) < len(eqs):
-                raise _structure_error(sys, eqs, cands)
+                raise dependent_constraints_error(sys, eqs, cands)
             res = cs.vertcat(*[sys.equations[i].res for i in eqs])
             zs = cs.vertcat(*[sys.variables[j].sym for j in cands])
             J = cs.jacobian(res, zs)
@@ -173,7 +170,7 @@ def select_states(
                 Hs = f(values, p_values, t0).sparse()
                 sparse_picks = _sparse_pick(sp.csc_matrix(Hs), prio, len(eqs))
                 if sparse_picks is None:
-                    raise _structure_error(sys, eqs, cands)
+                    raise dependent_constraints_error(sys, eqs, cands)
                 picks = sparse_picks
             chosen = [cands[k] for k in picks]
             blocks.append(DummyBlock(level, eqs, cands, chosen, None if constant else f,
@@ -187,14 +184,9 @@ def select_states(
     return StateSelection(states, dummies, blocks)
 
 
-def _structure_error(sys: EquationSystem, eqs: list[int], cands: list[int]) -> Exception:
-    from ..errors import SingularityError
-
-    lines = [sys.equations[i].describe() for i in eqs]
-    return SingularityError(
-        "index reduction failed: these differentiated equations constrain fewer derivatives "
-        "than their number (the constraints are redundant or contradictory):\n  "
-        + "\n  ".join(lines)
-        + "\ncandidate derivatives: "
-        + ", ".join(sys.variables[j].name for j in cands)
-    )
+def state_selection_pass(state: CompileState) -> CompileState:
+    """Pass: choose states and dummy derivatives at the start values."""
+    sys = need(state.system, "the index-reduced system (index reduction pass)")
+    start = np.array([v.start for v in sys.variables], dtype=float)
+    pvals = np.array([p.value for p in sys.parameters], dtype=float)
+    return state.update(selection=select_states(sys, start, pvals))

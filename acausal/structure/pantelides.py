@@ -12,11 +12,18 @@ index-1 model costs one matching and no augmenting-path search.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from ..errors import StructureError
+from ..state import need
+from .diagnostics import check_matching
 from .matching import match
 from .system import EquationSystem
 
-__all__ = ["PantelidesResult", "pantelides"]
+if TYPE_CHECKING:
+    from ..state import CompileState
+
+__all__ = ["PantelidesResult", "pantelides", "pantelides_pass"]
 
 
 @dataclass
@@ -70,7 +77,11 @@ def _augment(sys: EquationSystem, i0: int, assign: list[int], col_e: set[int],
 
 
 def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesResult:
-    """Run Pantelides' algorithm in place on ``sys``; return the final assignment."""
+    """Run Pantelides' algorithm on ``sys``, extending it in place (differentiated
+    equations and derivative variables appended); return the final assignment.
+
+    The pass (:func:`pantelides_pass`) runs it on a copy of the alias pass's system.
+    """
     n_var = sys.n_vars
     if max_steps is None:
         max_steps = 8 * (sys.n_eqs + n_var) + 100
@@ -90,8 +101,6 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
         while True:
             steps += 1
             if steps > max_steps:
-                from ..errors import StructureError
-
                 raise StructureError(
                     f"index reduction did not finish after {max_steps} steps (equation "
                     f"{sys.equations[i].describe()}); the model is probably structurally "
@@ -120,3 +129,12 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     # assignments refer to highest derivatives only
     final = [a if sys.var_der[j] < 0 else -1 for j, a in enumerate(assign)]
     return PantelidesResult(final, differentiated, int(level))
+
+
+def pantelides_pass(state: CompileState) -> CompileState:
+    """Pass: differentiate the equations Pantelides' algorithm asks for (CasADi AD), on a
+    copy of the equation system; then check every equation has a highest derivative."""
+    sys = need(state.system, "the equation system (alias pass)").copy()
+    result = pantelides(sys)
+    check_matching(sys, state.diagnostics)
+    return state.update(system=sys, pantelides=result)

@@ -8,13 +8,15 @@ obtained by differentiating equation ``i``, ``eq_int[i]`` the equation it was ob
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import casadi as cs
 import numpy as np
 import scipy.sparse as sp
 
-from ..flatten import FlatEquation, FlatParameter, FlatVariable
+from ..flatten import FlatEquation
+from ..symbols import FlatParameter, FlatVariable
 
 __all__ = ["EquationSystem"]
 
@@ -61,13 +63,14 @@ class EquationSystem:
             sys.incidence = [[] for _ in equations]
         return sys
 
-    def _incidence_of(self, res: cs.SX) -> list[int]:
-        out = []
-        for s in cs.symvar(res):
-            k = self.name_index.get(s.name())
-            if k is not None:
-                out.append(k)
-        return sorted(out)
+    def copy(self) -> EquationSystem:
+        """A copy that index reduction can extend without touching this one (variables
+        are copied because their derivative links change; equations and incidence rows are
+        only ever appended, never modified)."""
+        return EquationSystem(
+            self.t, [copy.copy(v) for v in self.variables], list(self.equations),
+            list(self.parameters), list(self.var_der), list(self.var_int),
+            list(self.eq_der), list(self.eq_int), list(self.incidence), dict(self.name_index))
 
     @property
     def n_vars(self) -> int:

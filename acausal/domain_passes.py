@@ -1,0 +1,96 @@
+"""Domain passes: the equations of domains the generic linear-graph flattener does not handle.
+
+A :class:`~acausal.domains.Domain` with ``graph=True`` (electrical, 1D mechanics, thermal)
+is handled by the generic pass: across variables add along tree paths, through variables
+balance at vertices. A domain whose ports need their own formulation (3D frames, whose
+orientations compose by products; nodal coordinates of deployable structures) declares
+``graph=False`` and is handled by a *domain pass* registered here.
+
+A domain pass is constructed with the model's :class:`~acausal.symbols.SymbolTable`, the
+components that have ports of its domain, and the user's tree override; its
+:meth:`DomainPass.assemble` binds the ports of the domain (``port.__dict__["_binding"]``),
+adds named outputs and returns the pass's equations. The object stays on the compiled
+model (``cm.domain_pass(name)``) for inspection and for solvers that need it.
+
+Registration is lazy (module path and class name), so a domain's pass is imported only
+when a model uses the domain.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from .component import Component
+from .domains import Domain
+from .errors import TopologyError
+from .symbols import SymbolTable
+
+__all__ = ["DomainEquation", "DomainPass", "register_domain_pass", "domain_pass_class"]
+
+
+@dataclass
+class DomainEquation:
+    """An equation of a domain pass, the component it belongs to and a readable label."""
+
+    equation: Any
+    component: Component
+    label: str | None = None
+
+
+class DomainPass(ABC):
+    """Formulation of one non-graph domain (see the module documentation).
+
+    Parameters
+    ----------
+    symbols : SymbolTable
+        Where the pass creates its unknowns and outputs.
+    components : list of Component
+        Every component of the model with a port of the domain, in model order.
+    tree : list, optional
+        The user's tree override items that belong to this domain (components).
+    """
+
+    #: name of the domain handled (``Domain.name``)
+    domain_name: str = ""
+
+    def __init__(self, symbols: SymbolTable, components: list[Component],
+                 tree: list[Any] | None = None) -> None:
+        self.symbols = symbols
+        self.components = components
+        self.tree = tree
+
+    @abstractmethod
+    def assemble(self) -> list[DomainEquation]:
+        """Bind the domain's ports, add outputs, return the equations."""
+
+    @property
+    def report(self) -> Any:
+        """Printable summary of what the pass did (None if it has nothing to say)."""
+        return None
+
+
+_REGISTRY: dict[str, tuple[str, str]] = {}
+
+
+def register_domain_pass(domain: Domain, module: str, cls: str) -> None:
+    """Handle ``domain`` with the class ``cls`` of ``module`` (imported on first use)."""
+    if domain.graph:
+        raise ValueError(f"domain {domain.name!r} is handled by the linear-graph pass")
+    _REGISTRY[domain.name] = (module, cls)
+
+
+def domain_pass_class(domain: Domain) -> type[DomainPass]:
+    """The registered pass of a non-graph domain."""
+    entry = _REGISTRY.get(domain.name)
+    if entry is None:
+        raise TopologyError(
+            f"no pass is registered for the {domain.name!r} domain (ports with "
+            "Domain(graph=False) need one: acausal.domain_passes.register_domain_pass)"
+        )
+    cls = getattr(importlib.import_module(entry[0]), entry[1])
+    if not (isinstance(cls, type) and issubclass(cls, DomainPass)):
+        raise TypeError(f"{entry[0]}.{entry[1]} is not a DomainPass")
+    return cls

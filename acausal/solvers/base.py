@@ -1,0 +1,172 @@
+"""The integrator interface: what every time-integration backend implements.
+
+:func:`acausal.simulate` does what is common to every solver (the output grid, consistent
+initial values, time events, dynamic state re-selection, results) and hands each smooth
+segment to an :class:`Integrator`: integrate the DAE from a consistent point over a grid,
+return the states and algebraic variables there (:class:`Segment`), or raise
+:class:`IntegrationFailure` carrying what was computed up to the failure, the time and
+the reason.
+
+Backends register by name (:func:`register_integrator`); ``simulate(..., solver=name)``
+chooses one. An integrator instance lives as long as its compiled model's run cache, so
+it can keep whatever it builds (CasADi integrator objects, the integration mode that
+worked) between runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..errors import AcausalError
+
+if TYPE_CHECKING:
+    from ..compiler import CompiledModel
+    from ..dae import SemiExplicitDAE
+
+__all__ = ["IntegratorOptions", "Segment", "SegmentStats", "IntegrationFailure", "Integrator",
+           "register_integrator", "integrator_class", "captured_output", "INTEGRATORS"]
+
+
+@dataclass(frozen=True)
+class IntegratorOptions:
+    """Settings every backend understands (others go in ``extra``).
+
+    Attributes
+    ----------
+    rtol, atol : float
+        Relative and absolute local error tolerances.
+    max_step : float or None
+        Largest step [s].
+    max_num_steps : int
+        Steps allowed between two output points before the backend gives up.
+    mode : str or None
+        Backend-specific integration mode (None: the backend chooses).
+    dt : float or None
+        Fixed step [s] of fixed-step backends.
+    extra : tuple of (key, value)
+        Backend-specific options.
+    """
+
+    rtol: float = 1e-6
+    atol: float = 1e-8
+    max_step: float | None = None
+    max_num_steps: int = 100_000
+    mode: str | None = None
+    dt: float | None = None
+    extra: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass
+class SegmentStats:
+    """Work done by the integrator on one segment (as far as the backend reports it)."""
+
+    steps: int = 0
+    rhs_evaluations: int = 0
+    jacobian_evaluations: int = 0
+    error_test_failures: int = 0
+    newton_failures: int = 0
+    mode: str = ""
+    attempts: list[str] = field(default_factory=list)  # modes tried before the one that ran
+
+
+@dataclass
+class Segment:
+    """The result of integrating one smooth segment.
+
+    ``t`` are the grid points reached after the start, ``x`` (nx, nt) and ``z`` (nz, nt)
+    the states and algebraic variables there (CasADi or numpy matrices).
+    """
+
+    t: np.ndarray
+    x: Any
+    z: Any
+    stats: SegmentStats = field(default_factory=SegmentStats)
+
+
+class IntegrationFailure(AcausalError):
+    """An integrator could not continue. ``partial`` is the segment computed up to
+    ``t_fail`` (possibly empty); ``solver_output`` what the backend printed."""
+
+    def __init__(self, reason: str, t_fail: float, partial: Segment | None = None,
+                 solver_output: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.t_fail = t_fail
+        self.partial = partial
+        self.solver_output = solver_output
+
+
+class Integrator(ABC):
+    """A time-integration backend for the DAEs of one compiled model.
+
+    Parameters
+    ----------
+    cm : CompiledModel
+        The model (backends may read any of its products, e.g. a domain pass's data).
+    options : IntegratorOptions
+        Tolerances and step settings.
+    """
+
+    #: the name ``simulate(..., solver=name)`` selects
+    name: ClassVar[str] = ""
+
+    def __init__(self, cm: CompiledModel, options: IntegratorOptions) -> None:
+        self.cm = cm
+        self.options = options
+
+    @abstractmethod
+    def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
+                  grid: np.ndarray) -> Segment:
+        """Integrate from the consistent point ``(x0, z0)`` at ``grid[0]`` over ``grid``.
+
+        Raises
+        ------
+        IntegrationFailure
+            With the partial segment, the time and the reason.
+        """
+
+
+INTEGRATORS: dict[str, tuple[str, str]] = {}
+
+
+def register_integrator(name: str, module: str, cls: str) -> None:
+    """Make ``module.cls`` available as ``simulate(..., solver=name)`` (imported lazily)."""
+    INTEGRATORS[name] = (module, cls)
+
+
+def integrator_class(name: str) -> type[Integrator]:
+    """The backend registered under ``name``."""
+    entry = INTEGRATORS.get(name)
+    if entry is None:
+        raise AcausalError(
+            f"unknown solver {name!r}; available: {', '.join(sorted(INTEGRATORS))}")
+    cls = getattr(importlib.import_module(entry[0]), entry[1])
+    if not (isinstance(cls, type) and issubclass(cls, Integrator)):
+        raise TypeError(f"{entry[0]}.{entry[1]} is not an Integrator")
+    return cls
+
+
+@contextlib.contextmanager
+def captured_output() -> Iterator[io.StringIO]:
+    """Collect what native solvers print (CasADi routes SUNDIALS messages through
+    Python's ``sys.stdout``/``sys.stderr``) instead of showing it: the library decides
+    whether it is worth reporting (in an exception) or was recovered from (dropped)."""
+    buf = io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = buf
+    try:
+        yield buf
+    finally:
+        sys.stdout, sys.stderr = old
+
+
+register_integrator("idas", "acausal.solvers.idas", "IDASIntegrator")

@@ -1,0 +1,190 @@
+"""Structural diagnostics: what is wrong with an ill-posed equation system, in the user's terms.
+
+When equations and unknowns cannot be matched one to one, the Dulmage–Mendelsohn
+decomposition (:func:`~acausal.structure.matching.dulmage_mendelsohn`) separates an
+*over-determined* part (more equations than the unknowns they contain: two sources fixing
+one quantity) and an *under-determined* part (unknowns no equation determines: a port left
+unconnected, a forgotten equation). The errors raised here name the equations as written,
+their components and the unknowns with their aliases, and carry the parts as
+:class:`~acausal.errors.StructurePart` data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+import casadi as cs
+
+from ..errors import BalanceError, SingularityError, StructureError, StructurePart
+from ..flatten import FlatSystem
+from ..state import need
+from .matching import dulmage_mendelsohn, match
+from .system import EquationSystem
+
+if TYPE_CHECKING:
+    from ..state import CompileState
+
+__all__ = ["StructureDiagnostics", "structural_error", "check_balance", "check_matching",
+           "balance_pass"]
+
+_HINT = (
+    "Hints: an over-determined part often means two sources fix the same quantity "
+    "(two voltage sources in parallel, a position fixed twice) or a fixed start value "
+    "that an equation already determines; an under-determined part, a port left "
+    "unconnected that needs a connection, or a variable without an equation."
+)
+
+
+@dataclass
+class StructureDiagnostics:
+    """What structural error messages need to name the user's objects.
+
+    Attributes
+    ----------
+    origins : dict
+        Flat variable name -> its component path (aliases included).
+    aliases : dict
+        Kept variable name -> the names of the variables merged into it.
+    flat_counts : tuple
+        Equations and unknowns before alias elimination.
+    """
+
+    origins: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    flat_counts: tuple[int, int] | None = None
+
+    @classmethod
+    def from_aliases(cls, flat: FlatSystem, substitution: dict[int, cs.SX]
+                     ) -> StructureDiagnostics:
+        aliases: dict[str, list[str]] = {}
+        for k, expr in substitution.items():
+            v = flat.variables[k]
+            if v.der_of is not None:
+                continue
+            e = cs.SX(expr)
+            if e.is_op(cs.OP_NEG):
+                e = e.dep(0)
+            if e.is_symbolic():
+                aliases.setdefault(e.name(), []).append(v.name)
+        n_unknowns = sum(1 for v in flat.variables if v.der_of is None)
+        return cls({v.name: v.origin for v in flat.variables}, aliases,
+                   (len(flat.equations), n_unknowns))
+
+
+def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
+                     diag: StructureDiagnostics | None = None,
+                     what: str = "model") -> StructureError:
+    """A BalanceError/SingularityError naming the over- and under-determined parts."""
+    diag = diag or StructureDiagnostics()
+    origins = diag.origins or None
+    inc = sys.incidence_matrix(eqs, unknowns)
+    var_of_eq, eq_of_var = match(inc)
+    dm = dulmage_mendelsohn(inc, var_of_eq, eq_of_var)
+    n_e, n_u = len(eqs), len(unknowns)
+
+    def traced(r: int) -> str:
+        e = sys.equations[eqs[r]]
+        text = e.describe()
+        if sys.incidence[eqs[r]] or origins is None or e.source is None:
+            return text
+        comps_ = sorted({origins[s.name()] for s in cs.symvar(e.source)
+                         if s.name() in origins} - {e.origin})
+        if comps_:
+            text += ("\n      (it relates only constants once the trivial equations of "
+                     + ", ".join(comps_) + " are used: they fix the same quantity)")
+        return text
+
+    def unknown_name(c: int) -> str:
+        name = sys.variables[unknowns[c]].name
+        same = diag.aliases.get(name, [])
+        if same:
+            name += " (= " + ", ".join(same[:4]) + (", ..." if len(same) > 4 else "") + ")"
+        return name
+
+    def components(rows: list[int], cols: list[int]) -> list[str]:
+        cs_ = {sys.equations[eqs[r]].origin for r in rows}
+        if origins is not None:
+            for r in rows:
+                e = sys.equations[eqs[r]]
+                if not sys.incidence[eqs[r]] and e.source is not None:
+                    cs_ |= {origins[s.name()] for s in cs.symvar(e.source)
+                            if s.name() in origins}
+        cs_ |= {sys.variables[unknowns[c]].origin for c in cols}
+        return sorted(c for c in cs_ if c)
+
+    def part(kind: str, rows: list[int], cols: list[int]) -> StructurePart:
+        hints = [f"{sys.variables[unknowns[c]].name}: {sys.variables[unknowns[c]].hint}"
+                 for c in cols if sys.variables[unknowns[c]].hint]
+        return StructurePart(kind, [traced(r) for r in rows], [unknown_name(c) for c in cols],
+                             components(rows, cols), hints)
+
+    parts = []
+    if dm.over_equations:
+        parts.append(part("over-determined", dm.over_equations, dm.over_variables))
+    if dm.under_variables:
+        parts.append(part("under-determined", dm.under_equations, dm.under_variables))
+    counts = f"{n_e} equations and {n_u} unknowns"
+    if diag.flat_counts is not None and diag.flat_counts != (n_e, n_u):
+        counts = (f"{diag.flat_counts[0]} equations and {diag.flat_counts[1]} unknowns ({n_e} "
+                  f"and {n_u} once the trivial equations a = b, a = const are used)")
+    head = (f"the {what} has {counts}" if n_e != n_u
+            else f"the {what} has {counts} but is structurally singular")
+    cls = BalanceError if n_e != n_u else SingularityError
+    return cls(head + ":\n  " + "\n  ".join(render_part(p) for p in parts) + "\n" + _HINT,
+               parts)
+
+
+def render_part(p: StructurePart, max_equations: int = 12, max_unknowns: int = 20) -> str:
+    """The text of one part as it appears in error messages."""
+    comps = ", ".join(p.components[:10]) + (
+        f", ... ({len(p.components)} in all)" if len(p.components) > 10 else "")
+    eqs = "\n    ".join(p.equations[:max_equations]) or "(no equation)"
+    if len(p.equations) > max_equations:
+        eqs += f"\n    ... and {len(p.equations) - max_equations} more"
+    unknowns = ", ".join(p.unknowns[:max_unknowns]) + (
+        ", ..." if len(p.unknowns) > max_unknowns else "")
+    text = (f"{p.kind} part ({len(p.equations)} equations for {len(p.unknowns)} unknowns; "
+            f"components {comps}):\n    {eqs}\n  unknowns: {unknowns}")
+    for h in p.hints[:5]:
+        text += f"\n  hint for {h}"
+    return text
+
+
+def check_balance(sys: EquationSystem, diag: StructureDiagnostics | None) -> None:
+    """As many equations as unknowns that are not states (derivatives count as unknowns)."""
+    n_states = sum(1 for j in range(sys.n_vars) if sys.var_der[j] >= 0)
+    if sys.n_eqs != sys.n_vars - n_states:
+        unknowns = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
+        raise structural_error(sys, list(range(sys.n_eqs)), unknowns, diag)
+
+
+def check_matching(sys: EquationSystem, diag: StructureDiagnostics | None) -> None:
+    """After index reduction every most-differentiated equation has a highest derivative."""
+    highest = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
+    top = [i for i in range(sys.n_eqs) if sys.eq_der[i] < 0]
+    var_of_eq, _ = match(sys.incidence_matrix(rows=top, cols=highest))
+    if (var_of_eq < 0).any():
+        # the counts before alias elimination say nothing about this sub-problem
+        raise structural_error(sys, top, highest,
+                               replace(diag, flat_counts=None) if diag else None)
+
+
+def dependent_constraints_error(sys: EquationSystem, eqs: list[int],
+                                cands: list[int]) -> SingularityError:
+    """Differentiated equations that constrain fewer derivatives than their number."""
+    lines = [sys.equations[i].describe() for i in eqs]
+    return SingularityError(
+        "index reduction failed: these differentiated equations constrain fewer derivatives "
+        "than their number (the constraints are redundant or contradictory):\n  "
+        + "\n  ".join(lines)
+        + "\ncandidate derivatives: "
+        + ", ".join(sys.variables[j].name for j in cands)
+    )
+
+
+def balance_pass(state: CompileState) -> CompileState:
+    """Pass: raise a :class:`~acausal.errors.BalanceError` naming the over- and
+    under-determined parts if equations and unknowns do not balance."""
+    check_balance(need(state.system, "the equation system (alias pass)"), state.diagnostics)
+    return state

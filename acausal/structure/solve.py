@@ -1,0 +1,128 @@
+"""Solve the BLT blocks symbolically where possible; the rest become algebraic equations.
+
+Level by level (:class:`~acausal.structure.causalize.Causalization`), the solutions found
+so far are substituted into the block equations with one vectorised call, then
+
+* a scalar block whose equation is linear in its unknown with a coefficient free of
+  unknowns and time (``C der(v) = i``, ``R i = v``) is solved explicitly, all such blocks of
+  a level in one division;
+* a small block linear in its unknowns with a constant matrix (two capacitors in parallel,
+  rigidly coupled inertias) is solved by a symbolic linear solve;
+* every other block stays implicit: its unknowns become algebraic variables ``z`` of the
+  DAE and its equations the algebraic residuals ``0 = alg(x, z, p, t)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import casadi as cs
+
+from ..errors import SingularityError
+from ..state import need
+from .blt import Block
+from .causalize import Causalization
+from .system import EquationSystem
+
+if TYPE_CHECKING:
+    from ..state import CompileState
+
+__all__ = ["SolvedBlocks", "solve_blocks", "solve_pass", "MAX_LINEAR_BLOCK"]
+
+#: largest implicit block solved by a symbolic linear solve (the expression of a dense
+#: solve grows like n^3)
+MAX_LINEAR_BLOCK = 24
+
+
+@dataclass
+class SolvedBlocks:
+    """Unknowns solved explicitly (by name) and the implicit rest (``z``, ``alg``)."""
+
+    solved: dict[str, cs.SX] = field(default_factory=dict)
+    z: list[cs.SX] = field(default_factory=list)
+    z_names: list[str] = field(default_factory=list)
+    alg: list[cs.SX] = field(default_factory=list)
+    n_explicit: int = 0
+
+
+def _unknown_not_determined(sys: EquationSystem, bl: Block, why: str) -> SingularityError:
+    return SingularityError(
+        f"equation {sys.equations[bl.equations[0]].describe()} does not determine "
+        f"{sys.variables[bl.unknowns[0]].name}{why}"
+    )
+
+
+def solve_blocks(sys: EquationSystem, causal: Causalization,
+                 max_linear_block: int = MAX_LINEAR_BLOCK) -> SolvedBlocks:
+    """Explicit solutions where the blocks allow them, algebraic equations elsewhere."""
+    out = SolvedBlocks()
+    sol_syms = cs.SX(0, 1)  # solved unknowns so far (grown once per level)
+    sol_expr = cs.SX(0, 1)
+    new_syms: list[cs.SX] = []
+    new_expr: list[cs.SX] = []
+    all_vars = cs.vertcat(*[v.sym for v in sys.variables], sys.t)
+
+    def record(js: list[int], exprs: list[cs.SX]) -> None:
+        for j, e in zip(js, exprs, strict=True):
+            out.solved[sys.variables[j].name] = e
+            new_syms.append(sys.variables[j].sym)
+            new_expr.append(e)
+
+    for lv_blocks in causal.by_level():
+        if new_syms:
+            sol_syms = cs.vertcat(sol_syms, *new_syms)
+            sol_expr = cs.vertcat(sol_expr, *new_expr)
+            new_syms.clear()
+            new_expr.clear()
+        eq_rows = [i for bl in lv_blocks for i in bl.equations]
+        F = cs.vertcat(*[sys.equations[i].res for i in eq_rows])
+        if sol_syms.numel():
+            F = cs.substitute(F, sol_syms, sol_expr)
+        row_of = {i: r for r, i in enumerate(eq_rows)}
+        scalar = [bl for bl in lv_blocks if len(bl.unknowns) == 1]
+        rest = [bl for bl in lv_blocks if len(bl.unknowns) > 1]
+        if scalar:  # explicit when linear with a coefficient free of unknowns and time
+            rows = [row_of[bl.equations[0]] for bl in scalar]
+            Fs = F[rows]
+            us = cs.vertcat(*[sys.variables[bl.unknowns[0]].sym for bl in scalar])
+            coef = cs.diag(cs.jacobian(Fs, us))
+            dep_rows = set(cs.jacobian_sparsity(coef, all_vars).get_triplet()[0])
+            ok = [q for q in range(len(scalar)) if q not in dep_rows]
+            rest += [scalar[q] for q in range(len(scalar)) if q in dep_rows]
+            if ok:
+                a_ok = coef[ok]
+                for q, k in enumerate(ok):
+                    if a_ok[q].is_zero():
+                        raise _unknown_not_determined(
+                            sys, scalar[k], ": its coefficient vanishes. Check for an "
+                            "unconnected port of that component: an unconnected port carries "
+                            "zero through variable (zero current, force, heat flow)")
+                u_ok = us[ok]
+                r0 = cs.substitute(Fs[ok], u_ok, cs.SX.zeros(u_ok.shape))
+                record([scalar[k].unknowns[0] for k in ok], cs.vertsplit(-r0 / a_ok))
+                out.n_explicit += len(ok)
+        for bl in rest:
+            res = F[[row_of[i] for i in bl.equations]]
+            u = cs.vertcat(*[sys.variables[j].sym for j in bl.unknowns])
+            if len(bl.unknowns) <= max_linear_block:
+                A = cs.jacobian(res, u)
+                if not cs.depends_on(A, all_vars):
+                    if len(bl.unknowns) == 1 and A.is_zero():
+                        raise _unknown_not_determined(sys, bl, "")
+                    r0 = cs.substitute(res, u, cs.SX.zeros(u.shape))
+                    record(bl.unknowns, cs.vertsplit(-cs.solve(A, r0)))
+                    out.n_explicit += len(bl.unknowns)
+                    continue
+            for j in bl.unknowns:
+                out.z.append(sys.variables[j].sym)
+                out.z_names.append(sys.variables[j].name)
+            out.alg.extend(cs.vertsplit(res))
+    return out
+
+
+def solve_pass(state: CompileState) -> CompileState:
+    """Pass: explicit solutions of the BLT blocks, implicit rest as algebraic equations."""
+    sys = need(state.system, "the index-reduced system (index reduction pass)")
+    causal = need(state.causal, "the BLT blocks (causalisation pass)")
+    return state.update(solved=solve_blocks(sys, causal))

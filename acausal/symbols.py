@@ -1,0 +1,167 @@
+"""The symbol table of a model being flattened: unknowns, derivatives, parameters, outputs.
+
+Every pass that creates unknowns (the generic linear-graph flattener, the 3D mechanism pass,
+any registered domain pass) creates them here, so names are unique, derivative symbols
+are shared, and every named quantity ends up addressable in results.
+
+``der(x)`` and ``self.time`` inside a component's ``equations()`` resolve through the
+*active* table (a :class:`contextvars.ContextVar` set by :func:`active` while equations
+are collected), so component code needs no reference to the pass that calls it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import casadi as cs
+import numpy as np
+
+from .errors import ModelDefinitionError
+
+__all__ = ["FlatVariable", "FlatParameter", "SymbolTable", "active", "current"]
+
+
+@dataclass
+class FlatVariable:
+    """A scalar unknown of the flat system."""
+
+    name: str
+    sym: cs.SX
+    start: float = 0.0
+    fixed: bool = False
+    unit: str = ""
+    nominal: float | None = None
+    state_priority: int = 0
+    origin: str = ""
+    der_of: int | None = None  # index of the variable this is the derivative of
+    der: int | None = None  # index of this variable's derivative symbol, if any
+    hint: str = ""  # shown when the variable is left undetermined
+
+
+@dataclass
+class FlatParameter:
+    """A numeric parameter of the flat system (a CasADi symbol with a default value)."""
+
+    name: str
+    sym: cs.SX
+    value: float
+    unit: str = ""
+    doc: str = ""
+
+
+class SymbolTable:
+    """Unknowns, derivative symbols, parameters and named outputs of one model."""
+
+    def __init__(self) -> None:
+        self.t = cs.SX.sym("time")
+        self.variables: list[FlatVariable] = []
+        self.parameters: list[FlatParameter] = []
+        self.outputs: dict[str, cs.SX] = {}
+        self.index: dict[str, int] = {}
+        self._param_index: dict[str, int] = {}
+
+    # ----- creation -----
+    def new_var(self, name: str, size: int = 1, *, start: Any = 0.0, fixed: bool = False,
+                unit: str = "", nominal: float | None = None, state_priority: int = 0,
+                origin: str = "", hint: str = "") -> cs.SX:
+        """Create ``size`` scalar unknowns named ``name`` (``name_k`` elements if a vector)."""
+        sym = cs.SX.sym(name, size)
+        if size == 1:
+            elems, starts = [sym], [float(start)]
+        else:
+            elems = [sym[k] for k in range(size)]
+            starts = list(np.broadcast_to(np.asarray(start, dtype=float), (size,)))
+        for e, s0 in zip(elems, starts, strict=True):
+            sname = e.name()
+            if sname in self.index:
+                raise ModelDefinitionError(f"two unknowns are named {sname!r}")
+            self.index[sname] = len(self.variables)
+            self.variables.append(FlatVariable(
+                sname, e, start=float(s0), fixed=fixed, unit=unit, nominal=nominal,
+                state_priority=state_priority, origin=origin, hint=hint))
+        return sym
+
+    def new_parameter(self, name: str, value: float, unit: str = "", doc: str = "") -> cs.SX:
+        """Create a numeric parameter (a symbol; its value can change between runs)."""
+        sym = cs.SX.sym(name)
+        self._param_index[name] = len(self.parameters)
+        self.parameters.append(FlatParameter(name, sym, float(value), unit, doc))
+        return sym
+
+    def add_output(self, name: str, expr: Any) -> None:
+        """Make ``expr`` addressable in results as ``name``."""
+        self.outputs[name] = expr
+
+    # ----- derivatives -----
+    def der(self, expr: Any) -> cs.SX:
+        """Time derivative of a variable or of an expression (chain rule through CasADi)."""
+        if isinstance(expr, cs.SX) and expr.is_scalar() and expr.is_symbolic():
+            k = self.index.get(expr.name())
+            if k is not None:  # the common case: der of a variable
+                return self.derivative_of(k)
+        expr = cs.SX(expr)
+        if expr.is_constant():
+            return cs.SX.zeros(expr.shape)
+        out = []
+        for k in range(expr.numel()):
+            e = expr[k]
+            if e.is_symbolic() and e.name() in self.index:
+                out.append(self.derivative_of(self.index[e.name()]))
+                continue
+            syms = [s for s in cs.symvar(e) if s.name() in self.index]
+            d = cs.jacobian(e, self.t) if cs.depends_on(e, self.t) else cs.SX(0)
+            if syms:
+                v = cs.vertcat(*syms)
+                dv = cs.vertcat(*[self.derivative_of(self.index[s.name()]) for s in syms])
+                d = d + cs.jtimes(e, v, dv)
+            out.append(d)
+        return cs.reshape(cs.vertcat(*out), expr.shape) if out else cs.SX.zeros(expr.shape)
+
+    def derivative_of(self, k: int) -> cs.SX:
+        """The symbol ``der(v_k)`` (created on first use)."""
+        v = self.variables[k]
+        if v.der is None:
+            sym = cs.SX.sym(f"der({v.name})")
+            idx = len(self.variables)
+            self.index[sym.name()] = idx
+            self.variables.append(
+                FlatVariable(sym.name(), sym, unit=f"{v.unit}/s" if v.unit else "1/s",
+                             origin=v.origin, der_of=k)
+            )
+            v.der = idx
+        return self.variables[v.der].sym
+
+    # ----- numeric values known at build time -----
+    def value(self, sym: cs.SX) -> float:
+        """Start value of a variable or value of a parameter (0 for anything else)."""
+        name = sym.name()
+        k = self.index.get(name)
+        if k is not None:
+            return self.variables[k].start
+        k = self._param_index.get(name)
+        if k is not None:
+            return self.parameters[k].value
+        return 0.0
+
+
+_ACTIVE: contextvars.ContextVar[SymbolTable | None] = contextvars.ContextVar(
+    "acausal_symbols", default=None)
+
+
+def current() -> SymbolTable | None:
+    """The table equations are being collected into, or None outside a build."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def active(table: SymbolTable) -> Iterator[SymbolTable]:
+    """Make ``table`` the one ``der()`` and ``self.time`` resolve to."""
+    token = _ACTIVE.set(table)
+    try:
+        yield table
+    finally:
+        _ACTIVE.reset(token)
