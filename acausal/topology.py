@@ -143,20 +143,11 @@ class Topology:
                     self.root_of[w] = r
                     q.append(w)
 
-    def path_coefficients(self, v: int) -> dict[int, int]:
-        """``x_v - x_root`` as ``{tree edge: +-1}``."""
-        out: dict[int, int] = {}
-        while self.parent[v] >= 0:
-            out[int(self.parent_edge[v])] = int(self.parent_sign[v])
-            v = int(self.parent[v])
-        return out
-
     def _build_D(self) -> None:
         row_of = {j: k for k, j in enumerate(self.tree)}
         rows: list[int] = []
         cols: list[int] = []
         vals: list[float] = []
-        self.self_loops: list[int] = []
         for c, j in enumerate(self.cotree):
             a, b = self.edges[j]
             if self.root_of[a] != self.root_of[b]:

@@ -48,12 +48,13 @@ def Frame(doc: str = "") -> Any:
 
 
 class MBPriority:
-    """Tree order of the chapter: arms, drivers, spherical/revolute, cylindrical/prismatic,
-    bodies, force actuators (lower enters the tree first)."""
+    """Tree order of the chapter: arms, (drivers), spherical/revolute,
+    cylindrical/prismatic, bodies, force actuators (lower enters the tree first). Drivers
+    are 1D position/speed sources on a joint's axis flange, so the joint's own priority
+    places them."""
 
     WORLD = 0
     ARM = 1
-    DRIVER = 2
     REVOLUTE = 3
     SPHERICAL = 3
     PRISMATIC = 4

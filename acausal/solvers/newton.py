@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import casadi as cs
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -26,6 +27,9 @@ __all__ = ["AlgebraicSystem", "NewtonResult", "DIFFERENCE_JACOBIAN_MIN"]
 DIFFERENCE_JACOBIAN_MIN = 50
 #: relative step of the forward differences (square root of the double precision epsilon)
 _FD_STEP = 1.5e-8
+#: smallest |pivot| / largest |pivot| of an LU step before the minimum-norm step is taken
+#: instead (a Jacobian this close to singular is treated as singular)
+_PIVOT_RATIO = 1e-12
 
 
 @dataclass
@@ -66,15 +70,6 @@ class AlgebraicSystem:
             self._fJ = cs.Function("newton_fJ", [w, a], [F, cs.jacobian(F, w)])
         self._f = cs.Function("newton_f", [w, a], [F])
 
-    @classmethod
-    def from_function(cls, fJ: cs.Function, f: cs.Function, n: int,
-                      labels: Sequence[str]) -> AlgebraicSystem:
-        """From prebuilt ``(w, a) -> (F, J)`` and ``(w, a) -> F`` functions."""
-        self = cls.__new__(cls)
-        self.n, self.labels, self.exact = n, list(labels), True
-        self._fJ, self._f = fJ, f
-        return self
-
     def residual(self, w: np.ndarray, a: np.ndarray) -> np.ndarray:
         return np.asarray(self._f(w, a)).ravel()
 
@@ -90,19 +85,32 @@ class AlgebraicSystem:
 
     @staticmethod
     def _step(J: object, f: np.ndarray) -> np.ndarray:
+        """The Newton step ``-J^-1 f``; the minimum-norm least-squares step when ``J`` is
+        singular or nearly so (the free scale of a quaternion that only enters normalised,
+        a fixed start that repeats another): an LU solve would throw the unknowns far along
+        the null direction, where the problem is scaled so badly that Newton stalls."""
         if isinstance(J, np.ndarray):
             try:
-                return np.linalg.solve(J, -f)
-            except np.linalg.LinAlgError:
-                return np.linalg.lstsq(J, -f, rcond=None)[0]
+                lu, piv = sla.lu_factor(J, check_finite=False)
+                d = np.abs(np.diag(lu))
+                if d.size and d.min() > _PIVOT_RATIO * d.max():
+                    step = sla.lu_solve((lu, piv), -f, check_finite=False)
+                    if np.all(np.isfinite(step)):
+                        return step
+            except (ValueError, np.linalg.LinAlgError):
+                pass
+            return np.linalg.lstsq(J, -f, rcond=_PIVOT_RATIO)[0]
         Js = sp.csc_matrix(J.sparse()) if hasattr(J, "sparse") else sp.csc_matrix(J)
         try:
-            step = spla.spsolve(Js, -f)
-        except Exception:  # noqa: BLE001 - exactly singular: least squares below
-            step = np.full(f.shape, np.nan)
-        if not np.all(np.isfinite(step)):
-            step = np.linalg.lstsq(Js.toarray(), -f, rcond=None)[0]
-        return np.atleast_1d(step)
+            slu = spla.splu(Js)
+            d = np.abs(slu.U.diagonal())
+            if d.size and d.min() > _PIVOT_RATIO * d.max():
+                step = slu.solve(-f)
+                if np.all(np.isfinite(step)):
+                    return np.atleast_1d(step)
+        except RuntimeError:  # exactly singular
+            pass
+        return np.linalg.lstsq(Js.toarray(), -f, rcond=_PIVOT_RATIO)[0]
 
     def solve(self, w0: np.ndarray, a: np.ndarray, *, tol: float = 1e-12,
               accept: float = 1e-8, max_iter: int = 100,
