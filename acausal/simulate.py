@@ -258,8 +258,8 @@ class _Run:
         retried = False
         while k < len(grid) - 1:
             chunk = grid[k: min(k + m, len(grid) - 1) + 1]
-            try:
-                seg = self.integ.integrate(dae, self.p, x0, z0, chunk)
+            try:  # a failure is first answered by choosing the states again
+                seg = self.integ.integrate(dae, self.p, x0, z0, chunk, allow_fallback=retried)
             except IntegrationFailure as exc:
                 if not retried:
                     retried = True

@@ -125,8 +125,12 @@ class Integrator(ABC):
 
     @abstractmethod
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
-                  grid: np.ndarray) -> Segment:
+                  grid: np.ndarray, allow_fallback: bool = True) -> Segment:
         """Integrate from the consistent point ``(x0, z0)`` at ``grid[0]`` over ``grid``.
+
+        With ``allow_fallback=False`` the backend must not change its method to get through
+        (the caller has a remedy of its own to try first, such as choosing other states);
+        it fails fast instead.
 
         Raises
         ------

@@ -7,21 +7,26 @@ folded into the expressions as constants (as in a hand-written model).
 Integration modes, tried in order on a model until one succeeds (the one that worked is
 remembered for the model; ``simulate(..., mode=...)`` forces one):
 
+``idas_ic``
+    IDAS computes the consistent initial derivatives itself (``IDACalcIC``) from the
+    consistent point found by :mod:`acausal.initialize`; its integrator object is reused
+    by every run and chunk of the model.
 ``exact_xdot``
-    IDAS starts from the consistent point with the exact derivatives ``x' = ode(x0, z0)``
-    computed here (no ``IDACalcIC``: it is not needed and fails on ill-scaled algebraic
-    blocks such as a closed loop's multipliers).
+    IDAS starts with the exact derivatives ``x' = ode(x0, z0)`` computed here, without
+    ``IDACalcIC`` (which fails on ill-scaled algebraic blocks such as a closed loop's
+    multipliers).
 ``states_error_only``
     As above, with the local error test on the states only: the algebraic variables
     follow them through the algebraic equations at every step (the remedy for badly
     conditioned algebraic blocks). Announced by a :class:`~acausal.errors.SolverWarning`,
     since it changes the method.
-``idas_ic``
-    IDAS's own consistent-derivative computation (``IDACalcIC``); only on request.
 
-A pure ODE (no algebraic variables) has nothing to decide: it always runs ``exact_xdot``.
-What IDAS prints while a mode fails is collected, not shown: it is dropped when another
-mode succeeds and becomes part of the error when none does.
+A pure ODE (no algebraic variables) has nothing to decide: it always runs ``idas_ic``
+(for an ODE, ``IDACalcIC`` is one linear solve). A mode not yet proven on the model gets
+:data:`PROBE_STEPS` steps per output interval, so a failing attempt is cheap; only when every
+mode runs out of steps does the first one get the full budget. What IDAS prints while a mode
+fails is collected, not shown: it is dropped when another mode succeeds and becomes part of
+the error when none does.
 """
 
 from __future__ import annotations
@@ -47,7 +52,11 @@ from .base import (
 __all__ = ["IDASIntegrator", "make_integrator", "MODES"]
 
 MODES = ("exact_xdot", "states_error_only", "idas_ic")
-_LADDER = ("exact_xdot", "states_error_only")
+_LADDER = ("idas_ic", "exact_xdot", "states_error_only")
+#: steps per output interval allowed to a mode not yet proven on the model: a mode that
+#: fails by running out of steps costs at most this much before the next one is tried
+#: (the full budget is given back to the first mode if every mode runs out)
+PROBE_STEPS = 5_000
 
 _DENSE_MAX = 3000  # unknowns: a dense matrix of this size is 72 MB and factors in ~1 s
 _DENSE_FRACTION = 0.1
@@ -141,11 +150,12 @@ class IDASIntegrator(Integrator):
             raise AcausalError(f"unknown IDAS mode {options.mode!r}; use one of {MODES}")
         self._functions: dict[tuple, cs.Function] = {}
         self._mode_start = 0  # position in the ladder that worked last on this model
+        self._proven: set[str] = set()  # modes that completed a segment on this model
         self._warned: set[str] = set()
 
     # ----- building -----
     def _function(self, dae: SemiExplicitDAE, p: np.ndarray, rel: np.ndarray, mode: str,
-                  xdot: np.ndarray) -> cs.Function:
+                  xdot: np.ndarray, max_num_steps: int) -> cs.Function:
         """The CasADi integrator for this mode, grid and start (kept for repeated runs).
 
         The exact initial derivatives are an option of the CasADi integrator, so they are
@@ -154,12 +164,12 @@ class IDASIntegrator(Integrator):
         """
         o = self.options
         key = (id(dae), tuple(np.round(rel, 12)), mode, p.tobytes(),
-               b"" if mode == "idas_ic" else xdot.tobytes())
+               b"" if mode == "idas_ic" else xdot.tobytes(), max_num_steps)
         f = self._functions.get(key)
         if f is None:
             f = self._functions[key] = make_integrator(
                 dae, rel, rtol=o.rtol, atol=o.atol, max_step=o.max_step,
-                max_num_steps=o.max_num_steps, p_values=p,
+                max_num_steps=max_num_steps, p_values=p,
                 init_xdot=None if mode == "idas_ic" else (xdot if xdot.size else np.zeros(1)),
                 suppress_algebraic=mode == "states_error_only")
         return f
@@ -168,20 +178,28 @@ class IDASIntegrator(Integrator):
         if self.options.mode is not None:
             return (self.options.mode,)
         if dae.z.numel() == 0:  # an ODE: no algebraic error test to decide on
-            return ("exact_xdot",)
+            return ("idas_ic",)
         return _LADDER[self._mode_start:]
 
     # ----- integration -----
     def _attempt(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
-                 grid: np.ndarray) -> Segment:
+                 grid: np.ndarray, allow_fallback: bool = True) -> Segment:
         """The whole grid in one IDAS call, trying the modes of the ladder in turn."""
         args = dict(x0=x0 if x0.size else 0.0, z0=z0, p=[grid[0]])
         xdot = np.asarray(dae.default_function(x0, z0, p, grid[0])[0]).ravel()
+        ladder = self._ladder(dae)
+        if not allow_fallback:
+            ladder = ladder[:1]
+        full = self.options.max_num_steps
         attempts: list[str] = []
         reasons: list[str] = []
         outputs: list[str] = []
-        for mode in self._ladder(dae):
-            f = self._function(dae, p, grid - grid[0], mode, xdot)
+        out_of_steps: list[str] = []  # modes that only ran out of their probe budget
+        plan = [(m, full if (m in self._proven or len(ladder) == 1) else min(full, PROBE_STEPS))
+                for m in ladder]
+        while plan:
+            mode, budget = plan.pop(0)
+            f = self._function(dae, p, grid - grid[0], mode, xdot, budget)
             with captured_output() as out:
                 try:
                     r = f(**args)
@@ -189,10 +207,19 @@ class IDASIntegrator(Integrator):
                     attempts.append(mode)
                     reasons.append(f"{mode}: {_reason(exc, out.getvalue())}")
                     outputs.append(out.getvalue())
+                    if budget < full and "TOO_MUCH_WORK" in str(exc):
+                        out_of_steps.append(mode)
+                    if not plan and out_of_steps:  # every mode ran out: full budget
+                        plan = [(out_of_steps[0], full)]
+                        out_of_steps = []
                     continue
-            if mode == "states_error_only" and self.options.mode is None:
-                self._mode_start = _LADDER.index(mode)
-                self._warn_fallback(dae, reasons)
+            self._proven.add(mode)
+            if self.options.mode is None and mode in _LADDER:
+                pos = _LADDER.index(mode)
+                if pos > self._mode_start:
+                    self._mode_start = pos
+                if mode == "states_error_only":
+                    self._warn_fallback(dae, reasons)
             n = len(grid) - 1
             X = r["xf"] if dae.x.numel() else cs.DM(0, n)
             Z = r["zf"] if dae.z.numel() else cs.DM(0, n)
@@ -215,11 +242,11 @@ class IDASIntegrator(Integrator):
             SolverWarning, stacklevel=5)
 
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
-                  grid: np.ndarray) -> Segment:
+                  grid: np.ndarray, allow_fallback: bool = True) -> Segment:
         try:
-            return self._attempt(dae, p, x0, z0, grid)
+            return self._attempt(dae, p, x0, z0, grid, allow_fallback)
         except IntegrationFailure as first:
-            if len(grid) <= 2:
+            if len(grid) <= 2 or not allow_fallback:
                 raise
             return self._localise(dae, p, x0, z0, grid, first)
 
