@@ -38,3 +38,76 @@ class MassSpringChain(ac.Model):
             self.connect(spring.flange_b, mass.flange_a)
             prev = mass.flange_b
         self.connect(prev, self.force.flange)
+
+
+class NPN(ac.Component):
+    """Ebers-Moll NPN transistor written by a user (exponential junctions, no limiting).
+
+    Ports b, c, e; collector and base currents ``ic = ibe - ibc (1 + 1/br)``,
+    ``ib = ibe / bf + ibc / br`` with ``ibe = Is (exp(vbe / Vt) - 1)``.
+    """
+
+    b = el.Pin("base")
+    c = el.Pin("collector")
+    e = el.Pin("emitter")
+    Is = ac.Parameter(1e-14, unit="A", doc="saturation current", min=0.0)
+    Vt = ac.Parameter(0.02585, unit="V", doc="thermal voltage", min=0.0)
+    bf = ac.Parameter(100.0, unit="1", doc="forward current gain", min=0.0)
+    br = ac.Parameter(1.0, unit="1", doc="reverse current gain", min=0.0)
+    vbe = ac.Variable(unit="V", doc="base-emitter voltage")
+    vbc = ac.Variable(unit="V", doc="base-collector voltage")
+    edges = [ac.Edge("b", "e"), ac.Edge("c", "e")]
+
+    def equations(self):
+        import casadi as cs
+
+        ibe = self.Is * (cs.exp(self.vbe / self.Vt) - 1)
+        ibc = self.Is * (cs.exp(self.vbc / self.Vt) - 1)
+        return [self.vbe == self.b.v - self.e.v, self.vbc == self.b.v - self.c.v,
+                self.b.i == ibe / self.bf + ibc / self.br,
+                self.c.i == ibe - ibc * (1 + 1 / self.br)]
+
+
+class CommonEmitterAmplifier(ac.Model):
+    """A stiff 8-node circuit: voltage-divider-biased common-emitter stage with coupling
+    and bypass capacitors, driven by a 1 kHz sine."""
+
+    def __init__(self):
+        super().__init__()
+        self.vcc = el.ConstantVoltage(V=12.0)
+        self.vin = el.SineVoltage(V=0.05, f=1000.0)
+        self.cin = el.Capacitor(C=10e-6, v=ac.guess(0.0))
+        self.r1 = el.Resistor(R=47e3)
+        self.r2 = el.Resistor(R=10e3)
+        self.rc = el.Resistor(R=4.7e3)
+        self.re = el.Resistor(R=1e3)
+        self.ce = el.Capacitor(C=100e-6, v=ac.guess(0.0))
+        self.cout = el.Capacitor(C=10e-6, v=ac.guess(0.0))
+        self.rl = el.Resistor(R=10e3)
+        self.q = NPN()
+        self.gnd = el.Ground()
+        self.connect(self.vin.p, self.cin.p)
+        self.connect(self.cin.n, self.r1.n, self.r2.p, self.q.b)
+        self.connect(self.vcc.p, self.r1.p, self.rc.p)
+        self.connect(self.rc.n, self.q.c, self.cout.p)
+        self.connect(self.q.e, self.re.p, self.ce.p)
+        self.connect(self.cout.n, self.rl.p)
+        self.connect(self.vin.n, self.vcc.n, self.r2.n, self.re.n, self.ce.n, self.rl.n,
+                     self.gnd.p)
+
+
+class DiodeBridge(ac.Model):
+    """Full-wave rectifier: four exponential diodes, smoothing capacitor and load."""
+
+    def __init__(self):
+        super().__init__()
+        self.src = el.SineVoltage(V=10.0, f=50.0)
+        self.d = [el.Diode(Ids=1e-9, Vt=0.026) for _ in range(4)]
+        self.c = el.Capacitor(C=100e-6, v=0.0)
+        self.r = el.Resistor(R=1e3)
+        self.gnd = el.Ground()
+        a, b = self.src.p, self.src.n
+        self.connect(a, self.d[0].p, self.d[2].n)
+        self.connect(b, self.d[1].p, self.d[3].n)
+        self.connect(self.d[0].n, self.d[1].n, self.c.p, self.r.p)
+        self.connect(self.d[2].p, self.d[3].p, self.c.n, self.r.n, self.gnd.p)
