@@ -48,19 +48,22 @@ import casadi as cs
 import numpy as np
 import scipy.sparse as sp
 
-from acausal import DATUM, Parameter, Variable, der
+from acausal import Parameter, Variable, der
 from acausal.errors import ModelDefinitionError
 from acausal.multibody.base import (
     Coordinates,
     CutEquations,
     EdgeRole,
     Frame,
+    Kinematics,
     MBEdge,
     MBPriority,
     MultibodyComponent,
     TreeMotion,
 )
-from acausal.multibody.rotations import matrix_to_quat, quat_rate, quat_to_matrix
+from acausal.multibody.constraints import orientation_constraints, position_constraints
+from acausal.multibody.rotations import skew
+from components.multibody import FreeFlyingBody
 
 __all__ = ["FlexibleBody"]
 
@@ -73,12 +76,7 @@ def _dense(A: Any) -> np.ndarray:
     return np.asarray(A.toarray() if sp.issparse(A) else A, dtype=float)
 
 
-def _skew(v: cs.SX) -> cs.SX:
-    return cs.vertcat(cs.horzcat(0, -v[2], v[1]), cs.horzcat(v[2], 0, -v[0]),
-                      cs.horzcat(-v[1], v[0], 0))
-
-
-class FlexibleBody(MultibodyComponent):
+class FlexibleBody(FreeFlyingBody):
     """Flexible body in modal coordinates (FFRF), attached at ``frame_a`` and ``frame_b``.
 
     Parameters
@@ -103,12 +101,6 @@ class FlexibleBody(MultibodyComponent):
     frame_b = Frame("attachment frame at node node_b (linearised rotation)")
     q = Variable(start=0.0, fixed=True, doc="modal coordinates (size k)")
     qd = Variable(start=0.0, fixed=True, unit="1/s", doc="modal rates (size k)")
-    r_0 = Variable(size=3, unit="m", doc="position of frame_a in the world")
-    v_0 = Variable(size=3, unit="m/s", doc="velocity of frame_a in the world")
-    Q = Variable(size=4, start=[1.0, 0.0, 0.0, 0.0], unit="1",
-                 doc="orientation quaternion of frame_a (w, x, y, z)")
-    w_a = Variable(size=3, unit="rad/s", doc="angular velocity, frame_a coordinates")
-    mb_edges = [MBEdge(DATUM, "frame_a", MBPriority.BODY, EdgeRole.BODY)]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -154,19 +146,6 @@ class FlexibleBody(MultibodyComponent):
         self.connect(self.frame_b, self.attachment.frame_b)
 
     # ------------------------------------------------------------------ graph edges
-    def tree_motion(self) -> TreeMotion:
-        """Free flight of ``frame_a`` (the body edge is a tree branch), as ``Body``."""
-        R = quat_to_matrix(self.Q)
-        qs = cs.vertsplit(self.r_0) + cs.vertsplit(self.Q)
-        us = cs.vertsplit(self.v_0) + cs.vertsplit(self.w_a)
-        qdot = cs.vertcat(self.v_0, quat_rate(self.Q, self.w_a))
-        return TreeMotion(qs, us, qdot, self.r_0, R, self.v_0, R @ self.w_a)
-
-    def cut(self, ka, kb) -> CutEquations:
-        """Body edge as a chord (a joint holds frame_a): define the free-flight variables."""
-        return CutEquations([self.r_0 == kb.r, self.v_0 == kb.v,
-                             self.Q == matrix_to_quat(kb.R), self.w_a == kb.R.T @ kb.w])
-
     def arm_motion(self) -> TreeMotion:
         """frame_a -> frame_b: ``r_rel = s_b + Phi_t q``, ``R_rel = I + skew(Phi_r q)``
         (linearised), ``v_rel = Phi_t q'``, ``w_rel = Phi_r q'`` (frame_a components)."""
@@ -174,7 +153,7 @@ class FlexibleBody(MultibodyComponent):
         q, qd = self.q, self.qd
         Pt, Pr = cs.DM(c["Pt_b"]), cs.DM(c["Pr_b"])
         r_rel = cs.DM(c["s_b"]) + cs.mtimes(Pt, q)
-        R_rel = cs.SX.eye(3) + _skew(cs.mtimes(Pr, q))
+        R_rel = cs.SX.eye(3) + skew(cs.mtimes(Pr, q))
         return TreeMotion([], [], cs.SX(0, 1), r_rel, R_rel, cs.mtimes(Pt, qd),
                           cs.mtimes(Pr, qd))
 
@@ -224,7 +203,7 @@ class FlexibleBody(MultibodyComponent):
                      + 2 * cs.cross(om, Iqd) + cs.mtimes(I3, qdd))
         M = (cs.cross(cm, g - a) - cs.mtimes(J, al) - cs.cross(om, cs.mtimes(J, om))
              - 2 * (om * cs.trace(Wm) - cs.mtimes(Wm.T, om)) - cs.mtimes(Mtf, qdd))
-        W = _skew(om)
+        W = skew(om)
         W2 = cs.mtimes(W, W)
         Qf = cs.mtimes(I3.T, g - a) - cs.mtimes(Mtf.T, al)
         for i in range(3):
@@ -265,11 +244,7 @@ class _Attachment(MultibodyComponent):
         """As a chord (a loop closed through frame_b): frame_b on the deformed node, with
         the linearised orientation ``R_b = R_a (I + skew(Phi_r q))`` (3 + 3 constraints)."""
         m = self.__dict__["_body"].arm_motion()
-        d = kb.r - ka.r - ka.R @ m.r_rel
-        Ra = ka.R @ m.R_rel
-        ex, ey, ez = (cs.DM(v) for v in np.eye(3))
-        cons = [d[0], d[1], d[2], cs.dot(Ra @ ex, kb.R @ ey), cs.dot(Ra @ ey, kb.R @ ez),
-                cs.dot(Ra @ ez, kb.R @ ex)]
-        labels = ["x position", "y position", "z position", "orientation xy",
-                  "orientation yz", "orientation zx"]
-        return CutEquations([], cons, labels)
+        shifted = Kinematics(ka.r + ka.R @ m.r_rel, ka.R, ka.v, ka.w)
+        c1, l1 = position_constraints(shifted, kb)
+        c2, l2 = orientation_constraints(ka, kb, m.R_rel)
+        return CutEquations([], c1 + c2, l1 + l2)

@@ -32,6 +32,7 @@ from acausal.multibody.base import (
     MultibodyComponent,
     TreeMotion,
 )
+from acausal.multibody.constraints import orientation_constraints, position_constraints
 from acausal.multibody.rotations import (
     axis_rotation,
     matrix_to_quat,
@@ -42,7 +43,7 @@ from acausal.multibody.rotations import (
 )
 
 __all__ = [
-    "World", "Body", "FixedTranslation", "FixedRotation", "Revolute", "Prismatic",
+    "World", "FreeFlyingBody", "Body", "FixedTranslation", "FixedRotation", "Revolute", "Prismatic",
     "Spherical", "Universal", "Cylindrical", "Planar", "Weld", "FreeMotion", "Spring",
     "Damper", "SpringDamper", "WorldForce", "WorldTorque",
 ]
@@ -52,17 +53,6 @@ _X, _Y, _Z = np.eye(3)
 
 def _vec(value) -> np.ndarray:
     return np.asarray(value, dtype=float).reshape(3)
-
-
-def _position_constraints(ka: Kinematics, kb: Kinematics, offset=None):
-    d = kb.r - ka.r - (ka.R @ cs.DM(offset) if offset is not None else 0)
-    return [d[0], d[1], d[2]], ["x position", "y position", "z position"]
-
-
-def _orientation_constraints(ka: Kinematics, kb: Kinematics, R_rel=None):
-    Ra = ka.R if R_rel is None else ka.R @ R_rel
-    return ([cs.dot(Ra @ _X, kb.R @ _Y), cs.dot(Ra @ _Y, kb.R @ _Z), cs.dot(Ra @ _Z, kb.R @ _X)],
-            ["orientation xy", "orientation yz", "orientation zx"])
 
 
 def _rel_angle(ka: Kinematics, kb: Kinematics, n: np.ndarray) -> cs.SX:
@@ -89,12 +79,46 @@ class World(MultibodyComponent):
         return TreeMotion([], [], cs.SX(0, 1), z, cs.SX.eye(3), z, z)
 
     def cut(self, ka, kb) -> CutEquations:
-        c1, l1 = _position_constraints(ka, kb)
-        c2, l2 = _orientation_constraints(ka, kb)
+        c1, l1 = position_constraints(ka, kb)
+        c2, l2 = orientation_constraints(ka, kb)
         return CutEquations([], c1 + c2, l1 + l2)
 
 
-class Body(MultibodyComponent):
+class FreeFlyingBody(MultibodyComponent):
+    """Partial body: the inertial edge datum -> ``frame_a`` and its free flight.
+
+    When the body edge is a tree branch (no joint holds the body), ``frame_a`` flies free
+    with coordinates ``r_0``, ``Q`` (unit quaternion, no gimbal lock) and speeds ``v_0``,
+    ``w_a``; when it is a chord, these variables are defined from the frame's motion.
+    Rigid and flexible bodies extend it with their mass properties and wrenches.
+
+    Variables
+    ---------
+    r_0 : position of frame_a [m]; v_0 : its velocity [m/s] (world); Q : orientation
+    quaternion (w, x, y, z); w_a : angular velocity in frame_a coordinates [rad/s]
+    """
+
+    frame_a = Frame("body frame")
+    r_0 = Variable(size=3, unit="m", doc="position of frame_a in the world")
+    v_0 = Variable(size=3, unit="m/s", doc="velocity of frame_a in the world")
+    Q = Variable(size=4, start=[1.0, 0.0, 0.0, 0.0], unit="1",
+                 doc="orientation quaternion of frame_a (w, x, y, z)")
+    w_a = Variable(size=3, unit="rad/s", doc="angular velocity, frame_a coordinates")
+    mb_edges = [MBEdge(DATUM, "frame_a", MBPriority.BODY, EdgeRole.BODY)]
+
+    def tree_motion(self) -> TreeMotion:
+        R = quat_to_matrix(self.Q)
+        q = cs.vertsplit(self.r_0) + cs.vertsplit(self.Q)
+        u = cs.vertsplit(self.v_0) + cs.vertsplit(self.w_a)
+        qdot = cs.vertcat(self.v_0, quat_rate(self.Q, self.w_a))
+        return TreeMotion(q, u, qdot, self.r_0, R, self.v_0, R @ self.w_a)
+
+    def cut(self, ka, kb) -> CutEquations:
+        return CutEquations([self.r_0 == kb.r, self.v_0 == kb.v,
+                             self.Q == matrix_to_quat(kb.R), self.w_a == kb.R.T @ kb.w])
+
+
+class Body(FreeFlyingBody):
     """Rigid body with mass, centre of mass and inertia tensor, attached at ``frame_a``.
 
     In the graph: an inertial (d'Alembert) edge from the datum to ``frame_a``. When that edge
@@ -123,13 +147,6 @@ class Body(MultibodyComponent):
     I_21 = Parameter(0.0, unit="kg.m2", doc="product of inertia xy")
     I_31 = Parameter(0.0, unit="kg.m2", doc="product of inertia xz")
     I_32 = Parameter(0.0, unit="kg.m2", doc="product of inertia yz")
-    frame_a = Frame("body frame")
-    r_0 = Variable(size=3, unit="m", doc="position of frame_a in the world")
-    v_0 = Variable(size=3, unit="m/s", doc="velocity of frame_a in the world")
-    Q = Variable(size=4, start=[1.0, 0.0, 0.0, 0.0], unit="1",
-                 doc="orientation quaternion of frame_a (w, x, y, z)")
-    w_a = Variable(size=3, unit="rad/s", doc="angular velocity, frame_a coordinates")
-    mb_edges = [MBEdge(DATUM, "frame_a", MBPriority.BODY, EdgeRole.BODY)]
 
     def inertia(self) -> cs.SX:
         return cs.vertcat(
@@ -137,17 +154,6 @@ class Body(MultibodyComponent):
             cs.horzcat(self.I_21, self.I_22, self.I_32),
             cs.horzcat(self.I_31, self.I_32, self.I_33),
         )
-
-    def tree_motion(self) -> TreeMotion:
-        R = quat_to_matrix(self.Q)
-        q = cs.vertsplit(self.r_0) + cs.vertsplit(self.Q)
-        u = cs.vertsplit(self.v_0) + cs.vertsplit(self.w_a)
-        qdot = cs.vertcat(self.v_0, quat_rate(self.Q, self.w_a))
-        return TreeMotion(q, u, qdot, self.r_0, R, self.v_0, R @ self.w_a)
-
-    def cut(self, ka, kb) -> CutEquations:
-        return CutEquations([self.r_0 == kb.r, self.v_0 == kb.v,
-                             self.Q == matrix_to_quat(kb.R), self.w_a == kb.R.T @ kb.w])
 
     def wrenches(self, kin, gravity):
         k = kin["frame_a"]
@@ -180,8 +186,8 @@ class FixedTranslation(_TwoFrames):
         return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX.eye(3), z, z)
 
     def cut(self, ka, kb) -> CutEquations:
-        c1, l1 = _position_constraints(ka, kb, _vec(self.r))
-        c2, l2 = _orientation_constraints(ka, kb)
+        c1, l1 = position_constraints(ka, kb, _vec(self.r))
+        c2, l2 = orientation_constraints(ka, kb)
         return CutEquations([], c1 + c2, l1 + l2)
 
 
@@ -206,8 +212,8 @@ class FixedRotation(_TwoFrames):
         return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX(self._R()), z, z)
 
     def cut(self, ka, kb) -> CutEquations:
-        c1, l1 = _position_constraints(ka, kb, _vec(self.r))
-        c2, l2 = _orientation_constraints(ka, kb, self._R())
+        c1, l1 = position_constraints(ka, kb, _vec(self.r))
+        c2, l2 = orientation_constraints(ka, kb, self._R())
         return CutEquations([], c1 + c2, l1 + l2)
 
 
@@ -272,7 +278,7 @@ class Revolute(_AxisJoint):
         n = unit(self.n)
         e1, e2 = perpendicular_basis(n)
         nw = ka.R @ n
-        c1, l1 = _position_constraints(ka, kb)
+        c1, l1 = position_constraints(ka, kb)
         c2 = [cs.dot(nw, kb.R @ e1), cs.dot(nw, kb.R @ e2)]
         defs = [self.phi == _rel_angle(ka, kb, n), self.w == cs.dot(nw, kb.w - ka.w)]
         return CutEquations(defs, c1 + c2, l1 + ["axis alignment 1", "axis alignment 2"])
@@ -327,7 +333,7 @@ class Prismatic(_AxisJoint):
         e1, e2 = perpendicular_basis(n)
         d = kb.r - ka.r
         c1 = [cs.dot(d, ka.R @ e1), cs.dot(d, ka.R @ e2)]
-        c2, l2 = _orientation_constraints(ka, kb)
+        c2, l2 = orientation_constraints(ka, kb)
         nw = ka.R @ n
         defs = [self.s == cs.dot(d, nw),
                 self.v == cs.dot(nw, kb.v - ka.v - cs.cross(ka.w, d))]
@@ -366,7 +372,7 @@ class Spherical(_TwoFrames):
                           quat_rate(self.Q, self.w_rel), z, R, z, R @ self.w_rel)
 
     def cut(self, ka, kb) -> CutEquations:
-        c, lab = _position_constraints(ka, kb)
+        c, lab = position_constraints(ka, kb)
         defs = [self.Q == matrix_to_quat(ka.R.T @ kb.R), self.w_rel == kb.R.T @ (kb.w - ka.w)]
         return CutEquations(defs, c, lab)
 
@@ -403,7 +409,7 @@ class Universal(_TwoFrames):
 
     def cut(self, ka, kb) -> CutEquations:
         na, nb = unit(self.n_a), unit(self.n_b)
-        c, lab = _position_constraints(ka, kb)
+        c, lab = position_constraints(ka, kb)
         naw, nbw = ka.R @ na, kb.R @ nb
         Rr = ka.R.T @ kb.R
         f = np.cross(na, nb)
