@@ -42,6 +42,7 @@ Not modelled: geometric (centrifugal / gravity) stiffening — add ``FlexibleBod
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import casadi as cs
@@ -70,6 +71,27 @@ __all__ = ["FlexibleBody"]
 _EPS = np.zeros((3, 3, 3))
 _EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
 _EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
+
+
+@dataclass(frozen=True)
+class _ModalConstants:
+    """The body's constant shape integrals and matrices (numpy, computed once per body)."""
+
+    k: int  # number of elastic coordinates
+    m: float  # mass [kg]
+    I2: np.ndarray  # first moment of the undeformed body, int rho u0 [kg m]
+    Q0: np.ndarray  # second moment, int rho u0 u0^T [kg m2]
+    I3: np.ndarray  # int rho S (3 x k)
+    Shat: np.ndarray  # int rho u0_a S_b (3 x 3 x k)
+    I4: np.ndarray  # int rho u0~ S (3 x k)
+    Sbar: list[list[np.ndarray]]  # int rho S_a^T S_b (k x k each)
+    Mff: np.ndarray
+    Kff: np.ndarray
+    Cff: np.ndarray
+    s_b: np.ndarray  # position of the attachment node in frame_a [m]
+    Pt_b: np.ndarray  # its translation shapes (3 x k)
+    Pr_b: np.ndarray  # its rotation shapes (3 x k)
+    node_b: int
 
 
 def _dense(A: Any) -> np.ndarray:
@@ -128,15 +150,15 @@ class FlexibleBody(FreeFlyingBody):
         if nb is None:
             nodes = data.model.mesh.nodes
             nb = int(np.argmax(np.linalg.norm(nodes, axis=1)))
-        c: dict[str, Any] = {
-            "k": k, "m": float(inv.mass), "I2": np.asarray(inv.first_moment, float),
-            "Q0": np.asarray(inv.second_moment, float), "I3": np.asarray(inv.I3, float),
-            "Shat": np.asarray(inv.Shat, float), "I4": np.asarray(inv.I4, float),
-            "Sbar": [[_dense(inv.Sbar[a][b]) for b in range(3)] for a in range(3)],
-            "Mff": _dense(data.M_ff), "Kff": _dense(data.K_ff), "Cff": _dense(data.C_ff),
-            "s_b": np.asarray(data.node_position(nb), float),
-            "Pt_b": data.phi_t(nb), "Pr_b": data.phi_r(nb), "node_b": nb,
-        }
+        c = _ModalConstants(
+            k=k, m=float(inv.mass), I2=np.asarray(inv.first_moment, float),
+            Q0=np.asarray(inv.second_moment, float), I3=np.asarray(inv.I3, float),
+            Shat=np.asarray(inv.Shat, float), I4=np.asarray(inv.I4, float),
+            Sbar=[[_dense(inv.Sbar[a][b]) for b in range(3)] for a in range(3)],
+            Mff=_dense(data.M_ff), Kff=_dense(data.K_ff), Cff=_dense(data.C_ff),
+            s_b=np.asarray(data.node_position(nb), float),
+            Pt_b=np.asarray(data.phi_t(nb), float), Pr_b=np.asarray(data.phi_r(nb), float),
+            node_b=int(nb))
         object.__setattr__(self, "_ffrf", c)
         # the frame_a -> frame_b arm edge lives in a child component (the mechanism asks a
         # component for one tree motion / cut, so each edge needs its own component)
@@ -151,8 +173,8 @@ class FlexibleBody(FreeFlyingBody):
         (linearised), ``v_rel = Phi_t q'``, ``w_rel = Phi_r q'`` (frame_a components)."""
         c = self._ffrf
         q, qd = self.q, self.qd
-        Pt, Pr = cs.DM(c["Pt_b"]), cs.DM(c["Pr_b"])
-        r_rel = cs.DM(c["s_b"]) + cs.mtimes(Pt, q)
+        Pt, Pr = cs.DM(c.Pt_b), cs.DM(c.Pr_b)
+        r_rel = cs.DM(c.s_b) + cs.mtimes(Pt, q)
         R_rel = cs.SX.eye(3) + skew(cs.mtimes(Pr, q))
         return TreeMotion([], [], cs.SX(0, 1), r_rel, R_rel, cs.mtimes(Pt, qd),
                           cs.mtimes(Pr, qd))
@@ -171,27 +193,27 @@ class FlexibleBody(FreeFlyingBody):
         al = R.T @ k.z
         om = R.T @ k.w
         g = R.T @ gravity
-        m = c["m"]
-        I3 = cs.DM(c["I3"])
-        Sb = c["Sbar"]
+        m = c.m
+        I3 = cs.DM(c.I3)
+        Sb = c.Sbar
         Sq = [[cs.mtimes(cs.DM(Sb[i][j].T), q) for j in range(3)] for i in range(3)]
         Sqd = [[cs.mtimes(cs.DM(Sb[i][j].T), qd) for j in range(3)] for i in range(3)]
-        Shat = c["Shat"]
+        Shat = c.Shat
         sh = [[cs.DM(Shat[i, j, :]) for j in range(3)] for i in range(3)]
-        cm = cs.DM(c["I2"]) + cs.mtimes(I3, q)  # int rho u
+        cm = cs.DM(c.I2) + cs.mtimes(I3, q)  # int rho u
         Qm = cs.SX(3, 3)  # int rho u u^T
         Wm = cs.SX(3, 3)  # int rho u_a (S q')_b
         for i in range(3):
             for j in range(3):
-                Qm[i, j] = (c["Q0"][i, j] + cs.dot(sh[i][j], q) + cs.dot(sh[j][i], q)
+                Qm[i, j] = (c.Q0[i, j] + cs.dot(sh[i][j], q) + cs.dot(sh[j][i], q)
                             + cs.dot(Sq[i][j], q))
                 Wm[i, j] = cs.dot(sh[i][j], qd) + cs.dot(Sq[i][j], qd)
         J = cs.trace(Qm) * cs.SX.eye(3) - Qm
         # M_tf = int rho u~ S = I4 + eps_abc int (S_b q) S_c
-        Mtf = cs.SX(cs.DM(c["I4"]))
+        Mtf = cs.SX(cs.DM(c.I4))
         rows = []
         for i in range(3):
-            row = cs.SX(c["k"], 1)
+            row = cs.SX(c.k, 1)
             for j in range(3):
                 for l in range(3):
                     if _EPS[i, j, l] != 0.0:
@@ -210,8 +232,8 @@ class FlexibleBody(FreeFlyingBody):
             for j in range(3):
                 U_ij = cs.DM(Shat[j, i, :]) + Sq[j][i]  # int rho S_i u_j
                 Qf = Qf - W2[i, j] * U_ij - 2 * W[i, j] * Sqd[j][i]
-        Qf = (Qf - cs.mtimes(cs.DM(c["Mff"]), qdd) - cs.mtimes(cs.DM(c["Kff"]), q)
-              - cs.mtimes(cs.DM(c["Cff"]), qd))
+        Qf = (Qf - cs.mtimes(cs.DM(c.Mff), qdd) - cs.mtimes(cs.DM(c.Kff), q)
+              - cs.mtimes(cs.DM(c.Cff), qd))
         return F, M, Qf
 
     def wrenches(self, kin, gravity):
@@ -227,7 +249,7 @@ class FlexibleBody(FreeFlyingBody):
     def elastic_energy(self, q: Any) -> float:
         """Strain energy ``0.5 q^T K_ff q`` [J] (numeric ``q``)."""
         qv = np.asarray(q, float)
-        return 0.5 * float(qv @ self._ffrf["Kff"] @ qv)
+        return 0.5 * float(qv @ self._ffrf.Kff @ qv)
 
 
 class _Attachment(MultibodyComponent):
