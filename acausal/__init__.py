@@ -25,12 +25,23 @@ from .component import (
     Model,
     Parameter,
     Port,
+    RealInput,
+    RealOutput,
     TreePriority,
     Variable,
     der,
     guess,
 )
-from .domains import Domain, Electrical, Quantity, Rotational, Thermal, Translational
+from .domains import (
+    Domain,
+    Electrical,
+    Quantity,
+    Rotational,
+    Signal,
+    Thermal,
+    Translational,
+    signal_domain,
+)
 from .errors import (
     AcausalError,
     AcausalWarning,
@@ -82,6 +93,10 @@ __all__ = [
     "Parameter",
     "Port",
     "Quantity",
+    "RealInput",
+    "RealOutput",
+    "Signal",
+    "signal_domain",
     "Result",
     "Rotational",
     "SimulationError",

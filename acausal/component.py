@@ -44,6 +44,8 @@ __all__ = [
     "Parameter",
     "Variable",
     "Port",
+    "RealInput",
+    "RealOutput",
     "PortInstance",
     "VariableInstance",
     "Component",
@@ -312,16 +314,38 @@ class VariableInstance:
 
 
 class Port(_Declaration):
-    """A connector of a domain (declared in a class body)."""
+    """A connector of a domain (declared in a class body).
 
-    def __init__(self, domain: Domain, doc: str = "") -> None:
+    ``direction`` is ``"input"`` or ``"output"`` for signal (causal) connectors, else None.
+    """
+
+    def __init__(self, domain: Domain, doc: str = "", direction: str | None = None) -> None:
         self.domain = domain
         self.doc = doc
+        self.direction = direction
 
     def __get__(self, inst: Component | None, owner: type) -> Any:
         if inst is None:
             return self
-        return inst.__dict__["_ports"][self.name]
+        port = inst.__dict__["_ports"][self.name]
+        if self.domain.causal and inst.__dict__.get("_binding") is not None:
+            # inside equations() a signal port is its value: y == k * u
+            return port._binding_of(self.domain.across.name)
+        return port
+
+
+def RealInput(doc: str = "", size: int = 1) -> Port:
+    """A signal input (its value comes from the output it is connected to)."""
+    from .domains import signal_domain
+
+    return Port(signal_domain(size), doc, direction="input")
+
+
+def RealOutput(doc: str = "", size: int = 1) -> Port:
+    """A signal output (the block's equations determine its value)."""
+    from .domains import signal_domain
+
+    return Port(signal_domain(size), doc, direction="output")
 
 
 class PortInstance:
@@ -360,6 +384,17 @@ class PortInstance:
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise ModelDefinitionError(f"port {self.path()}: port variables cannot be assigned")
+
+    def _binding_of(self, item: str) -> Any:
+        b = self.__dict__["_binding"]
+        if b is None or item not in b:
+            raise ModelDefinitionError(f"{self.path()} is not bound in this build")
+        return b[item]
+
+    @property
+    def direction(self) -> str | None:
+        """``"input"``/``"output"`` for a signal port, else None."""
+        return self.__dict__["decl"].direction
 
     def path(self) -> str:
         return f"{self.owner._path_or_class()}.{self.name}"
@@ -445,6 +480,13 @@ class Component:
                     del seen[name]
         _DECL_CACHE[key] = list(seen.values())
         return _DECL_CACHE[key]
+
+    def graph_edges(self) -> list[Edge]:
+        """The terminal graph: the declared ``edges`` plus, for every signal output, an edge
+        from the datum that makes the output the source of its connection's value."""
+        outs = [Edge(DATUM, name, TreePriority.ACROSS_SOURCE)
+                for name, p in self.__dict__["_ports"].items() if p.direction == "output"]
+        return list(self.edges) + outs if outs else self.edges
 
     def _check_edges(self) -> None:
         ports = self.__dict__["_ports"]

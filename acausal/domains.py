@@ -8,6 +8,7 @@ zero), whose across value is zero.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 __all__ = [
@@ -17,6 +18,8 @@ __all__ = [
     "Translational",
     "Rotational",
     "Thermal",
+    "Signal",
+    "signal_domain",
 ]
 
 
@@ -50,6 +53,10 @@ class Domain:
     graph : bool
         Whether the generic linear-graph pass handles the domain (the 3D frame domain has
         its own mechanism pass, since orientations compose by products, not sums).
+    causal : bool
+        Signal connectors (Modelica's ``RealInput``/``RealOutput``): an output port
+        determines the value of its connection set, inputs read it; the through quantity
+        is unused.
     """
 
     name: str
@@ -58,6 +65,7 @@ class Domain:
     datum: str = "datum"
     datum_component: str = "a fixed reference"
     graph: bool = True  # False: handled by its own pass (3D frames), not the generic graph
+    causal: bool = False
 
     def __str__(self) -> str:
         return (
@@ -94,3 +102,19 @@ Thermal = Domain(
     datum="absolute zero",
     datum_component="components.thermal.FixedTemperature",
 )
+
+
+@functools.cache
+def signal_domain(size: int = 1) -> Domain:
+    """The signal domain of ``size``-vectors (one domain object per size)."""
+    return Domain(
+        "signal" if size == 1 else f"signal[{size}]",
+        Quantity("value", "", size, doc="signal value"),
+        Quantity("unused", "", size, doc="(signals carry no through quantity)"),
+        datum="zero signal",
+        datum_component="an output port (a source or another block)",
+        causal=True,
+    )
+
+
+Signal = signal_domain(1)

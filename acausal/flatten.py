@@ -230,6 +230,9 @@ class _Flattener:
                 through = flows.get(id(p), cs.SX.zeros(dom.through.size))
                 p.__dict__["_binding"] = {dom.across.name: across, dom.through.name: through}
                 pp = p.path()
+                if dom.causal:  # a signal is addressed by its port: res["pi.y"]
+                    tab.add_output(pp, across)
+                    continue
                 tab.add_output(f"{pp}.{dom.across.name}", across)
                 tab.add_output(f"{pp}.{dom.through.name}", through)
 

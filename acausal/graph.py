@@ -92,7 +92,7 @@ class LinearGraph:
                     uf.union(pid[id(conn[0])], pid[id(p)])
 
         # edges by component
-        raw: list[tuple[Component, Edge]] = [(c, e) for c in comps for e in c.edges]
+        raw: list[tuple[Component, Edge]] = [(c, e) for c in comps for e in c.graph_edges()]
         ports_with_edges = set()
         for c, e in raw:
             for end in (e.initial, e.final):
@@ -114,6 +114,7 @@ class LinearGraph:
             id(p): set_vertex.get(uf.find(k), -1) for k, p in enumerate(ports)
         }
         self.datum: dict[str, int] = {}
+        self._check_signals(ports, uf)
 
         def datum_of(dom: Domain) -> int:
             if dom.name not in self.datum:
@@ -157,6 +158,29 @@ class LinearGraph:
                     f"{dom.datum_component}"
                 )
             raise TopologyError("; ".join(parts))
+
+    def _check_signals(self, ports: list[PortInstance], uf: _UnionFind) -> None:
+        """Every signal input is connected to exactly one output."""
+        outputs: dict[int, list[PortInstance]] = {}
+        for k, p in enumerate(ports):
+            if p.direction == "output":
+                outputs.setdefault(uf.find(k), []).append(p)
+        for k, p in enumerate(ports):
+            if p.direction != "input":
+                continue
+            outs = outputs.get(uf.find(k), [])
+            if not outs:
+                raise ConnectionError_(
+                    f"signal input {p.path()} is not connected to an output: connect it to "
+                    "a source block (components.blocks.Constant, Step, ...) or to a sensor "
+                    "or block output"
+                )
+        for outs in outputs.values():
+            if len(outs) > 1:
+                raise ConnectionError_(
+                    "signal outputs " + ", ".join(o.path() for o in outs) + " are connected "
+                    "to each other; a connection set of signals has exactly one output"
+                )
 
     def _resolve_tree(self, tree: Iterable[Any]) -> list[int]:
         out: list[int] = []

@@ -91,7 +91,7 @@ class _ModalConstants:
     s_b: np.ndarray  # position of the attachment node in frame_a [m]
     Pt_b: np.ndarray  # its translation shapes (3 x k)
     Pr_b: np.ndarray  # its rotation shapes (3 x k)
-    node_b: int
+    node_b: int | str  # node index or single-node set name
 
 
 def _dense(A: Any) -> np.ndarray:
@@ -158,7 +158,7 @@ class FlexibleBody(FreeFlyingBody):
             Mff=_dense(data.M_ff), Kff=_dense(data.K_ff), Cff=_dense(data.C_ff),
             s_b=np.asarray(data.node_position(nb), float),
             Pt_b=np.asarray(data.phi_t(nb), float), Pr_b=np.asarray(data.phi_r(nb), float),
-            node_b=int(nb))
+            node_b=nb)
         object.__setattr__(self, "_ffrf", c)
         # the frame_a -> frame_b arm edge lives in a child component (the mechanism asks a
         # component for one tree motion / cut, so each edge needs its own component)
