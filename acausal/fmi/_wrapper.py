@@ -88,19 +88,30 @@ typedef struct {
   int logging;
   Mode mode;
   double t;
-  double p[NP1], x[NX1], xdot[NX1], z[NZ1], z_good[NZ1], y[NY1];
+  double p[NP1], x[NX1], xdot[NX1], z[NZ1], y[NY1];
   int z_ok, xdot_ok, y_ok, init_dirty;
   /* CasADi work vectors */
   const casadi_real** arg;
   casadi_real** res;
   casadi_int* iw;
   casadi_real* w;
-  /* Newton on the algebraic equations */
-  double g[NZ1], gt[NZ1], dz[NZ1], zt[NZ1];
-  double* jnz;
-  double* lu;
-  int piv[NZ1];
+  /* Newton work (sized for the largest system: algebraic or initial equations) */
+  double *u, *g, *gt, *du, *ut, *jnz, *lu;
+  int* piv;
 } Model;
+
+typedef int (*casadi_fun)(const casadi_real**, casadi_real**, casadi_int*, casadi_real*, int);
+
+/* A square system F(u; known, p, t) = 0 for u, solved by Newton: RESJAC gives F and its
+   sparse Jacobian, RES only F. */
+typedef struct {
+  int n;
+  casadi_fun resjac, res;
+  const casadi_int* sparsity; /* of the Jacobian, CasADi's compact column format */
+  const char* const* unknowns;
+  const char* const* rows;
+  const char* what;
+} System;
 
 /* ---- logging ---- */
 static void logmsg(Model* m, fmi2Status status, const char* category, const char* fmt, ...) {
@@ -192,72 +203,118 @@ static int worst(const double* v, int n) {
   return k;
 }
 
-/* Damped Newton on g(x, z, p, t) = 0 for z, from the current z. 0 on success. */
-static int solve_z(Model* m) {
-  const casadi_int* sp = @@RES@@_sparsity_out(1);
-  const casadi_int *colind = sp + 2, *row = sp + 3 + NZ;
+static int callsys(casadi_fun f, Model* m, const double* u, const double* known, double* r0,
+                   double* r1) {
+  m->arg[0] = u;
+  m->arg[1] = known;
+  m->arg[2] = m->p;
+  m->arg[3] = &m->t;
+  m->res[0] = r0;
+  m->res[1] = r1;
+  return f(m->arg, m->res, m->iw, m->w, 0);
+}
+
+/* Damped Newton on F(u; known, p, t) = 0, from u. 0 on success (u solved), 1 on failure
+   (u undefined; logged with the equation that is furthest from holding). */
+static int newton(Model* m, const System* s, double* u, const double* known) {
+  const int n = s->n;
+  const casadi_int* sp = s->sparsity;
+  const casadi_int *colind = sp + 2, *row = sp + 3 + n;
   int it, i, c, k, bad;
-  double gnorm, tnorm, step, lam;
+  double gnorm, tnorm = INFINITY, step, lam;
   const char* why = "did not converge";
   for (it = 0; it < NEWTON_MAX_ITER; it++) {
-    if (call4(@@RES@@, m, m->z, m->g, m->jnz)) { why = "evaluation failed"; break; }
-    gnorm = norm_inf(m->g, NZ);
+    if (callsys(s->resjac, m, u, known, m->g, m->jnz)) { why = "evaluation failed"; break; }
+    gnorm = norm_inf(m->g, n);
     if (!isfinite(gnorm)) { why = "the residual is not finite"; break; }
     if (sp[2] == 1) { /* CasADi's compact form {nrow, ncol, 1} of a dense pattern */
-      memcpy(m->lu, m->jnz, sizeof(double) * NZ * NZ);
+      memcpy(m->lu, m->jnz, sizeof(double) * n * n);
     } else {
-      memset(m->lu, 0, sizeof(double) * NZ * NZ);
-      for (c = 0; c < NZ; c++)
-        for (k = (int)colind[c]; k < (int)colind[c + 1]; k++) m->lu[row[k] + c * NZ] = m->jnz[k];
+      memset(m->lu, 0, sizeof(double) * n * n);
+      for (c = 0; c < n; c++)
+        for (k = (int)colind[c]; k < (int)colind[c + 1]; k++) m->lu[row[k] + c * n] = m->jnz[k];
     }
-    bad = lu_factor(m->lu, m->piv, NZ);
+    bad = lu_factor(m->lu, m->piv, n);
     if (bad) {
       logmsg(m, fmi2Error, "logStatusError",
-             "the Jacobian of the algebraic equations is singular at t = %.17g (pivot %d, "
-             "unknown %s)", m->t, bad, Z_NAMES[bad - 1]);
-      memcpy(m->z, m->z_good, sizeof(m->z));
+             "the Jacobian of the %s is singular at t = %.17g (no pivot for unknown %s)",
+             s->what, m->t, s->unknowns[bad - 1]);
       return 1;
     }
-    memcpy(m->dz, m->g, sizeof(double) * NZ);
-    lu_solve(m->lu, m->piv, NZ, m->dz);
+    memcpy(m->du, m->g, sizeof(double) * n);
+    lu_solve(m->lu, m->piv, n, m->du);
     step = 0.0;
-    for (i = 0; i < NZ; i++) {
-      double s = fabs(m->dz[i]) / (fabs(m->z[i]) + 1.0);
-      if (!(s <= step)) step = s;
+    for (i = 0; i < n; i++) {
+      double r = fabs(m->du[i]) / (fabs(u[i]) + 1.0);
+      if (!(r <= step)) step = r;
     }
     if (!isfinite(step)) { why = "the Newton step is not finite"; break; }
     if (step <= NEWTON_TOL) { /* converged: the full step brings the error to ~step^2 */
-      for (i = 0; i < NZ; i++) m->z[i] -= m->dz[i];
-      memcpy(m->z_good, m->z, sizeof(m->z));
+      for (i = 0; i < n; i++) u[i] -= m->du[i];
       return 0;
     }
     lam = 1.0;
     for (;;) { /* backtracking on the largest residual */
-      for (i = 0; i < NZ; i++) m->zt[i] = m->z[i] - lam * m->dz[i];
-      tnorm = call4(@@ALG@@, m, m->zt, m->gt, 0) ? INFINITY : norm_inf(m->gt, NZ);
+      for (i = 0; i < n; i++) m->ut[i] = u[i] - lam * m->du[i];
+      tnorm = callsys(s->res, m, m->ut, known, m->gt, 0) ? INFINITY : norm_inf(m->gt, n);
       if (tnorm <= (1.0 - 1e-4 * lam) * gnorm || (lam < 1e-3 && isfinite(tnorm))) break;
       lam *= 0.5;
       if (lam < 1e-6) break;
     }
     if (!isfinite(tnorm)) { why = "the residual is not finite along the Newton step"; break; }
-    memcpy(m->z, m->zt, sizeof(double) * NZ);
+    memcpy(u, m->ut, sizeof(double) * n);
   }
-  k = worst(m->g, NZ);
+  k = worst(m->g, n);
   logmsg(m, fmi2Error, "logStatusError",
-         "the algebraic equations were not solved at t = %.17g: Newton %s after %d "
-         "iterations; largest residual %.3g in algebraic equation %d (block of %s). "
-         "A smaller step may help; otherwise the model leaves its domain here (a singular "
-         "mechanism position, a state choice that degenerates).",
-         m->t, why, it, fabs(m->g[k]), k, Z_NAMES[k]);
-  memcpy(m->z, m->z_good, sizeof(m->z));
+         "the %s were not solved at t = %.17g: Newton %s after %d iterations; largest "
+         "residual %.3g in %s. A smaller step may help; otherwise the model leaves its "
+         "domain here (a singular mechanism position, a state choice that degenerates, "
+         "inconsistent start values).",
+         s->what, m->t, why, it, fabs(m->g[k]), s->rows[k]);
   return 1;
+}
+
+static int solve_z(Model* m) {
+  System s;
+  s.n = NZ;
+  s.resjac = @@RES@@;
+  s.res = @@ALG@@;
+  s.sparsity = @@RES@@_sparsity_out(1);
+  s.unknowns = Z_NAMES;
+  s.rows = ALG_ROWS;
+  s.what = "algebraic equations";
+  memcpy(m->u, m->z, sizeof(double) * NZ);
+  if (newton(m, &s, m->u, m->x)) return 1;
+  memcpy(m->z, m->u, sizeof(double) * NZ);
+  return 0;
+}
+#endif
+
+#if HAS_INIT
+/* The whole initial system for w = [x; z]: algebraic equations, fixed start values and the
+   start values of the states marked exact (their values as set, in m->x). */
+static int solve_init(Model* m) {
+  System s;
+  s.n = NX + NZ;
+  s.resjac = @@IRES@@;
+  s.res = @@IALG@@;
+  s.sparsity = @@IRES@@_sparsity_out(1);
+  s.unknowns = W_NAMES;
+  s.rows = INIT_ROWS;
+  s.what = "initial equations";
+  memcpy(m->u, X0_DEFAULT, sizeof(double) * NX); /* the guess: the exported solution */
+  memcpy(m->u + NX, Z0_DEFAULT, sizeof(double) * NZ);
+  if (newton(m, &s, m->u, m->x)) return 1;
+  memcpy(m->x, m->u, sizeof(double) * NX);
+  memcpy(m->z, m->u + NX, sizeof(double) * NZ);
+  return 0;
 }
 #endif
 
 static int ensure_z(Model* m) {
 #if NZ > 0
   if (!m->z_ok) {
-    if (solve_z(m)) return 1;
+    if (solve_z(m)) return 1; /* m->z keeps the last solution: the next warm start */
   }
 #endif
   m->z_ok = 1;
@@ -290,7 +347,6 @@ static void set_defaults(Model* m) {
   memcpy(m->p, P_DEFAULT, sizeof(m->p));
   memcpy(m->x, X0_DEFAULT, sizeof(m->x));
   memcpy(m->z, Z0_DEFAULT, sizeof(m->z));
-  memcpy(m->z_good, Z0_DEFAULT, sizeof(m->z));
   memset(m->xdot, 0, sizeof(m->xdot));
   memset(m->y, 0, sizeof(m->y));
   m->t = 0.0;
@@ -379,9 +435,16 @@ FMI2_Export fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuT
   m->res = (casadi_real**)alloc_zero(m, (size_t)sz_res, sizeof(casadi_real*));
   m->iw = (casadi_int*)alloc_zero(m, (size_t)sz_iw, sizeof(casadi_int));
   m->w = (casadi_real*)alloc_zero(m, (size_t)sz_w, sizeof(casadi_real));
-  m->jnz = (double*)alloc_zero(m, (size_t)JAC_NNZ, sizeof(double));
-  m->lu = (double*)alloc_zero(m, (size_t)NZ * NZ, sizeof(double));
-  if (!m->name || !m->arg || !m->res || !m->iw || !m->w || !m->jnz || !m->lu) {
+  m->u = (double*)alloc_zero(m, (size_t)NEWTON_N, sizeof(double));
+  m->g = (double*)alloc_zero(m, (size_t)NEWTON_N, sizeof(double));
+  m->gt = (double*)alloc_zero(m, (size_t)NEWTON_N, sizeof(double));
+  m->du = (double*)alloc_zero(m, (size_t)NEWTON_N, sizeof(double));
+  m->ut = (double*)alloc_zero(m, (size_t)NEWTON_N, sizeof(double));
+  m->piv = (int*)alloc_zero(m, (size_t)NEWTON_N, sizeof(int));
+  m->jnz = (double*)alloc_zero(m, (size_t)NEWTON_NNZ, sizeof(double));
+  m->lu = (double*)alloc_zero(m, (size_t)NEWTON_N * NEWTON_N, sizeof(double));
+  if (!m->name || !m->arg || !m->res || !m->iw || !m->w || !m->u || !m->g || !m->gt ||
+      !m->du || !m->ut || !m->piv || !m->jnz || !m->lu) {
     logmsg(m, fmi2Error, "logStatusError", "out of memory");
     return NULL;
   }
@@ -397,6 +460,12 @@ FMI2_Export void fmi2FreeInstance(fmi2Component c) {
   m->dealloc(m->res);
   m->dealloc(m->iw);
   m->dealloc(m->w);
+  m->dealloc(m->u);
+  m->dealloc(m->g);
+  m->dealloc(m->gt);
+  m->dealloc(m->du);
+  m->dealloc(m->ut);
+  m->dealloc(m->piv);
   m->dealloc(m->jnz);
   m->dealloc(m->lu);
   m->dealloc(m->name);
@@ -432,9 +501,19 @@ FMI2_Export fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
   Model* m = as_model(c);
   REQUIRE(m, m->mode == M_INIT, "fmi2ExitInitializationMode");
   if (m->init_dirty) {
-    /* parameters, start values or the start time changed: re-solve z from the embedded
-       consistent point (the states keep their start values) */
+    /* parameters, start values or the start time changed: re-solve the initial system
+       from the embedded consistent point (when every state is an exact start value, that
+       is the algebraic equations for z) */
     invalidate(m);
+#if HAS_INIT
+    if (solve_init(m)) {
+      logmsg(m, fmi2Error, "logStatusError",
+             "initialisation failed: no consistent initial values for the parameters and "
+             "start values that were set");
+      m->mode = M_ERROR;
+      return fmi2Error;
+    }
+#endif
     if (ensure_z(m)) {
       logmsg(m, fmi2Error, "logStatusError",
              "initialisation failed: no algebraic variables consistent with the states "

@@ -76,6 +76,10 @@ class FMUVariable:
     unit: str = ""
     description: str = ""
     derivative_of: int | None = None  # 1-based ModelVariables index of the state
+    #: the quantity in the library's results (``res[path]``) and, for an element of a
+    #: vector or matrix, its index in ``cs.vec`` order (``res[path][:, element]``)
+    path: str = ""
+    element: int | None = None
 
 
 @dataclass
@@ -88,6 +92,9 @@ class FMUExport:
     variables: list[FMUVariable]
     exact_states: list[str]
     calculated_states: list[str]
+    #: whether the FMU re-solves the whole initial problem when parameters or start values
+    #: change (False: only the algebraic variables; the model has initial equations)
+    reinitializes_states: bool = True
     timings: dict[str, float] = field(default_factory=dict)
 
     def value_reference(self, name: str) -> int:
@@ -163,11 +170,16 @@ def export(model: CompiledModel | Component, path: str | Path, *,
       ``fmi2ExitInitializationMode``; the start values of states marked ``initial="exact"``
       (those fixed or defaulted to their start value in the model) may be set likewise;
     * initialisation: the consistent ``x0``, ``z0`` of :func:`acausal.initialize.initialize`
-      for the default parameters are embedded; when parameters, state start values or the
-      start time change, the FMU keeps the states at their (new) start values and re-solves
-      the algebraic variables ``z`` by Newton. States whose initial value came from other
-      conditions (fixed values of non-state variables, initial equations) are
-      ``initial="calculated"`` and keep the exported value: that case warns at export;
+      for the default parameters are embedded and used as they are when nothing changes.
+      When parameters, state start values or the start time change before
+      ``fmi2ExitInitializationMode``, the FMU re-solves by Newton (from the embedded
+      point): the algebraic variables ``z`` when every state starts at its start value
+      (``initial="exact"``); the whole initial system in ``[x; z]`` -- algebraic
+      equations, fixed start values of non-state variables, start values of the exact
+      states -- when some states are ``initial="calculated"`` (a fixed joint angle that
+      determines a motor angle through a gear). Initial equations (``der(w) == 0``) are
+      not exported: such a model's calculated states keep their exported values (it
+      warns at export). Fixed start values of non-state variables are not FMU variables;
     * no events: no event indicators, no time events (an ``if_else`` in the model is
       evaluated as it is, so a discontinuity is left to the importer's step control);
     * the state choice of ``cm.dae``: a model that needs dynamic state selection warns at
@@ -184,7 +196,7 @@ def export(model: CompiledModel | Component, path: str | Path, *,
     init = initialize(cm, p0, 0.0)
     x0 = np.asarray(init.x0, dtype=float).ravel()
     z0 = np.asarray(init.z0, dtype=float).ravel()
-    nx, nz = int(d.x.numel()), int(d.z.numel())
+    nz = int(d.z.numel())
 
     if getattr(cm.report, "dynamic_state_selection", False):
         warnings.warn(
@@ -197,14 +209,15 @@ def export(model: CompiledModel | Component, path: str | Path, *,
     defaulted = {label.split(" = ")[0] for label in init.defaulted}
     exact = [n in fixed or n in defaulted for n in d.x_names]
     calculated = [n for n, e in zip(d.x_names, exact, strict=True) if not e]
-    if calculated:
+    init_system = _initial_system(cm, init, exact) if calculated else None
+    if calculated and init_system is None:
         conditions = [c for c in init.conditions if c.split(" = ")[0] not in d.x_names]
         warnings.warn(
             f"{model_name}: the initial values of {', '.join(calculated)} follow from "
-            f"{'; '.join(conditions) or 'the initial equations'}; the FMU embeds them as "
-            "solved for the default parameters and does not re-solve them when an importer "
-            "changes parameters (it re-solves only the algebraic variables)",
-            AcausalWarning, stacklevel=3)
+            f"{'; '.join(conditions)}; the FMU embeds them as solved for the default "
+            "parameters and does not re-solve them when an importer changes parameters "
+            "(it re-solves only the algebraic variables): initial equations are not "
+            "exported", AcausalWarning, stacklevel=3)
 
     variables, y_expr = _variables(cm, outputs, x0, exact)
     docs_time = time.perf_counter()
@@ -215,12 +228,23 @@ def export(model: CompiledModel | Component, path: str | Path, *,
     # sparse output would shift every later entry)
     funcs = [cs.Function(f"{ident}_ode", [x, z, p, t], [cs.densify(d.ode)]),
              cs.Function(f"{ident}_out", [x, z, p, t], [cs.densify(y_expr)])]
+    # Newton systems F(u; known, p, t) = 0: the algebraic equations for z (known: x), and
+    # when some initial states are calculated, the initial system for w = [x; z] (known:
+    # the start values of the other states)
     jac_nnz = 0
     if nz:
         J = cs.jacobian(d.alg, z)
         jac_nnz = int(J.nnz())
-        funcs += [cs.Function(f"{ident}_res", [x, z, p, t], [cs.densify(d.alg), J]),
-                  cs.Function(f"{ident}_alg", [x, z, p, t], [cs.densify(d.alg)])]
+        funcs += [cs.Function(f"{ident}_res", [z, x, p, t], [cs.densify(d.alg), J]),
+                  cs.Function(f"{ident}_alg", [z, x, p, t], [cs.densify(d.alg)])]
+    init_rows: list[str] = []
+    if init_system is not None:
+        w = cs.vertcat(x, z)
+        F, x_start, init_rows = init_system
+        Jw = cs.jacobian(F, w)
+        jac_nnz = max(jac_nnz, int(Jw.nnz()))
+        funcs += [cs.Function(f"{ident}_ires", [w, x_start, p, t], [cs.densify(F), Jw]),
+                  cs.Function(f"{ident}_ialg", [w, x_start, p, t], [cs.densify(F)])]
 
     tmp = Path(tempfile.mkdtemp(prefix=f"acausal_fmu_{ident}_"))
     try:
@@ -230,10 +254,11 @@ def export(model: CompiledModel | Component, path: str | Path, *,
         t_generate = time.perf_counter() - tic
         guid = _guid(model_c.read_text(), variables, p0, x0, z0)
         defs = _definitions(ident, model_name, guid, variables, p0, x0, z0, exact,
-                            list(d.z_names), nx, nz, jac_nnz, int(y_expr.numel()))
-        wrapper = (WRAPPER_C.replace("@@DEFINITIONS@@", defs)
-                   .replace("@@RES@@", f"{ident}_res").replace("@@ALG@@", f"{ident}_alg")
-                   .replace("@@ODE@@", f"{ident}_ode").replace("@@OUT@@", f"{ident}_out"))
+                            list(d.x_names), list(d.z_names), jac_nnz,
+                            int(y_expr.numel()), init_rows)
+        wrapper = WRAPPER_C.replace("@@DEFINITIONS@@", defs)
+        for key in ("res", "alg", "ode", "out", "ires", "ialg"):
+            wrapper = wrapper.replace(f"@@{key.upper()}@@", f"{ident}_{key}")
         wrapper_c = src / f"{ident}_fmi2.c"
         wrapper_c.write_text(wrapper)
 
@@ -261,9 +286,9 @@ def export(model: CompiledModel | Component, path: str | Path, *,
         shutil.rmtree(tmp, ignore_errors=True)
     timings = {"initialize+variables": docs_time - t_start, "generate C": t_generate,
                "compile": t_compile, "total": time.perf_counter() - t_start}
-    return FMUExport(out, guid, ident, variables, [n for n, e in zip(d.x_names, exact,
-                                                                     strict=True) if e],
-                     calculated, timings)
+    return FMUExport(out, guid, ident, variables,
+                     [n for n, e in zip(d.x_names, exact, strict=True) if e], calculated,
+                     init_system is not None or not calculated, timings)
 
 
 # ----------------------------------------------------------------------------------------
@@ -341,17 +366,18 @@ def _variables(cm: CompiledModel, outputs: Sequence[str] | None, x0: np.ndarray,
     variables: list[FMUVariable] = []
     for k, n in enumerate(d.p_names):
         variables.append(FMUVariable(n, PARAMETER, k, "parameter", "fixed", "exact",
-                                     float(d.p_values[k]), units.get(n, ""), docs.get(n, "")))
+                                     float(d.p_values[k]), units.get(n, ""), docs.get(n, ""),
+                                     path=n))
     for k, n in enumerate(x_names):
         variables.append(FMUVariable(
             n, STATE, k, "output" if n in chosen else "local", "continuous",
             "exact" if exact[k] else "calculated", float(x0[k]) if exact[k] else None,
-            units.get(n, ""), docs.get(n, "") or "continuous state"))
+            units.get(n, ""), docs.get(n, "") or "continuous state", path=n))
     for k, n in enumerate(der_names):
         variables.append(FMUVariable(
             n, DERIVATIVE, k, "output" if n in chosen else "local", "continuous",
             "calculated", None, units.get(n, ""), f"time derivative of {x_names[k]}",
-            derivative_of=n_p + k + 1))
+            derivative_of=n_p + k + 1, path=n))
     taken = set(x_names) | set(der_names) | p_set
     parts: list[cs.SX] = []
     n_y = 0
@@ -362,11 +388,12 @@ def _variables(cm: CompiledModel, outputs: Sequence[str] | None, x0: np.ndarray,
         e = e if isinstance(e, cs.SX) else cs.SX(e)
         flat = cs.vec(e)
         parts.append(flat)
-        names = [n] if flat.numel() == 1 and e.is_scalar() else [
-            f"{n}[{k}]" for k in range(int(flat.numel()))]
-        for nm in names:
-            variables.append(FMUVariable(nm, OUTPUT, n_y, "output", "continuous", "calculated",
-                                         None, units.get(n, ""), docs.get(n, "")))
+        elements: list[int | None] = [None] if e.is_scalar() else list(
+            range(int(flat.numel())))
+        for el in elements:
+            variables.append(FMUVariable(
+                n if el is None else f"{n}[{el}]", OUTPUT, n_y, "output", "continuous",
+                "calculated", None, units.get(n, ""), docs.get(n, ""), path=n, element=el))
             n_y += 1
     counts: dict[str, int] = {}
     for v in variables:
@@ -377,6 +404,41 @@ def _variables(cm: CompiledModel, outputs: Sequence[str] | None, x0: np.ndarray,
     assert len(variables) == n_p + 2 * n_x + n_y
     y = cs.vertcat(*parts) if parts else cs.SX(0, 1)
     return variables, y
+
+
+def _initial_system(cm: CompiledModel, init: Any,
+                    exact: list[bool]) -> tuple[cs.SX, cs.SX, list[str]] | None:
+    """The initial problem of :func:`acausal.initialize.initialize` in ``w = [x; z]``.
+
+    Rows: the algebraic equations, ``v = start`` for every fixed variable that is not a
+    state, ``x_k = x_start_k`` for the states whose start value is their initial value
+    (``x_start`` is an input: what the importer set). None when the model has initial
+    equations (not rebuilt here) or the system is not square and structurally regular.
+    """
+    d = cm.dae
+    if any(c.startswith("initial equation") for c in init.conditions):
+        return None
+    nx, nz = int(d.x.numel()), int(d.z.numel())
+    x_start = cs.SX.sym("x_start", nx)
+    rows = [d.alg[k] for k in range(nz)]
+    labels = [f"algebraic equation {k} (block of {n})" for k, n in enumerate(d.z_names)]
+    out_index = {n: k for k, n in enumerate(d.out_names)}
+    states = set(d.x_names)
+    seen: set[str] = set()
+    for v in cm.system.variables:
+        if v.fixed and v.name not in states and v.name not in seen:
+            seen.add(v.name)
+            rows.append(cs.vec(d.out_expr[out_index[v.name]]) - v.start)
+            labels.append(f"{v.name} = {v.start!r} (fixed start value)")
+    for k, n in enumerate(d.x_names):
+        if exact[k]:
+            rows.append(d.x[k] - x_start[k])
+            labels.append(f"{n} = its start value")
+    F = cs.vertcat(*rows) if rows else cs.SX(0, 1)
+    w = cs.vertcat(d.x, d.z)
+    if F.numel() != nx + nz or cs.sprank(cs.jacobian_sparsity(F, w)) != nx + nz:
+        return None
+    return F, x_start, labels
 
 
 # ----------------------------------------------------------------------------------------
@@ -576,12 +638,22 @@ def _c_array(ctype: str, name: str, values: Sequence[str], size: str) -> str:
 
 def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVariable],
                  p0: np.ndarray, x0: np.ndarray, z0: np.ndarray, exact: list[bool],
-                 z_names: list[str], nx: int, nz: int, jac_nnz: int, ny: int) -> str:
+                 x_names: list[str], z_names: list[str], jac_nnz: int, ny: int,
+                 init_rows: list[str]) -> str:
     np_ = len(p0)
+    nx, nz = len(x_names), len(z_names)
     nvr = len(variables)
+    has_init = bool(init_rows)
     work = [f"WORK({ident}_ode)", f"WORK({ident}_out)"]
     if nz:
         work += [f"WORK({ident}_res)", f"WORK({ident}_alg)"]
+    if has_init:
+        work += [f"WORK({ident}_ires)", f"WORK({ident}_ialg)"]
+    newton_n = nx + nz if has_init else nz
+
+    def names(ctype: str, name: str, values: list[str]) -> str:
+        return _c_array(ctype, name, [_c_string(v) for v in values], str(max(len(values), 1)))
+
     lines = [
         f'#include "{ident}_model.h"',
         f"#define MODEL_NAME {_c_string(model_name)}",
@@ -590,16 +662,20 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
         f"#define NVR {nvr}",
         f"#define NX1 {max(nx, 1)}", f"#define NZ1 {max(nz, 1)}", f"#define NP1 {max(np_, 1)}",
         f"#define NY1 {max(ny, 1)}", f"#define NVR1 {max(nvr, 1)}",
-        f"#define JAC_NNZ {jac_nnz}",
+        f"#define HAS_INIT {int(has_init)}",
+        f"#define NEWTON_N {newton_n}", f"#define NEWTON_NNZ {jac_nnz}",
         "#define WORK_ALL " + " ".join(work),
         _c_array("double", "P_DEFAULT", [_c_double(v) for v in p0], "NP1"),
         _c_array("double", "X0_DEFAULT", [_c_double(v) for v in x0], "NX1"),
         _c_array("double", "Z0_DEFAULT", [_c_double(v) for v in z0], "NZ1"),
         _c_array("double", "X_NOMINAL", ["1.0"] * nx, "NX1"),
         _c_array("int", "X_SETTABLE", ["1" if e else "0" for e in exact], "NX1"),
-        _c_array("char* const", "Z_NAMES", [_c_string(n) for n in z_names], "NZ1")
-        if z_names else "static const char* const Z_NAMES[1] = {\"\"};",
-        _c_array("char* const", "VR_NAMES", [_c_string(v.name) for v in variables], "NVR1"),
+        names("char* const", "Z_NAMES", z_names),
+        names("char* const", "ALG_ROWS",
+              [f"algebraic equation {k} (block of {n})" for k, n in enumerate(z_names)]),
+        names("char* const", "W_NAMES", x_names + z_names if has_init else []),
+        names("char* const", "INIT_ROWS", init_rows),
+        names("char* const", "VR_NAMES", [v.name for v in variables]),
         _c_array("unsigned char", "VR_KIND", [str(v.kind) for v in variables], "NVR1"),
         _c_array("int", "VR_INDEX", [str(v.index) for v in variables], "NVR1"),
     ]
