@@ -142,7 +142,7 @@ def compile_shared(sources: Sequence[str | Path], output: str | Path, *,
         cmd.append("-lm")
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        errors = [ln for ln in proc.stderr.splitlines() if "error" in ln.lower()][:10]
+        errors = [ln for ln in proc.stderr.splitlines() if "error:" in ln.lower()][:10]
         raise CodegenError(
             f"the C compiler failed (exit code {proc.returncode}) building {output.name}:\n  "
             + shlex.join(cmd) + "\n  " + "\n  ".join(errors or proc.stderr.splitlines()[:10])
