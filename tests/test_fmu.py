@@ -279,3 +279,32 @@ def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(CompilerNotFoundError, match="no C compiler found"):
         fmu(ac.build(RC()), tmp_path / "rc.fmu")
     assert not (tmp_path / "rc.fmu").exists()
+
+
+@needs_cc
+def test_sources_compile_warning_free_and_with_a_function_prefix(tmp_path):
+    """The archive's C sources build elsewhere too: the wrapper is strict C99 without a
+    warning, and with FMI2_FUNCTION_PREFIX (static linking of source FMUs) the functions
+    carry the prefix."""
+    import ctypes
+    import subprocess
+
+    from acausal.codegen import compile_shared, shared_library_suffix
+
+    cm = ac.build(pendulum(30.0))  # algebraic variables: the Newton code is compiled in
+    with pytest.warns(ac.AcausalWarning):
+        path = fmu(cm, tmp_path / "p.fmu", name="Pend")
+    with zipfile.ZipFile(path) as zf:
+        zf.extractall(tmp_path / "x")
+    src = tmp_path / "x" / "sources"
+    obj = tmp_path / "wrapper.o"
+    proc = subprocess.run([find_compiler(), "-c", "-fPIC", "-std=c99", "-Wall", "-Wextra",
+                           "-pedantic", "-Werror", "-DFMI2_FUNCTION_PREFIX=Pend_", f"-I{src}",
+                           str(src / "Pend_fmi2.c"), "-o", str(obj)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    # CasADi's generated code is plain C99 too (it has unused arguments, hence no -Wextra)
+    lib = compile_shared([obj, src / "Pend_model.c"], tmp_path / f"p{shared_library_suffix()}",
+                         flags=["-std=c99", "-Wall", "-Werror", f"-I{src}"])
+    so = ctypes.CDLL(str(lib))
+    assert hasattr(so, "Pend_fmi2Instantiate") and hasattr(so, "Pend_fmi2GetDerivatives")

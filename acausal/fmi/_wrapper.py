@@ -66,6 +66,57 @@ typedef struct {
 #define FMI2_Export __attribute__((visibility("default")))
 #endif
 
+/* Source-code FMUs linked statically define FMI2_FUNCTION_PREFIX (FMI 2.0, 2.1.1) */
+#ifdef FMI2_FUNCTION_PREFIX
+#define fmi2Paste(a, b) a##b
+#define fmi2PasteB(a, b) fmi2Paste(a, b)
+#define fmi2FullName(name) fmi2PasteB(FMI2_FUNCTION_PREFIX, name)
+#define fmi2CancelStep fmi2FullName(fmi2CancelStep)
+#define fmi2CompletedIntegratorStep fmi2FullName(fmi2CompletedIntegratorStep)
+#define fmi2DeSerializeFMUstate fmi2FullName(fmi2DeSerializeFMUstate)
+#define fmi2DoStep fmi2FullName(fmi2DoStep)
+#define fmi2EnterContinuousTimeMode fmi2FullName(fmi2EnterContinuousTimeMode)
+#define fmi2EnterEventMode fmi2FullName(fmi2EnterEventMode)
+#define fmi2EnterInitializationMode fmi2FullName(fmi2EnterInitializationMode)
+#define fmi2ExitInitializationMode fmi2FullName(fmi2ExitInitializationMode)
+#define fmi2FreeFMUstate fmi2FullName(fmi2FreeFMUstate)
+#define fmi2FreeInstance fmi2FullName(fmi2FreeInstance)
+#define fmi2GetBoolean fmi2FullName(fmi2GetBoolean)
+#define fmi2GetBooleanStatus fmi2FullName(fmi2GetBooleanStatus)
+#define fmi2GetContinuousStates fmi2FullName(fmi2GetContinuousStates)
+#define fmi2GetDerivatives fmi2FullName(fmi2GetDerivatives)
+#define fmi2GetDirectionalDerivative fmi2FullName(fmi2GetDirectionalDerivative)
+#define fmi2GetEventIndicators fmi2FullName(fmi2GetEventIndicators)
+#define fmi2GetFMUstate fmi2FullName(fmi2GetFMUstate)
+#define fmi2GetInteger fmi2FullName(fmi2GetInteger)
+#define fmi2GetIntegerStatus fmi2FullName(fmi2GetIntegerStatus)
+#define fmi2GetNominalsOfContinuousStates fmi2FullName(fmi2GetNominalsOfContinuousStates)
+#define fmi2GetReal fmi2FullName(fmi2GetReal)
+#define fmi2GetRealOutputDerivatives fmi2FullName(fmi2GetRealOutputDerivatives)
+#define fmi2GetRealStatus fmi2FullName(fmi2GetRealStatus)
+#define fmi2GetStatus fmi2FullName(fmi2GetStatus)
+#define fmi2GetString fmi2FullName(fmi2GetString)
+#define fmi2GetStringStatus fmi2FullName(fmi2GetStringStatus)
+#define fmi2GetTypesPlatform fmi2FullName(fmi2GetTypesPlatform)
+#define fmi2GetVersion fmi2FullName(fmi2GetVersion)
+#define fmi2Instantiate fmi2FullName(fmi2Instantiate)
+#define fmi2NewDiscreteStates fmi2FullName(fmi2NewDiscreteStates)
+#define fmi2Reset fmi2FullName(fmi2Reset)
+#define fmi2SerializeFMUstate fmi2FullName(fmi2SerializeFMUstate)
+#define fmi2SerializedFMUstateSize fmi2FullName(fmi2SerializedFMUstateSize)
+#define fmi2SetBoolean fmi2FullName(fmi2SetBoolean)
+#define fmi2SetContinuousStates fmi2FullName(fmi2SetContinuousStates)
+#define fmi2SetDebugLogging fmi2FullName(fmi2SetDebugLogging)
+#define fmi2SetFMUstate fmi2FullName(fmi2SetFMUstate)
+#define fmi2SetInteger fmi2FullName(fmi2SetInteger)
+#define fmi2SetReal fmi2FullName(fmi2SetReal)
+#define fmi2SetRealInputDerivatives fmi2FullName(fmi2SetRealInputDerivatives)
+#define fmi2SetString fmi2FullName(fmi2SetString)
+#define fmi2SetTime fmi2FullName(fmi2SetTime)
+#define fmi2SetupExperiment fmi2FullName(fmi2SetupExperiment)
+#define fmi2Terminate fmi2FullName(fmi2Terminate)
+#endif
+
 @@DEFINITIONS@@
 
 /* value-reference kinds */

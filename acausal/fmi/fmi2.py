@@ -670,15 +670,17 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
         _c_array("double", "Z0_DEFAULT", [_c_double(v) for v in z0], "NZ1"),
         _c_array("double", "X_NOMINAL", ["1.0"] * nx, "NX1"),
         _c_array("int", "X_SETTABLE", ["1" if e else "0" for e in exact], "NX1"),
-        names("char* const", "Z_NAMES", z_names),
-        names("char* const", "ALG_ROWS",
-              [f"algebraic equation {k} (block of {n})" for k, n in enumerate(z_names)]),
-        names("char* const", "W_NAMES", x_names + z_names if has_init else []),
-        names("char* const", "INIT_ROWS", init_rows),
         names("char* const", "VR_NAMES", [v.name for v in variables]),
         _c_array("unsigned char", "VR_KIND", [str(v.kind) for v in variables], "NVR1"),
         _c_array("int", "VR_INDEX", [str(v.index) for v in variables], "NVR1"),
     ]
+    if nz:  # messages of the Newton solvers: unknowns and equations by name
+        lines += [names("char* const", "Z_NAMES", z_names),
+                  names("char* const", "ALG_ROWS", [f"algebraic equation {k} (block of {n})"
+                                                    for k, n in enumerate(z_names)])]
+    if has_init:
+        lines += [names("char* const", "W_NAMES", x_names + z_names),
+                  names("char* const", "INIT_ROWS", init_rows)]
     return "\n".join(lines)
 
 
