@@ -308,3 +308,31 @@ def test_sources_compile_warning_free_and_with_a_function_prefix(tmp_path):
                          flags=["-std=c99", "-Wall", "-Werror", f"-I{src}"])
     so = ctypes.CDLL(str(lib))
     assert hasattr(so, "Pend_fmi2Instantiate") and hasattr(so, "Pend_fmi2GetDerivatives")
+
+
+@needs_cc
+def test_edge_cases_no_states_no_outputs_later_start(tmp_path):
+    """A model without states (index 3, everything a function of time), an FMU without
+    outputs, and a start time other than the exported t = 0."""
+    fmpy = fmpy_or_skip()
+    import gear_coupled_inertias
+    import prescribed_motion
+
+    cm = ac.build(prescribed_motion.build_model())
+    assert cm.dae.x_names == []
+    _, r, res, names = simulate_both(cm, tmp_path / "pm.fmu", 1.0)
+    worst, where = worst_difference(r, res, names)
+    # every output is an explicit function of time, evaluated exactly by both
+    assert worst < 1e-12, (worst, where)
+
+    cm = ac.build(gear_coupled_inertias.build_model())
+    path = fmu(cm, tmp_path / "gear.fmu", outputs=[])
+    assert validate(path) == []
+    md = fmpy.read_model_description(str(path))
+    assert {v.causality for v in md.modelVariables} == {"parameter", "local"}
+    # start at t = 1 s: the driving torque tau0 sin(Omega t) is inside the expressions
+    r = fmpy.simulate_fmu(str(path), start_time=1.0, stop_time=3.0, solver="CVode",
+                          relative_tolerance=RTOL, output_interval=2e-3, output=["j1.w"])
+    res = ac.simulate(cm, 3.0, t_start=1.0, rtol=RTOL, atol=1e-12, n_points=1001)
+    # both integrators at rtol 1e-10 (measured 2e-9)
+    assert np.max(np.abs(r["j1.w"] - res["j1.w"])) < REL * np.max(np.abs(res["j1.w"]))

@@ -44,7 +44,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_bipartite_matching
 
-from .. import __version__
 from ..codegen import compile_shared, generate_c, shared_library_suffix
 from ..compiler import CompiledModel, build
 from ..component import Component
@@ -503,6 +502,8 @@ def _num(v: float) -> str:
 def _model_description(cm: CompiledModel, model_name: str, ident: str, guid: str,
                        variables: list[FMUVariable], y_expr: cs.SX,
                        sources: list[str]) -> bytes:
+    from .. import __version__  # here: acausal/__init__ may still be importing this module
+
     d = cm.dae
     n_p, n_x = len(d.p_names), int(d.x.numel())
     root = ET.Element("fmiModelDescription", {
