@@ -211,12 +211,15 @@ def export(model: CompiledModel | Component, path: str | Path, *,
     init_system = _initial_system(cm, init, exact) if calculated else None
     if calculated and init_system is None:
         conditions = [c for c in init.conditions if c.split(" = ")[0] not in d.x_names]
+        why = ("initial equations are not exported"
+               if any(c.startswith("initial equation") for c in conditions)
+               else "the initial problem could not be rebuilt as a square system")
         warnings.warn(
             f"{model_name}: the initial values of {', '.join(calculated)} follow from "
             f"{'; '.join(conditions)}; the FMU embeds them as solved for the default "
             "parameters and does not re-solve them when an importer changes parameters "
-            "(it re-solves only the algebraic variables): initial equations are not "
-            "exported", AcausalWarning, stacklevel=3)
+            f"(it re-solves only the algebraic variables): {why}", AcausalWarning,
+            stacklevel=3)
 
     variables, y_expr = _variables(cm, outputs, x0, exact)
     docs_time = time.perf_counter()
