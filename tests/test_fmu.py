@@ -1,0 +1,338 @@
+"""FMI 2.0 Model Exchange export, validated with an independent importer (fmpy).
+
+Each FMU is checked by ``fmpy.validate.validate_fmu`` (schema, variable names, start values,
+causality/variability/initial combinations, units, model structure) and then simulated by
+fmpy with SUNDIALS CVODE -- another integrator, with the algebraic variables solved by the
+FMU's own generated Newton code -- and compared with :func:`acausal.simulate` (IDAS on the
+DAE). The norm of every comparison: for each output, ``max_t |y_fmu - y_ac|`` divided by
+``max_t |y_ac|``, which must stay below 1e-6.
+
+Without a C compiler or without fmpy (``pip install acausal[fmu]``) the tests skip.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from models import RC, pendulum
+
+import acausal as ac
+from acausal.codegen import CompilerNotFoundError, find_compiler
+from acausal.fmi import FMUExportError, export, fmu
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+if str(EXAMPLES) not in sys.path:
+    sys.path.insert(0, str(EXAMPLES))
+
+try:
+    find_compiler()
+    HAVE_CC = True
+except CompilerNotFoundError:
+    HAVE_CC = False
+needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler (cc, gcc or clang) found")
+
+# both integrators at rtol 1e-10 (atol 1e-12 for IDAS, rtol x nominal 1 for CVODE): each
+# is accurate to ~1e-9 of the signal's scale, so 1e-6 leaves a margin of 1000 for the
+# difference of two independent integrations
+REL = 1e-6
+RTOL = 1e-10
+ZERO = 1e-9  # a signal below this everywhere is zero up to the integrators' tolerances
+N = 1000  # output points (fmpy samples at the same instants as ac.simulate)
+
+
+def fmpy_or_skip():
+    return pytest.importorskip("fmpy", reason="FMU validation needs fmpy "
+                                              "(pip install acausal[fmu])")
+
+
+def validate(path):
+    """fmpy's validation (``fmpy.validation``; older releases call it ``fmpy.validate``)."""
+    try:
+        from fmpy.validation import validate_fmu
+    except ImportError:  # pragma: no cover - older fmpy
+        from fmpy.validate import validate_fmu
+    return validate_fmu(str(path))
+
+
+def simulate_both(cm, path, t_end, start_values=None, params=None):
+    """The FMU's outputs by fmpy/CVODE and the model's by ac.simulate, on one grid."""
+    fmpy = fmpy_or_skip()
+    info = export(cm, path)
+    problems = validate(info.path)
+    assert problems == [], problems
+    names = [v for v in info.variables if v.causality == "output"]
+    r = fmpy.simulate_fmu(str(info.path), stop_time=t_end, solver="CVode",
+                          relative_tolerance=RTOL, output_interval=t_end / N,
+                          output=[v.name for v in names], start_values=start_values or {})
+    res = ac.simulate(cm, t_end, rtol=RTOL, atol=1e-12, n_points=N + 1, params=params)
+    assert np.allclose(r["time"], res.t, rtol=0, atol=1e-12 * t_end)
+    return info, r, res, names
+
+
+def worst_difference(r, res, outputs, zero=ZERO):
+    """Largest ``max_t |fmu - ac| / max_t |ac|`` over the outputs, and where it occurs;
+    a signal below ``zero`` everywhere must agree to ``zero`` absolutely."""
+    worst, where = 0.0, ""
+    for v in outputs:
+        name = v.name
+        ref = res[v.path] if v.element is None else res[v.path][:, v.element]
+        scale = np.max(np.abs(ref))
+        diff = np.max(np.abs(r[name] - ref))
+        if scale < zero:
+            # zero in exact arithmetic (a grounded pin; a shaft's twist rate in steady
+            # state): both integrators leave round-off and tolerance-level noise there
+            assert diff < zero, name
+            continue
+        if diff / scale > worst:
+            worst, where = diff / scale, name
+    return worst, where
+
+
+@needs_cc
+def test_dc_motor_fmu_matches_simulate(tmp_path):
+    import dc_motor
+
+    cm = ac.build(dc_motor.build_model())
+    info, r, res, names = simulate_both(cm, tmp_path / "dc_motor.fmu", dc_motor.T_END)
+    assert len(names) > 50  # every output of the model, by dotted path
+    worst, where = worst_difference(r, res, names)
+    assert worst < REL, (worst, where)
+    # the FMU reaches the analytic steady state as the library does (15 time constants)
+    ref = dc_motor.analytic_steady_state()
+    assert r["motor.w"][-1] == pytest.approx(ref["w_motor"], rel=1e-6)
+    assert info.timings["compile"] < 30.0
+
+
+@needs_cc
+def test_rc_fmu_matches_simulate(tmp_path):
+    """The README's circuit."""
+    cm = ac.build(RC(R=1e3, C=1e-3, V=10.0))
+    _, r, res, names = simulate_both(cm, tmp_path / "rc.fmu", 5.0)
+    worst, where = worst_difference(r, res, names)
+    assert worst < REL, (worst, where)
+    # and the closed form, V (1 - exp(-t/RC)): both integrators at rtol 1e-10
+    assert np.max(np.abs(r["capacitor.v"] - 10.0 * (1 - np.exp(-r["time"])))) < 1e-7
+
+
+@needs_cc
+def test_index_reduced_pendulum_fmu_solves_algebraic_variables(tmp_path):
+    """Cartesian pendulum (index 3) released at 30 degrees: states x, vx; y, the rod force
+    and the dummy derivatives are algebraic variables solved by Newton inside the FMU."""
+    cm = ac.build(pendulum(30.0))
+    assert cm.dae.x_names == ["x", "vx"] and "y" in cm.dae.z_names and "F" in cm.dae.z_names
+    with pytest.warns(ac.AcausalWarning, match="dynamic state selection"):
+        info, r, res, names = simulate_both(cm, tmp_path / "pendulum.fmu", 3.0)
+    assert res.stats["reselections"] == 0  # the library kept the FMU's state choice too
+    worst, where = worst_difference(r, res, names)
+    assert worst < REL, (worst, where)
+    # the constraint holds to the Newton tolerance inside the FMU
+    assert np.max(np.abs(r["x"] ** 2 + r["y"] ** 2 - 1.0)) < 1e-12
+
+
+@needs_cc
+def test_multibody_fmu_matches_simulate(tmp_path):
+    """A DC motor driving a two-link arm: 5 states, 8 algebraic variables (joint torques
+    and accelerations) solved inside the FMU; vectors flattened as name[k]."""
+    import mb_motor_arm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ac.RedundantConstraintWarning)
+        cm = ac.build(mb_motor_arm.build_model())
+    assert len(cm.dae.z_names) == 8
+    _, r, res, names = simulate_both(cm, tmp_path / "arm.fmu", mb_motor_arm.T_END)
+    assert {"body2.r_0[0]", "body2.Q[3]"} <= {v.name for v in names}
+    worst, where = worst_difference(r, res, names)
+    assert worst < REL, (worst, where)
+
+
+@needs_cc
+def test_multibody_fmu_reinitializes_calculated_states(tmp_path):
+    """The motor angle emf.phi is no fixed start: it follows from the fixed shoulder angle
+    through the gear. A changed gear ratio makes the FMU re-solve the whole initial
+    system, as acausal.initialize does."""
+    import mb_motor_arm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ac.RedundantConstraintWarning)
+        cm = ac.build(mb_motor_arm.build_model())
+    ratio = 1.3 * float(cm.dae.p_values[cm.dae.p_names.index("gear.ratio")])
+    info, r, res, names = simulate_both(cm, tmp_path / "arm.fmu", mb_motor_arm.T_END,
+                                        start_values={"gear.ratio": ratio},
+                                        params={"gear.ratio": ratio})
+    assert "emf.phi" in info.calculated_states and info.reinitializes_states
+    # the same equations solved by Newton in C and in Python: agreement to round-off
+    assert r["emf.phi"][0] == pytest.approx(res["emf.phi"][0], rel=1e-12)
+    worst, where = worst_difference(r, res, names)
+    assert worst < REL, (worst, where)
+
+
+@needs_cc
+def test_parameters_and_start_values_set_by_the_importer(tmp_path):
+    """A changed rod length re-solves y inside the FMU; changed starts of the exact states
+    are used as given."""
+    cm = ac.build(pendulum(30.0))
+    with pytest.warns(ac.AcausalWarning):
+        _, r, res, names = simulate_both(cm, tmp_path / "p.fmu", 2.0,
+                                         start_values={"L": 1.3}, params={"L": 1.3})
+    assert r["y"][0] == pytest.approx(-np.sqrt(1.3**2 - 0.5**2), rel=1e-14)
+    worst, where = worst_difference(r, res, names)
+    assert worst < REL, (worst, where)
+
+    fmpy = fmpy_or_skip()
+    cm_rc = ac.build(RC(R=1e3, C=1e-3, V=10.0))
+    path = fmu(cm_rc, tmp_path / "rc")
+    assert path.name == "rc.fmu"
+    r = fmpy.simulate_fmu(str(path), stop_time=1.0, solver="CVode", relative_tolerance=RTOL,
+                          output_interval=1e-3, output=["capacitor.v"],
+                          start_values={"resistor.R": 500.0, "capacitor.v": 2.0})
+    exact = 10.0 - 8.0 * np.exp(-r["time"] / 0.5)  # from 2 V towards 10 V, RC = 0.5 s
+    assert np.max(np.abs(r["capacitor.v"] - exact)) < 1e-7  # CVODE at rtol 1e-10
+
+
+@needs_cc
+def test_model_description(tmp_path):
+    fmpy = fmpy_or_skip()
+    import dc_motor
+
+    cm = ac.build(dc_motor.build_model())
+    path = fmu(cm, tmp_path, outputs=["load.w", "shaft.tau", "inductor.i"], name="DC motor")
+    assert path.name == "DC_motor.fmu"
+    md = fmpy.read_model_description(str(path))
+    assert md.fmiVersion == "2.0" and md.modelName == "DC motor"
+    assert md.modelExchange.modelIdentifier == "DC_motor" and md.coSimulation is None
+    var = {v.name: v for v in md.modelVariables}
+    # every parameter, with its value, unit and description
+    assert [v.name for v in md.modelVariables if v.causality == "parameter"] == cm.dae.p_names
+    assert float(var["resistor.R"].start) == dc_motor.R and var["resistor.R"].unit == "Ohm"
+    assert "resistance" in var["resistor.R"].description
+    assert {u.name for u in md.unitDefinitions} >= {"Ohm", "V", "A", "rad/s", "N.m"}
+    volt = next(u for u in md.unitDefinitions if u.name == "V").baseUnit
+    assert (volt.kg, volt.m, volt.s, volt.A) == (1, 2, -3, -1)
+    # states: exact start values (fixed in the model); derivatives point to them
+    states = [u.variable.derivative.name for u in md.derivatives]
+    assert states == cm.dae.x_names
+    assert var["inductor.i"].initial == "exact" and float(var["inductor.i"].start) == 0.0
+    assert var["inductor.i"].causality == "output"  # a requested output that is a state
+    assert var["motor.w"].causality == "local"
+    # structure: di/dt = (V - R i - k w_motor) / L depends on i and the motor speed only
+    der_i = next(u for u in md.derivatives if u.variable.name == "der(inductor.i)")
+    assert sorted(v.name for v in der_i.dependencies) == ["inductor.i", "motor.w"]
+    outputs = {u.variable.name: sorted(v.name for v in u.dependencies) for u in md.outputs}
+    assert outputs["load.w"] == ["load.w"]
+    assert outputs["shaft.tau"] == ["load.phi", "load.w", "motor.phi", "motor.w"]
+    # the calculated outputs and derivatives; not the states (exact start values)
+    initial = {u.variable.name for u in md.initialUnknowns}
+    assert initial == {"shaft.tau"} | {f"der({n})" for n in cm.dae.x_names}
+    with zipfile.ZipFile(path) as zf:
+        files = set(zf.namelist())
+    assert "modelDescription.xml" in files
+    assert any(f.startswith("binaries/") and "DC_motor." in f for f in files)
+    assert {"sources/DC_motor_fmi2.c", "sources/DC_motor_model.c"} <= files
+
+
+@needs_cc
+def test_initial_equations_give_calculated_states(tmp_path):
+    """The steady-state motor is initialised by der(w) == 0 equations: its states are
+    'calculated' (embedded for the default parameters), which the export says."""
+    import steady_state_motor
+
+    cm = ac.build(steady_state_motor.build_model())
+    with pytest.warns(ac.AcausalWarning, match="does not re-solve them"):
+        info, r, res, names = simulate_both(cm, tmp_path / "ss.fmu", steady_state_motor.T_END)
+    assert "motor.w" in info.calculated_states and not info.reinitializes_states
+    # the run stays at the steady state, where the accelerations are an exact zero seen
+    # through round-off: der(motor.w) = (k i - tau) / J turns 1e-13 N.m of round-off in
+    # the torque balance into ~1e-9 rad/s2 (J = 5e-5 kg.m2); 1e-6 separates that from a
+    # real transient
+    worst, where = worst_difference(r, res, names, zero=1e-6)
+    assert worst < REL, (worst, where)
+
+
+@needs_cc
+def test_newton_failure_is_reported(tmp_path, capsys):
+    """A start value with no real solution (|x| > L) fails initialisation with a message
+    naming the equation block, not with a crash."""
+    fmpy = fmpy_or_skip()
+    cm = ac.build(pendulum(30.0))
+    with pytest.warns(ac.AcausalWarning):
+        path = fmu(cm, tmp_path / "p.fmu")
+    with pytest.raises(Exception, match="fmi2ExitInitializationMode"):
+        fmpy.simulate_fmu(str(path), stop_time=1.0, start_values={"x": 1.5})
+    out = capsys.readouterr().out
+    assert "algebraic equations were not solved" in out and "initialisation failed" in out
+
+
+def test_unknown_output_is_named():
+    cm = ac.build(RC())
+    with pytest.raises(FMUExportError, match=r"'capacitor\.vv' \(did you mean \['capacitor\.v'"):
+        fmu(cm, "unused.fmu", outputs=["capacitor.vv"])
+
+
+def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no compiler on this PATH
+    with pytest.raises(CompilerNotFoundError, match="no C compiler found"):
+        fmu(ac.build(RC()), tmp_path / "rc.fmu")
+    assert not (tmp_path / "rc.fmu").exists()
+
+
+@needs_cc
+def test_sources_compile_warning_free_and_with_a_function_prefix(tmp_path):
+    """The archive's C sources build elsewhere too: the wrapper is strict C99 without a
+    warning, and with FMI2_FUNCTION_PREFIX (static linking of source FMUs) the functions
+    carry the prefix."""
+    import ctypes
+    import subprocess
+
+    from acausal.codegen import compile_shared, shared_library_suffix
+
+    cm = ac.build(pendulum(30.0))  # algebraic variables: the Newton code is compiled in
+    with pytest.warns(ac.AcausalWarning):
+        path = fmu(cm, tmp_path / "p.fmu", name="Pend")
+    with zipfile.ZipFile(path) as zf:
+        zf.extractall(tmp_path / "x")
+    src = tmp_path / "x" / "sources"
+    obj = tmp_path / "wrapper.o"
+    proc = subprocess.run([find_compiler(), "-c", "-fPIC", "-std=c99", "-Wall", "-Wextra",
+                           "-pedantic", "-Werror", "-DFMI2_FUNCTION_PREFIX=Pend_", f"-I{src}",
+                           str(src / "Pend_fmi2.c"), "-o", str(obj)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    # CasADi's generated code is plain C99 too (it has unused arguments, hence no -Wextra)
+    lib = compile_shared([obj, src / "Pend_model.c"], tmp_path / f"p{shared_library_suffix()}",
+                         flags=["-std=c99", "-Wall", "-Werror", f"-I{src}"])
+    so = ctypes.CDLL(str(lib))
+    assert hasattr(so, "Pend_fmi2Instantiate") and hasattr(so, "Pend_fmi2GetDerivatives")
+
+
+@needs_cc
+def test_edge_cases_no_states_no_outputs_later_start(tmp_path):
+    """A model without states (index 3, everything a function of time), an FMU without
+    outputs, and a start time other than the exported t = 0."""
+    fmpy = fmpy_or_skip()
+    import gear_coupled_inertias
+    import prescribed_motion
+
+    cm = ac.build(prescribed_motion.build_model())
+    assert cm.dae.x_names == []
+    _, r, res, names = simulate_both(cm, tmp_path / "pm.fmu", 1.0)
+    worst, where = worst_difference(r, res, names)
+    # every output is an explicit function of time, evaluated exactly by both
+    assert worst < 1e-12, (worst, where)
+
+    cm = ac.build(gear_coupled_inertias.build_model())
+    path = fmu(cm, tmp_path / "gear.fmu", outputs=[])
+    assert validate(path) == []
+    md = fmpy.read_model_description(str(path))
+    assert {v.causality for v in md.modelVariables} == {"parameter", "local"}
+    # start at t = 1 s: the driving torque tau0 sin(Omega t) is inside the expressions
+    r = fmpy.simulate_fmu(str(path), start_time=1.0, stop_time=3.0, solver="CVode",
+                          relative_tolerance=RTOL, output_interval=2e-3, output=["j1.w"])
+    res = ac.simulate(cm, 3.0, t_start=1.0, rtol=RTOL, atol=1e-12, n_points=1001)
+    # both integrators at rtol 1e-10 (measured 2e-9)
+    assert np.max(np.abs(r["j1.w"] - res["j1.w"])) < REL * np.max(np.abs(res["j1.w"]))
