@@ -5,7 +5,9 @@
 * :func:`simulator` — ``(x0, z0, p) -> states and outputs on a time grid``, an IDAS
   integrator wrapped as one differentiable CasADi function (sensitivities by IDAS);
 * :func:`linearize` — ``A, B, C, D`` of the state-space linearisation at a point, with
-  parameters as inputs (algebraic variables eliminated by the implicit function theorem).
+  parameters as inputs (algebraic variables eliminated by the implicit function theorem);
+* :func:`fmu` — an FMI 2.0 Model Exchange FMU compiled from CasADi-generated C
+  (:mod:`acausal.fmi`).
 
 Every function can be code-generated with CasADi's ``Function.generate``.
 """
@@ -23,7 +25,16 @@ from .errors import AcausalError
 from .initialize import initialize
 from .solvers.idas import make_integrator
 
-__all__ = ["dae_function", "output_function", "simulator", "linearize", "Linearization"]
+__all__ = ["dae_function", "output_function", "simulator", "linearize", "Linearization",
+           "fmu"]
+
+
+def fmu(model, path, **kwargs):  # type: ignore[no-untyped-def]
+    """Export an FMI 2.0 Model Exchange FMU (see :func:`acausal.fmi.fmu`; needs a C
+    compiler)."""
+    from .fmi import fmu as _fmu
+
+    return _fmu(model, path, **kwargs)
 
 
 def dae_function(cm: CompiledModel, name: str = "dae") -> cs.Function:

@@ -8,12 +8,17 @@ system needs as many conditions as there are states: when there are fewer, the s
 of further states are used as initial values in order (what Modelica tools do; the report
 names them); when they are more, or structurally inconsistent, an error names them.
 Non-fixed start values are the Newton guesses.
+
+:func:`initial_system` builds this problem once per DAE with the start values as symbolic
+inputs (so a run with other start values or parameters reuses it, and an exported model
+can re-solve it); :func:`initialize` solves it.
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
@@ -27,16 +32,84 @@ from .structure.matching import match
 if TYPE_CHECKING:
     from .compiler import CompiledModel
 
-__all__ = ["InitialValues", "initialize", "consistent_algebraic"]
+__all__ = ["InitialValues", "InitialSystem", "initial_system", "initialize",
+           "consistent_algebraic"]
 
 
 @dataclass
 class InitialValues:
+    """Consistent initial values and what determined them.
+
+    Attributes
+    ----------
+    x0, z0 : ndarray
+        States and algebraic variables at the start time.
+    conditions : list of str
+        Readable conditions used (fixed starts, initial equations).
+    defaulted : list of str
+        Readable ``name = value (start value)`` of states whose start value completed the
+        conditions although not fixed.
+    fixed : list of str
+        Names of the variables whose fixed start value is a condition.
+    defaulted_names : list of str
+        Names of the defaulted states.
+    initial_equations : int
+        Number of user initial equations used.
+    residual : float
+        Largest residual of the solved initial system.
+    """
+
     x0: np.ndarray
     z0: np.ndarray
     conditions: list[str] = field(default_factory=list)
     defaulted: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+    defaulted_names: list[str] = field(default_factory=list)
+    initial_equations: int = 0
     residual: float = 0.0
+
+
+@dataclass
+class InitialSystem:
+    """The initial problem ``F(w; s, p, t0) = 0`` in ``w = [x; z]``.
+
+    Attributes
+    ----------
+    w : casadi.SX
+        Unknowns: the DAE's states then algebraic variables.
+    residual : casadi.SX
+        The rows: algebraic equations, ``v - s_v`` for every condition on a start value,
+        the user's initial equations.
+    start : casadi.SX
+        Symbols of the start values in the rows (one per entry of ``start_names``).
+    start_names : list of str
+        The variable of each start symbol (fixed variables, then defaulted states).
+    labels : list of str
+        One readable label per row.
+    fixed, defaulted : list of str
+        Variables whose start value is a condition because it is fixed / because the
+        conditions needed completing.
+    n_initial_equations : int
+        Rows that are user initial equations.
+    """
+
+    w: cs.SX
+    residual: cs.SX
+    start: cs.SX
+    start_names: list[str]
+    labels: list[str]
+    fixed: list[str]
+    defaulted: list[str]
+    n_initial_equations: int
+    _solver: AlgebraicSystem | None = None
+
+    def solver(self, dae: SemiExplicitDAE) -> AlgebraicSystem:
+        """Newton on the rows (arguments ``[s; p; t0]``), built once."""
+        if self._solver is None:
+            self._solver = AlgebraicSystem(self.residual, self.w,
+                                           cs.vertcat(self.start, dae.p, dae.t),
+                                           self.labels, jacobian="exact")
+        return self._solver
 
 
 def _augment(inc_rows: list[list[int]], row: int, assign_col: list[int]) -> bool:
@@ -67,51 +140,46 @@ def _augment(inc_rows: list[list[int]], row: int, assign_col: list[int]) -> bool
     return False
 
 
-def initialize(cm: CompiledModel, p: np.ndarray, t0: float = 0.0,
-               dae: SemiExplicitDAE | None = None,
-               guess: dict[str, float] | None = None) -> InitialValues:
-    """Consistent ``(x0, z0)`` for the compiled model ``cm`` at time ``t0``."""
+def _fast_path(cm: CompiledModel, dae: SemiExplicitDAE) -> bool:
+    """When the fixed starts are all on states (and there are no initial equations), the
+    states are their start values and only the algebraic equations remain, for z."""
+    state_set = set(dae.x_names)
+    return not cm.flat.initial_equations and all(
+        v.name in state_set for v in cm.system.variables if v.fixed)
+
+
+def initial_system(cm: CompiledModel, dae: SemiExplicitDAE | None = None) -> InitialSystem:
+    """The initial problem of ``dae`` (default ``cm.dae``), built once per DAE."""
     dae = dae or cm.dae
+    per_model = _SYSTEMS.setdefault(cm, {})
+    hit = per_model.get(id(dae))
+    if hit is not None:
+        return hit
     sys = cm.system
     nx, nz = int(dae.x.numel()), int(dae.z.numel())
     w = cs.vertcat(dae.x, dae.z)
-    start = dict(cm.start_values)
-    if guess:
-        start.update(guess)
-
-    # fast path: when the fixed starts are all on states, the states are their start values
-    # and only the algebraic equations remain, for z (no solve at all for an ODE)
-    fixed = [v for v in sys.variables if v.fixed]
-    state_set = set(dae.x_names)
-    if not cm.flat.initial_equations and all(v.name in state_set for v in fixed):
-        x0 = np.array([start[n] for n in dae.x_names], dtype=float)
-        z_guess = np.array([start.get(n, 0.0) for n in dae.z_names], dtype=float)
-        z0 = consistent_algebraic(dae, x0, z_guess, p, t0) if nz else np.zeros(0)
-        fixed_names = {v.name for v in fixed}
-        return InitialValues(
-            x0, z0, [f"{v.name} = {v.start} (fixed start)" for v in fixed],
-            [f"{n} = {start[n]} (start value)" for n in dae.x_names if n not in fixed_names],
-            0.0)
-
     out_index = dae.out_index
     rows: list[cs.SX] = [dae.alg[k] for k in range(nz)]
     labels: list[str] = _algebraic_labels(cm, dae)
-    conds: list[str] = []
-    fixed_seen: set[str] = set()
+    start_syms: list[cs.SX] = []
+    start_names: list[str] = []
+    fixed: list[str] = []
     for v in sys.variables:
-        if v.fixed and v.name not in fixed_seen:
-            fixed_seen.add(v.name)
-            e = dae.out_expr[out_index[v.name]]
-            rows.append(e - v.start)
-            labels.append(f"{v.name} = {v.start} (fixed start)")
-            conds.append(labels[-1])
+        if v.fixed and v.name not in fixed:
+            fixed.append(v.name)
+            s = cs.SX.sym(f"start({v.name})")
+            start_syms.append(s)
+            start_names.append(v.name)
+            rows.append(dae.out_expr[out_index[v.name]] - s)
+            labels.append(f"{v.name} = start value (fixed)")
     # initial equations (der(..) symbols replaced by their expressions)
     params = set(dae.p_names)
+    n_ieq = 0
     for eq in cm.flat.initial_equations:
         res = eq.res
         syms = cs.symvar(res)
-        names = [s.name() for s in syms]
-        missing = [n for n in names if n not in out_index and n not in params and n != "time"]
+        missing = [s.name() for s in syms
+                   if s.name() not in out_index and s.name() not in params and s.name() != "time"]
         if missing:
             raise InitializationError(
                 f"initial equation {eq.describe()} uses {missing}, which the model does not "
@@ -121,16 +189,10 @@ def initialize(cm: CompiledModel, p: np.ndarray, t0: float = 0.0,
         news = [dae.out_expr[out_index[s.name()]] for s in olds]
         rows.append(cs.substitute(res, cs.vertcat(*olds), cs.vertcat(*news)) if olds else res)
         labels.append(f"initial equation {eq.describe()}")
-        conds.append(labels[-1])
+        n_ieq += 1
 
     # structure: which rows can be matched to which unknowns
-    def incidence(expr_rows: list[cs.SX]) -> list[list[int]]:
-        if not expr_rows or w.numel() == 0:
-            return [[] for _ in expr_rows]
-        ptr, col = cs.jacobian_sparsity(cs.vertcat(*expr_rows), w).get_crs()
-        return [sorted(col[ptr[i]: ptr[i + 1]]) for i in range(len(expr_rows))]
-
-    inc_rows = incidence(rows)
+    inc_rows = _incidence(rows, w)
     n_w = nx + nz
     assign_col = [-1] * n_w
     mat = sp.csr_matrix(
@@ -160,9 +222,12 @@ def initialize(cm: CompiledModel, p: np.ndarray, t0: float = 0.0,
             new_row = len(rows)
             inc_rows.append([k])
             if _augment(inc_rows, new_row, assign_col):
-                rows.append(dae.x[k] - start[name])
-                labels.append(f"{name} = {start[name]} (start value)")
-                defaulted.append(labels[-1])
+                s = cs.SX.sym(f"start({name})")
+                start_syms.append(s)
+                start_names.append(name)
+                rows.append(dae.x[k] - s)
+                labels.append(f"{name} = start value (defaulted)")
+                defaulted.append(name)
             else:
                 inc_rows.pop()
         if len(rows) < n_w:
@@ -172,15 +237,78 @@ def initialize(cm: CompiledModel, p: np.ndarray, t0: float = 0.0,
                 + ", ".join(free)
                 + "; give start values with fixed=True or an initial equation"
             )
-    # numeric solve
-    guess_x = np.array([start.get(n, 0.0) for n in dae.x_names], dtype=float)
-    guess_z = np.array([start.get(n, 0.0) for n in dae.z_names], dtype=float)
-    pt = cs.vertcat(dae.p, dae.t)
-    solver = AlgebraicSystem(cs.vertcat(*rows), w, pt, labels, jacobian="exact")
-    ptv = np.concatenate([p, [t0]])
-    sol = solver.solve(np.concatenate([guess_x, guess_z]), ptv,
-                       what="consistent initial values")
-    return InitialValues(sol.w[:nx], sol.w[nx:], conds, defaulted, sol.residual)
+    out = InitialSystem(w, cs.vertcat(*rows) if rows else cs.SX(0, 1),
+                        cs.vertcat(*start_syms) if start_syms else cs.SX(0, 1), start_names,
+                        labels, fixed, defaulted, n_ieq)
+    per_model[id(dae)] = out
+    return out
+
+
+_SYSTEMS: weakref.WeakKeyDictionary[Any, dict[int, InitialSystem]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _incidence(expr_rows: list[cs.SX], w: cs.SX) -> list[list[int]]:
+    if not expr_rows or w.numel() == 0:
+        return [[] for _ in expr_rows]
+    ptr, col = cs.jacobian_sparsity(cs.vertcat(*expr_rows), w).get_crs()
+    return [sorted(col[ptr[i]: ptr[i + 1]]) for i in range(len(expr_rows))]
+
+
+def start_values(cm: CompiledModel, start: dict[str, float] | None = None) -> dict[str, float]:
+    """The model's start values with per-run overrides (names checked)."""
+    values = dict(cm.start_values)
+    if start:
+        unknown = [k for k in start if k not in values]
+        if unknown:
+            import difflib
+
+            hints = []
+            for k in unknown:
+                close = difflib.get_close_matches(k, list(values), n=3, cutoff=0.6)
+                hints.append(f"{k!r}" + (f" (did you mean {', '.join(close)}?)" if close
+                                         else ""))
+            raise InitializationError(
+                "start values given for " + "; ".join(hints) + ", which are not variables "
+                "of the compiled model (aliases of another variable and quantities the "
+                "model computes explicitly take no start value)")
+        values.update({k: float(v) for k, v in start.items()})
+    return values
+
+
+def initialize(cm: CompiledModel, p: np.ndarray, t0: float = 0.0,
+               dae: SemiExplicitDAE | None = None,
+               start: dict[str, float] | None = None) -> InitialValues:
+    """Consistent ``(x0, z0)`` for the compiled model ``cm`` at time ``t0``.
+
+    ``start`` overrides start values for this solve (fixed ones are conditions, the
+    others guesses).
+    """
+    dae = dae or cm.dae
+    nx, nz = int(dae.x.numel()), int(dae.z.numel())
+    values = start_values(cm, start)
+    fixed = [v.name for v in cm.system.variables if v.fixed]
+    if _fast_path(cm, dae):
+        x0 = np.array([values[n] for n in dae.x_names], dtype=float)
+        z_guess = np.array([values.get(n, 0.0) for n in dae.z_names], dtype=float)
+        z0 = consistent_algebraic(dae, x0, z_guess, p, t0) if nz else np.zeros(0)
+        fixed_set = set(fixed)
+        defaulted = [n for n in dae.x_names if n not in fixed_set]
+        return InitialValues(
+            x0, z0, [f"{n} = {values[n]} (fixed start)" for n in fixed],
+            [f"{n} = {values[n]} (start value)" for n in defaulted], fixed, defaulted, 0, 0.0)
+    isys = initial_system(cm, dae)
+    guess = np.array([values.get(n, 0.0) for n in dae.x_names]
+                     + [values.get(n, 0.0) for n in dae.z_names], dtype=float)
+    s = np.array([values[n] for n in isys.start_names], dtype=float)
+    sol = isys.solver(dae).solve(guess, np.concatenate([s, p, [t0]]),
+                                 what="consistent initial values")
+    conds = [f"{n} = {values[n]} (fixed start)" for n in isys.fixed]
+    conds += [lab for lab in isys.labels if lab.startswith("initial equation")]
+    return InitialValues(sol.w[:nx], sol.w[nx:], conds,
+                         [f"{n} = {values[n]} (start value)" for n in isys.defaulted],
+                         list(isys.fixed), list(isys.defaulted), isys.n_initial_equations,
+                         sol.residual)
 
 
 def _algebraic_labels(cm: CompiledModel, dae: SemiExplicitDAE) -> list[str]:

@@ -200,7 +200,7 @@ static int call4(int (*f)(const casadi_real**, casadi_real**, casadi_int*, casad
 
 static void invalidate(Model* m) { m->z_ok = m->xdot_ok = m->y_ok = 0; }
 
-#if NZ > 0
+#if NZ > 0 || HAS_INIT
 /* LU factorisation with partial pivoting of the dense column-major n x n matrix a */
 static int lu_factor(double* a, int* piv, int n) {
   int i, j, k, p;
@@ -325,6 +325,9 @@ static int newton(Model* m, const System* s, double* u, const double* known) {
   return 1;
 }
 
+#endif
+
+#if NZ > 0
 static int solve_z(Model* m) {
   System s;
   s.n = NZ;

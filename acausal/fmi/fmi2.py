@@ -48,7 +48,7 @@ from ..codegen import compile_shared, generate_c, shared_library_suffix
 from ..compiler import CompiledModel, build
 from ..component import Component
 from ..errors import AcausalError, AcausalWarning
-from ..initialize import initialize
+from ..initialize import initial_system, initialize
 from ._units import base_unit
 from ._wrapper import WRAPPER_C
 
@@ -204,16 +204,14 @@ def export(model: CompiledModel | Component, path: str | Path, *,
             "acausal.simulate, which the FMU does not: it fails where that choice becomes "
             "singular", AcausalWarning, stacklevel=3)
 
-    fixed = {v.name for v in cm.system.variables if v.fixed}
-    defaulted = {label.split(" = ")[0] for label in init.defaulted}
+    fixed = set(init.fixed)
+    defaulted = set(init.defaulted_names)
     exact = [n in fixed or n in defaulted for n in d.x_names]
     calculated = [n for n, e in zip(d.x_names, exact, strict=True) if not e]
-    init_system = _initial_system(cm, init, exact) if calculated else None
+    init_system = _initial_system(cm, exact) if calculated else None
     if calculated and init_system is None:
         conditions = [c for c in init.conditions if c.split(" = ")[0] not in d.x_names]
-        why = ("initial equations are not exported"
-               if any(c.startswith("initial equation") for c in conditions)
-               else "the initial problem could not be rebuilt as a square system")
+        why = "the initial problem could not be rebuilt as a square system"
         warnings.warn(
             f"{model_name}: the initial values of {', '.join(calculated)} follow from "
             f"{'; '.join(conditions)}; the FMU embeds them as solved for the default "
@@ -408,39 +406,29 @@ def _variables(cm: CompiledModel, outputs: Sequence[str] | None, x0: np.ndarray,
     return variables, y
 
 
-def _initial_system(cm: CompiledModel, init: Any,
+def _initial_system(cm: CompiledModel,
                     exact: list[bool]) -> tuple[cs.SX, cs.SX, list[str]] | None:
-    """The initial problem of :func:`acausal.initialize.initialize` in ``w = [x; z]``.
+    """The initial problem of :func:`acausal.initialize.initial_system` in ``w = [x; z]``
+    with ``x_start`` (what the importer set for the states) as its input.
 
-    Rows: the algebraic equations, ``v = start`` for every fixed variable that is not a
-    state, ``x_k = x_start_k`` for the states whose start value is their initial value
-    (``x_start`` is an input: what the importer set). None when the model has initial
-    equations (not rebuilt here) or the system is not square and structurally regular.
+    The start values of the exact states come from ``x_start``; the fixed start values of
+    other variables are embedded as the model declares them. None when the system is not
+    square and structurally regular.
     """
     d = cm.dae
-    if any(c.startswith("initial equation") for c in init.conditions):
-        return None
     nx, nz = int(d.x.numel()), int(d.z.numel())
+    isys = initial_system(cm, d)
     x_start = cs.SX.sym("x_start", nx)
-    rows = [d.alg[k] for k in range(nz)]
-    labels = [f"algebraic equation {k} (block of {n})" for k, n in enumerate(d.z_names)]
-    out_index = {n: k for k, n in enumerate(d.out_names)}
-    states = set(d.x_names)
-    seen: set[str] = set()
-    for v in cm.system.variables:
-        if v.fixed and v.name not in states and v.name not in seen:
-            seen.add(v.name)
-            rows.append(cs.vec(d.out_expr[out_index[v.name]]) - v.start)
-            labels.append(f"{v.name} = {v.start!r} (fixed start value)")
-    for k, n in enumerate(d.x_names):
-        if exact[k]:
-            rows.append(d.x[k] - x_start[k])
-            labels.append(f"{n} = its start value")
-    F = cs.vertcat(*rows) if rows else cs.SX(0, 1)
+    state_pos = {n: k for k, n in enumerate(d.x_names)}
+    starts = cm.start_values
+    values = [x_start[state_pos[n]] if n in state_pos and exact[state_pos[n]]
+              else cs.SX(starts[n]) for n in isys.start_names]
+    F = (cs.substitute(isys.residual, isys.start, cs.vertcat(*values)) if values
+         else isys.residual)
     w = cs.vertcat(d.x, d.z)
     if F.numel() != nx + nz or cs.sprank(cs.jacobian_sparsity(F, w)) != nx + nz:
         return None
-    return F, x_start, labels
+    return F, x_start, list(isys.labels)
 
 
 # ----------------------------------------------------------------------------------------
