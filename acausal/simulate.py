@@ -119,7 +119,8 @@ def _integrator(cm: CompiledModel, solver: str, options: IntegratorOptions) -> I
 def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float = 0.0,
              n_points: int | None = None, dt: float | None = None,
              t_eval: Sequence[float] | None = None, rtol: float = 1e-6, atol: float = 1e-8,
-             params: dict[str, float] | None = None, max_step: float | None = None,
+             params: dict[str, float] | None = None,
+             start: dict[str, float] | None = None, max_step: float | None = None,
              solver: str = "idas", mode: str | None = None,
              raise_on_failure: bool = True) -> Result:
     """Simulate a model and return the :class:`~acausal.results.Result`.
@@ -139,6 +140,9 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         Relative and absolute tolerances.
     params : dict
         Parameter overrides by dotted path, ``{"r.R": 10.0}`` (no rebuild needed).
+    start : dict
+        Start-value overrides for this run by dotted path, ``{"capacitor.v": 3.0}`` (a fixed
+        start stays a condition with the new value; another start is the new guess).
     max_step : float, optional
         Largest integrator step [s].
     solver : str
@@ -159,7 +163,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
             rtol=rtol, atol=atol, max_step=max_step, mode=mode, dt=dt,
             # a chunk of a dynamic-selection run is short: a singular choice fails fast
             max_num_steps=5_000 if cm.selection.dynamic else 100_000)
-        return _Run(cm, _integrator(cm, solver, options), params).run(
+        return _Run(cm, _integrator(cm, solver, options), params, start).run(
             _grid(t_start, t_end, n_points, dt, t_eval), raise_on_failure)
     finally:
         if gc_was_enabled:
@@ -177,16 +181,17 @@ class _Run:
     """One simulation: segments between time events, chunks for state re-selection."""
 
     def __init__(self, cm: CompiledModel, integ: Integrator,
-                 params: dict[str, float] | None) -> None:
+                 params: dict[str, float] | None, start: dict[str, float] | None) -> None:
         self.cm = cm
         self.integ = integ
         self.p = cm.parameter_values(params)
+        self.start = start
         self.stats = SimulationStats(solver=integ.name)
 
     def run(self, grid: np.ndarray, raise_on_failure: bool) -> Result:
         tic = _time.perf_counter()
         cm, stats = self.cm, self.stats
-        init = initialize(cm, self.p, grid[0])
+        init = initialize(cm, self.p, grid[0], start=self.start)
         stats.initial_conditions, stats.defaulted_starts = init.conditions, init.defaulted
         dae, sel = cm.dae, cm.selection
         x, z = init.x0, init.z0

@@ -274,3 +274,15 @@ def test_pass_list_is_the_documented_chain():
     assert [p.name for p in ac.PASSES] == [
         "graph", "flatten", "alias", "balance", "index reduction", "state selection",
         "causalisation", "block solution", "dae"]
+
+
+def test_start_values_are_overridden_per_run_without_rebuilding():
+    cm = ac.build(rc())
+    res = ac.simulate(cm, 2.0, start={"c.v": 4.0}, rtol=1e-10, atol=1e-12)
+    # v(t) = 10 + (4 - 10) exp(-t / RC), RC = 1 s
+    np.testing.assert_allclose(res["c.v"], 10 - 6 * np.exp(-res.t), atol=1e-8)
+    assert res.stats.initial_conditions == ["c.v = 4.0 (fixed start)"]
+    res0 = ac.simulate(cm, 2.0)  # the model's own start value is untouched
+    assert res0["c.v"][0] == 0.0
+    with pytest.raises(ac.InitializationError, match=r"'c\.vv' \(did you mean c\.v"):
+        ac.simulate(cm, 1.0, start={"c.vv": 1.0})
