@@ -187,6 +187,7 @@ class _Run:
         self.p = cm.parameter_values(params)
         self.start = start
         self.stats = SimulationStats(solver=integ.name)
+        self.t_fail: float | None = None
 
     def run(self, grid: np.ndarray, raise_on_failure: bool) -> Result:
         tic = _time.perf_counter()
@@ -228,7 +229,8 @@ class _Run:
                      dict(zip(dae.p_names, p, strict=True)), status=status, message=message,
                      stats=stats)
         if status != "ok" and raise_on_failure:
-            raise SimulationError(message, partial=res, t_fail=float(t_all[-1]))
+            raise SimulationError(message, partial=res, t_fail=self.t_fail
+                                  if self.t_fail is not None else float(t_all[-1]))
         return res
 
     # ----- pieces -----
@@ -242,6 +244,7 @@ class _Run:
                 seg = self.integ.integrate(dae, self.p, x0, z0, grid)
             except IntegrationFailure as exc:
                 pieces = [self._piece(dae, exc.partial)] if exc.partial is not None else []
+                self.t_fail = exc.t_fail
                 return "failed", self._failure(exc), pieces, dae, sel
             return "ok", "", [self._piece(dae, seg)], dae, sel
         return self._chunked(dae, x0, z0, grid, sel)
@@ -276,6 +279,7 @@ class _Run:
                     continue
                 if exc.partial is not None and len(exc.partial.t):
                     pieces.append(self._piece(dae, exc.partial))
+                self.t_fail = exc.t_fail
                 return "failed", self._failure(exc), pieces, dae, sel
             retried = False
             X, Z, T = seg.x, seg.z, seg.t
@@ -351,9 +355,12 @@ def _failure_message(solver: str, exc: IntegrationFailure) -> str:
     lines = said.splitlines()
     if len(lines) > 12:
         said = "\n".join(lines[:6] + [f"... ({len(lines) - 12} lines)"] + lines[-6:])
+    explained = "blow-up" in exc.reason or "NaN" in exc.reason or "infinite" in exc.reason
     return (f"{solver} failed at t = {exc.t_fail:.6g} s: {exc.reason}. The result up "
-            "to the failure is in .partial. Typical causes: a singularity of the model (a "
-            "mechanism reaching a dead point, a division by zero), an inconsistent input, "
-            "tolerances too loose, or tolerances too tight for the conditioning of the "
-            "algebraic equations (try rtol=1e-8)."
+            "to the last output point before the failure is in .partial."
+            + ("" if explained else
+               " Typical causes: a singularity of the model (a mechanism reaching a dead "
+               "point, a division by zero), an inconsistent input, tolerances too loose, or "
+               "tolerances too tight for the conditioning of the algebraic equations (try "
+               "rtol=1e-8).")
             + (f"\nWhat the integrator reported:\n{said}" if said else ""))

@@ -168,8 +168,9 @@ def test_simulation_failure_returns_partial_result():
     with pytest.raises(ac.SimulationError) as exc:
         ac.simulate(M(), 2.0, n_points=201)
     err = exc.value
-    assert err.partial is not None and 0.5 < err.t_fail <= 1.0
-    assert err.partial.t[-1] == err.t_fail
-    assert "IDAS failed" in str(err)
+    assert err.partial is not None and 0.99 < err.t_fail <= 1.0
+    assert err.partial.t[-1] <= err.t_fail and err.partial.t[-1] >= 0.98
+    assert "IDAS failed" in str(err) and "finite-time blow-up" in str(err)
+    assert "der(b.x)" in str(err)
     res = ac.simulate(M(), 2.0, n_points=201, raise_on_failure=False)
     assert res.status == "failed" and res.t[-1] < 1.0

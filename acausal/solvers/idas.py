@@ -21,8 +21,9 @@ remembered for the model; ``simulate(..., mode=...)`` forces one):
     conditioned algebraic blocks). Announced by a :class:`~acausal.errors.SolverWarning`,
     since it changes the method.
 
-A pure ODE (no algebraic variables) has nothing to decide: it always runs ``idas_ic``
-(for an ODE, ``IDACalcIC`` is one linear solve). A mode not yet proven on the model gets
+A pure ODE (no algebraic variables) has no algebraic error test to decide on: it runs
+``idas_ic`` (for an ODE, ``IDACalcIC`` is one linear solve), or ``exact_xdot`` where that
+fails (it can at very tight tolerances). A mode not yet proven on the model gets
 :data:`PROBE_STEPS` steps per output interval, so a failing attempt is cheap; only when every
 mode runs out of steps does the first one get the full budget. What IDAS prints while a mode
 fails is collected, not shown: it is dropped when another mode succeeds and becomes part of
@@ -31,8 +32,10 @@ the error when none does.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import casadi as cs
@@ -48,6 +51,7 @@ from .base import (
     SegmentStats,
     captured_output,
 )
+from .interrupt import call_interruptibly
 
 __all__ = ["IDASIntegrator", "make_integrator", "MODES"]
 
@@ -77,14 +81,17 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
                     max_num_steps: int = 100_000, name: str = "idas",
                     p_values: np.ndarray | None = None,
                     init_xdot: np.ndarray | None = None,
-                    suppress_algebraic: bool = False) -> cs.Function:
+                    suppress_algebraic: bool = False,
+                    regularity_check: bool = True) -> cs.Function:
     """IDAS integrator of ``dae`` on ``grid`` (relative to the start time).
 
     The returned function takes ``x0``, ``z0`` and ``p = [parameters; t_start]`` and gives
     ``xf``, ``zf`` at the grid points (grid[0] must be 0). With ``p_values`` the parameters
     are substituted by these numbers and the ``p`` input is ``[t_start]`` only. With
     ``init_xdot`` IDAS skips ``IDACalcIC``; with ``suppress_algebraic`` the error test
-    covers the states only.
+    covers the states only. With ``regularity_check`` (default) the first NaN or Inf in
+    the DAE's residual stops the integration (instead of IDAS retrying ever smaller steps
+    into a blow-up).
     """
     toff = cs.SX.sym("t_start")
     tau = cs.SX.sym("tau")
@@ -106,7 +113,7 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
         problem["z"] = z
         problem["alg"] = alg
     opts: dict[str, Any] = {"abstol": atol, "reltol": rtol, "max_num_steps": max_num_steps,
-                            "verbose": False}
+                            "verbose": False, "regularity_check": regularity_check}
     if init_xdot is not None:
         opts.update(calc_ic=False, init_xdot=[float(v) for v in np.ravel(init_xdot)] or [0.0])
     if suppress_algebraic:
@@ -126,15 +133,47 @@ def _stats(f: cs.Function, mode: str, attempts: list[str]) -> SegmentStats:
         newton_failures=int(s.get("nncfails", 0)), mode=mode, attempts=list(attempts))
 
 
-def _reason(exc: BaseException, output: str) -> str:
-    """The useful line of a CasADi/IDAS failure (its return flag, what IDAS printed)."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    flag = next((ln.split(":", 2)[-1].strip() for ln in reversed(lines)
-                 if "returned" in ln), lines[-1] if lines else type(exc).__name__)
-    said = [ln.strip() for ln in output.splitlines() if ln.strip().startswith("At t")]
-    if said:
-        flag += " (" + said[-1].replace(", ,", ",") + ")"
-    return flag
+_AT_T = re.compile(r"At t = ([-+0-9.eE]+)")
+_NONFINITE = re.compile(r"(NaN|Inf) detected for output (ode|alg), at \(row (\d+), col")
+
+
+@dataclass
+class _Attempt:
+    """What one failed IDAS call says about itself."""
+
+    mode: str
+    flag: str  # IDAS return flag, e.g. IDA_TOO_MUCH_WORK
+    output: str  # what it printed (captured)
+    t_rel: float | None  # where it stopped, relative to the call's start time
+    nonfinite: list[tuple[str, str, int]]  # (NaN|Inf, ode|alg, row)
+
+    @classmethod
+    def read(cls, mode: str, exc: BaseException, output: str) -> _Attempt:
+        text = str(exc)
+        flag = next((m for m in re.findall(r'returned "(\w+)"', text)), "")
+        if not flag:
+            lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+            flag = lines[-1] if lines else type(exc).__name__
+        times = _AT_T.findall(output)
+        t_rel = float(times[-1]) if times else None
+        hits = [(a, b, int(c)) for a, b, c in _NONFINITE.findall(output + text)]
+        return cls(mode, flag, output, t_rel, hits)
+
+    @property
+    def cheap(self) -> bool:
+        """Failures another mode may cure, found within a few steps (error test or
+        corrector failures at the start, IDACalcIC); running out of steps and non-finite
+        residuals are not the method's fault."""
+        return not (self.nonfinite or "TOO_MUCH_WORK" in self.flag)
+
+    def line(self) -> str:
+        said = [ln.strip().replace(", ,", ",") for ln in self.output.splitlines()
+                if ln.strip().startswith("At t")]
+        return f"{self.mode}: IDAS returned {self.flag}" + (f" ({said[-1]})" if said else "")
+
+
+def _interrupted(exc: BaseException) -> bool:
+    return "KeyboardInterrupt" in str(exc) or "nterrupt" in str(exc)
 
 
 class IDASIntegrator(Integrator):
@@ -151,6 +190,7 @@ class IDASIntegrator(Integrator):
         self._functions: dict[tuple, cs.Function] = {}
         self._mode_start = 0  # position in the ladder that worked last on this model
         self._proven: set[str] = set()  # modes that completed a segment on this model
+        self._tolerant = False  # NaN/Inf at trial points must be retried, not fatal
         self._warned: set[str] = set()
 
     # ----- building -----
@@ -164,24 +204,37 @@ class IDASIntegrator(Integrator):
         """
         o = self.options
         key = (id(dae), tuple(np.round(rel, 12)), mode, p.tobytes(),
-               b"" if mode == "idas_ic" else xdot.tobytes(), max_num_steps)
+               b"" if mode == "idas_ic" else xdot.tobytes(), max_num_steps, self._tolerant)
         f = self._functions.get(key)
         if f is None:
             f = self._functions[key] = make_integrator(
                 dae, rel, rtol=o.rtol, atol=o.atol, max_step=o.max_step,
                 max_num_steps=max_num_steps, p_values=p,
                 init_xdot=None if mode == "idas_ic" else (xdot if xdot.size else np.zeros(1)),
-                suppress_algebraic=mode == "states_error_only")
+                suppress_algebraic=mode == "states_error_only",
+                regularity_check=not self._tolerant)
         return f
 
     def _ladder(self, dae: SemiExplicitDAE) -> tuple[str, ...]:
         if self.options.mode is not None:
             return (self.options.mode,)
         if dae.z.numel() == 0:  # an ODE: no algebraic error test to decide on
-            return ("idas_ic",)
+            return _LADDER[min(self._mode_start, 1):2]
         return _LADDER[self._mode_start:]
 
     # ----- integration -----
+    def _call(self, f: cs.Function, args: dict[str, Any]) -> tuple[Any, str]:
+        """One IDAS call: interruptible, its printing captured."""
+        with captured_output() as out:
+            try:
+                r = call_interruptibly(f, **args)
+            except RuntimeError as exc:
+                if _interrupted(exc):
+                    raise KeyboardInterrupt from None
+                exc.args = (str(exc),)
+                raise _CallFailed(exc, out.getvalue()) from None
+        return r, out.getvalue()
+
     def _attempt(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                  grid: np.ndarray, allow_fallback: bool = True) -> Segment:
         """The whole grid in one IDAS call, trying the modes of the ladder in turn."""
@@ -191,48 +244,52 @@ class IDASIntegrator(Integrator):
         if not allow_fallback:
             ladder = ladder[:1]
         full = self.options.max_num_steps
-        attempts: list[str] = []
-        reasons: list[str] = []
-        outputs: list[str] = []
+        failed: list[_Attempt] = []
         out_of_steps: list[str] = []  # modes that only ran out of their probe budget
         plan = [(m, full if (m in self._proven or len(ladder) == 1) else min(full, PROBE_STEPS))
                 for m in ladder]
         while plan:
             mode, budget = plan.pop(0)
             f = self._function(dae, p, grid - grid[0], mode, xdot, budget)
-            with captured_output() as out:
-                try:
-                    r = f(**args)
-                except RuntimeError as exc:
-                    attempts.append(mode)
-                    reasons.append(f"{mode}: {_reason(exc, out.getvalue())}")
-                    outputs.append(out.getvalue())
-                    if budget < full and "TOO_MUCH_WORK" in str(exc):
-                        out_of_steps.append(mode)
-                    if not plan and out_of_steps:  # every mode ran out: full budget
-                        plan = [(out_of_steps[0], full)]
-                        out_of_steps = []
+            try:
+                r, _ = self._call(f, args)
+            except _CallFailed as cf:
+                att = _Attempt.read(mode, cf.exc, cf.output)
+                failed.append(att)
+                if att.nonfinite and not self._tolerant:
+                    # NaN/Inf at a trial point may be recoverable (a square root of a
+                    # negative trial value): retry once letting IDAS cut the step; a
+                    # blow-up fails again within the probe budget
+                    self._tolerant = True
+                    plan.insert(0, (mode, min(full, PROBE_STEPS)))
                     continue
+                if (budget < full and "TOO_MUCH_WORK" in att.flag
+                        and not any(a.nonfinite for a in failed)):
+                    out_of_steps.append(mode)
+                if not att.cheap:  # the model, not the method: no other mode
+                    plan = []
+                if not plan and out_of_steps:  # every mode ran out: full budget
+                    plan = [(out_of_steps[0], full)]
+                    out_of_steps = []
+                continue
             self._proven.add(mode)
             if self.options.mode is None and mode in _LADDER:
                 pos = _LADDER.index(mode)
                 if pos > self._mode_start:
                     self._mode_start = pos
                 if mode == "states_error_only":
-                    self._warn_fallback(dae, reasons)
+                    self._warn_fallback(dae, [a.line() for a in failed])
             n = len(grid) - 1
             X = r["xf"] if dae.x.numel() else cs.DM(0, n)
             Z = r["zf"] if dae.z.numel() else cs.DM(0, n)
-            return Segment(grid[1:], X, Z, _stats(f, mode, attempts))
-        raise IntegrationFailure("; ".join(reasons), float(grid[0]), None, "".join(outputs))
+            return Segment(grid[1:], X, Z, _stats(f, mode, [a.mode for a in failed]))
+        raise _AttemptsFailed(failed)
 
     def _warn_fallback(self, dae: SemiExplicitDAE, reasons: list[str]) -> None:
         if "states_error_only" in self._warned:
             return
         self._warned.add("states_error_only")
-        origins = sorted({self.cm.system.variables[self.cm.system.name_index[n]].origin
-                          for n in dae.z_names if n in self.cm.system.name_index})
-        shown = ", ".join(origins[:5]) + (", ..." if len(origins) > 5 else "")
+        shown = _shown(self._origins(dae.z_names))
         warnings.warn(
             "IDAS could not integrate with the algebraic variables in the local error test "
             f"({'; '.join(reasons) or 'failed'}); it continued with the error test on the "
@@ -241,19 +298,45 @@ class IDASIntegrator(Integrator):
             "Pass mode='states_error_only' to simulate() to choose this mode from the start.",
             SolverWarning, stacklevel=5)
 
+    def _origins(self, names: list[str]) -> list[str]:
+        idx = self.cm.system.name_index
+        return sorted({self.cm.system.variables[idx[n]].origin for n in names if n in idx})
+
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
         try:
             return self._attempt(dae, p, x0, z0, grid, allow_fallback)
-        except IntegrationFailure as first:
-            if len(grid) <= 2 or not allow_fallback:
-                raise
-            return self._localise(dae, p, x0, z0, grid, first)
+        except _AttemptsFailed as af:
+            last = af.attempts[-1]
+            partial = self._partial(dae, p, x0, z0, grid, last, allow_fallback)
+            t_fail = (float(grid[0]) + last.t_rel if last.t_rel is not None
+                      else float(partial.t[-1]) if len(partial.t) else float(grid[0]))
+            reason = self._explain(dae, p, grid, af.attempts, partial, x0, t_fail)
+            raise IntegrationFailure(reason, t_fail, partial,
+                                     "".join(a.output for a in af.attempts)) from None
+
+    def _partial(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
+                 grid: np.ndarray, last: _Attempt, allow_fallback: bool) -> Segment:
+        """What can be computed before the failure: the output points before the time
+        IDAS stopped at, in one call with the mode that failed last (or chunk by chunk
+        when that time is unknown)."""
+        empty = Segment(np.zeros(0), cs.DM(int(dae.x.numel()), 0),
+                        cs.DM(int(dae.z.numel()), 0))
+        if not allow_fallback or len(grid) <= 2:
+            return empty
+        if last.t_rel is not None:
+            good = grid[grid < grid[0] + last.t_rel * (1 - 1e-12)]
+            if len(good) < 2:
+                return empty
+            try:
+                return self._attempt(dae, p, x0, z0, good, allow_fallback=False)
+            except _AttemptsFailed:
+                pass
+        return self._localise(dae, p, x0, z0, grid)
 
     def _localise(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
-                  grid: np.ndarray, first: IntegrationFailure) -> Segment:
-        """Integrate chunk by chunk (equal chunks share their integrator) to return what
-        can be computed before the failure."""
+                  grid: np.ndarray) -> Segment:
+        """Integrate chunk by chunk to return what can be computed before the failure."""
         xs: list[Any] = []
         zs: list[Any] = []
         ts: list[np.ndarray] = []
@@ -262,14 +345,12 @@ class IDASIntegrator(Integrator):
         while k < len(grid) - 1:
             chunk = grid[k: min(k + m, len(grid) - 1) + 1]
             try:
-                seg = self._attempt(dae, p, x0, z0, chunk)
-            except IntegrationFailure as exc:
+                seg = self._attempt(dae, p, x0, z0, chunk, allow_fallback=False)
+            except _AttemptsFailed:
                 if len(chunk) > 2:
                     m = max(1, m // 4)
                     continue
-                partial = _join(ts, xs, zs, dae, stats)
-                raise IntegrationFailure(exc.reason, float(chunk[0]), partial,
-                                         first.solver_output + exc.solver_output) from None
+                break
             ts.append(seg.t)
             xs.append(seg.x)
             zs.append(seg.z)
@@ -279,6 +360,65 @@ class IDASIntegrator(Integrator):
             z0 = np.asarray(seg.z[:, -1]).ravel() if seg.z.shape[0] else np.zeros(0)
             k += len(chunk) - 1
         return _join(ts, xs, zs, dae, stats)
+
+    def _explain(self, dae: SemiExplicitDAE, p: np.ndarray, grid: np.ndarray,
+                 attempts: list[_Attempt], partial: Segment, x0: np.ndarray,
+                 t_fail: float) -> str:
+        """The reason in the model's terms: which equation, which variables, blow-up."""
+        last = attempts[-1]
+        hits = next((a.nonfinite for a in reversed(attempts) if a.nonfinite), [])
+        tried = "; ".join(a.line() for a in attempts)
+        if not hits:
+            return tried
+        what, out, row = hits[-1]
+        if out == "ode" and row < len(dae.x_names):
+            var = dae.x_names[row]
+            eq = f"the equation for der({var})"
+        elif out == "alg" and row < len(dae.z_names):
+            var = dae.z_names[row]
+            eq = f"algebraic equation {row} (solved for {var})"
+        else:
+            var, eq = "", f"{out} row {row}"
+        origin = _shown(self._origins([var])) if var else ""
+        text = (f"{'NaN' if what == 'NaN' else 'an infinite value'} in {eq}"
+                + (f" of {origin}" if origin else "") + f" at t = {t_fail:.6g} s")
+        grown = _growth(dae, x0, partial)
+        if what == "Inf" and grown:
+            text = ("finite-time blow-up: " + text + "; the states grew without bound ("
+                    + "; ".join(grown) + ")")
+        elif grown:
+            text += " after the states grew fast (" + "; ".join(grown) + ")"
+        return text + f" [{last.flag}]"
+
+
+class _CallFailed(Exception):
+    def __init__(self, exc: BaseException, output: str) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+        self.output = output
+
+
+class _AttemptsFailed(Exception):
+    def __init__(self, attempts: list[_Attempt]) -> None:
+        super().__init__("; ".join(a.line() for a in attempts))
+        self.attempts = attempts
+
+
+def _growth(dae: SemiExplicitDAE, x0: np.ndarray, partial: Segment) -> list[str]:
+    """States whose magnitude grew by more than 100x over the computed part."""
+    if not len(partial.t) or not x0.size:
+        return []
+    X = np.asarray(partial.x)
+    out = []
+    for k, name in enumerate(dae.x_names):
+        a, b = abs(float(x0[k])), abs(float(X[k, -1]))
+        if b > 100.0 * max(a, 1.0):
+            out.append(f"{name}: {x0[k]:.3g} -> {X[k, -1]:.3g} at t = {partial.t[-1]:.6g} s")
+    return out[:5]
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
 
 
 def _join(ts: list[np.ndarray], xs: list[Any], zs: list[Any], dae: SemiExplicitDAE,
