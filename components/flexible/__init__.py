@@ -1,12 +1,13 @@
 """Finite-element preprocessor for flexible bodies (floating frame of reference).
 
-Elements: 2-node 3D Timoshenko beam (exact interdependent interpolation, no
-shear locking) and 3-node flat shell (DKT bending + Allman drilling membrane).
-Meshes with named node sets, sparse vectorised assembly, static and modal
-solution, free-interface and Craig-Bampton reduction, Kelvin-Voigt / Rayleigh
-damping, FFRF inertia invariants and geometric (stress) stiffness.
+Elements (behind one :class:`Element` protocol, looked up from the mesh class): 2-node
+3D Timoshenko beam (exact interdependent interpolation, no shear locking) and 3-node
+flat shell (DKT bending + Allman drilling membrane). Meshes with named node sets, sparse
+vectorised assembly, static and modal solution, free-interface and Craig-Bampton
+reduction, Kelvin-Voigt / Rayleigh damping, FFRF inertia invariants, geometric (stress)
+stiffness, loads and stress resultants.
 
-Imports nothing from the ``acausal`` compiler. SI units throughout.
+Imports only ``acausal.errors`` from the compiler (its error root). SI units throughout.
 
 Example
 -------
@@ -32,9 +33,11 @@ from .assembly import (
 )
 from .beam import TimoshenkoBeam3D, beam_frames
 from .body import FlexibleBodyData, clear_cache
+from .element import Element, element_for_mesh, register_element, registered_elements
 from .errors import FEError
 from .fields import MassPoints, mass_from_points
-from .invariants import Invariants, compute_invariants, skew
+from .invariants import Invariants, compute_invariants
+from .linalg import GEOMETRY_RTOL, skew
 from .materials import Material, Section
 from .mesh import BeamMesh, Mesh, ShellMesh
 from .modal import (
@@ -50,9 +53,11 @@ from .shell import DKTShell, shell_frames
 
 __all__ = [
     "COMPONENTS",
+    "GEOMETRY_RTOL",
     "BeamMesh",
     "CraigBampton",
     "DKTShell",
+    "Element",
     "FEError",
     "FEModel",
     "FlexibleBodyData",
@@ -72,6 +77,7 @@ __all__ = [
     "craig_bampton",
     "eigenmodes",
     "element_dofs",
+    "element_for_mesh",
     "free_interface_modes",
     "kelvin_voigt_damping",
     "mass_from_points",
@@ -80,6 +86,8 @@ __all__ = [
     "plot_mode",
     "plot_modes",
     "rayleigh_damping",
+    "register_element",
+    "registered_elements",
     "shell_frames",
     "skew",
     "solve_static",

@@ -81,7 +81,7 @@ class FlexibleBodyData:
                   reduction: Reduction = "free", fixed_nodes: str | Iterable[int] | None = None,
                   interface_nodes: str | Iterable[int] | None = None,
                   kelvin_voigt: float = 0.0, rayleigh: tuple[float, float] = (0.0, 0.0),
-                  stiffening: bool = False, drilling_factor: float = 1e-3,
+                  stiffening: bool = False, drilling_factor: float | None = None,
                   cache: bool = True) -> "FlexibleBodyData":
         """Run the preprocessor.
 
@@ -111,8 +111,8 @@ class FlexibleBodyData:
         stiffening : bool
             Also tabulate the centrifugal geometric stiffness (requires ``fixed_nodes``
             to support the static pre-stress problem).
-        drilling_factor : float
-            Shell drilling penalty factor [-].
+        drilling_factor : float, optional
+            Shell drilling penalty factor [-] (default 1e-3).
         cache : bool
             Reuse a previous result for identical inputs.
 
@@ -127,7 +127,7 @@ class FlexibleBodyData:
 
         key = (mesh.key(), material, section, thickness, modes, reduction,
                _key_nodes(fixed_nodes), _key_nodes(interface_nodes), float(kelvin_voigt),
-               tuple(map(float, rayleigh)), bool(stiffening), float(drilling_factor))
+               tuple(map(float, rayleigh)), bool(stiffening), drilling_factor)
         if cache and key in _CACHE:
             _CACHE.move_to_end(key)
             return _CACHE[key]
