@@ -125,7 +125,7 @@ def test_craig_bampton_per_reference_converges_from_above(reference: str) -> Non
             u_full = cb.static_solver().solve(fvec)
             q = np.linalg.solve(cb.K_ff, cb.elastic_load(fvec))
             assert np.allclose(cb.basis @ q, u_full, rtol=0, atol=1e-9 * np.abs(u_full).max())
-    assert errs[0] > errs[1] > errs[2]  # measured e.g. 0.27, 8.9e-4, 7.7e-5 (pinned)
+    assert errs[0] > errs[1] > errs[2]  # measured 0.30, 6.1e-3, 4.1e-4 (pinned)
     # the reference constraints hold in every basis vector
     if reference == "pinned":
         assert np.abs(cb.phi_t("start")).max() == 0.0
