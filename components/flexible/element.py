@@ -243,9 +243,27 @@ class Element(ABC):
             out = np.zeros((E, k, 6))
             out[:, :, 0:3] = share[:, None, :]
             return out.reshape(E, 6 * k)
+        w, T = self.load_points(X, frames)
+        return np.asarray(np.einsum("eq,eqaj,ea->ej", w, T, t), dtype=np.float64)
+
+    def load_points(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Quadrature for consistent distributed loads: weights and translation shapes.
+
+        Returns
+        -------
+        weights : ndarray, shape (E, q)
+            Quadrature weights times the element measure [m or m^2].
+        T : ndarray, shape (E, q, 3, n)
+            Body-frame translation shape functions at the points.
+
+        Notes
+        -----
+        Default: the mass points (exact for a uniform traction, whose integrand is of
+        lower degree than the mass); an element may override it with a cheaper rule.
+        """
         mp = self.mass_points(X, frames)
-        w = mp.weight / self.mass_per_measure  # quadrature weight x measure (E, q)
-        return np.asarray(np.einsum("eq,eqaj,ea->ej", w, mp.T, t), dtype=np.float64)
+        return mp.weight / self.mass_per_measure, mp.T
 
     def body_force(self, X: NDArray[np.float64], frames: NDArray[np.float64],
                    acceleration: ArrayLike) -> NDArray[np.float64]:

@@ -549,6 +549,22 @@ class DKTShell(Element):
         Dm[:, idx, idx] = D
         return block_rotate(Dm, frames)
 
+    def load_points(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Degree-3 rule with the translation fields only (exact for a uniform traction:
+        the Allman field is quadratic, the transverse ``w`` cubic)."""
+        X = np.asarray(X, float)
+        xl = self.local_coordinates(X, frames)
+        _, det = self._jacobian(xl)
+        pts, w = triangle_rule(3)
+        E, q = X.shape[0], len(pts)
+        Tl = np.zeros((E, q, 3, 18))
+        U, _ = self.membrane_displacement(xl, pts)
+        Tl[:, :, 0:2, self._MEM] = U
+        wf, _ = self.cubic_w(xl, pts)
+        Tl[:, :, 2, self._BEN] = wf
+        return 0.5 * np.abs(det)[:, None] * w[None, :], shape_to_body(Tl, frames)
+
     def pressure_load(self, X: NDArray[np.float64], frames: NDArray[np.float64],
                       pressure: float | NDArray[np.float64], lumped: bool = False
                       ) -> NDArray[np.float64]:

@@ -198,6 +198,11 @@ def test_loads_have_the_right_resultant(case: Case, seed: int) -> None:
         f = el.distributed_load(X, F, t, lumped)[0]
         # virtual work on a rigid translation = resultant force t * measure
         assert np.allclose(R[:, :3].T @ f, t * meas, rtol=1e-12)
+    # a cheaper load rule (load_points) must equal the exact mass-point integral
+    mp = el.mass_points(X, F)
+    ref = np.einsum("eq,eqaj,a->ej", mp.weight / el.mass_per_measure, mp.T, t)[0]
+    assert np.allclose(el.distributed_load(X, F, t)[0], ref, rtol=0,
+                       atol=1e-13 * np.abs(ref).max())
     a = np.array([0.0, -9.81, 2.0])
     fb = el.body_force(X, F, a)[0]
     assert np.allclose(R[:, :3].T @ fb, STEEL.rho * case.volume(X[0]) * a, rtol=1e-12)
