@@ -438,6 +438,11 @@ class TimoshenkoBeam3D(Element):
         K *= N[:, None, None]
         return block_rotate(K, frames)
 
+    def geometric_stiffness_basis(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                                  ) -> NDArray[np.float64]:
+        """Geometric stiffness per unit axial force: shape (E, 1, 12, 12)."""
+        return self.geometric_stiffness(X, frames, np.ones(X.shape[0]))[:, None]
+
     def local_resultant_matrix(self, L: NDArray[np.float64]) -> NDArray[np.float64]:
         """Resultants ``(N, Vy, Vz, T, My, Mz)`` at mid-length per local DOF, (E, 6, 12).
 

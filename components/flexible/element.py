@@ -13,6 +13,7 @@ only through this interface, vectorised over a batch of ``E`` elements:
 ``resultant_matrix(X, frames)``             (E, r, n): element DOFs -> stress resultants
 ``stress_resultants(X, frames, ue)``        (E, r) resultants of element DOFs ``ue``
 ``geometric_stiffness(X, frames, s)``       K_G (E, n, n) of pre-stress resultants ``s``
+``geometric_stiffness_basis(X, frames)``    (E, p, n, n): K_G per unit resultant
 ``distributed_load(X, frames, t, lumped)``  load vector (E, n) of a uniform traction ``t``
 ``body_force(X, frames, a)``                load vector (E, n) of the field ``rho a``
 ``measure(X)``                              length [m] or area [m^2] (E,)
@@ -197,6 +198,16 @@ class Element(ABC):
         resultants : ndarray, shape (E, r') with r' >= prestress_components
             Resultants in the order of :attr:`resultant_names` (only the first
             :attr:`prestress_components` are used), tension positive.
+        """
+
+    @abstractmethod
+    def geometric_stiffness_basis(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                                  ) -> NDArray[np.float64]:
+        """Geometric stiffness per unit pre-stress resultant, (E, p, n, n).
+
+        ``geometric_stiffness(X, frames, s) == sum_i s[:, i] * basis[:, i]`` for the
+        ``p = prestress_components`` leading resultants (K_G is linear in them); used to
+        tabulate many load cases at the cost of one.
         """
 
     # ------------------------------------------------------------------ derived (generic)

@@ -657,3 +657,26 @@ class DKTShell(Element):
         K = np.zeros((X.shape[0], 18, 18))
         K[:, self._BEN[:, None], self._BEN[None, :]] = Kg
         return block_rotate(K, frames)
+
+    def geometric_stiffness_basis(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                                  ) -> NDArray[np.float64]:
+        """Geometric stiffness per unit ``Nx``, ``Ny``, ``Nxy``: shape (E, 3, 18, 18).
+
+        ``geometric_stiffness(X, frames, s) = sum_i s[:, i] basis[:, i]``.
+        """
+        xl = self.local_coordinates(X, frames)
+        _, det = self._jacobian(xl)
+        area = 0.5 * np.abs(det)
+        pts, w = triangle_rule(4)
+        _, g = self.cubic_w(xl, pts)
+        gw = g * (w[None, :, None, None] * area[:, None, None, None])
+        G = np.zeros((X.shape[0], 3, 18, 18))
+        xx = np.einsum("eqi,eqj->eij", gw[:, :, 0], g[:, :, 0])
+        yy = np.einsum("eqi,eqj->eij", gw[:, :, 1], g[:, :, 1])
+        xy = np.einsum("eqi,eqj->eij", gw[:, :, 0], g[:, :, 1])
+        B = self._BEN
+        for i, Kg in enumerate((xx, yy, xy + np.swapaxes(xy, 1, 2))):
+            K = np.zeros((X.shape[0], 18, 18))
+            K[:, B[:, None], B[None, :]] = Kg
+            G[:, i] = block_rotate(K, frames)
+        return G

@@ -169,7 +169,8 @@ def _unit_loads(model: FEModel, nodes: Sequence[int]) -> tuple[list[str], NDArra
 def geometric_stiffening(model: FEModel, reference: ReferenceCondition,
                          basis: NDArray[np.float64] | sp.spmatrix,
                          attachment_nodes: Sequence[int] = (),
-                         solver: StaticSolver | None = None) -> GeometricStiffening:
+                         solver: StaticSolver | None = None,
+                         chunk: int = 4096) -> GeometricStiffening:
     """Tabulate the unit-load geometric stiffness matrices of a body.
 
     Parameters
@@ -184,6 +185,8 @@ def geometric_stiffening(model: FEModel, reference: ReferenceCondition,
         Nodes with unit force and moment cases.
     solver : StaticSolver, optional
         A factorisation to reuse.
+    chunk : int
+        Elements per batch (memory control for modal bases).
 
     Returns
     -------
@@ -193,15 +196,36 @@ def geometric_stiffening(model: FEModel, reference: ReferenceCondition,
     names, F = _unit_loads(model, attachment_nodes)
     U = solver.solve(F)
     mats: list[Any] = []
-    sparse = sp.issparse(basis)
-    B: Any = sp.csr_matrix(basis) if sparse else np.asarray(basis, float)
-    for c in range(U.shape[1]):
-        KG = model.geometric_stiffness(u=U[:, c])
-        if sparse:
-            mats.append(sp.csr_matrix(B.T @ KG @ B))
-        else:
-            Kc = B.T @ (KG @ B)
-            mats.append(0.5 * (Kc + Kc.T))
+    if sp.issparse(basis):  # nodal coordinates: assemble and project each case
+        B = sp.csr_matrix(basis)
+        for c in range(U.shape[1]):
+            mats.append(sp.csr_matrix(B.T @ model.geometric_stiffness(u=U[:, c]) @ B))
+    else:
+        mats = list(_projected_cases(model, np.asarray(basis, float), U, chunk))
     return GeometricStiffening(names=tuple(names), matrices=mats,
                                attachment_nodes=tuple(int(n) for n in attachment_nodes),
                                displacements=U)
+
+
+def _projected_cases(model: FEModel, Phi: NDArray[np.float64], U: NDArray[np.float64],
+                     chunk: int) -> NDArray[np.float64]:
+    """``Phi^T K_G(U[:, c]) Phi`` for every case, element by element.
+
+    K_G is linear in the pre-stress resultants, so each element's contribution is
+    ``sum_i s_ci Phi_e^T G_ei Phi_e`` with the unit-resultant matrices ``G_ei``
+    (:meth:`Element.geometric_stiffness_basis`) computed once for all cases.
+    """
+    el = model.element
+    p = el.prestress_components
+    ed = model.element_dofs
+    k, nc = Phi.shape[1], U.shape[1]
+    out = np.zeros((nc, k, k))
+    Rm = model.resultant_matrices
+    for s0 in range(0, model.mesh.n_elements, chunk):
+        sl = slice(s0, s0 + chunk)
+        G = el.geometric_stiffness_basis(model.X[sl], model.frames[sl])  # (e, p, n, n)
+        Pe = Phi[ed[sl]]  # (e, n, k)
+        H = np.matmul(np.swapaxes(Pe, 1, 2)[:, None], np.matmul(G, Pe[:, None]))  # (e,p,k,k)
+        S = np.einsum("erj,ejc->erc", Rm[sl, :p], U[ed[sl]])  # (e, p, cases)
+        out += np.einsum("epc,epkl->ckl", S, H, optimize=True)
+    return np.asarray(0.5 * (out + np.swapaxes(out, 1, 2)), dtype=np.float64)

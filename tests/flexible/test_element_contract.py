@@ -154,6 +154,19 @@ def test_symmetric_matrices(case: Case, seed: int) -> None:
 
 
 @pytest.mark.parametrize("case,seed", ALL)
+def test_geometric_stiffness_is_linear_in_the_prestress(case: Case, seed: int) -> None:
+    el, X, F = _setup(case, seed)
+    p = el.prestress_components
+    s = np.random.default_rng(seed).normal(size=(1, len(el.resultant_names))) * 1e3
+    G = el.geometric_stiffness_basis(X, F)
+    assert G.shape == (1, p, el.n_dofs, el.n_dofs)
+    KG = el.geometric_stiffness(X, F, s)[0]
+    # the unit-resultant matrices recombine to the direct K_G (round-off)
+    assert np.allclose(np.einsum("i,ijk->jk", s[0, :p], G[0]), KG, rtol=0,
+                       atol=1e-12 * np.abs(KG).max())
+
+
+@pytest.mark.parametrize("case,seed", ALL)
 def test_six_rigid_modes_and_positive_semidefinite(case: Case, seed: int) -> None:
     el, X, F = _setup(case, seed)
     K = el.stiffness(X, F)[0]
