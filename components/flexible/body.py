@@ -48,6 +48,9 @@ NodeSpec = str | int | Iterable[int]
 
 _CACHE: "OrderedDict[tuple[Any, ...], FlexibleBodyData]" = OrderedDict()
 _CACHE_SIZE = 16
+#: Largest free body (DOFs) for nodal coordinates: the mean-axis elimination makes the
+#: reduced matrices dense, (n - 6)^2 entries (2000 DOFs: 32 MB per matrix).
+_FREE_NODAL_LIMIT = 2000
 
 
 def clear_cache() -> None:
@@ -489,6 +492,11 @@ def _basis(model: FEModel, ref: ReferenceCondition, reduction: str, modes: int,
     K, M = model.K, model.M
     if reduction == "nodal":
         if ref.kind == "free":
+            if model.n_dofs > _FREE_NODAL_LIMIT:
+                raise FEError(f"reduction='nodal' with reference='free' couples every DOF to "
+                              f"the six mean-axis DOFs (dense matrices); {model.n_dofs} DOFs "
+                              f"is above {_FREE_NODAL_LIMIT}: use reduction='modal', or a "
+                              f"'clamped'/'pinned' reference for nodal coordinates")
             return free_nodal_basis(model), np.zeros(0)
         return ref.transform(model.n_nodes), np.zeros(0)
     if reduction == "craig_bampton":
