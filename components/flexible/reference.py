@@ -129,7 +129,15 @@ class ReferenceCondition:
 
     @classmethod
     def clamped(cls, mesh: Mesh, nodes: NodeSpec | Sequence[NodeSpec]) -> "ReferenceCondition":
-        """Clamp every DOF of ``nodes`` (a node, a set name, or several) to the body frame."""
+        """Clamp every DOF of ``nodes`` to the body frame.
+
+        Parameters
+        ----------
+        mesh : Mesh
+            The mesh.
+        nodes : node spec
+            A node index, a node set name (e.g. the hinge edge ``'x0'``) or several.
+        """
         ids = resolve_nodes(mesh, nodes, "reference_nodes")
         if ids.size == 0:
             raise FEError("reference='clamped' needs reference_nodes: the node(s) clamped to "
@@ -138,7 +146,17 @@ class ReferenceCondition:
 
     @classmethod
     def pinned(cls, mesh: Mesh, a: NodeSpec, b: NodeSpec) -> "ReferenceCondition":
-        """Chord frame through nodes ``a`` (origin, torsion held) and ``b`` (on the axis)."""
+        """Chord frame through nodes ``a`` and ``b``.
+
+        Parameters
+        ----------
+        mesh : Mesh
+            The mesh.
+        a : int or str
+            Node A (one node): all translations and the rotation about the chord held.
+        b : int or str
+            Node B (one node): the translations normal to the chord held.
+        """
         ia = _single(mesh, a, "reference_nodes[0] (node A of 'pinned')")
         ib = _single(mesh, b, "reference_nodes[1] (node B of 'pinned')")
         d = mesh.nodes[ib] - mesh.nodes[ia]
@@ -192,6 +210,11 @@ class ReferenceCondition:
     def transform(self, n_nodes: int) -> sp.csr_matrix:
         """Sparse basis ``T`` (6N, m) of the displacements allowed by the condition.
 
+        Parameters
+        ----------
+        n_nodes : int
+            Number of mesh nodes ``N``.
+
         ``u = T v`` satisfies every constraint; unconstrained DOFs map one to one, a
         partly constrained 3-DOF block maps to its free directions (for 'pinned': the
         chord direction at B, the two rotations normal to the chord at A). Columns are
@@ -228,7 +251,13 @@ class ReferenceCondition:
         return sp.csr_matrix((vals, (rows, cols)), shape=(6 * n_nodes, col))
 
     def held_dofs(self, n_nodes: int) -> NDArray[np.int64]:
-        """DOFs that are zero in every allowed displacement (the DOF-aligned constraints)."""
+        """DOFs that are zero in every allowed displacement (the DOF-aligned constraints).
+
+        Parameters
+        ----------
+        n_nodes : int
+            Number of mesh nodes.
+        """
         if self.kind == "free":
             return np.zeros(0, np.int64)
         T = self.transform(n_nodes)
@@ -249,6 +278,11 @@ def free_nodal_basis(model: FEModel) -> sp.csr_matrix:
     The six DOFs best suited to carry the rigid motion (pivoted QR of ``(M R)^T``) are
     eliminated with the linearised Tisserand conditions ``R^T M u = 0``; every other
     nodal DOF stays a coordinate. The basis is sparse except for those six rows.
+
+    Parameters
+    ----------
+    model : FEModel
+        The finite-element model (its consistent mass defines the mean axes).
 
     Returns
     -------
