@@ -41,7 +41,7 @@ def main() -> None:
     mesh = ShellMesh.rectangle(2.0, 2.0, 4, 4, "union_jack", plane="xz")
     mesh.add_node_set("hinge", mesh.node_set("x0"))
     body = FlexibleBodyData.from_mesh(mesh, STEEL, thickness=0.003, modes=6,
-                                      reduction="fixed", fixed_nodes="hinge")
+                                      reference="clamped", reference_nodes="hinge")
     plot_mesh(mesh, OUT / "panel_mesh.png", node_sets=["hinge", "centre", "corners"],
               title="Panel: 32 triangles (union jack), hinge edge clamped")
     plot_modes(mesh, body.basis, body.frequencies, OUT / "panel_modes.png", n=6,
@@ -62,7 +62,7 @@ def main() -> None:
 
     beam = BeamMesh.line((0, 0, 0), (1.0, 0, 0), 20)
     bb = FlexibleBodyData.from_mesh(beam, STEEL, section=Section.rectangle(0.02, 0.01), modes=6,
-                                    reduction="fixed", fixed_nodes="start")
+                                    reference="clamped", reference_nodes="start")
     plot_mesh(beam, OUT / "beam_mesh.png")
     plot_modes(beam, bb.basis, bb.frequencies, OUT / "beam_modes.png", n=6,
                title="Cantilever Timoshenko beam, 20 elements")

@@ -1,12 +1,14 @@
 """Finite-element preprocessor for flexible bodies (floating frame of reference).
 
-Elements: 2-node 3D Timoshenko beam (exact interdependent interpolation, no
-shear locking) and 3-node flat shell (DKT bending + Allman drilling membrane).
-Meshes with named node sets, sparse vectorised assembly, static and modal
-solution, free-interface and Craig-Bampton reduction, Kelvin-Voigt / Rayleigh
-damping, FFRF inertia invariants and geometric (stress) stiffness.
+Elements (behind one :class:`Element` protocol, looked up from the mesh class): 2-node
+3D Timoshenko beam (exact interdependent interpolation, no shear locking) and 3-node
+flat shell (DKT bending + Allman drilling membrane). Meshes with named node sets, sparse
+vectorised assembly, static and modal solution, reference conditions (clamped, pinned,
+free), modal / Craig-Bampton / nodal reduction, Kelvin-Voigt / Rayleigh damping, FFRF
+inertia invariants, unit-load geometric stiffening data, loads and stress resultants in
+the elastic coordinates.
 
-Imports nothing from the ``acausal`` compiler. SI units throughout.
+Imports only ``acausal.errors`` from the compiler (its error root). SI units throughout.
 
 Example
 -------
@@ -31,10 +33,12 @@ from .assembly import (
     solve_static,
 )
 from .beam import TimoshenkoBeam3D, beam_frames
-from .body import FlexibleBodyData, clear_cache
+from .body import Attachment, FlexibleBodyData, clear_cache
+from .element import Element, element_for_mesh, register_element, registered_elements
 from .errors import FEError
 from .fields import MassPoints, mass_from_points
-from .invariants import Invariants, compute_invariants, skew
+from .invariants import Invariants, compute_invariants
+from .linalg import GEOMETRY_RTOL, skew
 from .materials import Material, Section
 from .mesh import BeamMesh, Mesh, ShellMesh
 from .modal import (
@@ -46,23 +50,31 @@ from .modal import (
     modal_damping_ratios,
 )
 from .plot import plot_mesh, plot_mode, plot_modes
+from .reference import ReferenceCondition, StaticSolver
 from .shell import DKTShell, shell_frames
+from .stiffening import GeometricStiffening, geometric_stiffening
 
 __all__ = [
     "COMPONENTS",
+    "GEOMETRY_RTOL",
+    "Attachment",
     "BeamMesh",
     "CraigBampton",
     "DKTShell",
+    "Element",
     "FEError",
     "FEModel",
     "FlexibleBodyData",
+    "GeometricStiffening",
     "Invariants",
     "MassPoints",
     "Material",
     "Mesh",
     "Modes",
+    "ReferenceCondition",
     "Section",
     "ShellMesh",
+    "StaticSolver",
     "TimoshenkoBeam3D",
     "assemble_matrix",
     "assemble_vector",
@@ -72,7 +84,9 @@ __all__ = [
     "craig_bampton",
     "eigenmodes",
     "element_dofs",
+    "element_for_mesh",
     "free_interface_modes",
+    "geometric_stiffening",
     "kelvin_voigt_damping",
     "mass_from_points",
     "modal_damping_ratios",
@@ -80,6 +94,8 @@ __all__ = [
     "plot_mode",
     "plot_modes",
     "rayleigh_damping",
+    "register_element",
+    "registered_elements",
     "shell_frames",
     "skew",
     "solve_static",

@@ -1,9 +1,12 @@
 """Sparse assembly, boundary conditions, loads, static solution and damping.
 
-``FEModel`` binds a mesh to an element type, a material and a section (beam) or
-thickness (shell); it evaluates element matrices in one vectorised batch and
-assembles them in COO form. Global DOF numbering: node ``n`` owns DOFs
-``6 n .. 6 n + 5`` = ``(ux, uy, uz, rx, ry, rz)`` in the body frame.
+``FEModel`` binds a mesh to its element type (looked up once in the element registry,
+:func:`~components.flexible.element.element_for_mesh`), a material and the element's
+properties (a section for beams, a thickness for shells); it evaluates element matrices
+in one vectorised batch through the :class:`~components.flexible.element.Element`
+interface and assembles them with a cached CSR pattern. It never asks which element it
+holds. Global DOF numbering: node ``n`` owns DOFs ``6 n .. 6 n + 5`` =
+``(ux, uy, uz, rx, ry, rz)`` in the body frame.
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from numpy.typing import ArrayLike, NDArray
 
-from .beam import TimoshenkoBeam3D, beam_frames
+from .element import Element, element_for_mesh
 from .errors import FEError
 from .fields import MassPoints
+from .linalg import LEVI_CIVITA
 from .materials import Material, Section
-from .mesh import BeamMesh, Mesh, ShellMesh
-from .shell import DKTShell, shell_frames
+from .mesh import Mesh
 
 __all__ = [
     "COMPONENTS",
@@ -34,10 +37,6 @@ __all__ = [
     "rayleigh_damping",
     "solve_static",
 ]
-
-_EPS = np.zeros((3, 3, 3))
-_EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
-_EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
 
 COMPONENTS: dict[str, tuple[int, ...]] = {
     "ux": (0,), "uy": (1,), "uz": (2,), "rx": (3,), "ry": (4,), "rz": (5,),
@@ -233,44 +232,43 @@ def rayleigh_damping(M: sp.spmatrix, K: sp.spmatrix, alpha: float, beta: float) 
 
 
 class FEModel:
-    """A mesh with element type, material and section: matrices, loads and DOF maps.
+    """A mesh with its element type, material and properties: matrices, loads and DOF maps.
 
     Parameters
     ----------
     mesh : BeamMesh or ShellMesh
-        Geometry [m].
+        Geometry [m]; its class selects the element (:func:`element_for_mesh`).
     material : Material
         Elastic material.
     section : Section, optional
         Beam cross-section (required for a :class:`BeamMesh`).
     thickness : float, optional
         Shell thickness [m] (required for a :class:`ShellMesh`).
-    drilling_factor : float
-        Shell drilling penalty factor [-] (see :class:`DKTShell`).
+    drilling_factor : float, optional
+        Shell drilling penalty factor [-] (default 1e-3, see :class:`DKTShell`).
+
+    Attributes
+    ----------
+    element : Element
+        The element of every mesh element (vectorised routines).
+    frames : ndarray, shape (E, 3, 3)
+        Element frames (rows = element axes in the body frame).
     """
 
     dofs_per_node = 6
 
     def __init__(self, mesh: Mesh, material: Material, section: Section | None = None,
-                 thickness: float | None = None, drilling_factor: float = 1e-3) -> None:
+                 thickness: float | None = None, drilling_factor: float | None = None) -> None:
         self.mesh = mesh
         self.material = material
-        if isinstance(mesh, BeamMesh):
-            if section is None:
-                raise FEError("a beam mesh needs section=Section(...) (e.g. Section.circle(r))")
-            self.element: TimoshenkoBeam3D | DKTShell = TimoshenkoBeam3D(material, section)
-            X = mesh.nodes[mesh.elements]
-            self.frames = beam_frames(X[:, 0], X[:, 1], mesh.zref)
-            self.property: Section | float = section
-        elif isinstance(mesh, ShellMesh):
-            if thickness is None:
-                raise FEError("a shell mesh needs thickness=<metres>")
-            self.element = DKTShell(material, thickness, drilling_factor)
-            self.frames = shell_frames(mesh.nodes[mesh.elements])
-            self.property = float(thickness)
-        else:
-            raise FEError(f"unsupported mesh type {type(mesh).__name__}; use BeamMesh or "
-                          f"ShellMesh")
+        element_class = element_for_mesh(mesh)
+        self.element: Element = element_class.from_mesh(
+            mesh, material, section=section, thickness=thickness,
+            drilling_factor=drilling_factor)
+        self.X: NDArray[np.float64] = mesh.nodes[mesh.elements]
+        self.frames: NDArray[np.float64] = self.element.frames(self.X)
+        self.property: Section | float | None = (section if section is not None
+                                                 else thickness)
 
     # ------------------------------------------------------------------ DOFs
     @property
@@ -316,29 +314,20 @@ class FEModel:
 
     # ------------------------------------------------------------------ element batches
     def _geom(self) -> NDArray[np.float64]:
-        return self.mesh.nodes[self.mesh.elements]
+        return self.X
 
     def element_stiffness(self) -> NDArray[np.float64]:
         """Element stiffness matrices in the body frame (E, 6k, 6k)."""
-        X = self._geom()
-        if isinstance(self.element, TimoshenkoBeam3D):
-            return self.element.stiffness(X[:, 0], X[:, 1], self.frames)
-        return self.element.stiffness(X, self.frames)
+        return self.element.stiffness(self.X, self.frames)
 
     def element_mass(self, lumped: bool = False) -> NDArray[np.float64]:
         """Element mass matrices in the body frame (E, 6k, 6k)."""
-        X = self._geom()
-        if isinstance(self.element, TimoshenkoBeam3D):
-            return self.element.mass(X[:, 0], X[:, 1], self.frames, lumped)
-        return self.element.mass(X, self.frames, lumped)
+        return self.element.mass(self.X, self.frames, lumped)
 
     @cached_property
     def mass_points(self) -> MassPoints:
         """Mass quadrature points of all elements (consistent mass distribution)."""
-        X = self._geom()
-        if isinstance(self.element, TimoshenkoBeam3D):
-            return self.element.mass_points(X[:, 0], X[:, 1], self.frames)
-        return self.element.mass_points(X, self.frames)
+        return self.element.mass_points(self.X, self.frames)
 
     # ------------------------------------------------------------------ global matrices
     @cached_property
@@ -374,12 +363,69 @@ class FEModel:
             f[6 * n + 3:6 * n + 6] += np.asarray(moment, float)
         return f
 
-    def pressure_load(self, pressure: float | ArrayLike) -> NDArray[np.float64]:
-        """Consistent load of a pressure [Pa] along each triangle's normal ``e3``."""
-        if not isinstance(self.element, DKTShell):
-            raise FEError("pressure_load applies to shell meshes; use distributed_load for beams")
-        fe = self.element.pressure_load(self._geom(), self.frames, np.asarray(pressure, float))
+    def _element_selection(self, elements: ArrayLike | None) -> NDArray[np.bool_]:
+        E = self.mesh.n_elements
+        if elements is None:
+            return np.ones(E, bool)
+        sel = np.asarray(elements)
+        if sel.dtype == bool:
+            if sel.shape != (E,):
+                raise FEError(f"element mask must have shape ({E},), got {sel.shape}")
+            return sel
+        ids = np.atleast_1d(sel.astype(np.int64)).ravel()
+        if ids.size and (ids.min() < 0 or ids.max() >= E):
+            raise FEError(f"element index out of range 0..{E - 1}: {ids.tolist()[:5]}")
+        mask = np.zeros(E, bool)
+        mask[ids] = True
+        return mask
+
+    def distributed_load(self, traction: ArrayLike, elements: ArrayLike | None = None,
+                         lumped: bool = False) -> NDArray[np.float64]:
+        """Load vector of a distributed force, uniform over each element.
+
+        Parameters
+        ----------
+        traction : array_like, shape (3,) or (E, 3)
+            Force per unit length [N/m] on beams (a line load) or per unit area [N/m^2]
+            on shells, body-frame components.
+        elements : array_like of int or bool, optional
+            Loaded elements (indices or a mask); default all.
+        lumped : bool
+            False (default): consistent load ``int N^T t`` from the element's
+            displacement interpolation (nodal forces and moments; a uniform load on a
+            beam gives the exact nodal deflections). True: each element's resultant
+            ``t * length`` (``t * area``) split equally over its nodes as forces.
+
+        Returns
+        -------
+        ndarray, shape (n_dofs,)
+            [N, N m].
+        """
+        E = self.mesh.n_elements
+        t = np.array(np.broadcast_to(np.asarray(traction, float), (E, 3)))
+        t[~self._element_selection(elements)] = 0.0
+        fe = self.element.distributed_load(self.X, self.frames, t, lumped)
         return assemble_vector(self.mesh.elements, fe, self.n_dofs)
+
+    def pressure_load(self, pressure: float | ArrayLike, elements: ArrayLike | None = None,
+                      lumped: bool = False) -> NDArray[np.float64]:
+        """Load of a pressure [Pa] along each surface element's normal ``e3``.
+
+        Parameters
+        ----------
+        pressure : float or array_like, shape (E,)
+            Pressure [Pa], positive along ``frames[:, 2]`` (``e3`` has its largest
+            component positive, see :func:`shell_frames`).
+        elements : array_like of int or bool, optional
+            Loaded elements; default all.
+        lumped : bool
+            Consistent (default) or lumped, as in :meth:`distributed_load`.
+        """
+        if self.element.dimension != 2:
+            raise FEError("pressure_load needs surface (shell) elements; for a beam use "
+                          "FEModel.distributed_load(traction) with a line load in N/m")
+        p = np.broadcast_to(np.asarray(pressure, float), (self.mesh.n_elements,))
+        return self.distributed_load(p[:, None] * self.frames[:, 2, :], elements, lumped)
 
     def body_force_load(self, acceleration: ArrayLike) -> NDArray[np.float64]:
         """Consistent load of a uniform body-force field ``rho * a`` (e.g. gravity).
@@ -421,27 +467,65 @@ class FEModel:
         center : array_like, shape (3,)
             Point on the spin axis [m].
         """
-        W = np.asarray(W, float)
+        return self.acceleration_field_load(W, center)
+
+    def acceleration_field_load(self, A: ArrayLike, center: ArrayLike = (0, 0, 0)
+                                ) -> NDArray[np.float64]:
+        """Consistent d'Alembert load of a linear acceleration field ``a(x) = A (x - c)``.
+
+        The body force is ``-rho A (x - c)``; particles off the beam axis or shell
+        mid-surface (offset ``d``) add the moment ``-int rho d x (A d)`` (section or
+        thickness rotary inertia), so the load is exact for the element fields.
+
+        Parameters
+        ----------
+        A : array_like, shape (3, 3)
+            Field gradient [1/s^2]: ``w~ w~`` (centrifugal), ``alpha~`` (Euler,
+            angular acceleration ``alpha``), or any sum.
+        center : array_like, shape (3,)
+            Point where the field vanishes [m].
+
+        Returns
+        -------
+        ndarray, shape (n_dofs,)
+            [N, N m].
+        """
+        A = np.asarray(A, float)
         mp = self.mass_points
         x = mp.position - np.asarray(center, float)
-        acc = -np.einsum("ab,eqb->eqa", W, x)
+        acc = -np.einsum("ab,eqb->eqa", A, x)
         fe = np.einsum("eq,eqaj,eqa->ej", mp.weight, mp.T, acc)
-        # section/thickness rotary part: moment -int rho d x (W d) = -eps_abc (W P)_cb... per point
-        Pm = mp.second_moment
-        WP = np.einsum("cd,eqdb->eqcb", W, Pm)  # int rho (W d)_c d_b
-        mom = -np.einsum("abc,eqcb->eqa", _EPS, WP)  # -int rho d x (W d)
+        # section/thickness part: moment -int rho d x (A d) = -eps_abc (A P)_cb per point
+        AP = np.einsum("cd,eqdb->eqcb", A, mp.second_moment)  # int rho (A d)_c d_b
+        mom = -np.einsum("abc,eqcb->eqa", LEVI_CIVITA, AP)
         fe += np.einsum("eqaj,eqa->ej", mp.R, mom)
         return assemble_vector(self.mesh.elements, fe, self.n_dofs)
 
-    # ------------------------------------------------------------------ stress stiffness
-    def element_axial_forces(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Beam axial forces [N] (E,) or shell membrane resultants [N/m] (E, 3) from ``u``."""
-        ue = np.asarray(u, float)[self.element_dofs]
-        X = self._geom()
-        if isinstance(self.element, TimoshenkoBeam3D):
-            return self.element.axial_force(X[:, 0], X[:, 1], self.frames, ue)
-        return self.element.membrane_forces(X, self.frames, ue)
+    # ------------------------------------------------------------------ resultants
+    @cached_property
+    def resultant_matrices(self) -> NDArray[np.float64]:
+        """Element DOFs -> stress resultants, (E, r, 6k) (:meth:`Element.resultant_matrix`)."""
+        return self.element.resultant_matrix(self.X, self.frames)
 
+    def element_resultants(self, u: ArrayLike) -> NDArray[np.float64]:
+        """Stress resultants (E, r) of nodal displacements ``u`` (n_dofs,) [m, rad].
+
+        Names and units: ``model.element.resultant_names`` / ``resultant_units`` (beam
+        ``N, Vy, Vz, T, My, Mz`` at mid-length; shell ``Nx, Ny, Nxy, Mx, My, Mxy`` at the
+        centroid; element frames).
+        """
+        ue = np.asarray(u, float)[self.element_dofs]
+        return np.asarray(np.einsum("erj,ej->er", self.resultant_matrices, ue),
+                          dtype=np.float64)
+
+    def element_axial_forces(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Pre-stress resultants of ``u``: beam axial forces [N] (E,), shell membrane
+        resultants (Nx, Ny, Nxy) [N/m] (E, 3)."""
+        p = self.element.prestress_components
+        r = self.element_resultants(u)[:, :p]
+        return r[:, 0] if p == 1 else r
+
+    # ------------------------------------------------------------------ stress stiffness
     def geometric_stiffness(self, u: NDArray[np.float64] | None = None,
                             forces: ArrayLike | None = None) -> sp.csr_matrix:
         """Geometric (stress) stiffness matrix.
@@ -461,17 +545,20 @@ class FEModel:
         """
         if (u is None) == (forces is None):
             raise FEError("give exactly one of u (pre-stress displacement) or forces")
-        X = self._geom()
+        E, p = self.mesh.n_elements, self.element.prestress_components
         if forces is None:
-            f = self.element_axial_forces(np.asarray(u))
+            s = self.element_resultants(np.asarray(u))
         else:
             f = np.asarray(forces, float)
-        if isinstance(self.element, TimoshenkoBeam3D):
-            ke = self.element.geometric_stiffness(X[:, 0], X[:, 1], self.frames,
-                                                  np.broadcast_to(f, (self.mesh.n_elements,)))
-        else:
-            ke = self.element.geometric_stiffness(X, self.frames,
-                                                  np.broadcast_to(f, (self.mesh.n_elements, 3)))
+            if p == 1 and (f.ndim == 0 or f.shape[-1] != 1):
+                f = f[..., None]
+            try:
+                s = np.broadcast_to(f, (E, p))
+            except ValueError:
+                raise FEError(f"forces must have shape ({p},) or ({E}, {p}) for this mesh "
+                              f"({', '.join(self.element.resultant_names[:p])}), got "
+                              f"{f.shape}") from None
+        ke = self.element.geometric_stiffness(self.X, self.frames, s)
         return self.pattern.assemble(ke)
 
     def centrifugal_stiffness(self, omega: ArrayLike, fixed_dofs: ArrayLike,

@@ -21,13 +21,17 @@ functions.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
+from .element import Element, register_element
 from .errors import FEError
-from .fields import MassPoints, block_rotate, mass_from_points, shape_to_body
+from .fields import MassPoints, mass_from_points
+from .linalg import GEOMETRY_RTOL, block_rotate, block_rotation, shape_to_body
 from .materials import Material, Section
+from .mesh import BeamMesh, Mesh
 from .quadrature import gauss_segment
 
 __all__ = ["TimoshenkoBeam3D", "beam_frames"]
@@ -55,7 +59,7 @@ def beam_frames(x1: NDArray[np.float64], x2: NDArray[np.float64],
     """
     d = np.asarray(x2, float) - np.asarray(x1, float)
     L = np.linalg.norm(d, axis=1)
-    bad = np.flatnonzero(L <= 1e-12 * max(1.0, float(np.max(L, initial=0.0))))
+    bad = np.flatnonzero(L <= GEOMETRY_RTOL * float(np.max(L, initial=0.0)))
     if bad.size:
         raise FEError(f"beam element {int(bad[0])} has zero length; remove duplicate nodes")
     ex = d / L[:, None]
@@ -67,7 +71,9 @@ def beam_frames(x1: NDArray[np.float64], x2: NDArray[np.float64],
         z = np.broadcast_to(np.asarray(zref, float), ex.shape).copy()
     ez = z - np.sum(z * ex, axis=1)[:, None] * ex
     nz = np.linalg.norm(ez, axis=1)
-    bad = np.flatnonzero(nz < 1e-6 * np.maximum(np.linalg.norm(z, axis=1), 1e-300))
+    # nz / |z| = sin(angle between axis and zref): a frame from a nearly parallel zref
+    # would amplify round-off by 1/sin; sqrt(GEOMETRY_RTOL) keeps the frame to ~1e-11
+    bad = np.flatnonzero(nz <= np.sqrt(GEOMETRY_RTOL) * np.linalg.norm(z, axis=1))
     if bad.size:
         raise FEError(f"beam element {int(bad[0])}: orientation vector zref is parallel to the "
                       f"element axis; give a zref not parallel to it")
@@ -76,16 +82,8 @@ def beam_frames(x1: NDArray[np.float64], x2: NDArray[np.float64],
     return np.stack([ex, ey, ez], axis=1)
 
 
-def _block_rotation(frames: NDArray[np.float64], n_nodes: int) -> NDArray[np.float64]:
-    """Block-diagonal rotation (E, 6n, 6n) mapping global DOFs to local DOFs."""
-    E = frames.shape[0]
-    T = np.zeros((E, 6 * n_nodes, 6 * n_nodes))
-    for b in range(2 * n_nodes):
-        T[:, 3 * b:3 * b + 3, 3 * b:3 * b + 3] = frames
-    return T
-
-
-class TimoshenkoBeam3D:
+@register_element(BeamMesh)
+class TimoshenkoBeam3D(Element):
     """2-node, 12-DOF Timoshenko beam (axial, torsion, two shear-deformable bending planes).
 
     Parameters
@@ -94,19 +92,31 @@ class TimoshenkoBeam3D:
         Elastic material (E [Pa], G [Pa], rho [kg/m^3]).
     section : Section
         Cross-section (A [m^2], Iy, Iz, J [m^4], shear factors).
+    zref : array_like, shape (3,) or (E, 3), optional
+        Orientation vector(s) of the local z axis (see :func:`beam_frames`); taken from
+        :attr:`BeamMesh.zref` by :meth:`from_mesh`.
 
     Notes
     -----
-    All element routines are vectorised over a batch of ``E`` elements given by
-    their end coordinates ``x1, x2`` (shape (E, 3), metres) and their frames
-    (see :func:`beam_frames`). Matrices are returned in the body (mesh) frame.
+    Implements :class:`~components.flexible.element.Element`: every routine is
+    vectorised over a batch of ``E`` elements given by their node coordinates ``X``
+    (E, 2, 3) [m] and frames (:meth:`frames`). Matrices are returned in the body (mesh)
+    frame. Stress resultants at the element centre, element frame:
+    ``N`` axial force [N] (tension positive), ``Vy = -dMz/dx``, ``Vz = dMy/dx`` shear
+    forces [N], ``T`` torque [N m], ``My = EIy dtheta_y/dx``, ``Mz = EIz dtheta_z/dx``
+    bending moments [N m] (a tip force ``P`` along +y on a cantilever gives
+    ``Mz = P (L - x)``, ``Vy = P``).
     """
 
-    n_nodes = 2
-    dofs_per_node = 6
-    n_dofs = 12
+    nodes_per_element = 2
+    n_nodes = 2  # alias of nodes_per_element
+    dimension = 1
+    resultant_names = ("N", "Vy", "Vz", "T", "My", "Mz")
+    resultant_units = ("N", "N", "N", "N m", "N m", "N m")
+    prestress_components = 1
 
-    def __init__(self, material: Material, section: Section) -> None:
+    def __init__(self, material: Material, section: Section,
+                 zref: ArrayLike | None = None) -> None:
         if not isinstance(material, Material):
             raise FEError("TimoshenkoBeam3D needs a Material instance for 'material'")
         if not isinstance(section, Section):
@@ -114,6 +124,49 @@ class TimoshenkoBeam3D:
                           "(e.g. Section.rectangle(width, height))")
         self.material = material
         self.section = section
+        self.zref = None if zref is None else np.asarray(zref, float)
+
+    @classmethod
+    def from_mesh(cls, mesh: Mesh, material: Material, section: Section | None = None,
+                  thickness: float | None = None, drilling_factor: float | None = None,
+                  **unused: Any) -> "TimoshenkoBeam3D":
+        """Beam element for a :class:`BeamMesh` (orientation vectors from ``mesh.zref``).
+
+        Parameters
+        ----------
+        mesh : BeamMesh
+            The beam mesh.
+        material : Material
+            Elastic material.
+        section : Section
+            Cross-section (required).
+        thickness, drilling_factor : None
+            Shell properties; must not be given for a beam mesh.
+        """
+        if section is None:
+            raise FEError("a beam mesh needs section=Section(...) (e.g. Section.circle(r))")
+        if thickness is not None or drilling_factor is not None or unused:
+            extra = [n for n, v in (("thickness", thickness),
+                                    ("drilling_factor", drilling_factor)) if v is not None]
+            raise FEError(f"a beam mesh takes section=..., not {extra + sorted(unused)} "
+                          f"(shell properties)")
+        return cls(material, section, getattr(mesh, "zref", None))
+
+    # ------------------------------------------------------------------ geometry
+    def frames(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Element frames (E, 3, 3) of node coordinates ``X`` (E, 2, 3) [m] (``beam_frames``)."""
+        X = np.asarray(X, float)
+        return beam_frames(X[:, 0], X[:, 1], self.zref)
+
+    def measure(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Element lengths [m] (E,)."""
+        X = np.asarray(X, float)
+        return np.asarray(np.linalg.norm(X[:, 1] - X[:, 0], axis=1), dtype=np.float64)
+
+    @property
+    def mass_per_measure(self) -> float:
+        """Mass per unit length ``rho A`` [kg/m]."""
+        return float(self.material.rho * self.section.A)
 
     # ------------------------------------------------------------------ helpers
     def _plane(self, plane: str) -> tuple[float, float]:
@@ -258,32 +311,27 @@ class TimoshenkoBeam3D:
         return 0.5 * (K + np.transpose(K, (0, 2, 1)))
 
     # ------------------------------------------------------------------ global matrices
-    @staticmethod
-    def _lengths(x1: NDArray[np.float64], x2: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.linalg.norm(np.asarray(x2, float) - np.asarray(x1, float), axis=1)
-
-    def stiffness(self, x1: NDArray[np.float64], x2: NDArray[np.float64],
-                  frames: NDArray[np.float64]) -> NDArray[np.float64]:
+    def stiffness(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                  ) -> NDArray[np.float64]:
         """Element stiffness matrices in the body frame, shape (E, 12, 12).
 
         Parameters
         ----------
-        x1, x2 : ndarray, shape (E, 3)
+        X : ndarray, shape (E, 2, 3)
             Node coordinates [m].
         frames : ndarray, shape (E, 3, 3)
-            Local axes (rows) from :func:`beam_frames`.
+            Local axes (rows) from :meth:`frames`.
         """
-        Kl = self.local_stiffness(self._lengths(x1, x2))
+        Kl = self.local_stiffness(self.measure(X))
         return block_rotate(Kl, frames)
 
-    def mass_points(self, x1: NDArray[np.float64], x2: NDArray[np.float64],
-                    frames: NDArray[np.float64], n_points: int = 4,
-                    local: bool = False) -> MassPoints:
+    def mass_points(self, X: NDArray[np.float64], frames: NDArray[np.float64],
+                    n_points: int = 4, local: bool = False) -> MassPoints:
         """Mass quadrature points (exact for the consistent mass with 4 points).
 
         Parameters
         ----------
-        x1, x2 : ndarray, shape (E, 3)
+        X : ndarray, shape (E, 2, 3)
             Node coordinates [m].
         frames : ndarray, shape (E, 3, 3)
             Local axes (rows).
@@ -293,9 +341,9 @@ class TimoshenkoBeam3D:
             Return shape functions, positions (from node 1) and second moments in
             the element frame instead of the body frame.
         """
-        x1 = np.asarray(x1, float)
-        x2 = np.asarray(x2, float)
-        L = self._lengths(x1, x2)
+        X = np.asarray(X, float)
+        x1, x2 = X[:, 0], X[:, 1]
+        L = self.measure(X)
         s, w = gauss_segment(n_points)
         Tl, Rl = self.local_shape(s, L)
         rho = self.material.rho
@@ -315,13 +363,13 @@ class TimoshenkoBeam3D:
         P = P[:, None, :, :] * lw
         return MassPoints(weight=weight, position=pos, second_moment=P, T=T, R=R)
 
-    def mass(self, x1: NDArray[np.float64], x2: NDArray[np.float64],
-             frames: NDArray[np.float64], lumped: bool = False) -> NDArray[np.float64]:
+    def mass(self, X: NDArray[np.float64], frames: NDArray[np.float64],
+             lumped: bool = False) -> NDArray[np.float64]:
         """Element mass matrices in the body frame, shape (E, 12, 12).
 
         Parameters
         ----------
-        x1, x2 : ndarray, shape (E, 3)
+        X : ndarray, shape (E, 2, 3)
             Node coordinates [m].
         frames : ndarray, shape (E, 3, 3)
             Local axes (rows).
@@ -331,10 +379,10 @@ class TimoshenkoBeam3D:
             mass per direction, the bending rotations of each plane scaled with the
             factor of their deflection, torsion scaled to ``rho Ip L``.
         """
-        Ml = mass_from_points(self.mass_points(x1, x2, frames, local=True))
+        Ml = mass_from_points(self.mass_points(X, frames, local=True))
         if not lumped:
             return block_rotate(Ml, frames)
-        L = self._lengths(x1, x2)
+        L = self.measure(X)
         m = self.material.rho * self.section.A * L
         jt = self.material.rho * self.section.Ip * L
         d = np.einsum("eii->ei", Ml)
@@ -351,9 +399,8 @@ class TimoshenkoBeam3D:
         Dm[:, idx, idx] = D
         return block_rotate(Dm, frames)
 
-    def geometric_stiffness(self, x1: NDArray[np.float64], x2: NDArray[np.float64],
-                            frames: NDArray[np.float64],
-                            axial_force: NDArray[np.float64]) -> NDArray[np.float64]:
+    def geometric_stiffness(self, X: NDArray[np.float64], frames: NDArray[np.float64],
+                            resultants: NDArray[np.float64]) -> NDArray[np.float64]:
         """Geometric (stress) stiffness for a constant axial force per element.
 
         ``K_G = N int (v'^2 + w'^2) dx + N (Ip/A) int theta_x'^2 dx`` with the
@@ -361,19 +408,21 @@ class TimoshenkoBeam3D:
 
         Parameters
         ----------
-        x1, x2 : ndarray, shape (E, 3)
+        X : ndarray, shape (E, 2, 3)
             Node coordinates [m].
         frames : ndarray, shape (E, 3, 3)
             Local axes (rows).
-        axial_force : ndarray, shape (E,)
-            Axial force N per element [N], tension positive.
+        resultants : ndarray, shape (E,) or (E, r)
+            Axial force ``N`` per element [N], tension positive (first column of the
+            resultants; the shear forces, torque and moments are not used).
 
         Returns
         -------
         ndarray, shape (E, 12, 12)
         """
-        L = self._lengths(x1, x2)
-        N = np.broadcast_to(np.asarray(axial_force, float), L.shape)
+        L = self.measure(X)
+        r = np.asarray(resultants, float)
+        N = np.broadcast_to(r if r.ndim <= 1 else r[:, 0], L.shape)
         s, w = gauss_segment(3)  # slopes are quadratic -> product quartic -> 3 points exact
         K = np.zeros((L.size, 12, 12))
         for plane, dofs, sgn in (("xy", _V_DOFS, np.array([1.0, 1.0, 1.0, 1.0])),
@@ -389,10 +438,60 @@ class TimoshenkoBeam3D:
         K *= N[:, None, None]
         return block_rotate(K, frames)
 
-    def axial_force(self, x1: NDArray[np.float64], x2: NDArray[np.float64],
-                    frames: NDArray[np.float64], u_e: NDArray[np.float64]) -> NDArray[np.float64]:
+    def geometric_stiffness_basis(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                                  ) -> NDArray[np.float64]:
+        """Geometric stiffness per unit axial force: shape (E, 1, 12, 12)."""
+        return self.geometric_stiffness(X, frames, np.ones(X.shape[0]))[:, None]
+
+    def local_resultant_matrix(self, L: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Resultants ``(N, Vy, Vz, T, My, Mz)`` at mid-length per local DOF, (E, 6, 12).
+
+        Parameters
+        ----------
+        L : ndarray, shape (E,)
+            Element lengths [m].
+
+        Notes
+        -----
+        The shear forces come from the equilibrium ``V = -EI phi''`` of the
+        interdependent interpolation, equal to ``kGA gamma`` for a finite shear
+        stiffness and still defined in the shear-rigid limit ``k = inf``.
+        """
+        L = np.asarray(L, float)
+        m, sec = self.material, self.section
+        B = np.zeros((L.size, 6, 12))
+        ea, gj = m.E * sec.A / L, m.shear_modulus * sec.J / L
+        B[:, 0, 0], B[:, 0, 6] = -ea, ea
+        B[:, 3, 3], B[:, 3, 9] = -gj, gj
+        mid = np.array([0.5])
+        for plane, dofs, sgn, EI, rv, rm in (
+                ("xy", _V_DOFS, np.array([1.0, 1.0, 1.0, 1.0]), m.E * sec.Iz, 1, 5),
+                ("xz", _W_DOFS, np.array([1.0, -1.0, 1.0, -1.0]), m.E * sec.Iy, 2, 4)):
+            C = self._coeffs(L, self.shear_parameter(L, plane))
+            ddphi = 2.0 * C[:, 3, :] / L[:, None] ** 3  # phi'' (generic DOFs), constant
+            dphi = self.bending_shape(mid, L, plane)["dphi"][:, 0, :]
+            idx = list(dofs)
+            if plane == "xy":  # phi = theta_z: Mz = EIz phi', Vy = -EIz phi''
+                B[:, rm, idx] = EI * dphi * sgn
+                B[:, rv, idx] = -EI * ddphi * sgn
+            else:  # phi = -theta_y: My = -EIy phi', Vz = dMy/dx = -EIy phi''
+                B[:, rm, idx] = -EI * dphi * sgn
+                B[:, rv, idx] = -EI * ddphi * sgn
+        return B
+
+    def resultant_matrix(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                         ) -> NDArray[np.float64]:
+        """Map (E, 6, 12) from body-frame element DOFs to ``(N, Vy, Vz, T, My, Mz)``.
+
+        Resultants at mid-length in the element frame [N, N m] (see the class notes).
+        """
+        Bl = self.local_resultant_matrix(self.measure(X))
+        return np.asarray(np.matmul(Bl, block_rotation(frames, 2)), dtype=np.float64)
+
+    def axial_force(self, X: NDArray[np.float64], frames: NDArray[np.float64],
+                    u_e: NDArray[np.float64]) -> NDArray[np.float64]:
         """Axial force ``N = EA (u2 - u1)/L`` of each element [N] from element DOFs (E, 12)."""
-        L = self._lengths(x1, x2)
+        L = self.measure(X)
         ex = frames[:, 0, :]
         du = np.sum((u_e[:, 6:9] - u_e[:, 0:3]) * ex, axis=1)
-        return self.material.E * self.section.A * du / L
+        return np.asarray(self.material.E * self.section.A * du / L, dtype=np.float64)

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from .linalg import block_rotate, shape_to_body
+
 __all__ = ["MassPoints", "block_rotate", "mass_from_points", "rotary_inertia", "shape_to_body"]
 
 
@@ -85,32 +87,3 @@ def mass_from_points(mp: MassPoints) -> NDArray[np.float64]:
     JR = np.matmul(J, mp.R).reshape(E, q * 3, n)
     M += np.matmul(np.swapaxes(mp.R.reshape(E, q * 3, n), 1, 2), JR)
     return 0.5 * (M + np.swapaxes(M, 1, 2))
-
-
-def block_rotate(A: NDArray[np.float64], frames: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``Tb^T A Tb`` for element matrices A (E, 3m, 3m) and ``Tb = blockdiag(F, ..., F)``.
-
-    Parameters
-    ----------
-    A : ndarray, shape (E, 3m, 3m)
-        Matrices in the element frame.
-    frames : ndarray, shape (E, 3, 3)
-        Rows = element axes in the body frame (``x_local = F x_body``).
-
-    Returns
-    -------
-    ndarray, shape (E, 3m, 3m)
-        Matrices in the body frame.
-    """
-    E, n, _ = A.shape
-    B = np.matmul(A.reshape(E, n * n // 3, 3), frames).reshape(E, n, n)  # A Tb
-    C = np.matmul(np.swapaxes(B, 1, 2).reshape(E, n * n // 3, 3), frames).reshape(E, n, n)
-    return np.swapaxes(C, 1, 2)
-
-
-def shape_to_body(Tl: NDArray[np.float64], frames: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Shape functions (E, q, 3, 3m) from element to body frame: ``F^T Tl Tb``."""
-    E, q, _, n = Tl.shape
-    T5 = Tl.reshape(E, q, 3, n // 3, 3)
-    out = np.einsum("eba,eqbnc,ecd->eqand", frames, T5, frames, optimize=True)
-    return out.reshape(E, q, 3, n)

@@ -53,18 +53,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from .errors import FEError
 from .fields import MassPoints, rotary_inertia
+from .linalg import LEVI_CIVITA as _EPS
+from .linalg import skew
 
 __all__ = ["Invariants", "compute_invariants", "skew"]
-
-_EPS = np.zeros((3, 3, 3))
-_EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
-_EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
-
-
-def skew(v: ArrayLike) -> NDArray[np.float64]:
-    """Skew-symmetric (cross-product) matrix of a 3-vector."""
-    x, y, z = np.asarray(v, float).ravel()
-    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
 
 
 Matrix: TypeAlias = "NDArray[np.float64] | sp.spmatrix"
@@ -284,16 +276,35 @@ class Invariants:
         return self.I3.T @ np.asarray(acceleration, float)
 
     # ------------------------------------------------------------------ modal projection
-    def project(self, basis: NDArray[np.float64]) -> "Invariants":
-        """Invariants of the coordinates ``q = basis @ eta`` (basis shape (n, k))."""
-        Phi = np.asarray(basis, float)
+    def project(self, basis: NDArray[np.float64] | sp.spmatrix) -> "Invariants":
+        """Invariants of the coordinates ``q = basis @ eta`` (basis shape (n, k)).
+
+        Parameters
+        ----------
+        basis : ndarray or sparse matrix, shape (n, k)
+            Dense (modal) or sparse (nodal, constraint-eliminated) basis; a sparse basis
+            keeps the ``Sbar`` blocks sparse.
+        """
+        if sp.issparse(basis):
+            Phi: Any = sp.csr_matrix(basis)
+        else:
+            Phi = np.asarray(basis, float)
         if Phi.shape[0] != self.n:
             raise FEError(f"basis has {Phi.shape[0]} rows, the invariants have {self.n} "
                           f"coordinates")
-        Sb = [[np.asarray(Phi.T @ (self.Sbar[a][b] @ Phi)) for b in range(3)] for a in range(3)]
+        if sp.issparse(Phi):
+            PhiT = Phi.T.tocsr()
+            Sb: list[list[Any]] = [[sp.csr_matrix(PhiT @ sp.csr_matrix(self.Sbar[a][b]) @ Phi)
+                                    for b in range(3)] for a in range(3)]
+            I3 = np.asarray((sp.csr_matrix(self.I3) @ Phi).toarray())
+            Sh = np.asarray((sp.csr_matrix(self.Shat.reshape(9, -1)) @ Phi).toarray())
+            Shat = Sh.reshape(3, 3, -1)
+        else:
+            Sb = [[np.asarray(Phi.T @ (self.Sbar[a][b] @ Phi)) for b in range(3)]
+                  for a in range(3)]
+            I3, Shat = self.I3 @ Phi, self.Shat @ Phi
         return Invariants(mass=self.mass, first_moment=self.first_moment,
-                          second_moment=self.second_moment, I3=self.I3 @ Phi,
-                          Shat=self.Shat @ Phi, Sbar=Sb)
+                          second_moment=self.second_moment, I3=I3, Shat=Shat, Sbar=Sb)
 
 
 def _skew_fields(R: NDArray[np.float64]) -> NDArray[np.float64]:

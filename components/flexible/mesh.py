@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .errors import FEError
+from .linalg import GEOMETRY_RTOL
 
 __all__ = ["Mesh", "BeamMesh", "ShellMesh"]
 
@@ -245,7 +246,7 @@ class ShellMesh(Mesh):
         X = self.nodes[self.elements]
         a2 = np.linalg.norm(np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0]), axis=1)
         size = np.max(np.linalg.norm(X - X[:, :1], axis=2), axis=1)
-        bad = np.flatnonzero(a2 <= 1e-10 * size**2)
+        bad = np.flatnonzero(a2 <= GEOMETRY_RTOL * size**2)
         if bad.size:
             raise FEError(f"triangle {int(bad[0])} (nodes {self.elements[bad[0]].tolist()}) has "
                           f"zero area; fix its nodes")

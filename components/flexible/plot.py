@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import FEError
-from .mesh import BeamMesh, Mesh, ShellMesh
+from .mesh import Mesh
 
 __all__ = ["plot_mesh", "plot_mode", "plot_modes"]
 
@@ -21,6 +21,11 @@ def _plt() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def _is_surface(mesh: Mesh) -> bool:
+    """Surface elements (closed polygons, 3+ nodes) rather than line elements (2 nodes)."""
+    return mesh.nodes_per_element >= 3
 
 
 def _equal_3d(ax: Any, X: NDArray[np.float64]) -> None:
@@ -87,7 +92,7 @@ def plot_mesh(mesh: Mesh, path: str | Path, node_sets: Sequence[str] | None = No
         i, j = axes2
         ax = fig.add_subplot()
         for el in mesh.elements:
-            p = X[np.append(el, el[0])] if isinstance(mesh, ShellMesh) else X[el]
+            p = X[np.append(el, el[0])] if _is_surface(mesh) else X[el]
             ax.plot(p[:, i], p[:, j], color="0.35", lw=0.8)
         for k, name in enumerate(names):
             ids = mesh.node_set(name)
@@ -103,7 +108,7 @@ def plot_mesh(mesh: Mesh, path: str | Path, node_sets: Sequence[str] | None = No
     else:
         ax = fig.add_subplot(projection="3d")
         for el in mesh.elements:
-            p = X[np.append(el, el[0])] if isinstance(mesh, ShellMesh) else X[el]
+            p = X[np.append(el, el[0])] if _is_surface(mesh) else X[el]
             ax.plot(p[:, 0], p[:, 1], p[:, 2], color="0.35", lw=0.8)
         for k, name in enumerate(names):
             ids = mesh.node_set(name)
@@ -161,7 +166,7 @@ def _draw_mode(ax: Any, mesh: Mesh, shape: NDArray[np.float64], scale: float | N
     s = 0.15 * size / umax if scale is None else scale
     Y = X + s * U
     mag = np.linalg.norm(U, axis=1) / umax
-    if isinstance(mesh, ShellMesh):
+    if _is_surface(mesh):
         from matplotlib import cm
 
         for tri in mesh.elements:
@@ -206,7 +211,7 @@ def plot_mode(mesh: Mesh, shape: NDArray[np.float64], path: str | Path,
         raise FEError(f"mode shape has {np.size(shape)} entries, expected 6 x {mesh.n_nodes}")
     plt = _plt()
     fig = plt.figure(figsize=(6.5, 5.5))
-    e = _straight_axis(mesh.nodes) if isinstance(mesh, BeamMesh) else None
+    e = _straight_axis(mesh.nodes) if not _is_surface(mesh) else None
     ax: Any
     if e is not None:
         ax = fig.add_subplot()
@@ -253,7 +258,7 @@ def plot_modes(mesh: Mesh, shapes: NDArray[np.float64], frequencies: Sequence[fl
     cols = min(k, 3)
     rows = int(np.ceil(k / cols))
     fig = plt.figure(figsize=(4.4 * cols, 3.8 * rows))
-    e = _straight_axis(mesh.nodes) if isinstance(mesh, BeamMesh) else None
+    e = _straight_axis(mesh.nodes) if not _is_surface(mesh) else None
     ax: Any
     for i in range(k):
         if e is not None:

@@ -27,12 +27,17 @@ Local DOF order per node (element frame ``e1, e2, e3``):
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
+from .element import Element, register_element
 from .errors import FEError
-from .fields import MassPoints, block_rotate, shape_to_body
+from .fields import MassPoints
+from .linalg import GEOMETRY_RTOL, block_rotate, block_rotation, shape_to_body
 from .materials import Material
+from .mesh import Mesh, ShellMesh
 from .quadrature import triangle_midpoint_rule, triangle_rule
 
 __all__ = ["DKTShell", "shell_frames"]
@@ -57,7 +62,7 @@ def shell_frames(X: NDArray[np.float64]) -> NDArray[np.float64]:
     n = np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0])
     a2 = np.linalg.norm(n, axis=1)
     h = np.max(np.linalg.norm(X - X[:, :1], axis=2), axis=1)
-    bad = np.flatnonzero(a2 <= 1e-10 * np.maximum(h, 1e-300) ** 2)
+    bad = np.flatnonzero(a2 <= GEOMETRY_RTOL * h**2)
     if bad.size:
         raise FEError(f"shell element {int(bad[0])} is degenerate (zero area); check its three "
                       f"node numbers and coordinates")
@@ -71,14 +76,6 @@ def shell_frames(X: NDArray[np.float64]) -> NDArray[np.float64]:
     e1 /= np.linalg.norm(e1, axis=1)[:, None]
     e2 = np.cross(e3, e1)
     return np.stack([e1, e2, e3], axis=1)
-
-
-def _block_rotation(frames: NDArray[np.float64], n_nodes: int) -> NDArray[np.float64]:
-    E = frames.shape[0]
-    T = np.zeros((E, 6 * n_nodes, 6 * n_nodes))
-    for b in range(2 * n_nodes):
-        T[:, 3 * b:3 * b + 3, 3 * b:3 * b + 3] = frames
-    return T
 
 
 def _quadratic_shape(pts: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -143,7 +140,8 @@ def _reference_mass_integrals() -> tuple[NDArray[np.float64], NDArray[np.float64
 _REF: list[NDArray[np.float64]] = []
 
 
-class DKTShell:
+@register_element(ShellMesh)
+class DKTShell(Element):
     """Flat 3-node shell element (DKT bending + Allman membrane), 6 DOF per node.
 
     Parameters
@@ -157,14 +155,22 @@ class DKTShell:
 
     Notes
     -----
-    Routines are vectorised over ``E`` triangles given by their node coordinates
-    ``X`` (E, 3, 3) [m] and frames (see :func:`shell_frames`); results are in the
-    body (mesh) frame with DOF order ``(u, v, w, rx, ry, rz)`` per node.
+    Implements :class:`~components.flexible.element.Element`: routines are vectorised
+    over ``E`` triangles given by their node coordinates ``X`` (E, 3, 3) [m] and frames
+    (:meth:`frames`); results are in the body (mesh) frame with DOF order
+    ``(u, v, w, rx, ry, rz)`` per node. Stress resultants at the centroid, element
+    frame: membrane forces ``Nx, Ny, Nxy`` [N/m] (tension positive) and bending moments
+    ``Mx = D (kx + nu ky)``, ``My = D (ky + nu kx)``, ``Mxy = D (1 - nu)/2 kxy`` [N m/m]
+    with the curvatures ``(beta_x,x, beta_y,y, beta_x,y + beta_y,x)``, i.e. ``Mx > 0``
+    stretches the fibres on the ``+e3`` side.
     """
 
-    n_nodes = 3
-    dofs_per_node = 6
-    n_dofs = 18
+    nodes_per_element = 3
+    n_nodes = 3  # alias of nodes_per_element
+    dimension = 2
+    resultant_names = ("Nx", "Ny", "Nxy", "Mx", "My", "Mxy")
+    resultant_units = ("N/m", "N/m", "N/m", "N m/m", "N m/m", "N m/m")
+    prestress_components = 3
 
     def __init__(self, material: Material, thickness: float, drilling_factor: float = 1e-3) -> None:
         if not isinstance(material, Material):
@@ -177,6 +183,47 @@ class DKTShell:
         self.material = material
         self.thickness = h
         self.drilling_factor = float(drilling_factor)
+
+    @classmethod
+    def from_mesh(cls, mesh: Mesh, material: Material, section: Any = None,
+                  thickness: float | None = None, drilling_factor: float | None = None,
+                  **unused: Any) -> "DKTShell":
+        """Shell element for a :class:`ShellMesh`.
+
+        Parameters
+        ----------
+        mesh : ShellMesh
+            The triangle mesh.
+        material : Material
+            Elastic material.
+        section : None
+            Beam property; must not be given for a shell mesh.
+        thickness : float
+            Thickness [m] (required).
+        drilling_factor : float, optional
+            Drilling penalty factor [-] (default 1e-3).
+        """
+        if thickness is None:
+            raise FEError("a shell mesh needs thickness=<metres>")
+        if section is not None or unused:
+            extra = (["section"] if section is not None else []) + sorted(unused)
+            raise FEError(f"a shell mesh takes thickness=..., not {extra} (beam properties)")
+        return cls(material, thickness, 1e-3 if drilling_factor is None else drilling_factor)
+
+    def frames(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Element frames (E, 3, 3) of triangles ``X`` (E, 3, 3) [m] (:func:`shell_frames`)."""
+        return shell_frames(X)
+
+    def measure(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Triangle areas [m^2] (E,)."""
+        X = np.asarray(X, float)
+        n = np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0])
+        return np.asarray(0.5 * np.linalg.norm(n, axis=1), dtype=np.float64)
+
+    @property
+    def mass_per_measure(self) -> float:
+        """Mass per unit area ``rho h`` [kg/m^2]."""
+        return float(self.material.rho * self.thickness)
 
     # ------------------------------------------------------------------ geometry
     def plane_stress(self) -> NDArray[np.float64]:
@@ -502,9 +549,26 @@ class DKTShell:
         Dm[:, idx, idx] = D
         return block_rotate(Dm, frames)
 
+    def load_points(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Degree-3 rule with the translation fields only (exact for a uniform traction:
+        the Allman field is quadratic, the transverse ``w`` cubic)."""
+        X = np.asarray(X, float)
+        xl = self.local_coordinates(X, frames)
+        _, det = self._jacobian(xl)
+        pts, w = triangle_rule(3)
+        E, q = X.shape[0], len(pts)
+        Tl = np.zeros((E, q, 3, 18))
+        U, _ = self.membrane_displacement(xl, pts)
+        Tl[:, :, 0:2, self._MEM] = U
+        wf, _ = self.cubic_w(xl, pts)
+        Tl[:, :, 2, self._BEN] = wf
+        return 0.5 * np.abs(det)[:, None] * w[None, :], shape_to_body(Tl, frames)
+
     def pressure_load(self, X: NDArray[np.float64], frames: NDArray[np.float64],
-                      pressure: float | NDArray[np.float64]) -> NDArray[np.float64]:
-        """Consistent load (E, 18) of a uniform pressure along +e3 on each element.
+                      pressure: float | NDArray[np.float64], lumped: bool = False
+                      ) -> NDArray[np.float64]:
+        """Load (E, 18) of a uniform pressure along +e3 on each element.
 
         Parameters
         ----------
@@ -514,17 +578,39 @@ class DKTShell:
             Element frames (rows).
         pressure : float or ndarray (E,)
             Pressure along the element normal ``e3`` [Pa].
+        lumped : bool
+            Consistent (cubic ``w``, nodal moments included) or lumped (``p A / 3`` per
+            node); see :meth:`Element.distributed_load`.
         """
-        xl = self.local_coordinates(X, frames)
-        _, det = self._jacobian(xl)
-        area = 0.5 * np.abs(det)
-        pts, w = triangle_rule(3)
-        wf, _ = self.cubic_w(xl, pts)
-        fl = np.zeros((X.shape[0], 18))
-        p = np.broadcast_to(np.asarray(pressure, float), area.shape)
-        fl[:, self._BEN] = (p * area)[:, None] * np.einsum("q,eqj->ej", w, wf)
-        T = _block_rotation(frames, 3)
-        return np.einsum("eki,ek->ei", T, fl)
+        p = np.broadcast_to(np.asarray(pressure, float), (X.shape[0],))
+        return self.distributed_load(X, frames, p[:, None] * frames[:, 2, :], lumped)
+
+    def local_resultant_matrix(self, xl: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Centroid resultants ``(Nx, Ny, Nxy, Mx, My, Mxy)`` per local DOF, (E, 6, 18).
+
+        Parameters
+        ----------
+        xl : ndarray, shape (E, 3, 2)
+            In-plane node coordinates [m] (:meth:`local_coordinates`).
+        """
+        C = self.plane_stress()
+        h = self.thickness
+        c = np.array([[1 / 3, 1 / 3]])
+        Bm = self.membrane_strain(xl, c)[:, 0]  # (E, 3, 9)
+        Bb = self.dkt_curvature(xl, c)[:, 0]
+        B = np.zeros((xl.shape[0], 6, 18))
+        B[:, 0:3, self._MEM] = h * np.einsum("ab,ebj->eaj", C, Bm)
+        B[:, 3:6, self._BEN] = h**3 / 12.0 * np.einsum("ab,ebj->eaj", C, Bb)
+        return B
+
+    def resultant_matrix(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                         ) -> NDArray[np.float64]:
+        """Map (E, 6, 18) from body-frame element DOFs to ``(Nx, Ny, Nxy, Mx, My, Mxy)``.
+
+        Resultants at the centroid in the element frame [N/m, N m/m] (class notes).
+        """
+        Bl = self.local_resultant_matrix(self.local_coordinates(X, frames))
+        return np.asarray(np.matmul(Bl, block_rotation(frames, 3)), dtype=np.float64)
 
     def membrane_forces(self, X: NDArray[np.float64], frames: NDArray[np.float64],
                         u_e: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -539,15 +625,10 @@ class DKTShell:
         u_e : ndarray, shape (E, 18)
             Element DOFs in the body frame [m, rad].
         """
-        xl = self.local_coordinates(X, frames)
-        T = _block_rotation(frames, 3)
-        ul = np.einsum("eij,ej->ei", T, u_e)
-        B = self.membrane_strain(xl, np.array([[1 / 3, 1 / 3]]))[:, 0]
-        eps = np.einsum("eaj,ej->ea", B, ul[:, self._MEM])
-        return self.thickness * eps @ self.plane_stress().T
+        return self.stress_resultants(X, frames, u_e)[:, :3]
 
     def geometric_stiffness(self, X: NDArray[np.float64], frames: NDArray[np.float64],
-                            membrane_forces: NDArray[np.float64]) -> NDArray[np.float64]:
+                            resultants: NDArray[np.float64]) -> NDArray[np.float64]:
         """Geometric stiffness ``int grad(w)^T N grad(w) dA`` for given membrane forces.
 
         Parameters
@@ -556,8 +637,9 @@ class DKTShell:
             Node coordinates [m].
         frames : ndarray, shape (E, 3, 3)
             Element frames (rows).
-        membrane_forces : ndarray, shape (E, 3)
-            ``(Nx, Ny, Nxy)`` in the element frame [N/m], tension positive.
+        resultants : ndarray, shape (E, r), r >= 3
+            ``(Nx, Ny, Nxy, ...)`` in the element frame [N/m], tension positive (the
+            bending moments, if given, are not used).
 
         Returns
         -------
@@ -569,9 +651,32 @@ class DKTShell:
         area = 0.5 * np.abs(det)
         pts, w = triangle_rule(4)
         _, g = self.cubic_w(xl, pts)
-        Nf = np.asarray(membrane_forces, float)
+        Nf = np.asarray(resultants, float)
         Nm = np.stack([np.stack([Nf[:, 0], Nf[:, 2]], -1), np.stack([Nf[:, 2], Nf[:, 1]], -1)], 1)
         Kg = np.einsum("q,eqai,eab,eqbj->eij", w, g, Nm, g, optimize=True) * area[:, None, None]
         K = np.zeros((X.shape[0], 18, 18))
         K[:, self._BEN[:, None], self._BEN[None, :]] = Kg
         return block_rotate(K, frames)
+
+    def geometric_stiffness_basis(self, X: NDArray[np.float64], frames: NDArray[np.float64]
+                                  ) -> NDArray[np.float64]:
+        """Geometric stiffness per unit ``Nx``, ``Ny``, ``Nxy``: shape (E, 3, 18, 18).
+
+        ``geometric_stiffness(X, frames, s) = sum_i s[:, i] basis[:, i]``.
+        """
+        xl = self.local_coordinates(X, frames)
+        _, det = self._jacobian(xl)
+        area = 0.5 * np.abs(det)
+        pts, w = triangle_rule(4)
+        _, g = self.cubic_w(xl, pts)
+        gw = g * (w[None, :, None, None] * area[:, None, None, None])
+        G = np.zeros((X.shape[0], 3, 18, 18))
+        xx = np.einsum("eqi,eqj->eij", gw[:, :, 0], g[:, :, 0])
+        yy = np.einsum("eqi,eqj->eij", gw[:, :, 1], g[:, :, 1])
+        xy = np.einsum("eqi,eqj->eij", gw[:, :, 0], g[:, :, 1])
+        B = self._BEN
+        for i, Kg in enumerate((xx, yy, xy + np.swapaxes(xy, 1, 2))):
+            K = np.zeros((X.shape[0], 18, 18))
+            K[:, B[:, None], B[None, :]] = Kg
+            G[:, i] = block_rotate(K, frames)
+        return G

@@ -52,8 +52,8 @@ def test_mass_reduces_to_euler_bernoulli_consistent_mass() -> None:
     sec = Section(A=1e-2, Iy=1e-20, Iz=1e-20, J=1e-20, ky=math.inf, kz=math.inf)
     el = TimoshenkoBeam3D(STEEL, sec)
     L = 0.8
-    x1, x2 = np.zeros((1, 3)), np.array([[L, 0.0, 0.0]])
-    M = el.mass(x1, x2, beam_frames(x1, x2))[0]
+    X = np.array([[[0.0, 0.0, 0.0], [L, 0.0, 0.0]]])  # one element, nodes (E, 2, 3)
+    M = el.mass(X, el.frames(X))[0]
     mL = STEEL.rho * sec.A * L
     ref = mL / 420 * np.array([[156, 22 * L, 54, -13 * L], [22 * L, 4 * L**2, 13 * L, -3 * L**2],
                                [54, 13 * L, 156, -22 * L], [-13 * L, -3 * L**2, -22 * L, 4 * L**2]])
@@ -66,8 +66,8 @@ def test_lumped_mass_is_hrz() -> None:
     sec = Section(A=1e-2, Iy=1e-20, Iz=1e-20, J=1e-20, ky=math.inf, kz=math.inf)
     el = TimoshenkoBeam3D(STEEL, sec)
     L = 0.8
-    x1, x2 = np.zeros((1, 3)), np.array([[L, 0.0, 0.0]])
-    M = el.mass(x1, x2, beam_frames(x1, x2), lumped=True)[0]
+    X = np.array([[[0.0, 0.0, 0.0], [L, 0.0, 0.0]]])
+    M = el.mass(X, el.frames(X), lumped=True)[0]
     mL = STEEL.rho * sec.A * L
     assert np.allclose(M, np.diag(np.diag(M)), atol=1e-14 * mL)
     # HRZ of the Hermite matrix: m/2 per node and m L^2 / 78 on the bending rotations
