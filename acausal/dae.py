@@ -54,6 +54,7 @@ class SemiExplicitDAE:
     explicit: int = 0
     n_sys: int = 0  # the first n_sys outputs are the equation system's variables
     out_stacked: cs.SX | None = None
+    alg_labels: list[str] = field(default_factory=list)  # the equation behind each alg row
 
     def function(self, name: str = "dae") -> cs.Function:
         """``(x, z, p, t) -> (ode, alg)`` as a named CasADi function."""
@@ -96,7 +97,7 @@ class SemiExplicitDAE:
     @cached_property
     def algebraic_solver(self) -> AlgebraicSystem:
         """Newton on ``alg(x, z, p, t) = 0`` for ``z`` (arguments ``[x; p; t]``)."""
-        labels = [f"algebraic equation {k} (for {n})" for k, n in enumerate(self.z_names)]
+        labels = self.alg_labels or [f"algebraic equation {k}" for k in range(len(self.z_names))]
         return AlgebraicSystem(self.alg, self.z, cs.vertcat(self.x, self.p, self.t), labels)
 
 
@@ -164,6 +165,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         explicit=solved.n_explicit,
         n_sys=n_sys,
         out_stacked=cs.vertcat(sys_stacked, stacked),
+        alg_labels=[sys.equations[i].describe(100) for i in solved.alg_equations],
     )
 
 

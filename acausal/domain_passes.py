@@ -71,6 +71,12 @@ class DomainPass(ABC):
         """Printable summary of what the pass did (None if it has nothing to say)."""
         return None
 
+    def diagnose_initial_failure(self, start: dict[str, float], fixed: set[str],
+                                 params: dict[str, float]) -> str | None:
+        """Explain, in the domain's terms, why no consistent initial values were found
+        (called when initialisation fails; None: nothing to add)."""
+        return None
+
 
 _REGISTRY: dict[str, tuple[str, str]] = {}
 

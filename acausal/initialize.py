@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from .dae import SemiExplicitDAE
 from .errors import InitializationError
-from .solvers.newton import AlgebraicSystem
+from .solvers.newton import AlgebraicSystem, NewtonFailure
 from .structure.matching import match
 
 if TYPE_CHECKING:
@@ -301,8 +301,11 @@ def initialize(cm: CompiledModel, p: np.ndarray, t0: float = 0.0,
     guess = np.array([values.get(n, 0.0) for n in dae.x_names]
                      + [values.get(n, 0.0) for n in dae.z_names], dtype=float)
     s = np.array([values[n] for n in isys.start_names], dtype=float)
-    sol = isys.solver(dae).solve(guess, np.concatenate([s, p, [t0]]),
-                                 what="consistent initial values")
+    try:
+        sol = isys.solver(dae).solve(guess, np.concatenate([s, p, [t0]]),
+                                     what="consistent initial values")
+    except NewtonFailure as failure:
+        raise _diagnosed(cm, failure, values, isys.fixed, p) from None
     conds = [f"{n} = {values[n]} (fixed start)" for n in isys.fixed]
     conds += [lab for lab in isys.labels if lab.startswith("initial equation")]
     return InitialValues(sol.w[:nx], sol.w[nx:], conds,
@@ -311,14 +314,24 @@ def initialize(cm: CompiledModel, p: np.ndarray, t0: float = 0.0,
                          sol.residual)
 
 
+def _diagnosed(cm: CompiledModel, failure: NewtonFailure, values: dict[str, float],
+               fixed: list[str], p: np.ndarray) -> InitializationError:
+    """The Newton failure, explained by the domain passes where they can (a kinematic loop
+    that cannot close names its cut joint, the loop and the miss in metres)."""
+    notes = []
+    for dp in cm.flat.domain_passes.values():
+        note = dp.diagnose_initial_failure(values, set(fixed),
+                                           dict(zip(cm.dae.p_names, p, strict=True)))
+        if note:
+            notes.append(note)
+    if not notes:
+        return failure
+    return InitializationError("\n".join(notes) + "\n(" + str(failure) + ")")
+
+
 def _algebraic_labels(cm: CompiledModel, dae: SemiExplicitDAE) -> list[str]:
-    """A label per algebraic equation: the unknown it determines and its component."""
-    idx = cm.system.name_index
-    out = []
-    for k, n in enumerate(dae.z_names):
-        origin = cm.system.variables[idx[n]].origin if n in idx else ""
-        out.append(f"algebraic equation {k} (for {n}" + (f" of {origin})" if origin else ")"))
-    return out
+    """A label per algebraic equation: the equation as written, with its component."""
+    return list(dae.alg_labels) or [f"algebraic equation {k}" for k in range(len(dae.z_names))]
 
 
 def consistent_algebraic(dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray, p: np.ndarray,

@@ -44,6 +44,8 @@ from .base import EdgeRole, Kinematics, MultibodyComponent
 
 __all__ = ["Mechanism", "MechanismReport"]
 
+_CLOSURE_TOL = 1e-6  # m or rad: a loop that misses by more cannot close
+
 
 @dataclass
 class MechanismReport:
@@ -105,6 +107,8 @@ class Mechanism(DomainPass):
                     "(acausal.multibody.base.MultibodyComponent)")
         self.comps: list[MultibodyComponent] = list(comps)  # type: ignore[arg-type]
         self._report: MechanismReport | None = None
+        self._constraints: tuple[list[cs.SX], list[str], list[Component], list[cs.SX]] = (
+            [], [], [], [])
         ports = [p for c in comps for p in c.ports().values() if not p.domain.graph]
         self.ports = ports
         pid = {id(p): k for k, p in enumerate(ports)}
@@ -150,7 +154,103 @@ class Mechanism(DomainPass):
                 "connect them through joints to components.multibody.World, or give the "
                 "body a free motion"
             )
+        self._check_frames_connected()
         self.removed: list[str] = []
+
+    def _check_frames_connected(self) -> None:
+        """A joint moves one frame relative to another: both must be connected to something
+        (a joint with a free side has no mass on it, a singular model). The free end of an
+        arm is allowed: it is a point of its body."""
+        has_world = any(getattr(c, "is_world", False) for c in self.comps)
+        for e in self.edges:
+            if e.role is not EdgeRole.JOINT:
+                continue
+            for end in (e.initial, e.final):
+                if end == self.datum or len(self.vertex_ports[end]) > 1:
+                    continue
+                port = self.vertex_ports[end][0]
+                if port.owner is not e.comp and port.owner._parent is e.comp:
+                    continue  # an inner port of the component itself (flexible attachments)
+                hint = ("" if has_world else
+                        " The model has no World (the inertial frame and gravity): add "
+                        "components.multibody.World() and connect its frame_b to the frame "
+                        "that is fixed in space.")
+                raise TopologyError(
+                    f"frame {port.path()} is connected to nothing: {e.comp._describe()} acts "
+                    "between two frames, connect it to the World's frame_b (fixed base) or "
+                    "to a body or another joint." + hint)
+
+    def _loop(self, chord: int) -> list[str]:
+        """The edges around the fundamental loop of a chord (tree path + chord)."""
+        topo = self.topo
+        a, b = self.edges[chord].initial, self.edges[chord].final
+        up_a, up_b = [], []
+        while a != b:
+            if topo.depth[a] >= topo.depth[b]:
+                up_a.append(int(topo.parent_edge[a]))
+                a = int(topo.parent[a])
+            else:
+                up_b.append(int(topo.parent_edge[b]))
+                b = int(topo.parent[b])
+        names = [self.edges[chord].name]
+        for k in up_a + list(reversed(up_b)):
+            if self.edges[k].name not in names:
+                names.append(self.edges[k].name)
+        return names
+
+    def diagnose_initial_failure(self, start: dict[str, float], fixed: set[str],
+                                 params: dict[str, float]) -> str | None:
+        """Whether the kinematic loops can close with the fixed coordinates: the position
+        constraints alone are solved in the least-squares sense over the coordinates
+        without a fixed start; a miss means the geometry cannot close."""
+        constraints, labels, comps, q = self._constraints
+        if not constraints:
+            return None
+        from scipy.optimize import least_squares
+
+        Phi = cs.vertcat(*constraints)
+        qnames = {s.name() for s in q}
+        syms = cs.symvar(Phi)
+        free = [s for s in syms if s.name() in qnames and s.name() not in fixed]
+        known = [s for s in syms if not (s.name() in qnames and s.name() not in fixed)]
+        f = cs.Function("phi", [cs.vertcat(*free) if free else cs.SX(0, 1),
+                                cs.vertcat(*known) if known else cs.SX(0, 1)], [Phi])
+        kv = np.array([start.get(s.name(), params.get(s.name(), 0.0)) for s in known])
+        v0 = np.array([start.get(s.name(), 0.0) for s in free])
+
+        def residual(v: np.ndarray) -> np.ndarray:
+            return np.asarray(f(v, kv)).ravel()
+
+        if free:
+            sol = least_squares(residual, v0, xtol=1e-14, ftol=1e-14, gtol=1e-14)
+            r, v = residual(sol.x), sol.x
+        else:
+            r, v = residual(v0), v0
+        bad = [k for k in range(len(r)) if abs(r[k]) > _CLOSURE_TOL]
+        if not bad:
+            guesses = ", ".join(f"{s.name()!r}: {x:.6g}" for s, x in zip(free, v, strict=True)
+                                if abs(x - start.get(s.name(), 0.0)) > 1e-6)
+            return ("the kinematic loops can close, but Newton did not reach a closed "
+                    "configuration from the start values; a closed one is near "
+                    + (f"start={{{guesses}}}" if guesses else "the start values")
+                    + " (pass these to simulate(start=...) or as guesses)")
+        fixed_used = sorted(s.name() for s in known if s.name() in qnames)
+        by_chord: dict[str, list[int]] = {}
+        for k in bad:
+            by_chord.setdefault(comps[k]._path_or_class(), []).append(k)
+        parts = []
+        for name, rows in by_chord.items():
+            chord = next(k for k in self.topo.cotree if self.edges[k].name == name)
+            misses = ", ".join(
+                f"{abs(r[k]):.3g} {'m' if 'position' in labels[k] else 'rad'} in "
+                f"{labels[k].split(': ', 1)[-1]!r}" for k in rows[:4])
+            parts.append(f"the loop closed by the cut joint {name} ("
+                         + " - ".join(self._loop(chord)) + f") cannot close: {misses}")
+        return ("the mechanism's geometry cannot close: " + "; ".join(parts)
+                + (f" (with the fixed start values of {', '.join(fixed_used)})"
+                   if fixed_used else "")
+                + ". Check the link lengths, the joint positions and the fixed joint "
+                "angles.")
 
     @staticmethod
     def _connection_owners(comps: list[Component]) -> list[Component]:
@@ -277,6 +377,8 @@ class Mechanism(DomainPass):
                 constraints.append(res)
                 labels.append((f"{e.name}: {lab}", e.comp))
         constraints, labels = self._independent(constraints, labels, q)
+        self._constraints = (constraints, [lab for lab, _ in labels],
+                             [c for _, c in labels], list(q_all))
 
         # virtual power
         du = cs.SX.sym("du", u.numel()) if u.numel() else cs.SX(0, 1)

@@ -20,7 +20,7 @@ import scipy.sparse.linalg as spla
 
 from ..errors import InitializationError
 
-__all__ = ["AlgebraicSystem", "NewtonResult", "DIFFERENCE_JACOBIAN_MIN"]
+__all__ = ["AlgebraicSystem", "NewtonResult", "NewtonFailure", "DIFFERENCE_JACOBIAN_MIN"]
 
 #: unknowns above which an exact symbolic Jacobian is replaced by a difference Jacobian when
 #: the caller allows it (``jacobian="auto"``)
@@ -30,6 +30,23 @@ _FD_STEP = 1.5e-8
 #: smallest |pivot| / largest |pivot| of an LU step before the minimum-norm step is taken
 #: instead (a Jacobian this close to singular is treated as singular)
 _PIVOT_RATIO = 1e-12
+
+
+class NewtonFailure(InitializationError):
+    """Newton did not converge: ``w`` where it stopped, ``residual`` there, ``labels``."""
+
+    def __init__(self, message: str, w: np.ndarray, residual: np.ndarray,
+                 labels: list[str]) -> None:
+        super().__init__(message)
+        self.w = w
+        self.residual = residual
+        self.labels = labels
+
+    def worst(self, n: int = 5) -> list[tuple[str, float]]:
+        """The ``n`` largest residuals with their labels."""
+        order = np.argsort(-np.abs(np.nan_to_num(self.residual, nan=np.inf)))[:n]
+        return [(self.labels[k] if k < len(self.labels) else f"row {k}",
+                 float(self.residual[k])) for k in order]
 
 
 @dataclass
@@ -146,10 +163,9 @@ class AlgebraicSystem:
         if norm <= accept * max(1.0, float(np.max(np.abs(w)))):
             return NewtonResult(w, norm, it)
         worst = np.argsort(-np.abs(np.nan_to_num(f, nan=np.inf)))[:5]
-        raise InitializationError(
+        raise NewtonFailure(
             f"no {what} found (Newton stopped with largest residual {norm:.3g}); largest "
             "residuals: "
             + "; ".join(f"{self.labels[k]}: {f[k]:.3g}" for k in worst if k < len(self.labels))
             + ". Check the fixed start values for consistency, or give better guesses "
-            "(start values with fixed=False)."
-        )
+            "(start values with fixed=False).", w, f, self.labels)

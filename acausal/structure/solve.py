@@ -43,6 +43,7 @@ class SolvedBlocks:
     z: list[cs.SX] = field(default_factory=list)
     z_names: list[str] = field(default_factory=list)
     alg: list[cs.SX] = field(default_factory=list)
+    alg_equations: list[int] = field(default_factory=list)  # system equation of each row
     n_explicit: int = 0
 
 
@@ -118,6 +119,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                 out.z.append(sys.variables[j].sym)
                 out.z_names.append(sys.variables[j].name)
             out.alg.extend(cs.vertsplit(res))
+            out.alg_equations.extend(bl.equations)
     return out
 
 
