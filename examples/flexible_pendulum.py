@@ -5,7 +5,7 @@ The physics
 A 1 m aluminium beam (rectangle 6 mm in the swing plane x 30 mm, 10 Timoshenko elements)
 hangs from a revolute joint about z at its end; gravity is 9.81 m/s2 along -y. It is
 released from rest, horizontal and undeformed. The body is a
-:class:`components.flexible_body.FlexibleBody`: floating frame of reference with the frame
+:class:`components.flexible.FlexibleBody`: floating frame of reference with the frame
 at the hinge, elastic motion in the first 3 fixed-interface (clamped-at-the-hinge) modes.
 The inertial forces of the rigid swing (centrifugal, Euler, Coriolis) and gravity excite the
 first bending mode; with no damping the beam keeps vibrating while it swings, and the
@@ -31,8 +31,7 @@ import numpy as np
 
 import acausal as ac
 from components import multibody as mb
-from components.flexible import BeamMesh, FlexibleBodyData, Material, Section
-from components.flexible_body import FlexibleBody
+from components.flexible import BeamMesh, FlexibleBody, FlexibleBodyData, Material, Section
 
 T_END = 3.0  # s: about one and a half swings
 RTOL = 1e-10

@@ -20,8 +20,14 @@ from scipy.interpolate import CubicSpline
 
 import acausal as ac
 from components import multibody as mb
-from components.flexible import BeamMesh, FlexibleBodyData, Material, Section, solve_static
-from components.flexible_body import FlexibleBody
+from components.flexible import (
+    BeamMesh,
+    FlexibleBody,
+    FlexibleBodyData,
+    Material,
+    Section,
+    solve_static,
+)
 
 L, WIDTH, HEIGHT, NEL = 1.0, 0.01, 0.03, 10
 G = np.array([0.0, -9.81, 0.0])

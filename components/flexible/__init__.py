@@ -8,7 +8,9 @@ free), modal / Craig-Bampton / nodal reduction, Kelvin-Voigt / Rayleigh damping,
 inertia invariants, unit-load geometric stiffening data, loads and stress resultants in
 the elastic coordinates.
 
-Imports only ``acausal.errors`` from the compiler (its error root). SI units throughout.
+The preprocessor imports only ``acausal.errors`` from the compiler (its error root); the
+multibody component that uses its data, :class:`FlexibleBody`
+(``components/flexible/flexible_body.py``), is exported here too. SI units throughout.
 
 Example
 -------
@@ -33,10 +35,11 @@ from .assembly import (
     solve_static,
 )
 from .beam import TimoshenkoBeam3D, beam_frames
-from .body import Attachment, FlexibleBodyData, clear_cache
+from .body_data import Attachment, FlexibleBodyData, clear_cache
 from .element import Element, element_for_mesh, register_element, registered_elements
 from .errors import FEError
 from .fields import MassPoints, mass_from_points
+from .flexible_body import FlexibleBody
 from .invariants import Invariants, compute_invariants
 from .linalg import GEOMETRY_RTOL, skew
 from .materials import Material, Section
@@ -64,6 +67,7 @@ __all__ = [
     "Element",
     "FEError",
     "FEModel",
+    "FlexibleBody",
     "FlexibleBodyData",
     "GeometricStiffening",
     "Invariants",
