@@ -58,6 +58,7 @@ from .errors import (
     StructurePart,
     TopologyError,
 )
+from .relations import no_event
 from .results import Result
 from .simulate import SimulationStats, simulate
 
@@ -113,5 +114,6 @@ __all__ = [
     "domains",
     "export",
     "guess",
+    "no_event",
     "simulate",
 ]

@@ -23,6 +23,7 @@ from .domain_passes import DomainPass
 from .errors import AcausalError
 from .flatten import FlatSystem, flatten_pass
 from .graph import LinearGraph, graph_pass
+from .relations import relations_pass
 from .state import CompileState, Pass, need
 from .structure.alias import AliasResult, alias_pass
 from .structure.causalize import causalize_pass
@@ -39,6 +40,7 @@ __all__ = ["CompiledModel", "StructureReport", "build", "PASSES", "Pass", "Compi
 PASSES: tuple[Pass, ...] = (
     Pass("graph", graph_pass),                      # vertices, edges, normal tree, D
     Pass("flatten", flatten_pass),                  # graph + component + domain equations
+    Pass("relations", relations_pass),              # relations of unknowns -> discrete
     Pass("alias", alias_pass),                      # a = b, a = -b, a = const removed
     Pass("balance", balance_pass),                  # equations vs unknowns, by part
     Pass("index reduction", pantelides_pass),       # Pantelides, CasADi derivatives

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
@@ -55,6 +55,14 @@ class SemiExplicitDAE:
     n_sys: int = 0  # the first n_sys outputs are the equation system's variables
     out_stacked: cs.SX | None = None
     alg_labels: list[str] = field(default_factory=list)  # the equation behind each alg row
+    indicators: cs.SX | None = None  # event indicators g(x, z, p, t) of the relations
+    relations: list[Any] = field(default_factory=list)  # their Relation records
+
+    @cached_property
+    def indicator_function(self) -> cs.Function:
+        """``(x, z, p, t) -> g``: the indicators of the frozen relations."""
+        g = self.indicators if self.indicators is not None else cs.SX(0, 1)
+        return cs.Function("indicators", [self.x, self.z, self.p, self.t], [g])
 
     def function(self, name: str = "dae") -> cs.Function:
         """``(x, z, p, t) -> (ode, alg)`` as a named CasADi function."""
@@ -103,7 +111,8 @@ class SemiExplicitDAE:
 
 def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
                  blocks: list[Block], alias: tuple[list[cs.SX], list[cs.SX]],
-                 extra_outputs: dict[str, cs.SX]) -> SemiExplicitDAE:
+                 extra_outputs: dict[str, cs.SX],
+                 relations: list[Any] | None = None) -> SemiExplicitDAE:
     """The DAE and the output expressions of every variable, alias and port quantity.
 
     ``alias`` = (eliminated symbols, their expressions in kept variables);
@@ -128,6 +137,9 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     stacked = cs.SX(0, 1)
     known = set(out_names)
     pending = {n: e for n, e in extra_outputs.items() if n not in known}
+    relations = relations or []
+    for r in relations:  # indicators go through the same substitution as the outputs
+        pending[f"__indicator__{r.name}"] = r.indicator
     for s, e in zip(*alias, strict=True):
         if s.name() not in known:
             pending.setdefault(s.name(), e)
@@ -147,6 +159,18 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
             out_expr.append(part if shp[1] == 1 else cs.reshape(part, shp))
         out_names.extend(names)
         sizes.extend(a * b for a, b in shapes)
+    indicators = None
+    if relations:
+        keys = [f"__indicator__{r.name}" for r in relations]
+        pos = {n: k for k, n in enumerate(out_names)}
+        indicators = cs.vertcat(*[out_expr[pos[n]] for n in keys])
+        drop = set(keys)
+        kept = [k for k, n in enumerate(out_names) if n not in drop]
+        out_names = [out_names[k] for k in kept]
+        out_expr = [out_expr[k] for k in kept]
+        sizes = [sizes[k] for k in kept]
+        stacked = cs.vertcat(*[cs.vec(e) for e in out_expr[n_sys:]]) if len(out_expr) > n_sys \
+            else cs.SX(0, 1)
     return SemiExplicitDAE(
         t=sys.t,
         x=x,
@@ -166,6 +190,8 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         n_sys=n_sys,
         out_stacked=cs.vertcat(sys_stacked, stacked),
         alg_labels=[sys.equations[i].describe(100) for i in solved.alg_equations],
+        indicators=indicators,
+        relations=list(relations),
     )
 
 
@@ -177,4 +203,4 @@ def dae_pass(state: CompileState) -> CompileState:
     flat = need(state.flat, "the flat system (flatten pass)")
     aliases = need(state.aliases, "the alias elimination (alias pass)")
     return state.update(dae=assemble_dae(sys, causal.states, solved, causal.blocks,
-                                         aliases.pairs(flat), flat.outputs))
+                                         aliases.pairs(flat), flat.outputs, flat.relations))

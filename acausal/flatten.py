@@ -76,6 +76,7 @@ class FlatSystem:
     graph: LinearGraph
     initial_equations: list[FlatEquation] = field(default_factory=list)
     domain_passes: dict[str, DomainPass] = field(default_factory=dict)
+    relations: list[Any] = field(default_factory=list)  # frozen relations (relations pass)
     index: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -47,6 +47,12 @@ class Result:
             self._data_or_fn = self._data_or_fn()
         return self._data_or_fn
 
+    @property
+    def events(self) -> list[Any]:
+        """The events of the run (:class:`acausal.hybrid.Event`: time, kind, the relations
+        that changed, their components), in order."""
+        return list(getattr(self.stats, "events", []) or [])
+
     def names(self) -> list[str]:
         """Every addressable name (variables, port quantities, parameters)."""
         return sorted(set(self._names) | set(self.parameters))

@@ -24,7 +24,9 @@ from .component import Component
 from .dae import SemiExplicitDAE
 from .errors import AcausalError, SimulationError
 from .events import time_events
+from .hybrid import Event, EventLoop, HybridState, warn_zeno
 from .initialize import consistent_algebraic, initialize
+from .relations import RELATION_PREFIX
 from .results import Result
 from .solvers.base import (
     IntegrationFailure,
@@ -65,6 +67,8 @@ class SimulationStats:
         Instants where the run stopped and restarted (input switches) [s].
     reselections : int
         Changes of the state choice along the trajectory (dynamic state selection).
+    events : list of Event
+        The state and time events of a hybrid model (also ``res.events``).
     segments : list of SegmentStats
         The backend's counts per integrated piece.
     wall_time : float
@@ -78,6 +82,7 @@ class SimulationStats:
     time_events: list[float] = field(default_factory=list)
     reselections: int = 0
     segments: list[SegmentStats] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     wall_time: float = 0.0
 
     @property
@@ -171,10 +176,11 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
 
 
 _EVENT_EPS = 1e-12  # restart offset after a time event, relative to max(1, |t|)
+_MAX_CHUNK = 64  # output intervals integrated in one call by the hybrid loop
 _SWITCH = 0.7  # re-select when another choice is better conditioned by 1/0.7
 _NEAR_SWITCH = 0.9  # below this, integrate one output interval at a time
 
-_Piece = tuple[SemiExplicitDAE, Any, Any, np.ndarray]  # DAE, X, Z, times
+_Piece = tuple[SemiExplicitDAE, Any, Any, np.ndarray, np.ndarray]  # DAE, X, Z, times, p
 
 
 class _Run:
@@ -192,14 +198,19 @@ class _Run:
     def run(self, grid: np.ndarray, raise_on_failure: bool) -> Result:
         tic = _time.perf_counter()
         cm, stats = self.cm, self.stats
-        init = initialize(cm, self.p, grid[0], start=self.start)
-        stats.initial_conditions, stats.defaulted_starts = init.conditions, init.defaulted
         dae, sel = cm.dae, cm.selection
+        loop = EventLoop(dae, self.integ) if dae.relations else None
+        if loop is not None:
+            init = self._initialize_hybrid(loop, grid[0])
+        else:
+            init = initialize(cm, self.p, grid[0], start=self.start)
+        stats.initial_conditions, stats.defaulted_starts = init.conditions, init.defaulted
         x, z = init.x0, init.z0
         if sel.dynamic:
             dae, x, z, sel = self._reselect(self._values(dae, x, z, grid[0]), grid[0], dae,
                                             x, z, sel)
-        pieces: list[_Piece] = [(dae, x.reshape(-1, 1), z.reshape(-1, 1), grid[:1])]
+        pieces: list[_Piece] = [(dae, x.reshape(-1, 1), z.reshape(-1, 1), grid[:1],
+                                 self.p.copy())]
         events = self._time_events(dae, grid[0], grid[-1])
         if events:
             grid = np.union1d(grid, events)  # event instants are output points
@@ -210,8 +221,15 @@ class _Run:
             seg = grid[(grid >= ta) & (grid <= tb)]
             if s > 0:  # restart just after the event, algebraic variables on the new side
                 seg = np.concatenate([[ta + _EVENT_EPS * max(1.0, abs(ta))], seg[1:]])
-                z = consistent_algebraic(dae, x, z, self.p, float(seg[0]))
-            status, message, new, dae, sel = self._segment(dae, x, z, seg, sel)
+                if loop is not None:
+                    post = loop.iterate(HybridState(float(seg[0]), x, z, self.p), "time")
+                    z, self.p = post.z, post.p
+                else:
+                    z = consistent_algebraic(dae, x, z, self.p, float(seg[0]))
+            if loop is not None:
+                status, message, new = self._hybrid(loop, dae, x, z, seg)
+            else:
+                status, message, new, dae, sel = self._segment(dae, x, z, seg, sel)
             pieces += [b for b in new if len(b[3])]
             if status != "ok" or not new:
                 break
@@ -220,15 +238,18 @@ class _Run:
         p = self.p
 
         def evaluate() -> np.ndarray:  # outputs on first access (the states are the result)
-            return np.vstack([_outputs(b[0], b[1], b[2], b[3], p) for b in pieces])
+            return np.vstack([_outputs(b[0], b[1], b[2], b[3], b[4]) for b in pieces])
 
         if stats.segments:
             stats.integration_mode = stats.segments[-1].mode
         stats.wall_time = _time.perf_counter() - tic
-        res = Result(t_all, dae.out_names, dae.out_sizes, evaluate,
-                     dict(zip(dae.p_names, p, strict=True)), status=status, message=message,
-                     stats=stats)
-        if status != "ok" and raise_on_failure:
+        if loop is not None:
+            stats.events = loop.events
+        params = {n: v for n, v in zip(dae.p_names, p, strict=True)
+                  if not n.startswith(RELATION_PREFIX + "[")}
+        res = Result(t_all, dae.out_names, dae.out_sizes, evaluate, params, status=status,
+                     message=message, stats=stats)
+        if status == "failed" and raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=self.t_fail
                                   if self.t_fail is not None else float(t_all[-1]))
         return res
@@ -251,7 +272,73 @@ class _Run:
 
     def _piece(self, dae: SemiExplicitDAE, seg: Segment) -> _Piece:
         self.stats.segments.append(seg.stats)
-        return (dae, seg.x, seg.z, seg.t)
+        return (dae, seg.x, seg.z, seg.t, self.p.copy())
+
+    # ----- hybrid models -----
+    def _initialize_hybrid(self, loop: EventLoop, t0: float) -> Any:
+        """Initial values with the relations evaluated live: guessed at the start values,
+        then iterated with the initial problem until they agree with its solution."""
+        dae = self.cm.dae
+        start = self.cm.start_values if not self.start else {**self.cm.start_values,
+                                                                **self.start}
+        x = np.array([start.get(n, 0.0) for n in dae.x_names])
+        z = np.array([start.get(n, 0.0) for n in dae.z_names])
+        d = loop.live(loop.indicators(x, z, self.p, t0)[:, 0])
+        for _ in range(10):
+            self.p = loop.set_relations(self.p, d)
+            init = initialize(self.cm, self.p, t0, start=self.start)
+            post = loop.iterate(HybridState(t0, init.x0, init.z0, self.p), "initial")
+            if np.array_equal(loop.frozen(post.p), d):
+                init.z0, self.p = post.z, post.p
+                return init
+            d = loop.frozen(post.p)
+        raise SimulationError("the relations do not settle during initialisation: "
+                              + "; ".join(str(e) for e in loop.events[-3:]))
+
+    def _hybrid(self, loop: EventLoop, dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray,
+                grid: np.ndarray) -> tuple[str, str, list[_Piece]]:
+        """A segment between time events, stopping at every state event (see
+        :mod:`acausal.hybrid`). Output intervals go to the integrator in chunks that double
+        while no event happens (one output interval right after an event)."""
+        pieces: list[_Piece] = []
+        s = HybridState(float(grid[0]), x, z, self.p)
+        span = float(grid[-1] - grid[0])
+        k, m = 1, 1  # next output point, chunk size in output intervals
+        while k < len(grid):
+            outs = grid[k: k + m]
+            if s.t > outs[0] - 1e-14 * max(1.0, abs(outs[0])):  # an event at an output point
+                outs = outs[1:] if len(outs) > 1 else outs
+                if s.t >= outs[0]:
+                    k += 1
+                    continue
+            try:
+                reached, pre, s = loop.advance(s, outs)
+            except IntegrationFailure as exc:
+                self.t_fail = exc.t_fail
+                self.p = s.p
+                return "failed", self._failure(exc), pieces
+            except SimulationError as exc:  # chattering
+                self.t_fail = s.t
+                self.p = s.p
+                return "failed", str(exc), pieces
+            for st in reached:
+                pieces.append((dae, st.x.reshape(-1, 1), st.z.reshape(-1, 1),
+                               np.array([st.t]), st.p.copy()))
+            k += len(reached)
+            if pre is None:
+                m = min(2 * m, _MAX_CHUNK)
+                continue
+            m = 1
+            for st in (pre, s):  # the event instant twice: before and after
+                pieces.append((dae, st.x.reshape(-1, 1), st.z.reshape(-1, 1),
+                               np.array([st.t]), st.p.copy()))
+            zeno = loop.zeno(s.t, span)
+            if zeno is not None:
+                warn_zeno(zeno)
+                self.p = s.p
+                return "stopped", zeno, pieces
+        self.p = s.p
+        return "ok", "", pieces
 
     def _chunked(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
                  grid: np.ndarray, sel: StateSelection):

@@ -212,11 +212,13 @@ class Diode(OnePort):
 
     def equations(self):
         x = self.v / self.Vt
-        expo = cs.if_else(
+        # the linear continuation joins the exponential with its slope (C1, MSL's
+        # smooth(1, ...)): no event is needed where it takes over
+        expo = ac.no_event(cs.if_else(
             x > self.Maxexp,
             cs.exp(self.Maxexp) * (1 + x - self.Maxexp),
             cs.exp(x),
-        )
+        ))
         return [self.i == self.Ids * (expo - 1) + self.v / self.R]
 
 

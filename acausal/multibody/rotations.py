@@ -79,7 +79,10 @@ def quat_rate(q: cs.SX, w_body: cs.SX) -> cs.SX:
 
 
 def matrix_to_quat(R: cs.SX) -> cs.SX:
-    """Quaternion of a rotation matrix (Shepperd's method, branch on the largest term)."""
+    """Quaternion of a rotation matrix (Shepperd's method, branch on the largest term).
+
+    The branch choice is numerical only (each branch is exact where it is chosen), so it
+    makes no events (:func:`acausal.relations.no_event`)."""
     tr = R[0, 0] + R[1, 1] + R[2, 2]
     cands = [
         cs.vertcat(1 + tr, R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]),
@@ -94,4 +97,6 @@ def matrix_to_quat(R: cs.SX) -> cs.SX:
         better = keys[k] >= others
         val = cands[k] / (2 * cs.sqrt(cs.fmax(cands[k][k if k else 0], 1e-300)))
         out = cs.if_else(better, val, out)
-    return out
+    from ..relations import no_event
+
+    return no_event(out)

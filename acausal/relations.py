@@ -1,0 +1,240 @@
+"""Discrete relations: the conditions that make a model hybrid, frozen between events.
+
+A relation of the model's unknowns (``x < 0`` in an ``if_else``, the kink of ``fabs``,
+``sign``, ``fmin``, ``fmax``) would make the equations switch inside an integrator step,
+where no error control can see it. As in Modelica, every such relation is replaced by a
+*discrete* value ``relation[k]`` (true or false), constant between events, and its
+*indicator* ``g_k = a - b`` (the relation is ``g_k < 0`` or ``g_k <= 0``) is watched during
+integration: where ``g_k`` crosses zero the simulation stops (a state event), the relation
+takes its new value, the algebraic variables are solved again and the integration restarts
+(:mod:`acausal.hybrid`).
+
+Relations of time and parameters only (a step input, a pulse) are left as they are: their
+instants are known in advance and handled as time events (:mod:`acausal.events`).
+
+The pass rewrites the flat equations (CasADi expression graphs are rebuilt node by node
+from their instruction list, with each relation node replaced by its discrete symbol);
+the discrete values enter the rest of the chain as parameters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import casadi as cs
+
+from .flatten import FlatEquation
+from .state import need
+from .symbols import FlatParameter
+
+if TYPE_CHECKING:
+    from .state import CompileState
+
+__all__ = ["Relation", "freeze_relations", "relations_pass", "RELATION_PREFIX", "no_event"]
+
+RELATION_PREFIX = "relation"
+
+#: marks the operands of relations that must not generate events (see :func:`no_event`);
+#: added to an operand, it stands for zero
+NO_EVENT = cs.SX.sym("__no_event__")
+
+
+def no_event(expr: Any) -> cs.SX:
+    """``expr`` with its relations evaluated as they are, without events (Modelica's
+    ``noEvent``): for conditions that are continuous where they switch or whose branches
+    are equivalent (a C1 junction of two formulas, the branch choice of a quaternion
+    extraction). The integrator then steps across them under its error control only.
+    """
+    e = cs.SX(expr)
+    inputs = cs.symvar(e)
+    f = cs.Function("no_event", [cs.vertcat(*inputs) if inputs else cs.SX(0, 1)], [e])
+    work: dict[int, cs.SX] = {}
+    out = [cs.SX(0)] * int(f.sparsity_out(0).nnz())
+    for k in range(f.n_instructions()):
+        op, ins, outs = f.instruction_id(k), f.instruction_input(k), f.instruction_output(k)
+        if op == _CONST:
+            work[outs[0]] = cs.SX(f.instruction_constant(k))
+        elif op == _INPUT:
+            work[outs[0]] = inputs[ins[1]]
+        elif op == _OUTPUT:
+            out[outs[1]] = work[ins[0]]
+        elif len(ins) == 1:
+            a = work[ins[0]]
+            work[outs[0]] = cs.SX.unary(op, a + NO_EVENT if op in _KINKS else a)
+        else:
+            a, b = work[ins[0]], work[ins[1]]
+            marked = op in _COMPARE or op in _KINKS
+            work[outs[0]] = cs.SX.binary(op, a + NO_EVENT if marked else a, b)
+    full = cs.SX(f.sparsity_out(0), cs.vertcat(*out)) if out else cs.SX(e.shape)
+    return cs.reshape(cs.densify(full), e.shape)
+
+
+def _is_mark(a: cs.SX) -> bool:
+    return bool(a.is_symbolic() and a.name() == NO_EVENT.name())
+
+
+def _unmark(a: cs.SX) -> cs.SX | None:
+    """The operand without its no-event mark (``operand + mark``, the mark standing for
+    zero), or None if it carries none."""
+    if _is_mark(a):
+        return cs.SX(0)
+    if a.is_op(cs.OP_ADD):
+        for i, j in ((1, 0), (0, 1)):
+            if _is_mark(a.dep(i)):
+                return a.dep(j)
+    return None
+
+_COMPARE = {cs.OP_LT: "<", cs.OP_LE: "<="}
+_KINKS = {cs.OP_FABS: "fabs", cs.OP_SIGN: "sign", cs.OP_FMIN: "fmin", cs.OP_FMAX: "fmax"}
+_INPUT, _OUTPUT, _CONST = cs.OP_INPUT, cs.OP_OUTPUT, cs.OP_CONST
+
+
+@dataclass
+class Relation:
+    """One frozen relation.
+
+    Attributes
+    ----------
+    name : str
+        Its discrete parameter, ``relation[k]``.
+    sym : casadi.SX
+        That symbol.
+    indicator : casadi.SX
+        ``g = a - b`` in the flat unknowns; the relation is true when ``g < 0``
+        (``strict``) or ``g <= 0``.
+    strict : bool
+        ``<`` (True) or ``<=``.
+    text : str
+        The relation as written (``a < b``, ``fabs(a)``...).
+    components : list of str
+        The components whose unknowns it involves.
+    """
+
+    name: str
+    sym: cs.SX
+    indicator: cs.SX
+    strict: bool
+    text: str
+    components: list[str] = field(default_factory=list)
+
+    def value(self, g: float) -> bool:
+        """The relation's value for the indicator value ``g`` (evaluated live)."""
+        return g < 0.0 if self.strict else g <= 0.0
+
+
+def _scan(f: cs.Function) -> bool:
+    """Whether the function contains a relation or a kink at all (cheap pre-check)."""
+    ops = set(_COMPARE) | set(_KINKS)
+    return any(f.instruction_id(k) in ops for k in range(f.n_instructions()))
+
+
+def _rebuild(op: int, args: list[cs.SX]) -> cs.SX:
+    return cs.SX.unary(op, args[0]) if len(args) == 1 else cs.SX.binary(op, args[0], args[1])
+
+
+def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
+                     origin_of: dict[str, str], start: int = 0
+                     ) -> tuple[list[cs.SX], list[Relation]]:
+    """``exprs`` with every relation of ``unknowns`` replaced by a discrete symbol.
+
+    Relations whose operands do not depend on ``unknowns`` (time and parameters only) are
+    kept. Returns the new expressions and the relations, numbered from ``start``.
+    """
+    if not exprs:
+        return exprs, []
+    inputs = cs.symvar(cs.vertcat(*exprs))
+    f = cs.Function("scan", [cs.vertcat(*inputs) if inputs else cs.SX(0, 1)],
+                    [cs.vertcat(*exprs)])
+    if not _scan(f):
+        return exprs, []  # (no relation, hence no no_event mark either)
+    unknown_names = {s.name() for s in cs.symvar(unknowns)} if unknowns.numel() else set()
+    work: dict[int, cs.SX] = {}
+    out = [cs.SX(0)] * int(f.sparsity_out(0).nnz())
+    relations: list[Relation] = []
+    seen: dict[tuple[int, str, str], cs.SX] = {}
+
+    def live(*args: cs.SX) -> bool:
+        names = {s.name() for a in args for s in cs.symvar(a)}
+        return bool(names & unknown_names)
+
+    def new_relation(op_text: str, strict: bool, g: cs.SX, key: tuple) -> cs.SX:
+        if key in seen:
+            return seen[key]
+        name = f"{RELATION_PREFIX}[{start + len(relations)}]"
+        sym = cs.SX.sym(name)
+        comps = sorted({origin_of[s.name()] for s in cs.symvar(g) if s.name() in origin_of})
+        relations.append(Relation(name, sym, g, strict, op_text, comps))
+        seen[key] = sym
+        return sym
+
+    for k in range(f.n_instructions()):
+        op = f.instruction_id(k)
+        ins = f.instruction_input(k)
+        outs = f.instruction_output(k)
+        if op == _CONST:
+            work[outs[0]] = cs.SX(f.instruction_constant(k))
+        elif op == _INPUT:
+            work[outs[0]] = inputs[ins[1]] if len(inputs) else cs.SX(0)
+        elif op == _OUTPUT:
+            out[outs[1]] = work[ins[0]]
+        elif (op in _COMPARE or op in _KINKS) and _unmark(work[ins[0]]) is not None:
+            args = [work[i] for i in ins]  # no_event: the relation stays as it is
+            work[outs[0]] = _rebuild(op, [_unmark(args[0]), *args[1:]])  # type: ignore[list-item]
+        elif op in _COMPARE and live(work[ins[0]], work[ins[1]]):
+            a, b = work[ins[0]], work[ins[1]]
+            text = f"{a} {_COMPARE[op]} {b}"
+            work[outs[0]] = new_relation(text, op == cs.OP_LT, a - b, (op, str(a), str(b)))
+        elif op in _KINKS and live(*[work[i] for i in ins]):
+            a = work[ins[0]]
+            if op in (cs.OP_FABS, cs.OP_SIGN):
+                d = new_relation(f"{_KINKS[op]}({a}): {a} < 0", True, a, (cs.OP_LT, str(a), "0"))
+                work[outs[0]] = (cs.if_else(d, -a, a) if op == cs.OP_FABS
+                                 else cs.if_else(d, -1.0, 1.0))
+            else:
+                b = work[ins[1]]
+                d = new_relation(f"{_KINKS[op]}({a}, {b}): {a} <= {b}", False, a - b,
+                                 (cs.OP_LE, str(a), str(b)))
+                work[outs[0]] = (cs.if_else(d, a, b) if op == cs.OP_FMIN
+                                 else cs.if_else(d, b, a))
+        else:
+            work[outs[0]] = _rebuild(op, [work[i] for i in ins])
+    full = cs.SX(f.sparsity_out(0), cs.vertcat(*out)) if out else cs.SX(0, 1)
+    dense = cs.densify(full)
+    return cs.vertsplit(dense) if len(exprs) > 1 else [dense], relations
+
+
+def relations_pass(state: CompileState) -> CompileState:
+    """Pass: freeze the relations of the unknowns into discrete parameters."""
+    fs = need(state.flat, "the flat system (flatten pass)")
+    unknowns = cs.vertcat(*[v.sym for v in fs.variables]) if fs.variables else cs.SX(0, 1)
+    origin_of = {v.name: v.origin for v in fs.variables}
+    eqs = fs.equations + fs.initial_equations
+    out_names = list(fs.outputs)
+    exprs = [e.res for e in eqs] + [cs.vec(cs.SX(fs.outputs[n])) for n in out_names]
+    sizes = [1] * len(eqs) + [int(cs.SX(fs.outputs[n]).numel()) for n in out_names]
+    flat_exprs: list[cs.SX] = []
+    for e in exprs:
+        flat_exprs.extend(cs.vertsplit(e) if e.numel() > 1 else [e])
+    new, rels = freeze_relations(flat_exprs, unknowns, fs.t, origin_of)
+    if new is flat_exprs:
+        return state
+    pos = 0
+    rebuilt: list[Any] = []
+    for size in sizes:
+        rebuilt.append(cs.vertcat(*new[pos:pos + size]) if size != 1 else new[pos])
+        pos += size
+    n = len(fs.equations)
+    equations = [FlatEquation(r, e.origin, e.label, e.source)
+                 for r, e in zip(rebuilt[:n], fs.equations, strict=True)]
+    initial = [FlatEquation(r, e.origin, e.label, e.source)
+               for r, e in zip(rebuilt[n:len(eqs)], fs.initial_equations, strict=True)]
+    outputs = {}
+    for name, r in zip(out_names, rebuilt[len(eqs):], strict=True):
+        old = cs.SX(fs.outputs[name])
+        outputs[name] = cs.reshape(r, old.shape) if old.numel() > 1 else r
+    params = list(fs.parameters) + [FlatParameter(r.name, r.sym, 0.0, "", r.text)
+                                    for r in rels]
+    flat = replace(fs, equations=equations, initial_equations=initial, outputs=outputs,
+                   parameters=params, relations=rels)
+    return state.update(flat=flat)
