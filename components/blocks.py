@@ -627,15 +627,15 @@ class TransferFunction(SISO, _Sized):
         if a.size == 0 or a[0] == 0.0:
             raise ModelDefinitionError(
                 f"{self._describe()}: the leading denominator coefficient a[0] must be "
-                f"nonzero (a = {list(a)}); drop leading zeros of a"
+                f"nonzero (a = {a.tolist()}); drop leading zeros of a"
             )
         if b.size == 0:
             raise ModelDefinitionError(f"{self._describe()}: the numerator b is empty")
         if b.size > a.size:
             raise ModelDefinitionError(
                 f"{self._describe()}: the transfer function is not proper: the numerator "
-                f"b = {list(b)} has degree {b.size - 1} > {a.size - 1}, the degree of the "
-                f"denominator a = {list(a)}; an improper transfer function differentiates "
+                f"b = {b.tolist()} has degree {b.size - 1} > {a.size - 1}, the degree of the "
+                f"denominator a = {a.tolist()}; an improper transfer function differentiates "
                 "its input (use Derivative, or add poles to a)"
             )
         if a.size - 1 != nx:
