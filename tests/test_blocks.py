@@ -776,3 +776,76 @@ def test_dc_motor_anti_windup_overshoot(pi_example):
     res = ac.simulate(ex.SpeedControl("limpid", ex.R_LARGE), ex.T_END, rtol=ex.RTOL,
                       atol=ex.ATOL, n_points=ex.N_POINTS, params={"controller.Ni": 1e12})
     assert np.max(np.abs(res["sensor.w"] - results["pi_limiter"]["sensor.w"])) < 1e-4
+
+
+def test_full_drive_pi_against_exact_linear_closed_loop(pi_example):
+    """The whole drive of dc_motor.py (armature inductance, gearbox, elastic shaft, load
+    torque) under the PI speed loop of blocks: linear, so its exact solution is one
+    matrix exponential of the closed loop with the states (i, w_motor, phi_rel, w_load,
+    x) and the constant inputs (w_ref after the step, T_load from the start)."""
+    ex, _ = pi_example
+    dm = sys.modules["dc_motor"]
+    kp, Ti = ex.KP, ex.TI
+
+    class Drive(ac.Model):
+        """dc_motor.DCMotorDrive with a signal-driven supply and a PI speed loop."""
+
+        def __init__(self):
+            super().__init__()
+            self.source = el.SignalVoltage()
+            self.ground = el.Ground()
+            self.resistor = el.Resistor(R=dm.R)
+            self.inductor = el.Inductor(L=dm.L, i=0.0)
+            self.emf = el.EMF(k=dm.K)
+            self.motor = rot.Inertia(J=dm.J_MOTOR, phi=0.0, w=0.0)
+            self.gear = rot.IdealGear(ratio=dm.RATIO)
+            self.shaft = rot.SpringDamper(c=dm.C_SHAFT, d=dm.D_SHAFT)
+            self.load = rot.Inertia(J=dm.J_LOAD, phi=0.0, w=0.0)
+            self.load_torque = rot.Torque(tau=-dm.T_LOAD)
+            self.sensor = rot.SignalSpeedSensor()
+            self.connect(self.source.p, self.resistor.p)
+            self.connect(self.resistor.n, self.inductor.p)
+            self.connect(self.inductor.n, self.emf.p)
+            self.connect(self.emf.n, self.source.n, self.ground.p)
+            self.connect(self.emf.flange, self.motor.flange_a)
+            self.connect(self.motor.flange_b, self.gear.flange_a)
+            self.connect(self.gear.flange_b, self.shaft.flange_a)
+            self.connect(self.shaft.flange_b, self.load.flange_a, self.sensor.flange)
+            self.connect(self.load.flange_b, self.load_torque.flange)
+            self.reference = bl.Step(height=ex.R_SMALL, startTime=ex.T_STEP)
+            self.feedback = bl.Feedback()
+            self.controller = bl.PI(k=kp, T=Ti)
+            self.connect(self.reference.y, self.feedback.u1)
+            self.connect(self.sensor.w, self.feedback.u2)
+            self.connect(self.feedback.y, self.controller.u)
+            self.connect(self.controller.y, self.source.v)
+
+    res = ac.simulate(Drive(), ex.T_END, rtol=RTOL, atol=ATOL)
+    R, L, K, Jm, n = dm.R, dm.L, dm.K, dm.J_MOTOR, dm.RATIO
+    c, d, Jl = dm.C_SHAFT, dm.D_SHAFT, dm.J_LOAD
+    # shaft torque (cut torque at its load side) tau = c phi_rel + d (w_load - w_motor/n);
+    # the gear passes tau/n to the motor; the load feels -tau - T_load
+    A = np.array([
+        [-R / L, -K / L, 0.0, -kp / L, kp / L],
+        [K / Jm, -d / (n * n * Jm), c / (n * Jm), d / (n * Jm), 0.0],
+        [0.0, -1.0 / n, 0.0, 1.0, 0.0],
+        [0.0, d / (n * Jl), -c / Jl, -d / Jl, 0.0],
+        [0.0, 0.0, 0.0, -1.0 / Ti, 0.0]])
+    B = np.array([[kp / L, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -1.0 / Jl], [1.0 / Ti, 0.0]])
+    M = np.zeros((7, 7))
+    M[:5, :5], M[:5, 5:] = A, B
+
+    def exact(t):
+        """x(t) from rest: T_load from 0, w_ref from T_STEP (augmented expm)."""
+        x = sla.expm(M * t)[:5, 5:] @ [0.0, dm.T_LOAD] if t > 0 else np.zeros(5)
+        if t > ex.T_STEP:
+            x = x + sla.expm(M * (t - ex.T_STEP))[:5, 5:] @ [ex.R_SMALL, 0.0]
+        return x
+
+    X = np.array([exact(t) for t in res.t])
+    errors = {name: np.max(np.abs(res[name] - X[:, k])) / np.max(np.abs(X[:, k]))
+              for name, k in (("inductor.i", 0), ("motor.w", 1), ("shaft.phi_rel", 2),
+                              ("load.w", 3), ("controller.x", 4))}
+    # the reference is exact; IDAS at rtol 1e-10 through a lightly damped shaft mode
+    # (310 rad/s, damping 0.11): measured <= 9e-9 of each quantity's peak (shaft twist)
+    assert max(errors.values()) < 3e-8, errors
