@@ -360,7 +360,8 @@ class SignalSpeed(ac.Component):
     """
 
     w_ref = ac.RealInput("reference angular velocity [rad/s]")
-    exact = Parameter(False, structural=True, doc="follow the reference exactly (no filter)")
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
     f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
                        min=0.0)
     flange = Flange("driven flange")
@@ -403,7 +404,8 @@ class SignalPosition(ac.Component):
     """
 
     phi_ref = ac.RealInput("reference angle [rad]")
-    exact = Parameter(False, structural=True, doc="follow the reference exactly (no filter)")
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
     f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
                        min=0.0)
     flange = Flange("driven flange")

@@ -307,7 +307,8 @@ class SignalSpeed(ac.Component):
     """
 
     v_ref = ac.RealInput("reference velocity [m/s]")
-    exact = Parameter(False, structural=True, doc="follow the reference exactly (no filter)")
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
     f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
                        min=0.0)
     flange = Flange("driven flange")
@@ -349,7 +350,8 @@ class SignalPosition(ac.Component):
     """
 
     s_ref = ac.RealInput("reference position [m]")
-    exact = Parameter(False, structural=True, doc="follow the reference exactly (no filter)")
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
     f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
                        min=0.0)
     flange = Flange("driven flange")

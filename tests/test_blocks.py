@@ -849,3 +849,15 @@ def test_full_drive_pi_against_exact_linear_closed_loop(pi_example):
     # the reference is exact; IDAS at rtol 1e-10 through a lightly damped shaft mode
     # (310 rad/s, damping 0.11): measured <= 9e-9 of each quantity's peak (shaft twist)
     assert max(errors.values()) < 3e-8, errors
+
+
+def test_every_block_is_documented():
+    for name in bl.__all__:
+        obj = getattr(bl, name)
+        if not (isinstance(obj, type) and issubclass(obj, ac.Component)):
+            continue
+        assert obj.__doc__, name
+        for p in obj._declarations(ac.Parameter):
+            assert p.doc, f"{name}.{p.name}"  # signal-valued parameters carry no unit
+        for v in obj._declarations(ac.Variable):
+            assert v.doc, f"{name}.{v.name}"
