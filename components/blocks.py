@@ -792,7 +792,7 @@ class LimPID(ac.Component):
     Ti : integral time constant [s], > 0
     Td : derivative time constant [s], >= 0
     yMax : upper output limit
-    yMin : lower output limit (default ``-yMax``)
+    yMin : lower output limit (default ``-yMax``, taken when the block is created)
     wp : set-point weight of the proportional part [1], >= 0
     wd : set-point weight of the derivative part [1], >= 0
     Ni : ``Ni Ti`` is the time constant of the anti-windup compensation [1], > 0
