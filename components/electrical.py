@@ -310,3 +310,64 @@ class HeatingResistor(OnePort):
             self.LossPower == self.v * self.i,
             self.heatPort.Q_flow == -self.LossPower,
         ]
+
+
+# --------------------------------------------------------------------------------------
+# Bridges to signal blocks (components.blocks). Naming: ``Signal`` + the physical
+# component; the signal port has the name of the quantity, so results keep their paths.
+# --------------------------------------------------------------------------------------
+
+__all__ += ["SignalVoltage", "SignalCurrent", "SignalVoltageSensor", "SignalCurrentSensor"]
+
+
+class SignalVoltage(OnePort):
+    """Voltage source driven by a signal: ``p.v - n.v = v`` (the input ``v`` [V]).
+
+    Ports
+    -----
+    p, n : electrical pins; v : signal input, the source voltage [V]
+
+    Variables
+    ---------
+    i : current from ``p`` through the source to ``n`` [A]
+    """
+
+    v = ac.RealInput("voltage between p and n [V]")
+    edges = [Edge("p", "n", TreePriority.ACROSS_SOURCE)]
+
+
+class SignalCurrent(OnePort):
+    """Current source driven by a signal: the input ``i`` [A] flows from ``p`` through the
+    source to ``n``.
+
+    Ports
+    -----
+    p, n : electrical pins; i : signal input, the source current [A]
+
+    Variables
+    ---------
+    v : voltage drop ``p.v - n.v`` [V]
+    """
+
+    i = ac.RealInput("current from p through the source to n [A]")
+    edges = [Edge("p", "n", TreePriority.THROUGH_SOURCE)]
+
+
+class SignalVoltageSensor(OnePort):
+    """Ideal voltmeter with a signal output ``v = p.v - n.v`` [V] (draws no current)."""
+
+    v = ac.RealOutput("measured voltage p.v - n.v [V]")
+    edges = [Edge("p", "n", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.i == 0]
+
+
+class SignalCurrentSensor(OnePort):
+    """Ideal ammeter with a signal output ``i`` [A] from ``p`` to ``n`` (no voltage drop)."""
+
+    i = ac.RealOutput("measured current from p to n [A]")
+    edges = [Edge("p", "n", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.v == 0]

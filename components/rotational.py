@@ -302,3 +302,157 @@ class IdealRollingWheel(ac.Component):
             self.radius * self.flangeR.phi == self.flangeT.s,
             0 == self.radius * self.flangeT.f + self.flangeR.tau,
         ]
+
+
+# --------------------------------------------------------------------------------------
+# Bridges to signal blocks (components.blocks). Naming: ``Signal`` + the physical
+# component; the signal port has the name of the quantity, so results keep their paths.
+# --------------------------------------------------------------------------------------
+
+__all__ += ["SignalTorque", "SignalSpeed", "SignalPosition", "SignalAngleSensor",
+            "SignalSpeedSensor", "SignalTorqueSensor"]
+
+from math import pi  # noqa: E402 - this section is appended to the module
+
+# s and s^2 coefficients of the critically damped (Bessel) filter of MSL Position
+_BESSEL_AF = 1.3617
+_BESSEL_BF = 0.6180
+
+
+class SignalTorque(ac.Component):
+    """Torque source driven by a signal: the input ``tau`` accelerates the flange
+    (``flange.tau = -tau``); reaction on the inertial frame (MSL ``Sources.Torque``).
+
+    Ports
+    -----
+    flange : driven flange; tau : signal input, the driving torque [N.m]
+    """
+
+    tau = ac.RealInput("driving torque [N.m]")
+    flange = Flange("driven flange")
+    edges = [Edge(DATUM, "flange", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.flange.tau == -self.tau]
+
+
+class SignalSpeed(ac.Component):
+    """Angular velocity prescribed by a signal ``w_ref`` (MSL ``Sources.Speed``).
+
+    With ``exact=False`` (default) the speed follows the reference through a first-order
+    filter, ``dw/dt = (w_ref - w) 2 pi f_crit``, so the reference need not be
+    differentiable; with ``exact=True``, ``w = w_ref`` and the structure stage
+    differentiates the reference's equations when the acceleration is needed (the
+    reference must then be differentiable).
+
+    Ports
+    -----
+    flange : driven flange; w_ref : signal input, the reference angular velocity [rad/s]
+
+    Parameters
+    ----------
+    exact : follow the reference exactly (structural)
+    f_crit : filter cut-off frequency when not exact [Hz]
+
+    Variables
+    ---------
+    phi : flange angle [rad]; w : flange angular velocity [rad/s]
+    """
+
+    w_ref = ac.RealInput("reference angular velocity [rad/s]")
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
+    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
+                       min=0.0)
+    flange = Flange("driven flange")
+    phi = Variable(unit="rad", doc="flange angle", start=0.0)
+    w = Variable(unit="rad/s", doc="flange angular velocity")
+    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        eqs = [self.phi == self.flange.phi, self.w == der(self.phi)]
+        if self.exact:
+            return eqs + [self.w == self.w_ref]
+        return eqs + [der(self.w) == (self.w_ref - self.w) * 2 * pi * self.f_crit]
+
+
+class SignalPosition(ac.Component):
+    """Angle prescribed by a signal ``phi_ref`` (MSL ``Sources.Position``).
+
+    With ``exact=False`` (default) the angle follows the reference through a critically
+    damped second-order filter of cut-off ``f_crit`` (``w_c = 2 pi f_crit``)::
+
+        d2phi/dt2 = ((phi_ref - phi) w_c - af dphi/dt) w_c / bf,   af = 1.3617, bf = 0.6180
+
+    so the reference need not be differentiable; with ``exact=True``,
+    ``flange.phi = phi_ref`` and the structure stage differentiates the reference's
+    equations when speed and acceleration are needed (the reference must then be twice
+    differentiable).
+
+    Ports
+    -----
+    flange : driven flange; phi_ref : signal input, the reference angle [rad]
+
+    Parameters
+    ----------
+    exact : follow the reference exactly (structural)
+    f_crit : filter cut-off frequency when not exact [Hz]
+
+    Variables
+    ---------
+    phi : flange angle [rad]; w : flange angular velocity [rad/s]
+    """
+
+    phi_ref = ac.RealInput("reference angle [rad]")
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
+    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
+                       min=0.0)
+    flange = Flange("driven flange")
+    phi = Variable(unit="rad", doc="flange angle", start=0.0)
+    w = Variable(unit="rad/s", doc="flange angular velocity")
+    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        eqs = [self.phi == self.flange.phi, self.w == der(self.phi)]
+        if self.exact:
+            return eqs + [self.phi == self.phi_ref]
+        wc = 2 * pi * self.f_crit
+        return eqs + [der(self.w) == ((self.phi_ref - self.phi) * wc - _BESSEL_AF * self.w)
+                      * (wc / _BESSEL_BF)]
+
+
+class SignalAngleSensor(ac.Component):
+    """Ideal sensor of the absolute angle with a signal output ``phi`` [rad] (no torque)."""
+
+    flange = Flange("measured flange")
+    phi = ac.RealOutput("measured angle [rad]")
+    edges = [Edge(DATUM, "flange", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.phi == self.flange.phi, self.flange.tau == 0]
+
+
+class SignalSpeedSensor(ac.Component):
+    """Ideal sensor of the absolute angular velocity with a signal output ``w`` [rad/s]
+    (no torque)."""
+
+    flange = Flange("measured flange")
+    w = ac.RealOutput("measured angular velocity [rad/s]")
+    edges = [Edge(DATUM, "flange", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.w == der(self.flange.phi), self.flange.tau == 0]
+
+
+class SignalTorqueSensor(ac.Component):
+    """Ideal sensor of the torque transmitted from flange_a to flange_b, with a signal
+    output ``tau`` [N.m]."""
+
+    flange_a = Flange("left flange")
+    flange_b = Flange("right flange")
+    tau = ac.RealOutput("measured torque [N.m]")
+    edges = [Edge("flange_a", "flange_b", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.flange_a.phi == self.flange_b.phi, self.flange_a.tau == self.tau]

@@ -113,3 +113,55 @@ class TemperatureSensor(ac.Component):
 
     def equations(self):
         return [self.T == self.port.T, self.port.Q_flow == 0]
+
+
+# --------------------------------------------------------------------------------------
+# Bridges to signal blocks (components.blocks). Naming: ``Signal`` + the physical
+# component; the signal port has the name of the quantity, so results keep their paths.
+# --------------------------------------------------------------------------------------
+
+__all__ += ["SignalTemperature", "SignalHeatFlow", "SignalTemperatureSensor"]
+
+
+class SignalTemperature(ac.Component):
+    """Temperature at the port prescribed by a signal (MSL ``PrescribedTemperature``).
+
+    Ports
+    -----
+    port : heat port; T : signal input, the temperature [K]
+    """
+
+    T = ac.RealInput("prescribed temperature [K]")
+    port = HeatPort("heat port")
+    edges = [Edge(DATUM, "port", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.port.T == self.T]
+
+
+class SignalHeatFlow(ac.Component):
+    """Heat flow into the connected component prescribed by a signal (MSL
+    ``PrescribedHeatFlow``): ``port.Q_flow = -Q_flow``.
+
+    Ports
+    -----
+    port : heat port; Q_flow : signal input, the heat flow rate delivered [W]
+    """
+
+    Q_flow = ac.RealInput("heat flow rate delivered to the port [W]")
+    port = HeatPort("heat port")
+    edges = [Edge(DATUM, "port", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.port.Q_flow == -self.Q_flow]
+
+
+class SignalTemperatureSensor(ac.Component):
+    """Ideal thermometer with a signal output ``T`` [K] (no heat flow)."""
+
+    port = HeatPort("measured port")
+    T = ac.RealOutput("measured temperature [K]")
+    edges = [Edge(DATUM, "port", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.T == self.port.T, self.port.Q_flow == 0]

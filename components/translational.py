@@ -250,3 +250,154 @@ class ForceSensor(ac.Component):
 
     def equations(self):
         return [self.flange_a.s == self.flange_b.s, self.flange_a.f == self.f]
+
+
+# --------------------------------------------------------------------------------------
+# Bridges to signal blocks (components.blocks). Naming: ``Signal`` + the physical
+# component; the signal port has the name of the quantity, so results keep their paths.
+# --------------------------------------------------------------------------------------
+
+__all__ += ["SignalForce", "SignalSpeed", "SignalPosition", "SignalPositionSensor",
+            "SignalSpeedSensor", "SignalForceSensor"]
+
+from math import pi  # noqa: E402 - this section is appended to the module
+
+# s and s^2 coefficients of the critically damped (Bessel) filter of MSL Position
+_BESSEL_AF = 1.3617
+_BESSEL_BF = 0.6180
+
+
+class SignalForce(ac.Component):
+    """Force source driven by a signal: the input ``f`` pushes the flange in +s
+    (``flange.f = -f``); reaction on the inertial frame (MSL ``Sources.Force``).
+
+    Ports
+    -----
+    flange : driven flange; f : signal input, the driving force [N]
+    """
+
+    f = ac.RealInput("driving force [N]")
+    flange = Flange("driven flange")
+    edges = [Edge(DATUM, "flange", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.flange.f == -self.f]
+
+
+class SignalSpeed(ac.Component):
+    """Velocity prescribed by a signal ``v_ref`` (MSL ``Sources.Speed``).
+
+    With ``exact=False`` (default) the velocity follows the reference through a
+    first-order filter, ``dv/dt = (v_ref - v) 2 pi f_crit``, so the reference need not be
+    differentiable; with ``exact=True``, ``v = v_ref`` and the structure stage
+    differentiates the reference's equations when the acceleration is needed.
+
+    Ports
+    -----
+    flange : driven flange; v_ref : signal input, the reference velocity [m/s]
+
+    Parameters
+    ----------
+    exact : follow the reference exactly (structural)
+    f_crit : filter cut-off frequency when not exact [Hz]
+
+    Variables
+    ---------
+    s : flange position [m]; v : flange velocity [m/s]
+    """
+
+    v_ref = ac.RealInput("reference velocity [m/s]")
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
+    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
+                       min=0.0)
+    flange = Flange("driven flange")
+    s = Variable(unit="m", doc="flange position", start=0.0)
+    v = Variable(unit="m/s", doc="flange velocity")
+    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        eqs = [self.s == self.flange.s, self.v == der(self.s)]
+        if self.exact:
+            return eqs + [self.v == self.v_ref]
+        return eqs + [der(self.v) == (self.v_ref - self.v) * 2 * pi * self.f_crit]
+
+
+class SignalPosition(ac.Component):
+    """Position prescribed by a signal ``s_ref`` (MSL ``Sources.Position``).
+
+    With ``exact=False`` (default) the position follows the reference through a critically
+    damped second-order filter of cut-off ``f_crit`` (``w_c = 2 pi f_crit``)::
+
+        d2s/dt2 = ((s_ref - s) w_c - af ds/dt) w_c / bf,   af = 1.3617, bf = 0.6180
+
+    so the reference need not be differentiable; with ``exact=True``,
+    ``flange.s = s_ref`` and the structure stage differentiates the reference's equations
+    when velocity and acceleration are needed.
+
+    Ports
+    -----
+    flange : driven flange; s_ref : signal input, the reference position [m]
+
+    Parameters
+    ----------
+    exact : follow the reference exactly (structural)
+    f_crit : filter cut-off frequency when not exact [Hz]
+
+    Variables
+    ---------
+    s : flange position [m]; v : flange velocity [m/s]
+    """
+
+    s_ref = ac.RealInput("reference position [m]")
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
+    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
+                       min=0.0)
+    flange = Flange("driven flange")
+    s = Variable(unit="m", doc="flange position", start=0.0)
+    v = Variable(unit="m/s", doc="flange velocity")
+    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        eqs = [self.s == self.flange.s, self.v == der(self.s)]
+        if self.exact:
+            return eqs + [self.s == self.s_ref]
+        wc = 2 * pi * self.f_crit
+        return eqs + [der(self.v) == ((self.s_ref - self.s) * wc - _BESSEL_AF * self.v)
+                      * (wc / _BESSEL_BF)]
+
+
+class SignalPositionSensor(ac.Component):
+    """Ideal sensor of the absolute position with a signal output ``s`` [m] (no force)."""
+
+    flange = Flange("measured flange")
+    s = ac.RealOutput("measured position [m]")
+    edges = [Edge(DATUM, "flange", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.s == self.flange.s, self.flange.f == 0]
+
+
+class SignalSpeedSensor(ac.Component):
+    """Ideal sensor of the absolute velocity with a signal output ``v`` [m/s] (no force)."""
+
+    flange = Flange("measured flange")
+    v = ac.RealOutput("measured velocity [m/s]")
+    edges = [Edge(DATUM, "flange", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.v == der(self.flange.s), self.flange.f == 0]
+
+
+class SignalForceSensor(ac.Component):
+    """Ideal sensor of the force transmitted from flange_a to flange_b, with a signal
+    output ``f`` [N]."""
+
+    flange_a = Flange("left flange")
+    flange_b = Flange("right flange")
+    f = ac.RealOutput("measured force [N]")
+    edges = [Edge("flange_a", "flange_b", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.flange_a.s == self.flange_b.s, self.flange_a.f == self.f]
