@@ -69,7 +69,8 @@ class Event:
 
     def __str__(self) -> str:
         comps = f" [{', '.join(self.components)}]" if self.components else ""
-        return f"t = {self.t:.9g} s, {self.kind} event: {'; '.join(self.changes)}{comps}"
+        what = "; ".join(self.changes) or "no relation changed"
+        return f"t = {self.t:.9g} s, {self.kind} event: {what}{comps}"
 
 
 @dataclass

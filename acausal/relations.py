@@ -164,6 +164,8 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
         name = f"{RELATION_PREFIX}[{start + len(relations)}]"
         sym = cs.SX.sym(name)
         comps = sorted({origin_of[s.name()] for s in cs.symvar(g) if s.name() in origin_of})
+        if len(op_text) > 100:
+            op_text = op_text[:97] + "..."
         relations.append(Relation(name, sym, g, strict, op_text, comps))
         seen[key] = sym
         return sym

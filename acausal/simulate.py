@@ -224,9 +224,14 @@ class _Run:
                 if loop is not None:
                     post = loop.iterate(HybridState(float(seg[0]), x, z, self.p), "time")
                     z, self.p = post.z, post.p
+
                 else:
                     z = consistent_algebraic(dae, x, z, self.p, float(seg[0]))
             if loop is not None:
+                if s < len(bounds) - 2:  # ends at a time event: stop at its left limit,
+                    # where the time functions still have their old values
+                    seg = seg.copy()
+                    seg[-1] = tb - _EVENT_EPS * max(1.0, abs(tb))
                 status, message, new = self._hybrid(loop, dae, x, z, seg)
             else:
                 status, message, new, dae, sel = self._segment(dae, x, z, seg, sel)
