@@ -482,8 +482,12 @@ class Component:
         return _DECL_CACHE[key]
 
     def graph_edges(self) -> list[Edge]:
-        """The terminal graph: the declared ``edges`` plus, for every signal output, an edge
-        from the datum that makes the output the source of its connection's value."""
+        """The terminal graph: the declared ``edges`` plus, for every signal output of a
+        block (a component without sub-components), an edge from the datum that makes the
+        output the source of its connection's value. A composite's own signal ports pass
+        through to the blocks inside."""
+        if self.__dict__["_children"]:  # a composite's signal ports pass through
+            return self.edges
         outs = [Edge(DATUM, name, TreePriority.ACROSS_SOURCE)
                 for name, p in self.__dict__["_ports"].items() if p.direction == "output"]
         return list(self.edges) + outs if outs else self.edges

@@ -171,8 +171,10 @@ class _Flattener:
         TV: dict[int, cs.SX] = {}
         for e in g.edges:
             q = e.domain.across if topo.in_tree[e.index] else e.domain.through
-            sym = tab.new_var(f"{e.name}.{q.name}", q.size, unit=q.unit,
-                              origin=path[id(e.component)])
+            name = f"{e.name}.{q.name}"
+            if e.domain.causal and e.decl.initial is DATUM and topo.in_tree[e.index]:
+                name = e.component.ports()[e.decl.final].path()  # a block output: "pi.y"
+            sym = tab.new_var(name, q.size, unit=q.unit, origin=path[id(e.component)])
             (AV if topo.in_tree[e.index] else TV)[e.index] = sym
         x: dict[int, cs.SX] = {}
         for vtx in topo.order:

@@ -162,11 +162,11 @@ class LinearGraph:
     def _check_signals(self, ports: list[PortInstance], uf: _UnionFind) -> None:
         """Every signal input is connected to exactly one output."""
         outputs: dict[int, list[PortInstance]] = {}
-        for k, p in enumerate(ports):
-            if p.direction == "output":
+        for k, p in enumerate(ports):  # a composite's own signal ports pass through
+            if p.direction == "output" and not p.owner._children:
                 outputs.setdefault(uf.find(k), []).append(p)
         for k, p in enumerate(ports):
-            if p.direction != "input":
+            if p.direction != "input" or p.owner._children:
                 continue
             outs = outputs.get(uf.find(k), [])
             if not outs:

@@ -28,9 +28,9 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
         if lang != "python":
             continue
         nxt = fences[k + 1][1].strip() if k + 1 < len(fences) else ""
-        expected = re.match(r"^([A-Za-z_.]*Error|[A-Za-z_.]*Warning)\b", nxt)
+        expected = re.match(r"^([A-Za-z_.]*Error_?|[A-Za-z_.]*Warning)(?=[:\s]|$)", nxt)
         with contextlib.redirect_stdout(io.StringIO()):
-            if expected and expected.group(1).split(".")[-1].endswith("Error"):
+            if expected and expected.group(1).split(".")[-1].rstrip("_").endswith("Error"):
                 with pytest.raises(Exception) as info:
                     exec(compile(code, f"{page.name}[{k}]", "exec"), ns)
                 assert type(info.value).__name__ == expected.group(1).split(".")[-1]
