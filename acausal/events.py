@@ -1,20 +1,25 @@
-"""Time events: switching instants of ``if_else`` conditions that depend on time only.
+"""Time events: switching instants of conditions that depend on time only.
 
 Inputs such as steps (``if_else(t >= t0, ...)``) make the algebraic variables jump; an
 integrator cannot step across such a jump, so the simulation stops at the instant and
 restarts on the other side with consistent values (what Modelica tools call time events).
 The instants are found in the compiled DAE function by following expressions that are affine
-in time (``a t + b``) through its instruction list to the comparisons that use them.
+in time (``a t + b``) through its instruction list to the comparisons that use them, and to
+``floor``/``ceil`` of them (a periodic pulse ``floor((t - t0) / T)`` jumps at every period:
+all its instants inside the simulated interval are events).
 """
 
 from __future__ import annotations
 
 import casadi as cs
+import numpy as np
 
 __all__ = ["time_events"]
 
 _AFFINE = (cs.OP_ADD, cs.OP_SUB, cs.OP_MUL, cs.OP_DIV, cs.OP_NEG, cs.OP_TWICE)
 _COMPARE = (cs.OP_LT, cs.OP_LE, cs.OP_EQ, cs.OP_NE)
+_STEPS = (cs.OP_FLOOR, cs.OP_CEIL)
+MAX_PERIODIC_EVENTS = 100_000  # instants of one floor/ceil in one run, at most
 
 
 def time_events(f: cs.Function, t_input: int, t0: float, t1: float) -> list[float]:
@@ -36,7 +41,17 @@ def time_events(f: cs.Function, t_input: int, t0: float, t1: float) -> list[floa
             continue
         args = [aff.get(i) for i in ins]
         result: tuple[float, float] | None = None
-        if op in _COMPARE and len(args) == 2 and None not in args:
+        if op in _STEPS and args and args[0] is not None and args[0][0] != 0.0:
+            a, b = args[0]  # floor(a t + b) jumps where a t + b is an integer
+            lo, hi = sorted((a * t0 + b, a * t1 + b))
+            ks = np.arange(np.floor(lo) + 1, np.ceil(hi))
+            if len(ks) > MAX_PERIODIC_EVENTS:
+                ks = ks[:MAX_PERIODIC_EVENTS]
+            for kk in ks:
+                ts = (kk - b) / a
+                if t0 < ts < t1:
+                    events.add(float(ts))
+        elif op in _COMPARE and len(args) == 2 and None not in args:
             (a1, b1), (a2, b2) = args  # type: ignore[misc]
             if a1 != a2:
                 ts = (b2 - b1) / (a1 - a2)

@@ -1036,18 +1036,6 @@ class Sine(SignalSource):
         return [self.y == self.offset + cs.if_else(t >= self.startTime, wave, 0.0)]
 
 
-def _floor_events_supported() -> bool:
-    """Whether the core locates the integer crossings of ``floor(a t + b)`` as time events."""
-    from acausal import events
-
-    t = cs.SX.sym("t")
-    f = cs.Function("probe", [t], [cs.floor(2.0 * t)])
-    try:
-        return events.time_events(f, 0, 0.0, 1.0) == [0.5]
-    except Exception:  # noqa: BLE001 - an older detector: not supported
-        return False
-
-
 class Pulse(SignalSource):
     """Rectangular pulses: ``y = offset + amplitude`` during the first ``width`` percent of
     each ``period`` from ``startTime`` on, ``y = offset`` otherwise, for ``nperiod``
@@ -1058,10 +1046,8 @@ class Pulse(SignalSource):
     edge is a time event and the integration restarts exactly there. An unbounded train
     (``nperiod = -1``) is written ``floor(x) - floor(x - width/100)`` with
     ``x = (t - startTime)/period``, which is 1 exactly in the first ``width`` percent of
-    each period; its edges are time events only where the core locates the integer
-    crossings of ``floor`` of an affine function of time. Where it does not, ``build``
-    refuses the unbounded pulse (an integrator can step over a whole pulse without
-    noticing), and asks for a finite ``nperiod``.
+    each period; the core finds every integer crossing of ``floor`` of an affine function
+    of time inside the simulated interval, so these edges are exact time events too.
 
     Parameters
     ----------
@@ -1093,13 +1079,6 @@ class Pulse(SignalSource):
             for j in range(int(n)):
                 high = high + (t >= t0 + j * P) - (t >= t0 + (j + w) * P)
         else:
-            if not _floor_events_supported():
-                raise ModelDefinitionError(
-                    f"{self._describe()}: an unbounded pulse train (nperiod={n}) needs the "
-                    "core to locate the edges of floor() as time events, which it does not "
-                    "do yet; give the number of periods, e.g. nperiod=ceil(t_end/period) "
-                    "(every edge is then an exact time event)"
-                )
             x = (t - t0) / P
             high = cs.if_else(t >= t0, cs.floor(x) - cs.floor(x - w), 0.0)
         return [self.y == self.offset + self.amplitude * high]

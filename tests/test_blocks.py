@@ -147,13 +147,9 @@ def test_pulse_finite_train_every_edge_is_a_time_event():
 
 
 def test_pulse_unbounded_train():
-    """nperiod < 0 needs floor() time events from the core; until then build refuses it
-    with a message that names the block and the fix."""
+    """nperiod < 0: floor() of an affine function of time, whose integer crossings inside
+    the run are time events (every edge exact)."""
     pulse = bl.Pulse(amplitude=1.0, width=30.0, period=0.1)
-    if not bl._floor_events_supported():
-        with pytest.raises(ac.ModelDefinitionError, match=r"Pulse 'pulse'.*nperiod="):
-            ac.build(Chain([("pulse", pulse), ("i", bl.Integrator())]))
-        return
     res = run([("pulse", pulse), ("i", bl.Integrator())], 1.05, n_points=2101)
     _, integral = pulse_reference(res.t, 1.0, 30.0, 0.1, np.inf, 0.0, 0.0)
     assert len(res.stats.time_events) == 21
