@@ -32,6 +32,7 @@ from .component import (
     der,
     guess,
 )
+from .discrete import assign, pre, reinit, sample, when
 from .domains import (
     Domain,
     Electrical,
@@ -114,6 +115,11 @@ __all__ = [
     "domains",
     "export",
     "guess",
+    "when",
+    "reinit",
+    "assign",
+    "pre",
+    "sample",
     "no_event",
     "simulate",
 ]

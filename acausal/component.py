@@ -246,6 +246,9 @@ class Variable(_Declaration):
     hint : str
         Shown in the error message when the model leaves this variable undetermined (as the
         MSL's ``unassignedMessage``): say what the user most likely forgot.
+    discrete : bool
+        Constant between events, changed only by ``ac.when(..., ac.assign(v, ...))``
+        (Modelica's discrete variables); its start value is its first value.
     """
 
     def __init__(
@@ -259,6 +262,7 @@ class Variable(_Declaration):
         nominal: float | None = None,
         state_priority: int = 0,
         hint: str = "",
+        discrete: bool = False,
     ) -> None:
         self.start = start
         self.fixed = fixed
@@ -268,6 +272,7 @@ class Variable(_Declaration):
         self.nominal = nominal
         self.state_priority = state_priority
         self.hint = hint
+        self.discrete = discrete
 
     def __get__(self, inst: Component | None, owner: type) -> Any:
         if inst is None:
@@ -296,6 +301,7 @@ class VariableInstance:
         self.nominal = decl.nominal
         self.state_priority = decl.state_priority
         self.hint = decl.hint
+        self.discrete = decl.discrete
 
     def set(self, value: Any) -> None:
         """Set from a keyword: a number fixes the start value, ``guess(x)`` only guesses."""

@@ -59,6 +59,22 @@ class SemiExplicitDAE:
     relations: list[Any] = field(default_factory=list)  # their Relation records
 
     @cached_property
+    def indicator_rate_function(self) -> cs.Function | None:
+        """``(x, z, p, t) -> dg/dt`` along the solution (``z'`` from the differentiated
+        algebraic equations), or None when the algebraic block is too large to solve
+        symbolically (more than 50 unknowns)."""
+        g = self.indicators if self.indicators is not None else cs.SX(0, 1)
+        nz = int(self.z.numel())
+        if nz > 50:
+            return None
+        rate = cs.jtimes(g, self.x, self.ode) + cs.jacobian(g, self.t)
+        if nz:
+            rhs = cs.jtimes(self.alg, self.x, self.ode) + cs.jacobian(self.alg, self.t)
+            zdot = -cs.solve(cs.jacobian(self.alg, self.z), rhs)
+            rate = rate + cs.mtimes(cs.jacobian(g, self.z), zdot)
+        return cs.Function("indicator_rates", [self.x, self.z, self.p, self.t], [rate])
+
+    @cached_property
     def indicator_function(self) -> cs.Function:
         """``(x, z, p, t) -> g``: the indicators of the frozen relations."""
         g = self.indicators if self.indicators is not None else cs.SX(0, 1)

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import symbols
 from .component import DATUM, Component, collect_equations
+from .discrete import Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import ModelDefinitionError
 from .graph import LinearGraph
@@ -77,6 +78,7 @@ class FlatSystem:
     initial_equations: list[FlatEquation] = field(default_factory=list)
     domain_passes: dict[str, DomainPass] = field(default_factory=dict)
     relations: list[Any] = field(default_factory=list)  # frozen relations (relations pass)
+    whens: list[WhenClause] = field(default_factory=list)  # when clauses (discrete actions)
     index: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -112,6 +114,7 @@ class _Flattener:
         equations: list[FlatEquation] = []
         initial: list[FlatEquation] = []
         passes: dict[str, DomainPass] = {}
+        whens: list[WhenClause] = []
         try:
             with symbols.active(tab):
                 for name, (domain, members) in _non_graph_domains(comps).items():
@@ -125,6 +128,9 @@ class _Flattener:
                 for c in comps:
                     origin = path[id(c)] or type(c).__name__
                     for eq in self._collect(c, "equations"):
+                        if isinstance(eq, When):
+                            whens.append(_when_clause(eq, origin, c, tab))
+                            continue
                         equations.extend(self._normalise(eq, origin, c))
                 n_before = len(tab.variables)
                 for c in comps:
@@ -159,6 +165,7 @@ class _Flattener:
             graph=self.graph,
             initial_equations=initial,
             domain_passes=passes,
+            whens=whens,
         )
 
     # ----- graph unknowns and port bindings -----
@@ -247,6 +254,14 @@ class _Flattener:
             cpath = path[id(c)]
             prefix = f"{cpath}." if cpath else ""
             for name, vi in c.variables().items():
+                if vi.discrete:
+                    if vi.size != 1:
+                        raise ModelDefinitionError(
+                            f"{c._describe()}: discrete variable {name!r} must be a scalar")
+                    b[name] = tab.new_discrete(prefix + name, float(vi.start), vi.unit,
+                                               vi.doc)
+                    tab.add_output(prefix + name, b[name])
+                    continue
                 sym = tab.new_var(prefix + name, vi.size, start=vi.start, fixed=vi.fixed,
                                   unit=vi.unit, nominal=vi.nominal,
                                   state_priority=vi.state_priority,
@@ -291,6 +306,48 @@ class _Flattener:
             # instead of one per equation)
             out.append(FlatEquation(None if e.is_op(cs.OP_EQ) else e, origin, "", e))
         return out
+
+
+@dataclass
+class WhenClause:
+    """A ``when`` of a component: its condition (an expression, or a
+    :class:`~acausal.discrete.Sample` clock) and its actions ``(target, kind, value)``
+    with ``kind`` ``"reinit"`` (a state) or ``"assign"`` (a discrete variable)."""
+
+    condition: Any
+    actions: list[tuple[str, str, cs.SX]]
+    origin: str
+
+
+def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenClause:
+    discrete = {p.name for p in tab.parameters if p.kind == "discrete"}
+    actions: list[tuple[str, str, cs.SX]] = []
+    for a in w.actions:
+        name = a.target.name()
+        kind = "reinit" if isinstance(a, Reinit) else "assign"
+        if kind == "assign" and name not in discrete:
+            raise ModelDefinitionError(
+                f"{c._describe()}: assign() of {name!r}, which is not a discrete variable; "
+                "declare it Variable(discrete=True), or use reinit() for a state")
+        if kind == "reinit" and name not in tab.index:
+            raise ModelDefinitionError(
+                f"{c._describe()}: reinit() of {name!r}, which is not a continuous variable")
+        try:
+            value = cs.SX(a.value)
+        except Exception as exc:  # noqa: BLE001
+            raise ModelDefinitionError(
+                f"{c._describe()}: the value given to {kind}({name}) is not an expression "
+                f"({exc})") from exc
+        actions.append((name, kind, value))
+    cond = w.condition
+    if not isinstance(cond, Sample):
+        try:
+            cond = cs.SX(cond)
+        except Exception as exc:  # noqa: BLE001
+            raise ModelDefinitionError(
+                f"{c._describe()}: the condition of a when() is not an expression ({exc})"
+            ) from exc
+    return WhenClause(cond, actions, origin)
 
 
 def _non_graph_domains(comps: list[Component]) -> dict[str, tuple[Any, list[Component]]]:

@@ -24,13 +24,16 @@ import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import casadi as cs
 import numpy as np
 
+from .discrete import Sample
 from .errors import SimulationError, SolverWarning
 from .initialize import consistent_algebraic
 
 if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
+    from .flatten import WhenClause
     from .solvers.base import Integrator
 
 __all__ = ["Event", "HybridState", "EventLoop", "SAMPLES", "warn_zeno"]
@@ -40,6 +43,7 @@ SAMPLES = 4
 _MAX_ITERATIONS = 50  # event iterations at one instant before calling it chattering
 _ZENO_EVENTS = 30  # events of one relation inside a vanishing window: Zeno
 _BAND = 1e-10  # |g| below BAND * (1 + scale) does not flip a relation during iteration
+_MIN_STEP = 1e-8  # s (relative to max(1, |t|)): shorter advances are explicit Euler steps
 
 
 @dataclass
@@ -84,15 +88,99 @@ class HybridState:
     p: np.ndarray
 
 
-class EventLoop:
-    """The event handling of one run of a DAE with frozen relations."""
+@dataclass
+class _Action:
+    kind: str  # "reinit" (index in x) or "assign" (index in p)
+    index: int
+    target: str
+    value: cs.Function  # (values of `names`, values of `pre_names` before, p, t) -> value
+    names: list[str]
+    pre_names: list[str]
 
-    def __init__(self, dae: SemiExplicitDAE, integ: Integrator) -> None:
+
+@dataclass
+class _When:
+    """A when clause compiled for one DAE."""
+
+    origin: str
+    text: str
+    condition: cs.Function | None  # (p, t) -> value (true when > 0.5); None: a clock
+    clock: Sample | None
+    actions: list[_Action]
+
+
+def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
+    """The when clauses as functions of the DAE's parameters (relation and discrete
+    values), named outputs and ``pre`` values."""
+    out: list[_When] = []
+    p_sym = {dae.p_names[k]: dae.p[k] for k in range(len(dae.p_names))}
+    x_pos = {n: k for k, n in enumerate(dae.x_names)}
+    for w in whens:
+        cond_f, clock = None, None
+        if isinstance(w.condition, Sample):
+            clock, text = w.condition, f"sample({w.condition.start}, {w.condition.interval})"
+        else:
+            text = str(w.condition)
+            extra = [s for s in cs.symvar(w.condition)
+                     if s.name() not in p_sym and s.name() != dae.t.name()]
+            if extra:
+                raise SimulationError(
+                    f"{w.origin}: the condition of a when() depends on "
+                    f"{', '.join(s.name() for s in extra)} without a relation the library can "
+                    "watch; write it as a comparison of the model's variables (h < 0)")
+            cond_f = cs.Function("when_condition", [dae.p, dae.t], [w.condition])
+        actions = []
+        for target, kind, value in w.actions:
+            if kind == "reinit":
+                if target not in x_pos:
+                    raise SimulationError(
+                        f"{w.origin}: reinit({target}) needs {target} to be a state, but the "
+                        f"index reduction chose {', '.join(dae.x_names) or 'no state'}; "
+                        f"declare it with state_priority=1 to make it one")
+                index = x_pos[target]
+            else:
+                index = dae.p_names.index(target)
+            syms = cs.symvar(value)
+            pres = [s for s in syms if s.name().startswith("pre(")]
+            vals = [s for s in syms if s.name() in dae.out_index]
+            fn = cs.Function("action", [cs.vertcat(*vals) if vals else cs.SX(0, 1),
+                                        cs.vertcat(*pres) if pres else cs.SX(0, 1),
+                                        dae.p, dae.t], [value])
+            actions.append(_Action(kind, index, target, fn, [s.name() for s in vals],
+                                   [s.name()[4:-1] for s in pres]))
+        out.append(_When(w.origin, text, cond_f, clock, actions))
+    return out
+
+
+class EventLoop:
+    """The event handling of one run of a DAE with frozen relations and when clauses."""
+
+    def __init__(self, dae: SemiExplicitDAE, integ: Integrator,
+                 whens: list[WhenClause] | None = None) -> None:
         self.dae = dae
         self.integ = integ
         self.pos = np.array([dae.p_names.index(r.name) for r in dae.relations], dtype=int)
+        self.whens = compile_whens(dae, whens or [])
         self.events: list[Event] = []
-        self._recent: dict[int, list[float]] = {}
+        self._recent: dict[tuple[int, bool], list[float]] = {}
+        sizes = np.asarray(dae.out_sizes, dtype=int)
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        self._offset = {n: int(offsets[k]) for k, n in enumerate(dae.out_names)}
+
+    def clock_instants(self, t0: float, t1: float) -> list[float]:
+        """The instants of the when clauses' sample clocks in ``(t0, t1]``."""
+        out: set[float] = set()
+        for w in self.whens:
+            if w.clock is not None:
+                out.update(w.clock.instants(t0, t1))
+        return sorted(out)
+
+    def _named(self, x: np.ndarray, z: np.ndarray, p: np.ndarray, t: float,
+               names: list[str]) -> np.ndarray:
+        if not names:
+            return np.zeros(0)
+        y = np.asarray(self.dae.output_function()(x, z, p, t)).ravel()
+        return np.array([y[self._offset[n]] for n in names])
 
     # ----- relations -----
     def indicators(self, x: Any, z: Any, p: np.ndarray, t: Any) -> np.ndarray:
@@ -123,20 +211,48 @@ class EventLoop:
         d = d0.copy()
         for k, v in (forced or {}).items():
             d[k] = v
-        z = s.z
+        x, z, p0 = s.x.copy(), s.z, s.p.copy()
+        before = [bool(w.condition(p0, s.t) > 0.5) if w.condition is not None else False
+                  for w in self.whens]
+        pre_cache: dict[str, float] = {}
+        fired: list[str] = []
+        done: set[int] = set()
+        p = p0
         for it in range(1, _MAX_ITERATIONS + 1):
-            p = self.set_relations(s.p, d)
-            z = consistent_algebraic(self.dae, s.x, z, p, s.t)
-            g = self.indicators(s.x, z, p, s.t)[:, 0]
+            p = self.set_relations(p, d)
+            z = consistent_algebraic(self.dae, x, z, p, s.t)
+            g = self.indicators(x, z, p, s.t)[:, 0] if len(d) else np.zeros(0)
             live = self.live(g)
             scale = 1.0 + np.abs(g)
             flip = (live != d) & (np.abs(g) > _BAND * scale)
-            if not flip.any():
+            if flip.any():
+                d[flip] = live[flip]
+                continue
+            fire = [k for k, w in enumerate(self.whens)
+                    if k not in done and kind != "initial" and self._fires(w, before[k], p, s.t,
+                                                                          kind)]
+            if not fire:
                 changed = np.flatnonzero(d != d0)
-                if len(changed) or kind != "state":
-                    self._log(s.t, kind, d, changed, it)
-                return HybridState(s.t, s.x, z, p)
-            d[flip] = live[flip]
+                if len(changed) or fired or kind == "time":
+                    self._log(s.t, kind, d, changed, it, fired)
+                return HybridState(s.t, x, z, p)
+            names = sorted({n for k in fire for a in self.whens[k].actions for n in a.names})
+            now = dict(zip(names, self._named(x, z, p, s.t, names), strict=True))
+            pres = sorted({n for k in fire for a in self.whens[k].actions
+                           for n in a.pre_names} - set(pre_cache))
+            pre_cache.update(zip(pres, self._named(s.x, s.z, p0, s.t, pres), strict=True))
+            x, p = x.copy(), p.copy()
+            for k in fire:
+                done.add(k)
+                w = self.whens[k]
+                fired.append(f"when {w.text} [{w.origin}]")
+                for a in w.actions:
+                    val = float(a.value([now[n] for n in a.names],
+                                        [pre_cache[n] for n in a.pre_names], p, s.t))
+                    if a.kind == "reinit":
+                        x[a.index] = val
+                    else:
+                        p[a.index] = val
         rels = [self.dae.relations[k] for k in np.flatnonzero(d != d0)]
         raise SimulationError(
             f"chattering at t = {s.t:.9g} s: the relations "
@@ -145,18 +261,29 @@ class EventLoop:
             "makes another one wrong): the model has no consistent mode at this instant "
             "(check the switching conditions of these components)")
 
+    @staticmethod
+    def _fires(w: _When, before: bool, p: np.ndarray, t: float, kind: str) -> bool:
+        if w.clock is not None:
+            return kind == "time" and any(
+                abs(t - ti) <= 1e-9 * max(1.0, abs(t))
+                for ti in w.clock.instants(t - 1e-6 * max(1.0, abs(t)), t + 1e-6))
+        assert w.condition is not None
+        return not before and bool(w.condition(p, t) > 0.5)
+
     def _log(self, t: float, kind: str, d: np.ndarray, changed: np.ndarray,
-             iterations: int) -> None:
+             iterations: int, fired: list[str] | None = None) -> None:
         rels = self.dae.relations
+        comps = {c for k in changed for c in rels[k].components}
+        comps |= {f.rsplit("[", 1)[-1].rstrip("]") for f in fired or []}
         self.events.append(Event(
-            t, kind, [f"{rels[k].text} -> {bool(d[k])}" for k in changed],
-            sorted({c for k in changed for c in rels[k].components}), iterations))
+            t, kind, [f"{rels[k].text} -> {bool(d[k])}" for k in changed] + list(fired or []),
+            sorted(comps), iterations))
         for k in changed:
-            self._recent.setdefault(int(k), []).append(t)
+            self._recent.setdefault((int(k), bool(d[k])), []).append(t)
 
     def zeno(self, t: float, span: float) -> str | None:
         """A description if one relation's events accumulate (Zeno), else None."""
-        for k, times in self._recent.items():
+        for (k, _), times in self._recent.items():
             if len(times) < _ZENO_EVENTS:
                 continue
             last = np.array(times[-_ZENO_EVENTS:])
@@ -177,7 +304,19 @@ class EventLoop:
     # ----- integration -----
     def _advance(self, p: np.ndarray, s: HybridState, t1: float,
                  n: int) -> tuple[np.ndarray, Any, Any]:
-        """States at ``n`` equally spaced points of ``(s.t, t1]``."""
+        """States at ``n`` equally spaced points of ``(s.t, t1]``.
+
+        An interval below :data:`_MIN_STEP` is taken by one explicit Euler step (IDAS
+        through CasADi returns the start value unchanged for such intervals; the error of
+        the Euler step, ``dt^2 |x''| / 2``, is far below any tolerance there)."""
+        if t1 - s.t < _MIN_STEP * max(1.0, abs(s.t)):
+            xdot = np.asarray(self.dae.default_function(s.x, s.z, p, s.t)[0]).ravel()
+            x1 = s.x + (t1 - s.t) * xdot
+            z1 = consistent_algebraic(self.dae, x1, s.z, p, t1)
+            return np.array([t1]), x1.reshape(-1, 1), z1.reshape(-1, 1)
+        if n == 1:
+            seg = self.integ.advance(self.dae, p, s.x, s.z, s.t, t1)
+            return np.array([t1]), seg.x, seg.z
         T = np.linspace(s.t, t1, n + 1)
         seg = self.integ.integrate(self.dae, p, s.x, s.z, T)
         return T[1:], seg.x, seg.z
@@ -186,6 +325,12 @@ class EventLoop:
                 ) -> tuple[list[HybridState], HybridState | None, HybridState]:
         """Integrate from ``s`` through the output times ``outputs`` in one call; stop at
         the first crossing.
+
+        Besides a sign change of an indicator at the sample points, a sign change *between*
+        two of them (an excursion there and back, such as a short bounce) is looked for
+        on the cubic Hermite interpolant of the indicator built from its values and rates
+        at the two points; where it predicts one, the predicted extremum is integrated to
+        and checked.
 
         Returns the states reached at the output times before any event, and either
         ``(None, last of them)`` or, at a located crossing, ``(state just before the event,
@@ -197,17 +342,39 @@ class EventLoop:
         seg = self.integ.integrate(self.dae, s.p, s.x, s.z, np.concatenate([[s.t], T]))
         X, Z = seg.x, seg.z
         G = self.indicators(X, Z, s.p, T)
+        R = self.rates(X, Z, s.p, T)
         d = self.frozen(s.p)
         reached: list[HybridState] = []
+        prev = s
+        g_prev = self.indicators(s.x, s.z, s.p, s.t)[:, 0]
+        r_prev = self.rates(s.x.reshape(-1, 1), s.z.reshape(-1, 1), s.p, s.t)[:, 0]
         for j in range(len(T)):
+            xj, zj = _col(X, j), _col(Z, j)
             if (self.live(G[:, j]) != d).any():
-                prev = s if j == 0 else HybridState(
-                    float(T[j - 1]), _col(X, j - 1), _col(Z, j - 1), s.p)
-                pre, post = self._locate(prev, float(T[j]), _col(X, j), _col(Z, j), G[:, j])
-                return reached, pre, post
+                return (reached, *self._locate(prev, float(T[j]), xj, zj, G[:, j]))
+            t_peak = _hermite_crossing(prev.t, float(T[j]), g_prev, G[:, j], r_prev, R[:, j],
+                                       d, self.dae.relations)
+            if t_peak is not None:
+                Tp, Xp, Zp = self._advance(s.p, prev, t_peak, 1)
+                gp = self.indicators(Xp, Zp, s.p, Tp)[:, 0]
+                if (self.live(gp) != d).any():
+                    return (reached, *self._locate(prev, t_peak, _col(Xp, 0), _col(Zp, 0),
+                                                   gp))
+            prev = HybridState(float(T[j]), xj, zj, s.p)
+            g_prev, r_prev = G[:, j], R[:, j]
             if (j + 1) % SAMPLES == 0:
-                reached.append(HybridState(float(T[j]), _col(X, j), _col(Z, j), s.p))
+                reached.append(prev)
         return reached, None, reached[-1]
+
+    def rates(self, X: Any, Z: Any, p: np.ndarray, T: Any) -> np.ndarray:
+        """Time derivatives of the indicators along the solution, ``(n_relations, nt)``
+        (zeros where the model is too large for the symbolic rate, see
+        :meth:`SemiExplicitDAE.indicator_rate_function`)."""
+        f = self.dae.indicator_rate_function
+        Tm = np.atleast_1d(np.asarray(T, dtype=float)).reshape(1, -1)
+        if f is None:
+            return np.zeros((len(self.pos), Tm.shape[1]))
+        return np.asarray(f(X, Z, p.reshape(-1, 1), Tm))
 
     def _locate(self, a: HybridState, tb: float, xb: np.ndarray, zb: np.ndarray,
                 gb: np.ndarray) -> tuple[HybridState, HybridState]:
@@ -219,12 +386,21 @@ class EventLoop:
         fa, fb = ga[target], gb[target]
         tol = 1e-13 * max(1.0, abs(tb)) + 1e-15
         side = 0
+        if abs(fa) <= _BAND * (1.0 + abs(fb)):
+            # the indicator starts at zero (a relation held at an event it just passed):
+            # the crossing is within round-off of the start, one short step shows it
+            t = min(a.t + 1e3 * tol, 0.5 * (a.t + tb))
+            T, X, Z = self._advance(a.p, a, t, 1)
+            gt = self.indicators(X, Z, a.p, T)[:, 0]
+            if (self.live(gt) != d).any():
+                tb, xb, zb, gb = t, _col(X, 0), _col(Z, 0), gt
+                fb = gb[target]
         for _ in range(100):
             if tb - a.t <= tol:
                 break
             t = (a.t * fb - tb * fa) / (fb - fa) if fb != fa else 0.5 * (a.t + tb)
-            lo, hi = a.t + 1e-3 * (tb - a.t), tb - 1e-3 * (tb - a.t)
-            t = min(max(t, lo), hi) if hi > lo else 0.5 * (a.t + tb)
+            if not a.t < t < tb:  # round-off at the bracket's ends: bisect
+                t = 0.5 * (a.t + tb)
             T, X, Z = self._advance(a.p, a, t, 1)
             gt = self.indicators(X, Z, a.p, T)[:, 0]
             now = np.flatnonzero(self.live(gt) != d)
@@ -269,3 +445,32 @@ def _col(M: Any, j: int) -> np.ndarray:
 def warn_zeno(message: str) -> None:
     """Announce that a run stopped at a Zeno accumulation point."""
     warnings.warn(message, SolverWarning, stacklevel=4)
+
+
+def _hermite_crossing(ta: float, tb: float, ga: np.ndarray, gb: np.ndarray, ra: np.ndarray,
+                      rb: np.ndarray, d: np.ndarray, relations: list[Any]) -> float | None:
+    """The time of the extremum of a cubic Hermite interpolant of an indicator that does
+    not change sign at ``ta`` and ``tb`` but is predicted to cross zero in between (the
+    earliest such), or None."""
+    h = tb - ta
+    best: float | None = None
+    for k, rel in enumerate(relations):
+        if rel.value(float(ga[k])) != d[k] or rel.value(float(gb[k])) != d[k]:
+            continue  # a sign change at a sample point is found without the interpolant
+        # p(s) = h00 ga + h10 h ra + h01 gb + h11 h rb on s in [0, 1]; p'(s) = a s^2 + b s + c
+        m0, m1 = h * ra[k], h * rb[k]
+        a = 6 * ga[k] + 3 * m0 - 6 * gb[k] + 3 * m1
+        b = -6 * ga[k] - 4 * m0 + 6 * gb[k] - 2 * m1
+        c = m0
+        roots = np.roots([a, b, c]) if abs(a) > 1e-300 else (
+            np.array([-c / b]) if abs(b) > 1e-300 else np.zeros(0))
+        for sr in roots:
+            if abs(sr.imag) > 1e-12 or not 0.0 < sr.real < 1.0:
+                continue
+            u = sr.real
+            val = ((2 * u**3 - 3 * u**2 + 1) * ga[k] + (u**3 - 2 * u**2 + u) * m0
+                   + (-2 * u**3 + 3 * u**2) * gb[k] + (u**3 - u**2) * m1)
+            if rel.value(float(val)) != d[k]:
+                t = ta + u * h
+                best = t if best is None or t < best else best
+    return best

@@ -207,14 +207,22 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
 
 
 def relations_pass(state: CompileState) -> CompileState:
-    """Pass: freeze the relations of the unknowns into discrete parameters."""
+    """Pass: freeze the relations of the unknowns into discrete parameters (in the
+    equations, the outputs and the conditions and values of ``when`` clauses)."""
     fs = need(state.flat, "the flat system (flatten pass)")
     unknowns = cs.vertcat(*[v.sym for v in fs.variables]) if fs.variables else cs.SX(0, 1)
     origin_of = {v.name: v.origin for v in fs.variables}
     eqs = fs.equations + fs.initial_equations
     out_names = list(fs.outputs)
-    exprs = [e.res for e in eqs] + [cs.vec(cs.SX(fs.outputs[n])) for n in out_names]
-    sizes = [1] * len(eqs) + [int(cs.SX(fs.outputs[n]).numel()) for n in out_names]
+    when_exprs: list[cs.SX] = []
+    for w in fs.whens:
+        if isinstance(w.condition, cs.SX):
+            when_exprs.append(w.condition)
+        when_exprs.extend(v for _, _, v in w.actions)
+    exprs = ([e.res for e in eqs] + [cs.vec(cs.SX(fs.outputs[n])) for n in out_names]
+             + when_exprs)
+    sizes = ([1] * len(eqs) + [int(cs.SX(fs.outputs[n]).numel()) for n in out_names]
+             + [1] * len(when_exprs))
     flat_exprs: list[cs.SX] = []
     for e in exprs:
         flat_exprs.extend(cs.vertsplit(e) if e.numel() > 1 else [e])
@@ -226,17 +234,23 @@ def relations_pass(state: CompileState) -> CompileState:
     for size in sizes:
         rebuilt.append(cs.vertcat(*new[pos:pos + size]) if size != 1 else new[pos])
         pos += size
-    n = len(fs.equations)
+    n, n_all = len(fs.equations), len(eqs)
     equations = [FlatEquation(r, e.origin, e.label, e.source)
                  for r, e in zip(rebuilt[:n], fs.equations, strict=True)]
     initial = [FlatEquation(r, e.origin, e.label, e.source)
-               for r, e in zip(rebuilt[n:len(eqs)], fs.initial_equations, strict=True)]
+               for r, e in zip(rebuilt[n:n_all], fs.initial_equations, strict=True)]
     outputs = {}
-    for name, r in zip(out_names, rebuilt[len(eqs):], strict=True):
+    for name, r in zip(out_names, rebuilt[n_all:n_all + len(out_names)], strict=True):
         old = cs.SX(fs.outputs[name])
         outputs[name] = cs.reshape(r, old.shape) if old.numel() > 1 else r
-    params = list(fs.parameters) + [FlatParameter(r.name, r.sym, 0.0, "", r.text)
+    it = iter(rebuilt[n_all + len(out_names):])
+    whens = []
+    for w in fs.whens:
+        cond = next(it) if isinstance(w.condition, cs.SX) else w.condition
+        whens.append(replace(w, condition=cond,
+                             actions=[(t, k, next(it)) for t, k, _ in w.actions]))
+    params = list(fs.parameters) + [FlatParameter(r.name, r.sym, 0.0, "", r.text, "relation")
                                     for r in rels]
     flat = replace(fs, equations=equations, initial_equations=initial, outputs=outputs,
-                   parameters=params, relations=rels)
+                   parameters=params, relations=rels, whens=whens)
     return state.update(flat=flat)

@@ -26,7 +26,6 @@ from .errors import AcausalError, SimulationError
 from .events import time_events
 from .hybrid import Event, EventLoop, HybridState, warn_zeno
 from .initialize import consistent_algebraic, initialize
-from .relations import RELATION_PREFIX
 from .results import Result
 from .solvers.base import (
     IntegrationFailure,
@@ -199,7 +198,8 @@ class _Run:
         tic = _time.perf_counter()
         cm, stats = self.cm, self.stats
         dae, sel = cm.dae, cm.selection
-        loop = EventLoop(dae, self.integ) if dae.relations else None
+        whens = cm.flat.whens
+        loop = EventLoop(dae, self.integ, whens) if (dae.relations or whens) else None
         if loop is not None:
             init = self._initialize_hybrid(loop, grid[0])
         else:
@@ -212,6 +212,9 @@ class _Run:
         pieces: list[_Piece] = [(dae, x.reshape(-1, 1), z.reshape(-1, 1), grid[:1],
                                  self.p.copy())]
         events = self._time_events(dae, grid[0], grid[-1])
+        if loop is not None:  # the clocks of sampled when clauses
+            events = sorted(set(events) | set(loop.clock_instants(grid[0], grid[-1])) - {
+                float(grid[-1])})
         if events:
             grid = np.union1d(grid, events)  # event instants are output points
             stats.time_events = events
@@ -250,8 +253,8 @@ class _Run:
         stats.wall_time = _time.perf_counter() - tic
         if loop is not None:
             stats.events = loop.events
-        params = {n: v for n, v in zip(dae.p_names, p, strict=True)
-                  if not n.startswith(RELATION_PREFIX + "[")}
+        params = {q.name: v for q, v in zip(cm.system.parameters, p, strict=True)
+                  if not q.discrete}
         res = Result(t_all, dae.out_names, dae.out_sizes, evaluate, params, status=status,
                      message=message, stats=stats)
         if status == "failed" and raise_on_failure:

@@ -51,6 +51,13 @@ class FlatParameter:
     value: float
     unit: str = ""
     doc: str = ""
+    kind: str = "parameter"  # "parameter", "relation" (frozen relation), "discrete"
+
+    @property
+    def discrete(self) -> bool:
+        """Changes at events only (a frozen relation or a discrete variable), not a
+        parameter the user sets."""
+        return self.kind != "parameter"
 
 
 class SymbolTable:
@@ -63,6 +70,7 @@ class SymbolTable:
         self.outputs: dict[str, cs.SX] = {}
         self.index: dict[str, int] = {}
         self._param_index: dict[str, int] = {}
+        self.pre_symbols: dict[str, cs.SX] = {}  # variable name -> pre(variable)
 
     # ----- creation -----
     def new_var(self, name: str, size: int = 1, *, start: Any = 0.0, fixed: bool = False,
@@ -91,6 +99,22 @@ class SymbolTable:
         self._param_index[name] = len(self.parameters)
         self.parameters.append(FlatParameter(name, sym, float(value), unit, doc))
         return sym
+
+    def new_discrete(self, name: str, start: float, unit: str = "", doc: str = "") -> cs.SX:
+        """A discrete variable: constant between events, changed by ``when`` actions (a
+        parameter of the continuous problem, with its start value as first value)."""
+        sym = self.new_parameter(name, start, unit, doc)
+        self.parameters[-1].kind = "discrete"
+        return sym
+
+    def pre(self, sym: cs.SX) -> cs.SX:
+        """The symbol ``pre(v)``: the value of ``v`` just before an event."""
+        name = sym.name()
+        if name not in self.index and name not in self._param_index:
+            raise ModelDefinitionError(f"pre() of {name!r}, which is not a variable")
+        if name not in self.pre_symbols:
+            self.pre_symbols[name] = cs.SX.sym(f"pre({name})")
+        return self.pre_symbols[name]
 
     def add_output(self, name: str, expr: Any) -> None:
         """Make ``expr`` addressable in results as ``name``."""

@@ -139,6 +139,14 @@ class Integrator(ABC):
         """
 
 
+    def advance(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
+                t0: float, t1: float) -> Segment:
+        """The state at ``t1`` from the consistent point at ``t0`` (one interval; called
+        many times with different lengths by event location: backends may make it
+        cheaper than :meth:`integrate`)."""
+        return self.integrate(dae, p, x0, z0, np.array([t0, t1]))
+
+
 INTEGRATORS: dict[str, tuple[str, str]] = {}
 
 

@@ -82,7 +82,7 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
                     p_values: np.ndarray | None = None,
                     init_xdot: np.ndarray | None = None,
                     suppress_algebraic: bool = False,
-                    regularity_check: bool = True) -> cs.Function:
+                    regularity_check: bool = True, normalized: bool = False) -> cs.Function:
     """IDAS integrator of ``dae`` on ``grid`` (relative to the start time).
 
     The returned function takes ``x0``, ``z0`` and ``p = [parameters; t_start]`` and gives
@@ -91,10 +91,12 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
     ``init_xdot`` IDAS skips ``IDACalcIC``; with ``suppress_algebraic`` the error test
     covers the states only. With ``regularity_check`` (default) the first NaN or Inf in
     the DAE's residual stops the integration (instead of IDAS retrying ever smaller steps
-    into a blow-up).
+    into a blow-up). With ``normalized`` the time is ``t_start + span tau`` and ``grid`` is
+    in ``tau`` (``p = [..., t_start, span]``): one integrator serves every interval.
     """
     toff = cs.SX.sym("t_start")
     tau = cs.SX.sym("tau")
+    span = cs.SX.sym("span")
     x, z = dae.x, dae.z
     ode, alg = dae.ode, dae.alg
     p_in = dae.p
@@ -105,10 +107,14 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
     if x.numel() == 0:  # IDAS needs a state: a dummy one that stays zero
         x = cs.SX.sym("_dummy_state")
         ode = cs.SX(0)
+    t_of_tau = toff + span * tau if normalized else toff + tau
     if cs.depends_on(cs.vertcat(ode, alg), dae.t):
-        ode = cs.substitute(ode, dae.t, tau + toff)
-        alg = cs.substitute(alg, dae.t, tau + toff)
-    problem: dict[str, Any] = {"x": x, "p": cs.vertcat(p_in, toff), "t": tau, "ode": ode}
+        ode = cs.substitute(ode, dae.t, t_of_tau)
+        alg = cs.substitute(alg, dae.t, t_of_tau)
+    if normalized:
+        ode = span * ode
+    p_all = cs.vertcat(p_in, toff, span) if normalized else cs.vertcat(p_in, toff)
+    problem: dict[str, Any] = {"x": x, "p": p_all, "t": tau, "ode": ode}
     if z.numel():
         problem["z"] = z
         problem["alg"] = alg
@@ -195,7 +201,8 @@ class IDASIntegrator(Integrator):
 
     # ----- building -----
     def _function(self, dae: SemiExplicitDAE, p: np.ndarray, rel: np.ndarray, mode: str,
-                  xdot: np.ndarray, max_num_steps: int) -> cs.Function:
+                  xdot: np.ndarray, max_num_steps: int,
+                  normalized: bool = False) -> cs.Function:
         """The CasADi integrator for this mode, grid and start (kept for repeated runs).
 
         The exact initial derivatives are an option of the CasADi integrator, so they are
@@ -204,7 +211,8 @@ class IDASIntegrator(Integrator):
         """
         o = self.options
         key = (id(dae), tuple(np.round(rel, 12)), mode, p.tobytes(),
-               b"" if mode == "idas_ic" else xdot.tobytes(), max_num_steps, self._tolerant)
+               b"" if mode == "idas_ic" else xdot.tobytes(), max_num_steps, self._tolerant,
+               normalized)
         f = self._functions.get(key)
         if f is None:
             f = self._functions[key] = make_integrator(
@@ -212,7 +220,7 @@ class IDASIntegrator(Integrator):
                 max_num_steps=max_num_steps, p_values=p,
                 init_xdot=None if mode == "idas_ic" else (xdot if xdot.size else np.zeros(1)),
                 suppress_algebraic=mode == "states_error_only",
-                regularity_check=not self._tolerant)
+                regularity_check=not self._tolerant, normalized=normalized)
         return f
 
     def _ladder(self, dae: SemiExplicitDAE) -> tuple[str, ...]:
@@ -236,10 +244,18 @@ class IDASIntegrator(Integrator):
         return r, out.getvalue()
 
     def _attempt(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
-                 grid: np.ndarray, allow_fallback: bool = True) -> Segment:
-        """The whole grid in one IDAS call, trying the modes of the ladder in turn."""
-        args = dict(x0=x0 if x0.size else 0.0, z0=z0, p=[grid[0]])
+                 grid: np.ndarray, allow_fallback: bool = True,
+                 normalized: bool = False) -> Segment:
+        """The whole grid in one IDAS call, trying the modes of the ladder in turn (with
+        ``normalized``, ``grid`` is ``[t0, t1]`` and a time-normalised integrator that
+        serves every interval is used)."""
+        span = float(grid[-1] - grid[0])
+        args = dict(x0=x0 if x0.size else 0.0, z0=z0,
+                    p=[grid[0], span] if normalized else [grid[0]])
         xdot = np.asarray(dae.default_function(x0, z0, p, grid[0])[0]).ravel()
+        if normalized:
+            xdot = span * xdot
+        rel = np.array([0.0, 1.0]) if normalized else grid - grid[0]
         ladder = self._ladder(dae)
         if not allow_fallback:
             ladder = ladder[:1]
@@ -250,7 +266,7 @@ class IDASIntegrator(Integrator):
                 for m in ladder]
         while plan:
             mode, budget = plan.pop(0)
-            f = self._function(dae, p, grid - grid[0], mode, xdot, budget)
+            f = self._function(dae, p, rel, mode, xdot, budget, normalized)
             try:
                 r, _ = self._call(f, args)
             except _CallFailed as cf:
@@ -301,6 +317,18 @@ class IDASIntegrator(Integrator):
     def _origins(self, names: list[str]) -> list[str]:
         idx = self.cm.system.name_index
         return sorted({self.cm.system.variables[idx[n]].origin for n in names if n in idx})
+
+    def advance(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
+                t0: float, t1: float) -> Segment:
+        """One interval with the time-normalised integrator (no new integrator per
+        interval: event location calls this many times with different lengths)."""
+        try:
+            return self._attempt(dae, p, x0, z0, np.array([t0, t1]), normalized=True)
+        except _AttemptsFailed as af:
+            raise IntegrationFailure(self._explain(dae, p, np.array([t0, t1]), af.attempts,
+                                                   _join([], [], [], dae, SegmentStats()),
+                                                   x0, t0), t0, None,
+                                     "".join(a.output for a in af.attempts)) from None
 
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:

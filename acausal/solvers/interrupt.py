@@ -10,6 +10,7 @@ native call cannot be cancelled) and its result is dropped.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -20,22 +21,51 @@ T = TypeVar("T")
 _SLICE = 0.05  # s between checks for a pending interrupt
 
 
+class _Worker:
+    """One daemon thread that runs the calls one after the other (a thread start per call
+    would cost as much as a short integration). Daemon: the interpreter does not wait for
+    an abandoned native call at exit."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[tuple[Callable[[], Any], queue.SimpleQueue[Any]]] = (
+            queue.SimpleQueue())
+        self.thread = threading.Thread(target=self._run, name="acausal-native-call",
+                                       daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            job, reply = self.jobs.get()
+            try:
+                reply.put((True, job()))
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+                reply.put((False, exc))
+
+
+_WORKER: _Worker | None = None
+
+
 def call_interruptibly(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)``, with Ctrl-C raising ``KeyboardInterrupt`` at once."""
+    global _WORKER
     if threading.current_thread() is not threading.main_thread():
         return fn(*args, **kwargs)  # signals are delivered to the main thread only
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["value"] = fn(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
-            box["error"] = exc
-
-    worker = threading.Thread(target=work, name="acausal-native-call", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(_SLICE)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    if _WORKER is None:
+        _WORKER = _Worker()
+    reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    _WORKER.jobs.put((lambda: fn(*args, **kwargs), reply))
+    try:
+        while True:
+            try:
+                ok, value = reply.get(timeout=_SLICE)
+                break
+            except queue.Empty:
+                continue
+    except KeyboardInterrupt:
+        # the worker finishes its native call in the background; later calls get a fresh
+        # worker instead of queueing behind it
+        _WORKER = None
+        raise
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]

@@ -1,0 +1,130 @@
+"""Discrete-event constructs of the component API: ``when``, ``reinit``, ``pre``, ``sample``.
+
+Written inside ``equations()`` as in Modelica::
+
+    def equations(self):
+        return [der(self.h) == self.v, der(self.v) == -self.g,
+                ac.when(self.h < 0, ac.reinit(self.v, -self.e * ac.pre(self.v)))]
+
+* ``when(condition, *actions)`` — the actions run at the instant the condition becomes
+  true (a state event located by root finding, or a time event for ``sample``);
+* ``reinit(state, value)`` — a state jumps to ``value`` at that instant;
+* ``assign(discrete, value)`` — a discrete variable (``Variable(discrete=True)``, constant
+  between events) takes ``value``;
+* ``pre(v)`` — the value of ``v`` just before the event;
+* ``sample(start, interval)`` — true at ``start + k interval`` (a clock for sampled
+  controllers: time events).
+
+The semantics are those of :mod:`acausal.hybrid`: actions are evaluated with the values
+at the event (``pre`` for the left limit), then the algebraic variables are solved again
+and the relations and conditions re-evaluated until nothing changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import casadi as cs
+
+from . import symbols
+from .errors import ModelDefinitionError
+
+__all__ = ["When", "Reinit", "Assign", "Sample", "when", "reinit", "assign", "pre",
+           "sample"]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A clock condition: true at ``start + k * interval`` (k = 0, 1, ...)."""
+
+    start: float
+    interval: float
+
+    def instants(self, t0: float, t1: float) -> list[float]:
+        """The instants in ``(t0, t1]``."""
+        import math
+
+        k0 = max(0, math.floor((t0 - self.start) / self.interval) + 1)
+        out = []
+        k = k0
+        while True:
+            t = self.start + k * self.interval
+            if t > t1 * (1 + 1e-15) + 1e-300:
+                break
+            if t > t0:
+                out.append(t)
+            k += 1
+        return out
+
+
+@dataclass
+class Reinit:
+    """``state := value`` at the event."""
+
+    target: cs.SX
+    value: Any
+
+
+@dataclass
+class Assign:
+    """``discrete := value`` at the event."""
+
+    target: cs.SX
+    value: Any
+
+
+@dataclass
+class When:
+    """Actions run at the instant ``condition`` becomes true."""
+
+    condition: Any
+    actions: list[Reinit | Assign] = field(default_factory=list)
+
+
+def _target(var: Any, what: str) -> cs.SX:
+    sx = var if isinstance(var, cs.SX) else None
+    if sx is None or not sx.is_scalar() or not sx.is_symbolic():
+        raise ModelDefinitionError(
+            f"{what}() needs a scalar variable of the component (self.v), got {var!r}")
+    return sx
+
+
+def when(condition: Any, *actions: Reinit | Assign) -> When:
+    """Run ``actions`` at the instant ``condition`` becomes true (see the module docs)."""
+    if not actions:
+        raise ModelDefinitionError("when() needs at least one action (reinit or assign)")
+    for a in actions:
+        if not isinstance(a, (Reinit, Assign)):
+            raise ModelDefinitionError(
+                f"when() takes reinit(...) and assign(...) actions, got {a!r}")
+    if isinstance(condition, bool):
+        raise ModelDefinitionError(
+            f"when(): the condition evaluated to the Python bool {condition}; write it with "
+            "the component's variables (self.h < 0) or ac.sample(start, interval)")
+    return When(condition, list(actions))
+
+
+def reinit(state: Any, value: Any) -> Reinit:
+    """At the event, set the state ``state`` to ``value``."""
+    return Reinit(_target(state, "reinit"), value)
+
+
+def assign(discrete: Any, value: Any) -> Assign:
+    """At the event, set the discrete variable ``discrete`` to ``value``."""
+    return Assign(_target(discrete, "assign"), value)
+
+
+def pre(var: Any) -> cs.SX:
+    """The value of ``var`` just before the event (inside ``when`` actions)."""
+    table = symbols.current()
+    if table is None:
+        raise ModelDefinitionError("pre() can only be used inside a component's equations()")
+    return table.pre(_target(var, "pre"))
+
+
+def sample(start: float, interval: float) -> Sample:
+    """A clock: true at ``start + k interval`` [s], k = 0, 1, ... (time events)."""
+    if not interval > 0:
+        raise ModelDefinitionError(f"sample(): the interval must be > 0 s, got {interval}")
+    return Sample(float(start), float(interval))
