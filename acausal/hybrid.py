@@ -36,12 +36,12 @@ if TYPE_CHECKING:
     from .flatten import WhenClause
     from .solvers.base import Integrator
 
-__all__ = ["Event", "HybridState", "EventLoop", "SAMPLES", "warn_zeno"]
+__all__ = ["Event", "HybridState", "Reached", "EventLoop", "SAMPLES", "warn_zeno"]
 
 #: indicator checks per output interval (besides its ends)
 SAMPLES = 4
 _MAX_ITERATIONS = 50  # event iterations at one instant before calling it chattering
-_ZENO_EVENTS = 30  # events of one relation inside a vanishing window: Zeno
+_ZENO_EVENTS = 10  # shrinking intervals between events of one relation: Zeno
 _BAND = 1e-10  # |g| below BAND * (1 + scale) does not flip a relation during iteration
 _MIN_STEP = 1e-8  # s (relative to max(1, |t|)): shorter advances are explicit Euler steps
 
@@ -75,6 +75,16 @@ class Event:
         comps = f" [{', '.join(self.components)}]" if self.components else ""
         what = "; ".join(self.changes) or "no relation changed"
         return f"t = {self.t:.9g} s, {self.kind} event: {what}{comps}"
+
+
+@dataclass
+class Reached:
+    """Output points reached in one call: times and the states there (columns)."""
+
+    t: np.ndarray
+    x: Any
+    z: Any
+    p: np.ndarray
 
 
 @dataclass
@@ -282,23 +292,37 @@ class EventLoop:
             self._recent.setdefault((int(k), bool(d[k])), []).append(t)
 
     def zeno(self, t: float, span: float) -> str | None:
-        """A description if one relation's events accumulate (Zeno), else None."""
+        """A description if one relation's events accumulate (Zeno), else None.
+
+        Accumulating means: the last :data:`_ZENO_EVENTS` intervals between its changes in
+        one direction shrink by a steady ratio below 1 (a geometric series), and the time
+        left to the accumulation point, ``gap r / (1 - r)``, is below 1e-3 of the run (the
+        events would then crowd into the last thousandth); or one interval is below 1e-9
+        of the run, whatever the ratio.
+        """
+        scale = max(span, abs(t))
         for (k, _), times in self._recent.items():
-            if len(times) < _ZENO_EVENTS:
+            if len(times) < _ZENO_EVENTS + 1:
                 continue
-            last = np.array(times[-_ZENO_EVENTS:])
-            gaps = np.diff(last)
-            if gaps[-1] < 1e-9 * max(span, abs(t)) or (
-                    np.all(gaps[1:] <= gaps[:-1] * (1 + 1e-9))
-                    and gaps[-1] < 1e-6 * max(span, abs(t))):
-                ratio = float(np.median(gaps[1:] / np.maximum(gaps[:-1], 1e-300)))
-                t_inf = t + gaps[-1] * ratio / max(1 - ratio, 1e-12)
+            gaps = np.diff(np.array(times[-(_ZENO_EVENTS + 1):]))
+            ratios = gaps[1:] / np.maximum(gaps[:-1], 1e-300)
+            ratio = float(np.median(ratios))
+            steady = ratio < 0.99 and float(np.max(ratios)) < 1.0
+            left = gaps[-1] * ratio / max(1.0 - ratio, 1e-12)
+            if gaps[-1] < 1e-9 * scale and not steady:
+                r = self.dae.relations[k]
+                return (f"chattering: {r.text} [{', '.join(r.components)}] keeps changing "
+                        f"every {gaps[-1]:.3g} s without settling (the model slides along "
+                        "the switching surface, e.g. a discontinuous force that reverses on "
+                        "both sides of zero); the run stops here. Give the component a mode "
+                        "that can stay on the surface (a stuck friction state, a dead zone).")
+            if gaps[-1] < 1e-9 * scale or (steady and left < 1e-3 * scale):
                 r = self.dae.relations[k]
                 return (f"Zeno behaviour: the events of {r.text} [{', '.join(r.components)}] "
-                        f"accumulate (the last {_ZENO_EVENTS} intervals shrink to "
-                        f"{gaps[-1]:.3g} s, ratio {ratio:.3g}) towards t = {t_inf:.9g} s, "
-                        "where the motion comes to rest; the run stops here. Model the "
-                        "resting phase (e.g. a contact that can stay closed) to go on.")
+                        f"accumulate (intervals shrinking by {ratio:.3g} each, the last "
+                        f"{gaps[-1]:.3g} s) towards t = {t + left:.9g} s, where the motion "
+                        "comes to rest; the run stops here. Model the resting phase (e.g. a "
+                        "contact that can stay closed) to go on.")
         return None
 
     # ----- integration -----
@@ -322,7 +346,7 @@ class EventLoop:
         return T[1:], seg.x, seg.z
 
     def advance(self, s: HybridState, outputs: np.ndarray
-                ) -> tuple[list[HybridState], HybridState | None, HybridState]:
+                ) -> tuple[Reached, HybridState | None, HybridState]:
         """Integrate from ``s`` through the output times ``outputs`` in one call; stop at
         the first crossing.
 
@@ -332,39 +356,58 @@ class EventLoop:
         at the two points; where it predicts one, the predicted extremum is integrated to
         and checked.
 
-        Returns the states reached at the output times before any event, and either
-        ``(None, last of them)`` or, at a located crossing, ``(state just before the event,
-        state after the event iteration)`` at the same time.
+        Returns the output points reached before any event (``Reached``), and either
+        ``(None, state at the last of them)`` or, at a located crossing, ``(state just
+        before the event, state after the event iteration)`` at the same time.
         """
         knots = np.concatenate([[s.t], outputs])
         T = np.concatenate([np.linspace(a, b, SAMPLES + 1)[1:]
                             for a, b in zip(knots[:-1], knots[1:], strict=True)])
         seg = self.integ.integrate(self.dae, s.p, s.x, s.z, np.concatenate([[s.t], T]))
         X, Z = seg.x, seg.z
-        G = self.indicators(X, Z, s.p, T)
-        R = self.rates(X, Z, s.p, T)
         d = self.frozen(s.p)
-        reached: list[HybridState] = []
-        prev = s
-        g_prev = self.indicators(s.x, s.z, s.p, s.t)[:, 0]
-        r_prev = self.rates(s.x.reshape(-1, 1), s.z.reshape(-1, 1), s.p, s.t)[:, 0]
-        for j in range(len(T)):
-            xj, zj = _col(X, j), _col(Z, j)
-            if (self.live(G[:, j]) != d).any():
-                return (reached, *self._locate(prev, float(T[j]), xj, zj, G[:, j]))
-            t_peak = _hermite_crossing(prev.t, float(T[j]), g_prev, G[:, j], r_prev, R[:, j],
-                                       d, self.dae.relations)
-            if t_peak is not None:
-                Tp, Xp, Zp = self._advance(s.p, prev, t_peak, 1)
-                gp = self.indicators(Xp, Zp, s.p, Tp)[:, 0]
-                if (self.live(gp) != d).any():
-                    return (reached, *self._locate(prev, t_peak, _col(Xp, 0), _col(Zp, 0),
-                                                   gp))
-            prev = HybridState(float(T[j]), xj, zj, s.p)
-            g_prev, r_prev = G[:, j], R[:, j]
-            if (j + 1) % SAMPLES == 0:
-                reached.append(prev)
-        return reached, None, reached[-1]
+        G = self.indicators(X, Z, s.p, T)
+        g0 = self.indicators(s.x, s.z, s.p, s.t)
+        Gall = np.hstack([g0, G])
+        Tall = np.concatenate([[s.t], T])
+        changed = self.live_matrix(G) != d[:, None]
+        first = int(np.argmax(changed.any(axis=0))) if changed.any() else len(T)
+        # excursions between samples, on the intervals before the first sign change
+        n_all = len(Tall)
+        R = self.rates(cs.horzcat(cs.DM(s.x), X) if s.x.size else cs.DM(0, n_all),
+                       cs.horzcat(cs.DM(s.z), Z) if s.z.size else cs.DM(0, n_all), s.p, Tall) \
+            if len(d) else np.zeros((0, n_all))
+        peak = _hermite_crossings(Tall[:first + 1], Gall[:, :first + 1], R[:, :first + 1], d,
+                                  self.dae.relations)
+        for j, t_peak in peak:  # earliest first
+            prev = s if j == 0 else HybridState(float(T[j - 1]), _col(X, j - 1),
+                                                _col(Z, j - 1), s.p)
+            Tp, Xp, Zp = self._advance(s.p, prev, t_peak, 1)
+            gp = self.indicators(Xp, Zp, s.p, Tp)[:, 0]
+            if (self.live(gp) != d).any():
+                first = j  # the reached outputs end before this interval
+                reached = self._reached(T, X, Z, first, s.p)
+                return (reached, *self._locate(prev, t_peak, _col(Xp, 0), _col(Zp, 0), gp))
+        if first < len(T):
+            prev = s if first == 0 else HybridState(float(T[first - 1]), _col(X, first - 1),
+                                                    _col(Z, first - 1), s.p)
+            reached = self._reached(T, X, Z, first, s.p)
+            return (reached, *self._locate(prev, float(T[first]), _col(X, first),
+                                           _col(Z, first), G[:, first]))
+        reached = self._reached(T, X, Z, len(T), s.p)
+        last = HybridState(float(T[-1]), _col(X, -1), _col(Z, -1), s.p)
+        return reached, None, last
+
+    @staticmethod
+    def _reached(T: np.ndarray, X: Any, Z: Any, upto: int, p: np.ndarray) -> Reached:
+        """The output points (every SAMPLES-th sample) among the first ``upto`` samples."""
+        idx = [j for j in range(SAMPLES - 1, upto, SAMPLES)]
+        return Reached(T[idx], X[:, idx], Z[:, idx], p)
+
+    def live_matrix(self, G: np.ndarray) -> np.ndarray:
+        """Live values for indicator columns: ``(n_relations, nt)``."""
+        strict = np.array([r.strict for r in self.dae.relations], dtype=bool)[:, None]
+        return np.where(strict, G < 0.0, G <= 0.0)
 
     def rates(self, X: Any, Z: Any, p: np.ndarray, T: Any) -> np.ndarray:
         """Time derivatives of the indicators along the solution, ``(n_relations, nt)``
@@ -447,30 +490,49 @@ def warn_zeno(message: str) -> None:
     warnings.warn(message, SolverWarning, stacklevel=4)
 
 
-def _hermite_crossing(ta: float, tb: float, ga: np.ndarray, gb: np.ndarray, ra: np.ndarray,
-                      rb: np.ndarray, d: np.ndarray, relations: list[Any]) -> float | None:
-    """The time of the extremum of a cubic Hermite interpolant of an indicator that does
-    not change sign at ``ta`` and ``tb`` but is predicted to cross zero in between (the
-    earliest such), or None."""
-    h = tb - ta
-    best: float | None = None
-    for k, rel in enumerate(relations):
-        if rel.value(float(ga[k])) != d[k] or rel.value(float(gb[k])) != d[k]:
-            continue  # a sign change at a sample point is found without the interpolant
-        # p(s) = h00 ga + h10 h ra + h01 gb + h11 h rb on s in [0, 1]; p'(s) = a s^2 + b s + c
-        m0, m1 = h * ra[k], h * rb[k]
-        a = 6 * ga[k] + 3 * m0 - 6 * gb[k] + 3 * m1
-        b = -6 * ga[k] - 4 * m0 + 6 * gb[k] - 2 * m1
-        c = m0
-        roots = np.roots([a, b, c]) if abs(a) > 1e-300 else (
-            np.array([-c / b]) if abs(b) > 1e-300 else np.zeros(0))
-        for sr in roots:
-            if abs(sr.imag) > 1e-12 or not 0.0 < sr.real < 1.0:
-                continue
-            u = sr.real
-            val = ((2 * u**3 - 3 * u**2 + 1) * ga[k] + (u**3 - 2 * u**2 + u) * m0
-                   + (-2 * u**3 + 3 * u**2) * gb[k] + (u**3 - u**2) * m1)
-            if rel.value(float(val)) != d[k]:
-                t = ta + u * h
-                best = t if best is None or t < best else best
-    return best
+def _hermite_crossings(T: np.ndarray, G: np.ndarray, R: np.ndarray, d: np.ndarray,
+                       relations: list[Any]) -> list[tuple[int, float]]:
+    """Intervals ``(T[j], T[j+1])`` where an indicator keeps its sign at both ends but the
+    cubic Hermite interpolant from its values ``G`` and rates ``R`` crosses zero in
+    between: ``(j, time of the interpolant's extremum)``, earliest first (vectorised over
+    relations and intervals)."""
+    if G.shape[1] < 2 or not len(relations):
+        return []
+    h = np.diff(T)[None, :]
+    g0, g1 = G[:, :-1], G[:, 1:]
+    m0, m1 = h * R[:, :-1], h * R[:, 1:]
+    strict = np.array([r.strict for r in relations], dtype=bool)[:, None]
+
+    def live(v: np.ndarray) -> np.ndarray:
+        return np.where(strict, v < 0.0, v <= 0.0)
+
+    same = (live(g0) == d[:, None]) & (live(g1) == d[:, None])
+    # an excursion to the other side and back leaves towards zero and ends moving away
+    # from it: rates that say otherwise make any predicted crossing the interpolant's
+    # artefact (rates of a stiff indicator carry the integration error magnified)
+    same &= (np.sign(m0) * np.sign(g0) < 0) & (np.sign(m1) * np.sign(g1) > 0)
+    # p'(u) = a u^2 + b u + c on u in [0, 1]
+    a = 6 * g0 + 3 * m0 - 6 * g1 + 3 * m1
+    b = -6 * g0 - 4 * m0 + 6 * g1 - 2 * m1
+    c = m0
+    out: dict[int, float] = {}
+    disc = b * b - 4 * a * c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sq = np.sqrt(np.where(disc >= 0, disc, np.nan))
+        quad = np.abs(a) > 1e-14 * (np.abs(b) + np.abs(c) + 1e-300)
+        roots = [np.where(quad, (-b + sq) / (2 * a), -c / b),
+                 np.where(quad, (-b - sq) / (2 * a), np.nan)]
+    for u in roots:
+        ok = same & np.isfinite(u) & (u > 0.0) & (u < 1.0)
+        if not ok.any():
+            continue
+        val = ((2 * u**3 - 3 * u**2 + 1) * g0 + (u**3 - 2 * u**2 + u) * m0
+               + (-2 * u**3 + 3 * u**2) * g1 + (u**3 - u**2) * m1)
+        # an excursion worth locating: beyond round-off of the end values (a prediction
+        # within 1e-6 of them is the interpolant's error, not a crossing)
+        big = np.abs(val) > 1e-6 * np.maximum(np.abs(g0), np.abs(g1)) + 1e-300
+        hit = ok & big & (live(val) != d[:, None])
+        for k, j in zip(*np.nonzero(hit), strict=True):
+            t = float(T[j] + u[k, j] * h[0, j])
+            out[int(j)] = min(out.get(int(j), np.inf), t)
+    return sorted(out.items())

@@ -329,10 +329,9 @@ class _Run:
                 self.t_fail = s.t
                 self.p = s.p
                 return "failed", str(exc), pieces
-            for st in reached:
-                pieces.append((dae, st.x.reshape(-1, 1), st.z.reshape(-1, 1),
-                               np.array([st.t]), st.p.copy()))
-            k += len(reached)
+            if len(reached.t):
+                pieces.append((dae, reached.x, reached.z, reached.t, reached.p.copy()))
+            k += len(reached.t)
             if pre is None:
                 m = min(2 * m, _MAX_CHUNK)
                 continue

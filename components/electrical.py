@@ -371,3 +371,70 @@ class SignalCurrentSensor(OnePort):
 
     def equations(self):
         return [self.v == 0]
+
+
+# --------------------------------------------------------------------------------------
+# Ideal switching elements (MSL Modelica.Electrical.Analog.Ideal): a piecewise-linear
+# characteristic parametrised by s, whose sign decides the mode; the relation s < 0 is a
+# state event, so the switching instants are located and the result does not depend on
+# the output grid.
+# --------------------------------------------------------------------------------------
+class IdealDiode(OnePort):
+    """Ideal diode: conducting (``v = Ron i``) or blocking (``i = Goff v``), switched at the
+    instant its current would reverse or its voltage would become positive.
+
+    ``v = s (off ? 1 : Ron) + Vknee``, ``i = s (off ? Goff : 1) + Goff Vknee``,
+    ``off = s < 0`` (MSL ``Ideal.IdealDiode``).
+
+    Parameters
+    ----------
+    Ron : forward state-on differential resistance [Ohm]
+    Goff : backward state-off conductance [S]
+    Vknee : forward threshold voltage [V]
+
+    Variables
+    ---------
+    s : auxiliary variable of the characteristic (current when on, voltage when off) [1]
+    """
+
+    Ron = Parameter(1e-5, unit="Ohm", doc="forward state-on differential resistance", min=0.0)
+    Goff = Parameter(1e-5, unit="S", doc="backward state-off conductance", min=0.0)
+    Vknee = Parameter(0.0, unit="V", doc="forward threshold voltage", min=0.0)
+    s = Variable(unit="1", doc="auxiliary variable of the characteristic")
+
+    def equations(self):
+        off = self.s < 0
+        return [self.v == self.s * cs.if_else(off, 1.0, self.Ron) + self.Vknee,
+                self.i == self.s * cs.if_else(off, self.Goff, 1.0) + self.Goff * self.Vknee]
+
+
+class ControlledIdealSwitch(OnePort):
+    """Ideal switch closed while its control signal exceeds ``level`` (MSL
+    ``Ideal.ControlledIdealTwoWaySwitch``' one-way form): ``v = Ron i`` when closed,
+    ``i = Goff v`` when open. A control that is a function of time (a pulse) switches at
+    time events; one computed by the model, at state events.
+
+    Ports
+    -----
+    p, n : electrical pins; control : signal input
+
+    Parameters
+    ----------
+    level : switching threshold of the control signal [1]
+    Ron : closed-switch resistance [Ohm]
+    Goff : opened-switch conductance [S]
+    """
+
+    control = ac.RealInput("closed while control > level")
+    level = Parameter(0.5, unit="1", doc="switching threshold of the control signal")
+    Ron = Parameter(1e-5, unit="Ohm", doc="closed-switch resistance", min=0.0)
+    Goff = Parameter(1e-5, unit="S", doc="opened-switch conductance", min=0.0)
+    s = Variable(unit="1", doc="auxiliary variable of the characteristic")
+
+    def equations(self):
+        closed = self.control > self.level
+        return [self.v == self.s * cs.if_else(closed, self.Ron, 1.0),
+                self.i == self.s * cs.if_else(closed, 1.0, self.Goff)]
+
+
+__all__ += ["IdealDiode", "ControlledIdealSwitch"]
