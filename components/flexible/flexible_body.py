@@ -254,8 +254,9 @@ class FlexibleBody(FreeFlyingBody):
     output_resultants = Parameter(None, doc="element stress resultants as results",
                                   structural=True)
     frame_a = Frame("body reference frame (mesh coordinates)")
-    q = Variable(start=0.0, fixed=True, doc="elastic coordinates (size k)")
-    qd = Variable(start=0.0, fixed=True, unit="1/s", doc="elastic rates (size k)")
+    q = Variable(start=0.0, fixed=True, doc="elastic coordinates (size k)", state_priority=2)
+    qd = Variable(start=0.0, fixed=True, unit="1/s", doc="elastic rates (size k)",
+                  state_priority=2)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -284,7 +285,7 @@ class FlexibleBody(FreeFlyingBody):
                 raise ModelDefinitionError(
                     f"{self._describe()}: start value of {name!r} has {s.size} entries, "
                     f"expected {k}")
-            vi.start = s.tolist()
+            vi.start = s.tolist() if k > 1 else float(s[0])
         mesh = data.model.mesh
         # attachment nodes and their frames
         att = self._resolve_attachments(data, p["attachments"], p["node_b"])
