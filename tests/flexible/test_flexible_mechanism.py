@@ -330,6 +330,8 @@ class FreeFourBar(ac.Model):
         th_c = np.arctan2(*(B - C)[::-1])
         self.world = mb.World()
         self.j1 = mb.Revolute(n=[0, 0, 1], phi=np.pi / 2, w=0.0)
+        for v in ("phi", "w"):  # the crank angle with the fixed start is a state
+            self.j1.variables()[v].state_priority = 3
         self.crank = mb.FixedTranslation(r=[a, 0, 0])
         self.crank_body = mb.Body(m=0.5, r_CM=[a / 2, 0, 0], I_33=0.5 * a**2 / 12)
         self.j2 = mb.Revolute(n=[0, 0, 1], phi=ac.guess(th_b - np.pi / 2))
