@@ -53,7 +53,7 @@ class FlexiblePendulum(ac.Model):
         super().__init__()
         self.world = mb.World(g=list(G))
         self.hinge = mb.Revolute(n=[0, 0, 1], phi=0.0, w=0.0)
-        self.beam = FlexibleBody(data=data)
+        self.beam = FlexibleBody(data=data, stiffening=False)  # conservative: energy check
         self.connect(self.world.frame_b, self.hinge.frame_a)
         self.connect(self.hinge.frame_b, self.beam.frame_a)
 

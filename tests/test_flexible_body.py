@@ -50,11 +50,11 @@ class Cantilever(ac.Model):
 
 
 class FlexPendulum(ac.Model):
-    def __init__(self, data):
+    def __init__(self, data, stiffening=False):
         super().__init__()
         self.world = mb.World(g=list(G))
         self.hinge = mb.Revolute(n=[0, 0, 1], phi=0.0, w=0.0)
-        self.beam = FlexibleBody(data=data)
+        self.beam = FlexibleBody(data=data, stiffening=stiffening)
         self.connect(self.world.frame_b, self.hinge.frame_a)
         self.connect(self.hinge.frame_b, self.beam.frame_a)
 
@@ -202,7 +202,8 @@ class FreeFlight(ac.Model):
     def __init__(self, data):
         super().__init__()
         self.world = mb.World(g=[0, 0, 0])
-        self.beam = FlexibleBody(data=data, q=[0.01, 0.005, 0.002], r_0=[0, 0, 0],
+        # stiffening off: the SID geometric stiffness K_G(omega) has no potential (see docs)
+        self.beam = FlexibleBody(data=data, stiffening=False, q=[0.01, 0.005, 0.002], r_0=[0, 0, 0],
                                  v_0=[0.1, 0.2, 0.0], Q=[1, 0, 0, 0], w_a=[0.5, 1.0, 3.0])
 
 

@@ -160,3 +160,9 @@ class MultibodyComponent(Component):
         """``(speeds, forces)`` conjugate to the speeds of :meth:`internal_motion`
         (elastic, inertial and applied), added to the virtual power as ``Q . du``."""
         return []
+
+    def result_outputs(self, kin: dict[str, Kinematics]) -> dict[str, cs.SX]:
+        """Extra results of the component, ``{local name: expression}`` of its frames'
+        kinematics and its own variables; addressed as ``res["<component path>.<name>"]``
+        (a flexible body's node displacements and stress resultants). Optional."""
+        return {}

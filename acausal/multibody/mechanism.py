@@ -393,6 +393,8 @@ class Mechanism(DomainPass):
                     M, cs.substitute(kv.w, u, du))
             for speeds, Q in c.generalized_forces(kmap, gravity):
                 power = power + cs.dot(Q, cs.substitute(speeds, u, du))
+            for name, expr in c.result_outputs(kmap).items():
+                fl.add_output(f"{c._path_or_class()}.{name}", expr)
         lam: list[cs.SX] = []
         if constraints:
             Phi = cs.vertcat(*constraints)

@@ -39,7 +39,7 @@ from .body_data import Attachment, FlexibleBodyData, clear_cache
 from .element import Element, element_for_mesh, register_element, registered_elements
 from .errors import FEError
 from .fields import MassPoints, mass_from_points
-from .flexible_body import FlexibleBody
+from .flexible_body import DistributedLoad, FlexibleBody, PointLoad, PressureLoad
 from .invariants import Invariants, compute_invariants
 from .linalg import GEOMETRY_RTOL, skew
 from .materials import Material, Section
@@ -59,6 +59,9 @@ from .stiffening import GeometricStiffening, geometric_stiffening
 
 __all__ = [
     "COMPONENTS",
+    "DistributedLoad",
+    "PointLoad",
+    "PressureLoad",
     "GEOMETRY_RTOL",
     "Attachment",
     "BeamMesh",

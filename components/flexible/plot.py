@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from .errors import FEError
 from .mesh import Mesh
 
-__all__ = ["plot_mesh", "plot_mode", "plot_modes"]
+__all__ = ["plot_deformed_mechanism", "plot_mesh", "plot_mode", "plot_modes"]
 
 
 def _plt() -> Any:
@@ -281,3 +281,73 @@ def plot_modes(mesh: Mesh, shapes: NDArray[np.float64], frequencies: Sequence[fl
     plt.close(fig)
     return path
 
+
+
+def plot_deformed_mechanism(res: Any, bodies: dict[str, Any], times: Sequence[float],
+                            scale: float = 1.0, lines: Sequence[tuple[str, str]] = (),
+                            ax: Any = None, view: str = "xy") -> Any:
+    """Draw flexible bodies of a simulation result, deformed and magnified, at instants.
+
+    Parameters
+    ----------
+    res : Result
+        Simulation result with the bodies' ``frame_a`` kinematics and node displacements
+        (``"<body>.node[i].u"``, the default outputs of a :class:`FlexibleBody` with up to
+        200 nodes).
+    bodies : dict
+        ``{result path of a FlexibleBody: its FlexibleBodyData}``.
+    times : sequence of float
+        Instants [s] (the nearest output points are drawn), one colour each.
+    scale : float
+        Magnification of the elastic displacements (rigid motion unscaled).
+    lines : sequence of (str, str)
+        Rigid links drawn as segments between two frames (result paths, e.g.
+        ``("crank_joint.frame_a", "crank.frame_b")``).
+    ax : matplotlib axes, optional
+        2D axes for ``view`` 'xy', 'xz', 'yz'; 3D axes (created if ``None``) for '3d'.
+    view : {'xy', 'xz', 'yz', '3d'}
+        Projection.
+
+    Returns
+    -------
+    The axes.
+    """
+    plt = _plt()
+    three = view == "3d"
+    if ax is None:
+        fig = plt.figure(figsize=(7, 6))
+        ax = fig.add_subplot(111, projection="3d" if three else None)
+    idx = {"x": 0, "y": 1, "z": 2}
+    ij = (0, 1, 2) if three else tuple(idx[c] for c in view)
+    allX = []
+    for n, t in enumerate(times):
+        k = int(np.argmin(np.abs(res.t - t)))
+        col = f"C{n}"
+        for name, data in bodies.items():
+            mesh = data.model.mesh
+            R = res[f"{name}.frame_a.R"][k].reshape(3, 3).T  # stored column-major
+            r = res[f"{name}.frame_a.r"][k]
+            U = np.array([res[f"{name}.node[{i}].u"][k] for i in range(mesh.n_nodes)])
+            X = r + (mesh.nodes + scale * U) @ R.T
+            allX.append(X)
+            for el in mesh.elements:
+                cyc = list(el) + ([el[0]] if len(el) > 2 else [])
+                P = X[cyc]
+                ax.plot(*(P[:, c] for c in ij), "-", color=col, lw=1.0)
+        for a, b in lines:
+            P = np.array([res[f"{a}.r"][k], res[f"{b}.r"][k]])
+            allX.append(P)
+            ax.plot(*(P[:, c] for c in ij), "-", color=col, lw=2.5)
+        ax.plot([], [], "-", color=col, label=f"t = {res.t[k]:.4g} s")
+    if three:
+        _equal_3d(ax, np.vstack(allX))
+        ax.set_xlabel("x [m]")
+        ax.set_ylabel("y [m]")
+        ax.set_zlabel("z [m]")
+    else:
+        ax.set_aspect("equal")
+        ax.set_xlabel(f"{view[0]} [m]")
+        ax.set_ylabel(f"{view[1]} [m]")
+        ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    return ax
