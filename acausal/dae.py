@@ -59,6 +59,11 @@ class SemiExplicitDAE:
     relations: list[Any] = field(default_factory=list)  # their Relation records
 
     @cached_property
+    def bulk_outputs(self) -> _BulkOutputs:
+        """How to evaluate every output over a grid cheaply (see :class:`_BulkOutputs`)."""
+        return _BulkOutputs.of(self)
+
+    @cached_property
     def indicator_rate_function(self) -> cs.Function | None:
         """``(x, z, p, t) -> dg/dt`` along the solution (``z'`` from the differentiated
         algebraic equations), or None when the algebraic block is too large to solve
@@ -102,6 +107,18 @@ class SemiExplicitDAE:
         """
         return self._output_function
 
+    def output_column_function(self, k: int) -> cs.Function:
+        """``(x, z, p, t) -> output k`` (as a column), built on first use and kept."""
+        f = self._column_functions.get(k)
+        if f is None:
+            f = self._column_functions[k] = cs.Function(
+                "output", [self.x, self.z, self.p, self.t], [cs.vec(self.out_expr[k])])
+        return f
+
+    @cached_property
+    def _column_functions(self) -> dict[int, cs.Function]:
+        return {}
+
     @cached_property
     def _output_function(self) -> cs.Function:
         stacked = self.out_stacked
@@ -123,6 +140,129 @@ class SemiExplicitDAE:
         """Newton on ``alg(x, z, p, t) = 0`` for ``z`` (arguments ``[x; p; t]``)."""
         labels = self.alg_labels or [f"algebraic equation {k}" for k in range(len(self.z_names))]
         return AlgebraicSystem(self.alg, self.z, cs.vertcat(self.x, self.p, self.t), labels)
+
+
+def _read_off(Y: cs.SX, W: cs.SX, other_inputs: cs.SX
+              ) -> tuple[list[int], list[int], list[float], list[int]]:
+    """Rows of ``Y`` that are an entry of ``W`` or its negative (``(row, column, sign)``
+    triplets) and the general rows; structurally zero rows count as read off (no
+    entry). One walk over the instruction list instead of one query per row."""
+    n_out, n_w = int(Y.numel()), int(W.numel())
+    f = cs.Function("read_off", [W, other_inputs], [cs.vec(Y)])
+    nz_rows = np.asarray(f.sparsity_out(0).row(), dtype=int)
+    origin: dict[int, tuple[int, float]] = {}  # work slot -> (column of W, sign)
+    found: dict[int, tuple[int, float]] = {}  # row -> (column, sign)
+    general_set: set[int] = set()
+    for k in range(f.n_instructions()):
+        op = f.instruction_id(k)
+        ins, outs = f.instruction_input(k), f.instruction_output(k)
+        if op == cs.OP_INPUT:
+            if ins[0] == 0:
+                origin[outs[0]] = (int(ins[1]), 1.0)
+            else:
+                origin.pop(outs[0], None)
+        elif op == cs.OP_OUTPUT:
+            row = int(nz_rows[outs[1]])
+            src = origin.get(ins[0])
+            if src is None:
+                general_set.add(row)
+            else:
+                found[row] = src
+        elif op == cs.OP_NEG and ins[0] in origin:
+            c, sgn = origin[ins[0]]
+            origin[outs[0]] = (c, -sgn)
+        else:
+            for o in outs:
+                origin.pop(o, None)
+    rows = sorted(found)
+    del n_w
+    return (rows, [found[r][0] for r in rows], [found[r][1] for r in rows],
+            sorted(general_set - set(found)) if general_set else
+            [r for r in range(n_out) if False])
+
+
+class _BulkOutputs:
+    """Every output over a grid, with most of them as one sparse matrix product.
+
+    Most outputs (variables, aliases, port quantities, edges) are affine in the states and
+    algebraic variables ``w = [x; z]``, with coefficients of the parameters:
+    ``y = A(p) w + b(p, t)``. These rows are one sparse product over all time points; the
+    others are evaluated by CasADi as they are.
+    """
+
+    def __init__(self, affine_rows: np.ndarray, A_nz: cs.Function, A_rows: np.ndarray,
+                 A_cols: np.ndarray, n_w: int, const: cs.Function, timed_rows: np.ndarray,
+                 timed: cs.Function, other_rows: np.ndarray, other: cs.Function,
+                 n_out: int) -> None:
+        self.affine_rows, self.A_nz, self.A_rows, self.A_cols = affine_rows, A_nz, A_rows, A_cols
+        self.n_w, self.const, self.timed_rows, self.timed = n_w, const, timed_rows, timed
+        self.other_rows, self.other, self.n_out = other_rows, other, n_out
+        self.read_off_values = np.zeros(0)
+
+    @classmethod
+    def of(cls, dae: SemiExplicitDAE) -> _BulkOutputs:
+        Y = dae.out_stacked if dae.out_stacked is not None else cs.vertcat(
+            *[cs.vec(e) for e in dae.out_expr])
+        W = cs.vertcat(dae.x, dae.z)
+        n_out, n_w = int(Y.numel()), int(W.numel())
+        args = [dae.x, dae.z, dae.p, dae.t]
+        rows_a, cols_a, vals_a, general = _read_off(Y, W, cs.vertcat(dae.p, dae.t))
+        # the others: affine ones through their (sparse) Jacobian, the rest as they are
+        Yg = Y[general] if general else cs.SX(0, 1)
+        J = cs.jacobian(Yg, W)
+        r_idx, c_idx = J.sparsity().get_triplet()
+        Jnz = J.nz[:] if J.nnz() else cs.SX(0, 1)  # the nonzeros as one column (no list)
+        nonlinear: set[int] = set()
+        if J.nnz():  # rows whose coefficients depend on w or t
+            dep = cs.jacobian_sparsity(Jnz, cs.vertcat(W, dae.t)).get_triplet()[0]
+            nonlinear = {int(r_idx[k]) for k in set(dep)}
+        affine_g = [i for i in range(len(general)) if i not in nonlinear]
+        affine = np.array(sorted(rows_a + [general[i] for i in affine_g]), dtype=int)
+        other = np.array(sorted(general[i] for i in nonlinear), dtype=int)
+        pos = {int(r): i for i, r in enumerate(affine)}
+        keep = [k for k in range(int(J.nnz())) if int(r_idx[k]) not in nonlinear]
+        A_nz = cs.Function("A", [dae.p], [Jnz[keep] if keep else cs.SX(0, 1)])
+        A_rows = [pos[r] for r in rows_a] + [pos[general[int(r_idx[k])]] for k in keep]
+        A_cols = cols_a + [int(c_idx[k]) for k in keep]
+        # offsets: zero for the variables read off; for the others constant in time
+        # (parameters) for most, evaluated once per run, over the grid where time enters
+        b = cs.SX.zeros(len(affine), 1)
+        if affine_g:
+            idx = [pos[general[i]] for i in affine_g]
+            b[idx] = cs.substitute(Yg[affine_g], W, cs.SX.zeros(W.shape))
+        timed_rows = np.array(sorted(set(cs.jacobian_sparsity(b, dae.t).get_triplet()[0])),
+                              dtype=int) if b.numel() else np.zeros(0, dtype=int)
+        const = cs.Function("b", [dae.p], [cs.substitute(b, dae.t, cs.SX(0))])
+        timed = cs.Function("bt", [dae.p, dae.t], [b[timed_rows.tolist()] if len(timed_rows)
+                                                   else cs.SX(0, 1)])
+        other_f = cs.Function("other", args, [Y[other.tolist()] if len(other)
+                                              else cs.SX(0, 1)])
+        plan = cls(affine, A_nz, np.array(A_rows, dtype=int), np.array(A_cols, dtype=int),
+                   n_w, const, timed_rows, timed, other, other_f, n_out)
+        plan.read_off_values = np.array(vals_a, dtype=float)  # coefficients known already
+        return plan
+
+    def evaluate(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """All outputs, ``(nt, n_out)``."""
+        import scipy.sparse as sp
+
+        P, Tr = p.reshape(-1, 1), T.reshape(1, -1)
+        nt = len(T)
+        Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
+        Zn = Z.full() if hasattr(Z, "full") else np.asarray(Z, dtype=float)
+        W = np.vstack([Xn.reshape(-1, nt), Zn.reshape(-1, nt)])
+        out = np.empty((nt, self.n_out))
+        if len(self.affine_rows):
+            vals = np.concatenate([self.read_off_values, np.asarray(self.A_nz(p)).ravel()])
+            A = sp.csr_matrix((vals, (self.A_rows, self.A_cols)),
+                              shape=(len(self.affine_rows), self.n_w))
+            Y = A @ W + np.asarray(self.const(p)).reshape(-1, 1)
+            if len(self.timed_rows):
+                Y[self.timed_rows] = (A[self.timed_rows] @ W + self.timed(P, Tr).full())
+            out[:, self.affine_rows] = Y.T
+        if len(self.other_rows):
+            out[:, self.other_rows] = self.other(X, Z, P, Tr).full().T
+        return out
 
 
 def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,

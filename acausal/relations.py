@@ -210,15 +210,23 @@ def relations_pass(state: CompileState) -> CompileState:
     """Pass: freeze the relations of the unknowns into discrete parameters (in the
     equations, the outputs and the conditions and values of ``when`` clauses)."""
     fs = need(state.flat, "the flat system (flatten pass)")
-    unknowns = cs.vertcat(*[v.sym for v in fs.variables]) if fs.variables else cs.SX(0, 1)
-    origin_of = {v.name: v.origin for v in fs.variables}
     eqs = fs.equations + fs.initial_equations
-    out_names = list(fs.outputs)
     when_exprs: list[cs.SX] = []
     for w in fs.whens:
         if isinstance(w.condition, cs.SX):
             when_exprs.append(w.condition)
         when_exprs.extend(v for _, _, v in w.actions)
+    # the common case first, cheaply: no relation in the equations at all (outputs are
+    # port quantities and variables, which have none unless the equations do)
+    if not when_exprs and eqs:
+        F = cs.vertcat(*[e.res for e in eqs])
+        syms = cs.symvar(F)
+        if not _scan(cs.Function("scan", [cs.vertcat(*syms) if syms else cs.SX(0, 1)],
+                                 [F])):
+            return state
+    unknowns = cs.vertcat(*[v.sym for v in fs.variables]) if fs.variables else cs.SX(0, 1)
+    origin_of = {v.name: v.origin for v in fs.variables}
+    out_names = list(fs.outputs)
     exprs = ([e.res for e in eqs] + [cs.vec(cs.SX(fs.outputs[n])) for n in out_names]
              + when_exprs)
     sizes = ([1] * len(eqs) + [int(cs.SX(fs.outputs[n]).numel()) for n in out_names]

@@ -21,15 +21,18 @@ class Result:
     """
 
     def __init__(self, t: np.ndarray, names: Sequence[str], sizes: Sequence[int],
-                 data: np.ndarray | Callable[[], np.ndarray], parameters: dict[str, float],
+                 data: np.ndarray | Callable[[], np.ndarray] | Any,
+                 parameters: dict[str, float],
                  status: str = "ok", message: str = "", stats: Any = None):
-        """``data`` is the (time x output) matrix, or a function computing it on first use
-        (outputs are evaluated lazily from the integrated states)."""
+        """``data`` is the (time x output) matrix, a function computing it on first use,
+        or a lazy evaluator with ``column(k) -> (nt, size_k)`` and ``matrix()`` (outputs
+        evaluated from the integrated states only when, and only those, read)."""
         self.t = np.asarray(t, dtype=float)
         self._names = list(names)
         self._index_cache: dict[str, int] | None = None
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         self._data_or_fn = data
+        self._columns: dict[int, np.ndarray] = {}
         self.parameters = dict(parameters)
         self.status = status
         self.message = message
@@ -43,9 +46,23 @@ class Result:
 
     @property
     def _data(self) -> np.ndarray:
-        if callable(self._data_or_fn):
+        if hasattr(self._data_or_fn, "matrix"):
+            self._data_or_fn = self._data_or_fn.matrix()
+            self._columns.clear()
+        elif callable(self._data_or_fn):
             self._data_or_fn = self._data_or_fn()
         return self._data_or_fn
+
+    def _column(self, k: int) -> np.ndarray:
+        """Output ``k`` over the grid, ``(nt, size)``: from the lazy evaluator (once per
+        name) while the whole matrix has not been needed, else a slice of it."""
+        lazy = self._data_or_fn
+        if hasattr(lazy, "column"):
+            col = self._columns.get(k)
+            if col is None:
+                col = self._columns[k] = lazy.column(k)
+            return col
+        return self._data[:, self._offsets[k]:self._offsets[k + 1]]
 
     @property
     def events(self) -> list[Any]:
@@ -63,9 +80,8 @@ class Result:
     def __getitem__(self, name: str) -> np.ndarray:
         k = self._index.get(name)
         if k is not None:
-            a, b = self._offsets[k], self._offsets[k + 1]
-            col = self._data[:, a:b]
-            return col[:, 0].copy() if b - a == 1 else col.copy()
+            col = self._column(k)
+            return col[:, 0].copy() if col.shape[1] == 1 else col.copy()
         if name in self.parameters:
             return np.full(self.t.shape, self.parameters[name])
         close = difflib.get_close_matches(name, self.names(), n=5, cutoff=0.6)

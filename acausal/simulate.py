@@ -244,9 +244,7 @@ class _Run:
             x, z = _last(new[-1][1]), _last(new[-1][2])
         t_all = np.concatenate([b[3] for b in pieces])
         p = self.p
-
-        def evaluate() -> np.ndarray:  # outputs on first access (the states are the result)
-            return np.vstack([_outputs(b[0], b[1], b[2], b[3], b[4]) for b in pieces])
+        evaluate = _LazyOutputs(pieces)
 
         if stats.segments:
             stats.integration_mode = stats.segments[-1].mode
@@ -437,6 +435,25 @@ def _outputs(dae: SemiExplicitDAE, X: Any, Z: Any, T: np.ndarray, p: np.ndarray,
     """Outputs at the given times, ``(nt, n_out)`` (CasADi evaluates all columns)."""
     f = dae.variables_function() if only_variables else dae.output_function()
     return f(X, Z, p.reshape(-1, 1), T.reshape(1, -1)).full().T
+
+
+class _LazyOutputs:
+    """A result's outputs, computed from the integrated pieces when read: one name at a
+    time (a small CasADi function per name, evaluated over all time points at once), or
+    all together when a table of everything is asked for."""
+
+    def __init__(self, pieces: list[_Piece]) -> None:
+        self.pieces = pieces
+
+    def column(self, k: int) -> np.ndarray:
+        parts = [b[0].output_column_function(k)(b[1], b[2], b[4].reshape(-1, 1),
+                                                 b[3].reshape(1, -1)).full().T
+                 for b in self.pieces]
+        return np.vstack(parts)
+
+    def matrix(self) -> np.ndarray:
+        return np.vstack([b[0].bulk_outputs.evaluate(b[1], b[2], b[4], b[3])
+                          for b in self.pieces])
 
 
 def _last(M: Any) -> np.ndarray:
