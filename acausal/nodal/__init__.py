@@ -57,3 +57,12 @@ def nodal_system(model: Any, params: dict[str, float] | None = None) -> NodalSys
         values[binder.p_names.index(k)] = float(val)
     p = cs.vertcat(*binder.p_syms) if binder.p_syms else cs.SX(0, 1)
     return NodalSystem(asm, p, values)
+
+
+def _register() -> None:
+    from ..solvers.base import register_integrator
+
+    register_integrator("nullspace", "acausal.nodal.integrator", "NullspaceIntegrator")
+
+
+_register()

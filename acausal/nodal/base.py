@@ -29,6 +29,7 @@ import casadi as cs
 import numpy as np
 
 from ..component import Component, Port
+from ..domain_passes import register_domain_pass
 from ..domains import Domain, Quantity
 
 __all__ = ["PinDomain", "Pin", "PinState", "MassBlock", "NodalComponent"]
@@ -45,6 +46,7 @@ PinDomain = Domain(
     datum_component="components.nodal.Support",
     graph=False,
 )
+register_domain_pass(PinDomain, "acausal.nodal.domain_pass", "NodalPass")
 
 
 def Pin(doc: str = "") -> Any:

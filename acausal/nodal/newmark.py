@@ -207,6 +207,7 @@ class NewmarkNullspace:
         self.correction = correction
         self.drift_tol = (float(drift_tol) if drift_tol is not None
                           else DRIFT_RTOL * system.length_scale())
+        self.last_state: Any = None
         self.counters = {"steps": 0, "iterations": 0, "projections": 0, "newton_fallbacks": 0,
                          "factorizations": 0}
 
@@ -301,23 +302,32 @@ class NewmarkNullspace:
         return x, v, a, ch
 
     def run(self, t_out: np.ndarray, x0: np.ndarray | None = None,
-            v0: np.ndarray | None = None) -> Trajectory:
+            v0: np.ndarray | None = None, state: Any = None) -> Trajectory:
         """Integrate from ``t_out[0]`` through the output times ``t_out`` (each interval in
         equal steps no longer than ``dt``). Never raises on a failed step: the trajectory
-        up to the failure has ``status = "failed"``."""
+        up to the failure has ``status = "failed"``.
+
+        ``state`` (a previous run's :attr:`last_state` ending at ``t_out[0]``) continues
+        that run exactly (accelerations and, for generalized-alpha, the
+        pseudo-acceleration carried over) instead of restarting from ``x0``, ``v0``.
+        """
         tic = _time.perf_counter()
         t_out = np.asarray(t_out, dtype=float)
         x0 = self.sys.x0 if x0 is None else np.asarray(x0, dtype=float)
         v0 = self.sys.v0 if v0 is None else np.asarray(v0, dtype=float)
         t = float(t_out[0])
-        try:
-            x, v, a, ch = self.initial_state(x0, v0, t)
-        except (NodalIntegrationError, ValueError) as exc:
-            msg = exc.reason if isinstance(exc, NodalIntegrationError) else str(exc)
-            return Trajectory(t_out[:0], *(np.zeros((0, self.sys.n)),) * 3, np.zeros(0, int),
-                              np.zeros(0), "failed", f"no consistent start: {msg}", t)
         sc = self.scheme
-        astar = a.copy()  # pseudo-acceleration (ambient); equal to a for the trapezoidal rule
+        if state is not None:
+            x, v, a, astar, ch = state
+        else:
+            try:
+                x, v, a, ch = self.initial_state(x0, v0, t)
+            except (NodalIntegrationError, ValueError) as exc:
+                msg = exc.reason if isinstance(exc, NodalIntegrationError) else str(exc)
+                empty = np.zeros((0, self.sys.n))
+                return Trajectory(t_out[:0], empty, empty, empty, np.zeros(0, int),
+                                  np.zeros(0), "failed", f"no consistent start: {msg}", t)
+            astar = a.copy()  # pseudo-acceleration (ambient); a itself for the trapezoidal rule
         T, X, V, Acc, P, E = [t], [x], [v], [a], [ch.U.shape[1]], [0.0]
         status, message, t_fail = "ok", "", None
         for k in range(1, len(t_out)):
@@ -339,6 +349,7 @@ class NewmarkNullspace:
                            f"(dt = {h:.3g} s): {exc.reason}. The result up to t = {t:.6g} s "
                            "is kept.")
                 break
+            self.last_state = (x, v, a, astar, ch)
             T.append(t_out[k])
             X.append(x)
             V.append(v)
