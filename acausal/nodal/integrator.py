@@ -9,7 +9,8 @@ model (``res["node5.x"]``, a bar's ``lambda[0]``, a pin's ``r``) comes from the 
 output function as for IDAS:
 
 * ``<node>.x`` (``y``, ``z``): coordinates; ``<node>.vx`` and ``der(<node>.x)``: velocities;
-  ``der(<node>.vx)``: accelerations;
+  ``der(<node>.vx)`` and ``der(der(<node>.x))`` (a dummy derivative of index reduction):
+  accelerations;
 * ``<element>.lambda[k]``: multipliers, by least squares on
   ``A_I^T lambda = F - M x''`` (the kept rows are independent, so this is exact);
 * any other algebraic variable: Newton on the DAE's algebraic equations with those known.
@@ -115,6 +116,7 @@ class NullspaceIntegrator(Integrator):
     structure (see the module documentation)."""
 
     name = "nullspace"
+    follows_state_selection = False  # its coordinates are the nodes', not the DAE's states
 
     def __init__(self, cm: Any, options: IntegratorOptions) -> None:
         super().__init__(cm, options)
@@ -154,6 +156,7 @@ class NullspaceIntegrator(Integrator):
                 src[f"{node}.{vc}"] = ("v", j)
                 src[f"der({node}.{c})"] = ("v", j)
                 src[f"der({node}.{vc})"] = ("a", j)
+                src[f"der(der({node}.{c}))"] = ("a", j)
         for j, name in enumerate(self.npass.lambda_names):
             src[name] = ("lam", j)
         xs = [src.get(n) for n in dae.x_names]
@@ -183,7 +186,8 @@ class NullspaceIntegrator(Integrator):
                 self._carry[1], xn, rtol=0, atol=1e-12) and np.allclose(
                 self._carry[2], vn, rtol=0, atol=1e-12):
             carry = self._carry[3]  # continue the previous segment (chunked runs)
-        traj = integ.run(np.asarray(grid, dtype=float), xn, vn, state=carry)
+        traj = integ.run(np.asarray(grid, dtype=float), xn, vn, state=carry,
+                         multiplier_rows=np.array(self.npass.kept, dtype=int))
         self._carry = ((float(traj.t[-1]), traj.x[-1], traj.v[-1], integ.last_state)
                        if len(traj.t) else None)
         X, Z = self._dae_values(dae, p, xs, zs, traj, integ)
@@ -229,12 +233,13 @@ class NullspaceIntegrator(Integrator):
         rows = np.array(self.npass.kept, dtype=int)
         need_lam = any(s is not None and s[0] == "lam" for s in zs + xs)
         unknown_z = [i for i, s in enumerate(zs) if s is None]
+        lams = traj.multipliers
         for k in range(nt):
             t = float(traj.t[k + 1])
             vals = {"x": traj.x[k + 1], "v": traj.v[k + 1], "a": traj.a[k + 1]}
             if need_lam:
-                vals["lam"] = integ.multipliers(traj.x[k + 1], traj.v[k + 1], traj.a[k + 1],
-                                                t, rows)
+                vals["lam"] = lams[k + 1] if lams is not None else integ.multipliers(
+                    traj.x[k + 1], traj.v[k + 1], traj.a[k + 1], t, rows)
             for i, s in enumerate(xs):
                 X[i, k] = vals[s[0]][s[1]]
             for i, s in enumerate(zs):

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.linalg.lapack import dgetrf, dgetrs
+from scipy.linalg.lapack import dgetrf, dgetrs, dtrtrs
 
 from .system import RANK_RTOL, NodalSystem, null_space
 
@@ -55,6 +55,16 @@ __all__ = ["Scheme", "NewmarkNullspace", "Trajectory", "NodalIntegrationError"]
 #: the discretisation error even for 1e5 steps (a looser, position-only test let the
 #: velocity error grow like (number of steps) x dt x (iteration error)).
 ETA_RTOL = 1e-10
+
+#: Projections go on below the constraint tolerance down to this fraction of it (or until
+#: a chord step gains less than half): cheap, and it keeps projection noise out of the
+#: accelerations.
+PROJECTION_MARGIN = 1e-3
+
+#: Fixed-point iteration on the modal accelerations hands over to Newton's method (with a
+#: difference Jacobian, kept for the next steps) when one iteration reduces the change by
+#: less than this factor: the Jacobian costs p evaluations once, then steps take ~2.
+NEWTON_RATIO = 0.01
 
 #: Default bound on the constraint drift of the paper's correction (``correction="taylor"``),
 #: relative to the model's extent: 1e-5 (40 um on the 3.9 m truss, 80 um on the 8 m reflector),
@@ -139,6 +149,7 @@ class Trajectory:
     message: str = ""
     t_fail: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    multipliers: np.ndarray | None = None  # (nt, len(rows)) when recorded
 
     def mode_table(self) -> list[tuple[float, float, int]]:
         """Intervals of constant mode count: ``[(t_from, t_to, p), ...]``."""
@@ -160,6 +171,8 @@ class _Chart:
     N: np.ndarray
     rows: np.ndarray
     rank: int
+    R: np.ndarray | None = None  # (r, r) with A[piv[:r]] N = R^T (from the QR of A^T)
+    piv: np.ndarray | None = None  # the independent rows in pivot order
 
 
 class NewmarkNullspace:
@@ -208,15 +221,25 @@ class NewmarkNullspace:
         self.drift_tol = (float(drift_tol) if drift_tol is not None
                           else DRIFT_RTOL * system.length_scale())
         self.last_state: Any = None
+        self._a_prev: np.ndarray | None = None  # acceleration of the step before (predictor)
+        self._JG: np.ndarray | None = None  # Jacobian of the modal iteration (kept)
         self.counters = {"steps": 0, "iterations": 0, "projections": 0, "newton_fallbacks": 0,
                          "factorizations": 0}
 
     # ------------------------------------------------------------------
-    def chart(self, x: np.ndarray, t: float) -> _Chart:
+    def chart(self, x: np.ndarray, t: float, previous: _Chart | None = None) -> _Chart:
+        """Null-space chart at ``x``; its modal basis is turned to the closest match of the
+        previous chart's (orthogonal Procrustes), so modal coordinates vary continuously
+        along the trajectory (the QR's own basis may turn or flip from step to step)."""
         _, A, _ = self.sys.kinematics(x, t)
-        N, U, r, piv = null_space(A, self.rank_rtol)
+        N, U, r, piv, R = null_space(A, self.rank_rtol, with_r=True)
         self.counters["factorizations"] += 1
-        return _Chart(x, U, N, np.sort(piv[:r]), r)
+        if previous is not None and previous.U.shape[1] == U.shape[1] and U.shape[1]:
+            W, _, Zt = np.linalg.svd(U.T @ previous.U)
+            U = U @ (W @ Zt)
+        elif previous is not None:
+            self._JG = None  # the mode count changed: a Jacobian of the old modes is void
+        return _Chart(x, U, N, np.sort(piv[:r]), r, R, piv[:r])
 
     def _solve_tangent(self, ch: _Chart, A: np.ndarray, Pt: np.ndarray, adot: np.ndarray,
                        t: float):
@@ -251,21 +274,30 @@ class NewmarkNullspace:
         return x + d1 + np.linalg.solve(B, rhs)
 
     def _project(self, ch: _Chart, xp: np.ndarray, t: float, lu: Any) -> np.ndarray:
-        """Newton (chord) steps along the row space of the chart until ``|Phi| <= tol``."""
+        """Newton (chord) steps along the row space of the chart until ``|Phi| <= tol``.
+
+        The steps go on to ``PROJECTION_MARGIN * tol`` while they still gain (one chord
+        step more, near roundoff): the accelerations computed at the projected point then
+        carry no noise from the projection, and the iteration on them can converge to its
+        own relative tolerance."""
         p = ch.U.shape[1]
         x = xp
         last = np.inf
         for _ in range(self.max_projection):
             Phi = self.sys.phi(x, t)
             err = float(np.max(np.abs(Phi))) if Phi.size else 0.0
-            if err <= self.tol:
+            if err <= PROJECTION_MARGIN * self.tol or (err <= self.tol and err > 0.5 * last):
                 return x
             if not np.isfinite(err) or (err > 0.9 * last and err > 1e3 * self.tol):
                 break
             last = err
-            rhs = np.zeros(x.size)
-            rhs[p:] = -Phi[ch.rows]
-            x = x + _lu_solve(lu, rhs)
+            if lu is None:  # chord of the chart itself: (A_I N) dmu = -Phi_I, A_I N = R^T
+                dmu, info = dtrtrs(ch.R, -Phi[ch.piv], lower=0, trans=1)
+                x = x + ch.N @ dmu
+            else:
+                rhs = np.zeros(x.size)
+                rhs[p:] = -Phi[ch.rows]
+                x = x + _lu_solve(lu, rhs)
             self.counters["projections"] += 1
         raise NodalIntegrationError(
             t, f"the configuration could not be projected on the constraint manifold "
@@ -302,7 +334,8 @@ class NewmarkNullspace:
         return x, v, a, ch
 
     def run(self, t_out: np.ndarray, x0: np.ndarray | None = None,
-            v0: np.ndarray | None = None, state: Any = None) -> Trajectory:
+            v0: np.ndarray | None = None, state: Any = None,
+            multiplier_rows: np.ndarray | None = None) -> Trajectory:
         """Integrate from ``t_out[0]`` through the output times ``t_out`` (each interval in
         equal steps no longer than ``dt``). Never raises on a failed step: the trajectory
         up to the failure has ``status = "failed"``.
@@ -310,6 +343,8 @@ class NewmarkNullspace:
         ``state`` (a previous run's :attr:`last_state` ending at ``t_out[0]``) continues
         that run exactly (accelerations and, for generalized-alpha, the
         pseudo-acceleration carried over) instead of restarting from ``x0``, ``v0``.
+        With ``multiplier_rows`` the multipliers of these (independent) constraint rows are
+        recorded at the output times (``Trajectory.multipliers``).
         """
         tic = _time.perf_counter()
         t_out = np.asarray(t_out, dtype=float)
@@ -329,6 +364,10 @@ class NewmarkNullspace:
                                   np.zeros(0), "failed", f"no consistent start: {msg}", t)
             astar = a.copy()  # pseudo-acceleration (ambient); a itself for the trapezoidal rule
         T, X, V, Acc, P, E = [t], [x], [v], [a], [ch.U.shape[1]], [0.0]
+        self.last_state = (x, v, a, astar, ch)
+        L: list[np.ndarray] = []
+        if multiplier_rows is not None:
+            L.append(self.multipliers(x, v, a, t, multiplier_rows))
         status, message, t_fail = "ok", "", None
         for k in range(1, len(t_out)):
             nsub = max(1, int(np.ceil((t_out[k] - t_out[k - 1]) / self.h - 1e-9)))
@@ -350,6 +389,8 @@ class NewmarkNullspace:
                            "is kept.")
                 break
             self.last_state = (x, v, a, astar, ch)
+            if multiplier_rows is not None:
+                L.append(self.multipliers(x, v, a, t, multiplier_rows))
             T.append(t_out[k])
             X.append(x)
             V.append(v)
@@ -360,69 +401,88 @@ class NewmarkNullspace:
         return Trajectory(np.array(T), np.array(X), np.array(V), np.array(Acc),
                           np.array(P, dtype=int), np.array(E), status, message, t_fail,
                           dict(self.counters, scheme=sc.name, dt=self.h, tol=self.tol,
-                               correction=self.correction))
+                               correction=self.correction),
+                          np.array(L) if multiplier_rows is not None else None)
 
     def step(self, x: np.ndarray, v: np.ndarray, a: np.ndarray, astar: np.ndarray,
              ch: _Chart, t: float, h: float):
-        """One step from ``t`` to ``t + h``; returns ``x, v, a, a*`` and the new chart."""
+        """One step from ``t`` to ``t + h``; returns ``x, v, a, a*`` and the new chart.
+
+        The modal acceleration ``eta`` at ``t + h`` solves ``G(eta) = Psi(eta) - eta = 0``,
+        ``Psi`` being the acceleration of the dynamics at the state Newmark's formulas give
+        for ``eta``. Fixed-point iteration converges at the rate of ``dt^2`` times the
+        stiffness and ``dt`` times the velocity coupling; when it is slow, Newton's method
+        with a difference Jacobian of ``G`` takes over, and the Jacobian is kept for the
+        next steps (the charts' bases are aligned, so it stays valid) until the iteration
+        slows down again.
+        """
         sc = self.scheme
         U = ch.U
+        p = U.shape[1]
         t1 = t + h
         ad0, add0, as0 = U.T @ v, U.T @ a, U.T @ astar
-        eta = add0.copy()  # predictor: the modal acceleration of the last step
+        a_prev = self._a_prev
+        # predictor: the modal acceleration extrapolated linearly from the last two steps
+        eta = U.T @ (2 * a - a_prev) if a_prev is not None and a_prev.shape == a.shape \
+            else add0.copy()
         beta_h2 = sc.beta * h * h
+        JG = self._JG if self._JG is not None and self._JG.shape == (p, p) else None
+        reused = JG is not None
         size = 0.0
+        prev_size = np.inf
         lu_prev = None
         xproj = x
-        prev_change = np.inf
-        use_newton = False
-        Jfd: np.ndarray | None = None
+
+        def evaluate(eta_: np.ndarray, lu_: Any, xguess: np.ndarray):
+            astar_ = ((1 - sc.alpha_f) * eta_ + sc.alpha_f * add0
+                      - sc.alpha_m * as0) / (1 - sc.alpha_m)
+            alpha = h * ad0 + h * h * ((0.5 - sc.beta) * as0 + sc.beta * astar_)
+            adot = ad0 + h * ((1 - sc.gamma) * as0 + sc.gamma * astar_)
+            if self.correction == "taylor":
+                x1 = self._taylor(ch, x, U @ alpha, t, h)
+            else:
+                xp = x + U @ alpha
+                xp = xp + ch.N @ (ch.N.T @ (xguess - x))  # warm start, normal part
+                x1 = self._project(ch, xp, t1, lu_)
+            v1, J, w, eta_new, lu1 = self._accel(ch, x1, adot, t1)
+            return eta_new, x1, v1, J, w, lu1
+
         for it in range(self.max_iter):
             self.counters["iterations"] += 1
-
-            def evaluate(eta_: np.ndarray, lu_: Any, xguess: np.ndarray):
-                astar_ = ((1 - sc.alpha_f) * eta_ + sc.alpha_f * add0
-                          - sc.alpha_m * as0) / (1 - sc.alpha_m)
-                alpha = h * ad0 + h * h * ((0.5 - sc.beta) * as0 + sc.beta * astar_)
-                adot = ad0 + h * ((1 - sc.gamma) * as0 + sc.gamma * astar_)
-                if self.correction == "taylor":
-                    x1 = self._taylor(ch, x, U @ alpha, t, h)
-                else:
-                    xp = x + U @ alpha
-                    xp = xp + ch.N @ (ch.N.T @ (xguess - x))  # warm start, normal part
-                    if lu_ is None:
-                        _, A, Pt = self.sys.kinematics(xp, t1)
-                        _, _, lu_ = self._solve_tangent(ch, A, Pt, adot, t1)
-                    x1 = self._project(ch, xp, t1, lu_)
-                v1, J, w, eta_new, lu1 = self._accel(ch, x1, adot, t1)
-                return eta_new, x1, v1, J, w, lu1, astar_
-
-            eta_new, x1, v1, J, w, lu1, astar1 = evaluate(eta, lu_prev, xproj)
+            eta_new, x1, v1, J, w, lu1 = evaluate(eta, lu_prev, xproj)
             lu_prev, xproj = lu1, x1
-            change = eta_new - eta
-            size = float(np.max(np.abs(change))) if change.size else 0.0
+            G = eta_new - eta
+            size = float(np.max(np.abs(G))) if p else 0.0
             scale = max(float(np.max(np.abs(eta_new))), float(np.max(np.abs(add0))),
-                        1.0) if eta.size else 1.0
-            if size <= ETA_RTOL * scale and beta_h2 * size <= self.tol:
+                        1.0) if p else 1.0
+            # error left in eta_new: ~ size for the first change, ~ r size / (1 - r) once
+            # the rate r of a linearly converging iteration is known
+            rate = size / prev_size if (np.isfinite(prev_size) and prev_size > 0
+                                        and JG is None) else 1.0
+            left = size if rate >= 0.1 else size * rate / (1.0 - rate)
+            if left <= ETA_RTOL * scale and beta_h2 * left <= self.tol:
+                # the state was computed for eta: move it to eta_new to first order (the
+                # second-order remainder, (beta dt^2 |G|)^2, is far below the tolerance)
+                ds = (1 - sc.alpha_f) / (1 - sc.alpha_m) * G
+                x1 = x1 + J @ (beta_h2 * ds)
+                v1 = v1 + J @ (sc.gamma * h * ds)
                 eta = eta_new
                 break
-            if not use_newton and it >= 3 and size > 0.3 * prev_change:
-                use_newton = True
+            if JG is None and it >= 1 and size > NEWTON_RATIO * prev_size:
+                # slow fixed point: Newton with a difference Jacobian of G
+                JG = np.empty((p, p))
+                for j in range(p):
+                    de = np.zeros(p)
+                    de[j] = 1e-6 * max(1.0, abs(eta[j]))
+                    ej = evaluate(eta + de, lu_prev, xproj)[0]
+                    JG[:, j] = ((ej - eta - de) - G) / de[j]
                 self.counters["newton_fallbacks"] += 1
-            prev_change = size
-            if use_newton and eta.size:
-                # Newton on G(eta) = Psi(eta) - eta with a difference Jacobian
-                G0 = change
-                if Jfd is None:
-                    Jfd = np.empty((eta.size, eta.size))
-                    for j in range(eta.size):
-                        de = np.zeros(eta.size)
-                        de[j] = 1e-7 * max(1.0, abs(eta[j]))
-                        ej, *_ = evaluate(eta + de, lu_prev, xproj)
-                        Jfd[:, j] = ((ej - (eta + de)) - G0) / de[j]
+            prev_size = size
+            if JG is not None:
                 try:
-                    eta = eta - np.linalg.solve(Jfd, G0)
+                    eta = eta - np.linalg.solve(JG, G)
                 except np.linalg.LinAlgError:
+                    JG = None
                     eta = eta_new
             else:
                 eta = eta_new
@@ -431,13 +491,16 @@ class NewmarkNullspace:
                 t1, f"the iteration on the modal accelerations did not converge in "
                     f"{self.max_iter} iterations (last change {size:.3g} m/s2): the step dt "
                     "is too large for the dynamics; reduce dt")
+        # keep the Jacobian while it works (a reused one that needed many iterations is
+        # dropped and made again when the fixed point is slow)
+        self._JG = None if (reused and it >= 3) else JG
         eta_fin = eta
         a1 = J @ eta_fin + w
         # the pseudo-acceleration of the converged step, pushed forward to the ambient space
         astar_fin = ((1 - sc.alpha_f) * eta_fin + sc.alpha_f * add0
                      - sc.alpha_m * as0) / (1 - sc.alpha_m)
         astar_amb = a1 if sc.trapezoidal else J @ astar_fin + w
-        del astar1
+        self._a_prev = a
         # all constraint rows hold (a redundant row that does not: the rank changed)
         Phi = self.sys.phi(x1, t1)
         drift = float(np.max(np.abs(Phi))) if Phi.size else 0.0
@@ -452,7 +515,7 @@ class NewmarkNullspace:
                 t1, f"constraints outside the independent set are violated "
                     f"(|Phi| = {np.max(np.abs(Phi)):.3g} m): the mechanism passed a "
                     "configuration where its rank changes; reduce dt")
-        new = self.chart(x1, t1)
+        new = self.chart(x1, t1, ch)
         self.counters["steps"] += 1
         return x1, v1, a1, astar_amb, new
 
@@ -461,10 +524,20 @@ class NewmarkNullspace:
                     rows: np.ndarray | None = None) -> np.ndarray:
         """Lagrange multipliers ``lambda`` of ``M x'' + A^T lambda = F`` (least squares on
         the given independent rows; all rows with minimum norm when ``rows`` is None)."""
-        _, A, _ = self.sys.kinematics(x, t)
         _, M, F = self.sys.inertia_forces(x, v, t)
+        b = F - M @ a
+        ch = self.last_state[4] if self.last_state is not None else None
+        if (ch is not None and rows is not None and ch.R is not None and ch.piv is not None
+                and np.array_equal(ch.x, x) and len(rows) == ch.rank
+                and np.array_equal(np.sort(ch.piv), np.sort(rows))):
+            # the chart's own factors: A[piv] = R^T N^T, so A[piv]^T lam = b gives
+            # R lam = N^T b (exact: b lies in the row space of A)
+            lam_piv, _ = dtrtrs(ch.R, ch.N.T @ b, lower=0, trans=0)
+            order = {int(r): k for k, r in enumerate(ch.piv)}
+            return np.array([lam_piv[order[int(r)]] for r in rows])
+        _, A, _ = self.sys.kinematics(x, t)
         Ar = A if rows is None else A[rows]
-        return np.linalg.lstsq(Ar.T, F - M @ a, rcond=None)[0]
+        return np.linalg.lstsq(Ar.T, b, rcond=None)[0]
 
     def kinetic_energy(self, x: np.ndarray, v: np.ndarray, t: float = 0.0) -> float:
         _, M, _ = self.sys.inertia_forces(x, v, t)

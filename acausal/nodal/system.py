@@ -70,21 +70,23 @@ class ModeCount:
         return "\n".join(lines)
 
 
-def null_space(A: np.ndarray, rtol: float = RANK_RTOL) -> tuple[np.ndarray, np.ndarray, int,
-                                                                 np.ndarray]:
+def null_space(A: np.ndarray, rtol: float = RANK_RTOL, with_r: bool = False) -> Any:
     """Orthonormal bases of the row space ``N`` (n x r) and null space ``U`` (n x p) of
     ``A`` by a column-pivoted QR of ``A^T`` (rank-revealing), the rank ``r`` and the
-    pivot order of the rows (the first ``r`` are independent).
+    pivot order of the rows (the first ``r`` are independent); with ``with_r`` also the
+    triangle ``R`` (r x r) with ``A[piv[:r]] N = R^T``.
 
     ``|R_ii| <= rtol |R_00|`` counts as zero.
     """
     m, n = A.shape
     if m == 0:
-        return np.zeros((n, 0)), np.eye(n), 0, np.zeros(0, dtype=int)
+        out = (np.zeros((n, 0)), np.eye(n), 0, np.zeros(0, dtype=int))
+        return (*out, np.zeros((0, 0))) if with_r else out
     Q, R, piv = sla.qr(A.T, pivoting=True, check_finite=False)
     d = np.abs(np.diag(R))
     r = int(np.sum(d > rtol * d[0])) if d.size and d[0] > 0 else 0
-    return Q[:, :r], Q[:, r:], r, piv
+    out = (Q[:, :r], Q[:, r:], r, piv)
+    return (*out, np.asfortranarray(R[:r, :r])) if with_r else out
 
 
 def mode_count(A: np.ndarray, labels: list[str], rtol: float = RANK_RTOL) -> ModeCount:
