@@ -49,6 +49,10 @@ from components import nodal as nd
 T_END = 2.0  # s: the linkage swings down, through its lowest shape and back up
 DT = 1e-2  # s: the paper's step
 RTOL = ATOL = 1e-10  # IDAS
+# at 1e-10 the multipliers and dummy derivatives of the index-3 loop fail IDAS's algebraic
+# error test (its corrector stalls near t = 0.08 s): test the states only (exact positions
+# and velocities; the algebraic variables follow them through the constraints)
+IDAS_MODE = "states_error_only"
 N_OUT = 201  # output points (every 10 ms)
 
 # the linkage (paper, section 4.1)
@@ -230,7 +234,7 @@ def run(plot: bool = True, dt: float = DT, t_end: float = T_END,
     cm_ns = ac.build(build_model("lumped", elbows))
     res_ns = ac.simulate(cm_ns, t_end, solver="nullspace", dt=dt, t_eval=grid)
     cm_ms = ac.build(build_model("nodes", elbows))
-    res_ms = ac.simulate(cm_ms, t_end, t_eval=grid, rtol=RTOL, atol=ATOL)
+    res_ms = ac.simulate(cm_ms, t_end, t_eval=grid, rtol=RTOL, atol=ATOL, mode=IDAS_MODE)
     ref = reference(grid, elbows)
     out = {"nullspace": res_ns, "idas": res_ms, "reference": ref, "cm": cm_ns}
     if plot:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..component import Component
 from ..domain_passes import DomainEquation, DomainPass
-from ..errors import RedundantConstraintWarning, TopologyError
+from ..errors import ModelDefinitionError, RedundantConstraintWarning, TopologyError
 from ..symbols import SymbolTable
 from .assemble import NodalAssembly, assemble, node_start_values, pin_points
 from .base import COORDINATES, VELOCITIES, NodalComponent
@@ -195,6 +195,8 @@ class NodalPass(DomainPass):
         keep = sorted(int(i) for i in piv[:rank])
         dropped = sorted(set(range(len(asm.phi))) - set(keep))
         self.removed = [asm.labels[i] for i in dropped]
+        if dropped:
+            self._check_contradictions(sysn, asm, keep, dropped)
         if self.removed:
             shown = "; ".join(self.removed[:6]) + (
                 f"; ... ({len(self.removed) - 6} more)" if len(self.removed) > 6 else "")
@@ -203,6 +205,28 @@ class NodalPass(DomainPass):
                 f"structure removed from the DAE (linearly dependent on the others at the "
                 f"start configuration): {shown}", RedundantConstraintWarning, stacklevel=2)
         return keep
+
+    @staticmethod
+    def _check_contradictions(sysn: NodalSystem, asm: NodalAssembly, keep: list[int],
+                              dropped: list[int]) -> None:
+        """A dependent row must hold where the independent ones do: satisfy those near the
+        start (Gauss-Newton, minimum-norm steps) and check the dropped ones."""
+        x = np.array(asm.x0, dtype=float)
+        scale = sysn.length_scale()
+        for _ in range(30):
+            Phi, A, _ = sysn.kinematics(x, 0.0)
+            if np.max(np.abs(Phi[keep])) <= 1e-12 * scale:
+                break
+            x = x - np.linalg.lstsq(A[keep], Phi[keep], rcond=None)[0]
+        Phi = sysn.phi(x, 0.0)
+        bad = [i for i in dropped if abs(Phi[i]) > 1e-6 * scale]
+        if bad:
+            raise ModelDefinitionError(
+                "constraints of the pin-jointed structure contradict each other: with the "
+                "others satisfied, " + "; ".join(
+                    f"{asm.labels[i]} has the residual {abs(Phi[i]):.3g} m" for i in bad[:5])
+                + " (a bar length or a support that the rest of the structure does not "
+                "allow; check the given lengths against the nodes' positions)")
 
     def _make_report(self, asm: NodalAssembly, comps: list[Component]) -> NodalReport:
         elements: dict[str, int] = {}

@@ -49,12 +49,24 @@ from .system import RANK_RTOL, NodalSystem, null_space
 __all__ = ["Scheme", "NewmarkNullspace", "Trajectory", "NodalIntegrationError"]
 
 
-#: The iteration on the modal accelerations stops when it changes them by less than
-#: ``ETA_RTOL`` times their size (floor 1 m/s2) and moves the positions by less than the
-#: constraint tolerance: a relative 1e-10 keeps the accumulated velocity error far below
-#: the discretisation error even for 1e5 steps (a looser, position-only test let the
-#: velocity error grow like (number of steps) x dt x (iteration error)).
-ETA_RTOL = 1e-10
+#: The iteration on the modal accelerations stops when the error left in them is below
+#: ``ETA_RTOL`` times their size (floor 1 m/s2; roundoff level) or below ``ITER_RTOL`` of
+#: their change over the step, whichever is larger, and its effect on the positions is
+#: below the constraint tolerance. (A position-only test let the velocity error grow like
+#: the number of steps times dt times the iteration error.)
+ETA_RTOL = 1e-12
+
+#: ... and when the error left is below this fraction of the change of the modal
+#: acceleration over the step: the error the iteration adds to a step is then 1e-5 of the
+#: step's truncation error (dt^2 |beta - 1/6| |a_{n+1} - a_n|), so it stays 1e-5 of the
+#: discretisation error globally, whatever the step.
+ITER_RTOL = 1e-5
+
+#: The contraction rate of the fixed point is measured (two evaluations) every
+#: ``RATE_REFRESH`` steps and after any change; in between, a step whose first evaluation
+#: changes the accelerations by less than the tolerance divided by the remembered rate is
+#: accepted after that one evaluation.
+RATE_REFRESH = 8
 
 #: Projections go on below the constraint tolerance down to this fraction of it (or until
 #: a chord step gains less than half): cheap, and it keeps projection noise out of the
@@ -223,6 +235,7 @@ class NewmarkNullspace:
         self.last_state: Any = None
         self._a_prev: np.ndarray | None = None  # acceleration of the step before (predictor)
         self._JG: np.ndarray | None = None  # Jacobian of the modal iteration (kept)
+        self._rate: float | None = None  # contraction rate of the fixed point (kept)
         self.counters = {"steps": 0, "iterations": 0, "projections": 0, "newton_fallbacks": 0,
                          "factorizations": 0}
 
@@ -232,6 +245,9 @@ class NewmarkNullspace:
         previous chart's (orthogonal Procrustes), so modal coordinates vary continuously
         along the trajectory (the QR's own basis may turn or flip from step to step)."""
         _, A, _ = self.sys.kinematics(x, t)
+        return self._chart_from(A, x, previous)
+
+    def _chart_from(self, A: np.ndarray, x: np.ndarray, previous: _Chart | None) -> _Chart:
         N, U, r, piv, R = null_space(A, self.rank_rtol, with_r=True)
         self.counters["factorizations"] += 1
         if previous is not None and previous.U.shape[1] == U.shape[1] and U.shape[1]:
@@ -273,7 +289,8 @@ class NewmarkNullspace:
         rhs[ch.U.shape[1]:] = -(Pt[ch.rows] * h + 0.5 * h * h * c[ch.rows])
         return x + d1 + np.linalg.solve(B, rhs)
 
-    def _project(self, ch: _Chart, xp: np.ndarray, t: float, lu: Any) -> np.ndarray:
+    def _project(self, ch: _Chart, xp: np.ndarray, t: float,
+                 lu: Any) -> tuple[np.ndarray, np.ndarray]:
         """Newton (chord) steps along the row space of the chart until ``|Phi| <= tol``.
 
         The steps go on to ``PROJECTION_MARGIN * tol`` while they still gain (one chord
@@ -287,7 +304,7 @@ class NewmarkNullspace:
             Phi = self.sys.phi(x, t)
             err = float(np.max(np.abs(Phi))) if Phi.size else 0.0
             if err <= PROJECTION_MARGIN * self.tol or (err <= self.tol and err > 0.5 * last):
-                return x
+                return x, Phi
             if not np.isfinite(err) or (err > 0.9 * last and err > 1e3 * self.tol):
                 break
             last = err
@@ -323,13 +340,13 @@ class NewmarkNullspace:
             raise NodalIntegrationError(
                 t, "the reduced mass matrix J^T M J is singular: a mode moves no mass "
                    "(a Node without mass that no constraint holds?)") from exc
-        return v, J, w, eta, lu
+        return v, J, w, eta, lu, A
 
     # ------------------------------------------------------------------
     def initial_state(self, x0: np.ndarray, v0: np.ndarray, t0: float):
         x, v = self.sys.consistent_start(x0, v0, t0, self.tol)
         ch = self.chart(x, t0)
-        v, J, w, eta, _ = self._accel(ch, x, ch.U.T @ v, t0)
+        v, J, w, eta, _, _ = self._accel(ch, x, ch.U.T @ v, t0)
         a = J @ eta + w
         return x, v, a, ch
 
@@ -440,27 +457,39 @@ class NewmarkNullspace:
             adot = ad0 + h * ((1 - sc.gamma) * as0 + sc.gamma * astar_)
             if self.correction == "taylor":
                 x1 = self._taylor(ch, x, U @ alpha, t, h)
+                Phi1 = None
             else:
                 xp = x + U @ alpha
                 xp = xp + ch.N @ (ch.N.T @ (xguess - x))  # warm start, normal part
-                x1 = self._project(ch, xp, t1, lu_)
-            v1, J, w, eta_new, lu1 = self._accel(ch, x1, adot, t1)
-            return eta_new, x1, v1, J, w, lu1
+                x1, Phi1 = self._project(ch, xp, t1, lu_)
+            v1, J, w, eta_new, lu1, A1 = self._accel(ch, x1, adot, t1)
+            return eta_new, x1, v1, J, w, lu1, A1, Phi1
 
+        # the iteration stops when the error left in the accepted modal acceleration is
+        # below ITER_RTOL of its change over the step (or ETA_RTOL of its size), and its
+        # effect on the positions below the constraint tolerance
+        refresh = self.counters["steps"] % RATE_REFRESH == 0 or self._rate is None
         for it in range(self.max_iter):
             self.counters["iterations"] += 1
-            eta_new, x1, v1, J, w, lu1 = evaluate(eta, lu_prev, xproj)
+            eta_new, x1, v1, J, w, lu1, A1, Phi1 = evaluate(eta, lu_prev, xproj)
             lu_prev, xproj = lu1, x1
             G = eta_new - eta
             size = float(np.max(np.abs(G))) if p else 0.0
             scale = max(float(np.max(np.abs(eta_new))), float(np.max(np.abs(add0))),
                         1.0) if p else 1.0
-            # error left in eta_new: ~ size for the first change, ~ r size / (1 - r) once
-            # the rate r of a linearly converging iteration is known
-            rate = size / prev_size if (np.isfinite(prev_size) and prev_size > 0
-                                        and JG is None) else 1.0
+            change = float(np.max(np.abs(eta_new - add0))) if p else 0.0
+            tol_eta = max(ITER_RTOL * change, ETA_RTOL * scale)
+            # error left in eta_new: ~ rate * size (rate of the fixed point, measured in
+            # this step or remembered from the last ones), the size itself otherwise
+            if np.isfinite(prev_size) and prev_size > 0 and JG is None:
+                rate = size / prev_size
+                self._rate = rate if self._rate is None else max(rate, 0.5 * self._rate)
+            elif JG is None and not refresh and self._rate is not None:
+                rate = self._rate
+            else:
+                rate = 1.0
             left = size if rate >= 0.1 else size * rate / (1.0 - rate)
-            if left <= ETA_RTOL * scale and beta_h2 * left <= self.tol:
+            if left <= tol_eta and beta_h2 * left <= self.tol:
                 # the state was computed for eta: move it to eta_new to first order (the
                 # second-order remainder, (beta dt^2 |G|)^2, is far below the tolerance)
                 ds = (1 - sc.alpha_f) / (1 - sc.alpha_m) * G
@@ -502,7 +531,7 @@ class NewmarkNullspace:
         astar_amb = a1 if sc.trapezoidal else J @ astar_fin + w
         self._a_prev = a
         # all constraint rows hold (a redundant row that does not: the rank changed)
-        Phi = self.sys.phi(x1, t1)
+        Phi = self.sys.phi(x1, t1) if Phi1 is None else Phi1
         drift = float(np.max(np.abs(Phi))) if Phi.size else 0.0
         if self.correction == "taylor":
             if drift > self.drift_tol:
@@ -515,7 +544,7 @@ class NewmarkNullspace:
                 t1, f"constraints outside the independent set are violated "
                     f"(|Phi| = {np.max(np.abs(Phi)):.3g} m): the mechanism passed a "
                     "configuration where its rank changes; reduce dt")
-        new = self.chart(x1, t1, ch)
+        new = self._chart_from(A1, x1, ch)  # A at x1 (before a first-order move << tol)
         self.counters["steps"] += 1
         return x1, v1, a1, astar_amb, new
 
@@ -536,8 +565,13 @@ class NewmarkNullspace:
             order = {int(r): k for k, r in enumerate(ch.piv)}
             return np.array([lam_piv[order[int(r)]] for r in rows])
         _, A, _ = self.sys.kinematics(x, t)
-        Ar = A if rows is None else A[rows]
-        return np.linalg.lstsq(Ar.T, b, rcond=None)[0]
+        if rows is None:
+            return np.linalg.lstsq(A.T, b, rcond=None)[0]
+        Ar = A[rows]
+        try:  # independent rows: the normal equations are regular (and small)
+            return np.linalg.solve(Ar @ Ar.T, Ar @ b)
+        except np.linalg.LinAlgError:
+            return np.linalg.lstsq(Ar.T, b, rcond=None)[0]
 
     def kinetic_energy(self, x: np.ndarray, v: np.ndarray, t: float = 0.0) -> float:
         _, M, _ = self.sys.inertia_forces(x, v, t)
