@@ -228,25 +228,29 @@ class NullspaceIntegrator(Integrator):
     def _dae_values(self, dae: Any, p: np.ndarray, xs: list[Any], zs: list[Any],
                     traj: Trajectory, integ: NewmarkNullspace) -> tuple[np.ndarray, np.ndarray]:
         nt = len(traj.t) - 1
+        lam = traj.multipliers
+        if lam is None:
+            lam = np.zeros((len(traj.t), 0))
+        stack = np.hstack([traj.x, traj.v, traj.a, lam])[1:].T  # (4n + r, nt)
+        n = traj.x.shape[1]
+        base = {"x": 0, "v": n, "a": 2 * n, "lam": 3 * n}
+
+        def rows(src: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+            known = [i for i, s in enumerate(src) if s is not None]
+            return np.array(known, dtype=int), np.array(
+                [base[src[i][0]] + src[i][1] for i in known], dtype=int)
+
         X = np.zeros((len(xs), nt))
         Z = np.zeros((len(zs), nt))
-        rows = np.array(self.npass.kept, dtype=int)
-        need_lam = any(s is not None and s[0] == "lam" for s in zs + xs)
+        ix, sx = rows(xs)
+        iz, sz = rows(zs)
+        X[ix] = stack[sx]
+        Z[iz] = stack[sz]
         unknown_z = [i for i, s in enumerate(zs) if s is None]
-        lams = traj.multipliers
-        for k in range(nt):
-            t = float(traj.t[k + 1])
-            vals = {"x": traj.x[k + 1], "v": traj.v[k + 1], "a": traj.a[k + 1]}
-            if need_lam:
-                vals["lam"] = lams[k + 1] if lams is not None else integ.multipliers(
-                    traj.x[k + 1], traj.v[k + 1], traj.a[k + 1], t, rows)
-            for i, s in enumerate(xs):
-                X[i, k] = vals[s[0]][s[1]]
-            for i, s in enumerate(zs):
-                if s is not None:
-                    Z[i, k] = vals[s[0]][s[1]]
-            if unknown_z:
-                Z[:, k] = self._solve_rest(dae, p, X[:, k], Z[:, k], unknown_z, t)
+        if unknown_z:
+            for k in range(nt):
+                Z[:, k] = self._solve_rest(dae, p, X[:, k], Z[:, k], unknown_z,
+                                           float(traj.t[k + 1]))
         return X, Z
 
     def _solve_rest(self, dae: Any, p: np.ndarray, x: np.ndarray, z: np.ndarray,

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.linalg.lapack import dgetrf, dgetrs, dtrtrs
+from scipy.linalg.lapack import dgesv, dgetrf, dgetrs
 
 from .system import RANK_RTOL, NodalSystem, null_space
 
@@ -66,7 +66,15 @@ ITER_RTOL = 1e-5
 #: ``RATE_REFRESH`` steps and after any change; in between, a step whose first evaluation
 #: changes the accelerations by less than the tolerance divided by the remembered rate is
 #: accepted after that one evaluation.
-RATE_REFRESH = 8
+RATE_REFRESH = 16
+
+#: The rank of the constraint matrix is decided anew (pivoted QR) every ``RANK_CHECK``
+#: steps and whenever the chart's ``B = [U^T; A_rows]`` turns singular (relative pivot
+#: below ``PIVOT_RTOL``); in between, the modes follow from the last step's tangent basis.
+#: A rank that changes between two checks also shows as violated dropped rows, which stops
+#: the step with that reason.
+RANK_CHECK = 20
+PIVOT_RTOL = 1e-10
 
 #: Projections go on below the constraint tolerance down to this fraction of it (or until
 #: a chord step gains less than half): cheap, and it keeps projection noise out of the
@@ -176,15 +184,18 @@ class Trajectory:
 
 @dataclass
 class _Chart:
-    """Null-space chart at a configuration: bases and the independent rows."""
+    """Null-space chart at a configuration: the modal basis ``U``, the independent rows
+    of the constraint matrix, the rank, and the LU factors of ``B = [U^T; A_rows]``."""
 
     x: np.ndarray
     U: np.ndarray
-    N: np.ndarray
     rows: np.ndarray
     rank: int
-    R: np.ndarray | None = None  # (r, r) with A[piv[:r]] N = R^T (from the QR of A^T)
-    piv: np.ndarray | None = None  # the independent rows in pivot order
+    lu: tuple[np.ndarray, np.ndarray]
+    # a chart made from the last step's tangent basis J keeps that step's factors
+    # ([U_old^T; A_rows] = lu) and corrects with J: see NewmarkNullspace._normal_solve
+    J: np.ndarray | None = None
+    Sinv: np.ndarray | None = None
 
 
 class NewmarkNullspace:
@@ -233,29 +244,69 @@ class NewmarkNullspace:
         self.drift_tol = (float(drift_tol) if drift_tol is not None
                           else DRIFT_RTOL * system.length_scale())
         self.last_state: Any = None
-        self._a_prev: np.ndarray | None = None  # acceleration of the step before (predictor)
+        self._a_hist: list[np.ndarray] = []  # accelerations of the last steps (predictor)
         self._JG: np.ndarray | None = None  # Jacobian of the modal iteration (kept)
         self._rate: float | None = None  # contraction rate of the fixed point (kept)
+        self._since_check = 0  # steps since the last rank-revealing factorisation
+        self._last_MF: Any = None
+        self.last_multipliers: Any = None
         self.counters = {"steps": 0, "iterations": 0, "projections": 0, "newton_fallbacks": 0,
                          "factorizations": 0}
 
     # ------------------------------------------------------------------
     def chart(self, x: np.ndarray, t: float, previous: _Chart | None = None) -> _Chart:
-        """Null-space chart at ``x``; its modal basis is turned to the closest match of the
-        previous chart's (orthogonal Procrustes), so modal coordinates vary continuously
-        along the trajectory (the QR's own basis may turn or flip from step to step)."""
+        """Null-space chart at ``x`` by a rank-revealing factorisation."""
         _, A, _ = self.sys.kinematics(x, t)
         return self._chart_from(A, x, previous)
 
-    def _chart_from(self, A: np.ndarray, x: np.ndarray, previous: _Chart | None) -> _Chart:
-        N, U, r, piv, R = null_space(A, self.rank_rtol, with_r=True)
+    @staticmethod
+    def _factor_B(U: np.ndarray, A: np.ndarray, rows: np.ndarray
+                  ) -> tuple[tuple[np.ndarray, np.ndarray], bool]:
+        """LU of ``B = [U^T; A_rows]``; False when it is (nearly) singular: the rows are no
+        longer independent, or the rank changed."""
+        lu, piv, info = dgetrf(np.vstack([U.T, A[rows]]))
+        d = np.abs(np.diag(lu))
+        ok = info == 0 and (d.size == 0 or d.min() > PIVOT_RTOL * d.max())
+        return (lu, piv), bool(ok)
+
+    def _chart_from(self, A: np.ndarray, x: np.ndarray, previous: _Chart | None,
+                    J: np.ndarray | None = None, lu_J: Any = None) -> _Chart:
+        """The chart at ``x`` (``A`` the constraint matrix there).
+
+        Between rank checks, the modal basis is the orthonormal basis closest to the last
+        step's (the polar factor ``J (J^T J)^(-1/2)`` of the tangent basis ``J`` of that
+        step, which spans the null space here): the modal coordinates then vary
+        continuously, and no factorisation is needed (the LU of that step's
+        ``[U_old^T; A_rows]`` serves, see :meth:`_normal_solve`). Every
+        :data:`RANK_CHECK` steps, and whenever ``B`` turns singular, a column-pivoted QR of
+        ``A^T`` decides the rank again (the independent rows are kept while they stay
+        independent) and its basis is turned to the closest match of the previous one
+        (orthogonal Procrustes)."""
+        if previous is not None and J is not None and lu_J is not None and J.shape[1] and \
+                self._since_check < RANK_CHECK:
+            w, Q = np.linalg.eigh(J.T @ J)
+            if w.min() > PIVOT_RTOL * w.max():
+                U = J @ ((Q / np.sqrt(w)) @ Q.T)
+                self._since_check += 1
+                return _Chart(x, U, previous.rows, previous.rank, lu_J, J,
+                              (Q / w) @ Q.T)
+        _, U, r, piv = null_space(A, self.rank_rtol)
         self.counters["factorizations"] += 1
+        self._since_check = 0
+        rows = np.sort(piv[:r])
+        if previous is not None and r == previous.rank and not np.array_equal(
+                rows, previous.rows):
+            if self._factor_B(U, A, previous.rows)[1]:
+                rows = previous.rows  # still independent: keep them (same multipliers)
         if previous is not None and previous.U.shape[1] == U.shape[1] and U.shape[1]:
             W, _, Zt = np.linalg.svd(U.T @ previous.U)
             U = U @ (W @ Zt)
         elif previous is not None:
             self._JG = None  # the mode count changed: a Jacobian of the old modes is void
-        return _Chart(x, U, N, np.sort(piv[:r]), r, R, piv[:r])
+        lu, ok = self._factor_B(U, A, rows)
+        if not ok:  # pragma: no cover - the pivoted QR's rows are independent
+            raise NodalIntegrationError(0.0, "singular chart")
+        return _Chart(x, U, rows, r, lu)
 
     def _solve_tangent(self, ch: _Chart, A: np.ndarray, Pt: np.ndarray, adot: np.ndarray,
                        t: float):
@@ -289,6 +340,17 @@ class NewmarkNullspace:
         rhs[ch.U.shape[1]:] = -(Pt[ch.rows] * h + 0.5 * h * h * c[ch.rows])
         return x + d1 + np.linalg.solve(B, rhs)
 
+    @staticmethod
+    def _normal_solve(ch: _Chart, rhs: np.ndarray) -> np.ndarray:
+        """``d`` with ``U^T d = 0`` and ``A_rows d = rhs[p:]`` (``rhs[:p] = 0``): a Newton step
+        normal to the chart. For a chart made from a tangent basis ``J`` (with
+        ``[U_old^T; A_rows] J = [I; 0]`` and ``U = J (J^T J)^(-1/2)``) the old factors give
+        ``d0`` with ``U_old^T d0 = 0``, and ``d = d0 - J (J^T J)^-1 J^T d0``."""
+        d = _lu_solve(ch.lu, rhs)
+        if ch.J is not None:
+            d = d - ch.J @ (ch.Sinv @ (ch.J.T @ d))
+        return d
+
     def _project(self, ch: _Chart, xp: np.ndarray, t: float,
                  lu: Any) -> tuple[np.ndarray, np.ndarray]:
         """Newton (chord) steps along the row space of the chart until ``|Phi| <= tol``.
@@ -308,13 +370,9 @@ class NewmarkNullspace:
             if not np.isfinite(err) or (err > 0.9 * last and err > 1e3 * self.tol):
                 break
             last = err
-            if lu is None:  # chord of the chart itself: (A_I N) dmu = -Phi_I, A_I N = R^T
-                dmu, info = dtrtrs(ch.R, -Phi[ch.piv], lower=0, trans=1)
-                x = x + ch.N @ dmu
-            else:
-                rhs = np.zeros(x.size)
-                rhs[p:] = -Phi[ch.rows]
-                x = x + _lu_solve(lu, rhs)
+            rhs = np.zeros(x.size)
+            rhs[p:] = -Phi[ch.rows]
+            x = x + (self._normal_solve(ch, rhs) if lu is None else _lu_solve(lu, rhs))
             self.counters["projections"] += 1
         raise NodalIntegrationError(
             t, f"the configuration could not be projected on the constraint manifold "
@@ -333,20 +391,21 @@ class NewmarkNullspace:
         rhs = np.zeros(x.size)
         rhs[ch.U.shape[1]:] = -c[ch.rows]
         w = _lu_solve(lu, rhs)
-        Mr = J.T @ M @ J
-        try:
-            eta = np.linalg.solve(Mr, J.T @ (F - M @ w))
-        except np.linalg.LinAlgError as exc:
+        if J.shape[1] == 0:  # no independent mode: the motion is prescribed
+            return v, J, w, np.zeros(0), lu, A, M, F
+        MJ = M @ J
+        _, _, eta, info = dgesv(J.T @ MJ, J.T @ (F - M @ w))
+        if info != 0 or not np.all(np.isfinite(eta)):
             raise NodalIntegrationError(
                 t, "the reduced mass matrix J^T M J is singular: a mode moves no mass "
-                   "(a Node without mass that no constraint holds?)") from exc
-        return v, J, w, eta, lu, A
+                   "(a Node without mass that no constraint holds?)")
+        return v, J, w, eta, lu, A, M, F
 
     # ------------------------------------------------------------------
     def initial_state(self, x0: np.ndarray, v0: np.ndarray, t0: float):
         x, v = self.sys.consistent_start(x0, v0, t0, self.tol)
         ch = self.chart(x, t0)
-        v, J, w, eta, _, _ = self._accel(ch, x, ch.U.T @ v, t0)
+        v, J, w, eta, *_ = self._accel(ch, x, ch.U.T @ v, t0)
         a = J @ eta + w
         return x, v, a, ch
 
@@ -382,9 +441,7 @@ class NewmarkNullspace:
             astar = a.copy()  # pseudo-acceleration (ambient); a itself for the trapezoidal rule
         T, X, V, Acc, P, E = [t], [x], [v], [a], [ch.U.shape[1]], [0.0]
         self.last_state = (x, v, a, astar, ch)
-        L: list[np.ndarray] = []
-        if multiplier_rows is not None:
-            L.append(self.multipliers(x, v, a, t, multiplier_rows))
+        L: list[Any] = [None]  # multipliers at the output times (None: computed at the end)
         status, message, t_fail = "ok", "", None
         for k in range(1, len(t_out)):
             nsub = max(1, int(np.ceil((t_out[k] - t_out[k - 1]) / self.h - 1e-9)))
@@ -406,8 +463,9 @@ class NewmarkNullspace:
                            "is kept.")
                 break
             self.last_state = (x, v, a, astar, ch)
-            if multiplier_rows is not None:
-                L.append(self.multipliers(x, v, a, t, multiplier_rows))
+            lm = self.last_multipliers
+            L.append(lm[1] if multiplier_rows is not None and lm is not None
+                     and np.array_equal(lm[0], multiplier_rows) else None)
             T.append(t_out[k])
             X.append(x)
             V.append(v)
@@ -419,7 +477,7 @@ class NewmarkNullspace:
                           np.array(P, dtype=int), np.array(E), status, message, t_fail,
                           dict(self.counters, scheme=sc.name, dt=self.h, tol=self.tol,
                                correction=self.correction),
-                          np.array(L) if multiplier_rows is not None else None)
+                          self._collect_multipliers(L, X, V, Acc, T, multiplier_rows))
 
     def step(self, x: np.ndarray, v: np.ndarray, a: np.ndarray, astar: np.ndarray,
              ch: _Chart, t: float, h: float):
@@ -438,10 +496,15 @@ class NewmarkNullspace:
         p = U.shape[1]
         t1 = t + h
         ad0, add0, as0 = U.T @ v, U.T @ a, U.T @ astar
-        a_prev = self._a_prev
-        # predictor: the modal acceleration extrapolated linearly from the last two steps
-        eta = U.T @ (2 * a - a_prev) if a_prev is not None and a_prev.shape == a.shape \
-            else add0.copy()
+        # predictor: the modal acceleration extrapolated (quadratically when three steps are
+        # known) from the last steps
+        hist = [q for q in self._a_hist if q.shape == a.shape]
+        if len(hist) >= 2:
+            eta = U.T @ (3 * a - 3 * hist[-1] + hist[-2])
+        elif hist:
+            eta = U.T @ (2 * a - hist[-1])
+        else:
+            eta = add0.copy()
         beta_h2 = sc.beta * h * h
         JG = self._JG if self._JG is not None and self._JG.shape == (p, p) else None
         reused = JG is not None
@@ -460,9 +523,11 @@ class NewmarkNullspace:
                 Phi1 = None
             else:
                 xp = x + U @ alpha
-                xp = xp + ch.N @ (ch.N.T @ (xguess - x))  # warm start, normal part
+                dg = xguess - x  # warm start: the normal part of the last iterate
+                xp = xp + dg - U @ (U.T @ dg)
                 x1, Phi1 = self._project(ch, xp, t1, lu_)
-            v1, J, w, eta_new, lu1, A1 = self._accel(ch, x1, adot, t1)
+            v1, J, w, eta_new, lu1, A1, M1, F1 = self._accel(ch, x1, adot, t1)
+            self._last_MF = (M1, F1)
             return eta_new, x1, v1, J, w, lu1, A1, Phi1
 
         # the iteration stops when the error left in the accepted modal acceleration is
@@ -529,7 +594,7 @@ class NewmarkNullspace:
         astar_fin = ((1 - sc.alpha_f) * eta_fin + sc.alpha_f * add0
                      - sc.alpha_m * as0) / (1 - sc.alpha_m)
         astar_amb = a1 if sc.trapezoidal else J @ astar_fin + w
-        self._a_prev = a
+        self._a_hist = (self._a_hist + [a])[-2:]
         # all constraint rows hold (a redundant row that does not: the rank changed)
         Phi = self.sys.phi(x1, t1) if Phi1 is None else Phi1
         drift = float(np.max(np.abs(Phi))) if Phi.size else 0.0
@@ -544,7 +609,13 @@ class NewmarkNullspace:
                 t1, f"constraints outside the independent set are violated "
                     f"(|Phi| = {np.max(np.abs(Phi)):.3g} m): the mechanism passed a "
                     "configuration where its rank changes; reduce dt")
-        new = self._chart_from(A1, x1, ch)  # A at x1 (before a first-order move << tol)
+        # multipliers of the chart's rows: B^T [mu; lambda] = F - M a (mu = 0: F - M a lies
+        # in the row space), with the LU of B at x1 from the last evaluation
+        M1, F1 = self._last_MF
+        rhs = F1 - M1 @ a1
+        sol, info = dgetrs(lu1[0], lu1[1], rhs, trans=1)
+        self.last_multipliers = (ch.rows, sol[p:])
+        new = self._chart_from(A1, x1, ch, J, lu1)  # at x1 (before a first-order move)
         self.counters["steps"] += 1
         return x1, v1, a1, astar_amb, new
 
@@ -555,15 +626,6 @@ class NewmarkNullspace:
         the given independent rows; all rows with minimum norm when ``rows`` is None)."""
         _, M, F = self.sys.inertia_forces(x, v, t)
         b = F - M @ a
-        ch = self.last_state[4] if self.last_state is not None else None
-        if (ch is not None and rows is not None and ch.R is not None and ch.piv is not None
-                and np.array_equal(ch.x, x) and len(rows) == ch.rank
-                and np.array_equal(np.sort(ch.piv), np.sort(rows))):
-            # the chart's own factors: A[piv] = R^T N^T, so A[piv]^T lam = b gives
-            # R lam = N^T b (exact: b lies in the row space of A)
-            lam_piv, _ = dtrtrs(ch.R, ch.N.T @ b, lower=0, trans=0)
-            order = {int(r): k for k, r in enumerate(ch.piv)}
-            return np.array([lam_piv[order[int(r)]] for r in rows])
         _, A, _ = self.sys.kinematics(x, t)
         if rows is None:
             return np.linalg.lstsq(A.T, b, rcond=None)[0]
@@ -572,6 +634,38 @@ class NewmarkNullspace:
             return np.linalg.solve(Ar @ Ar.T, Ar @ b)
         except np.linalg.LinAlgError:
             return np.linalg.lstsq(Ar.T, b, rcond=None)[0]
+
+    def _collect_multipliers(self, L: list[Any], X: list[np.ndarray], V: list[np.ndarray],
+                             Acc: list[np.ndarray], T: list[float],
+                             rows: np.ndarray | None) -> np.ndarray | None:
+        """The multipliers of ``rows`` at every output time: those of the steps (the
+        charts' rows are ``rows``), the others in one batch."""
+        if rows is None:
+            return None
+        miss = [k for k, lam in enumerate(L) if lam is None]
+        if len(miss) <= 8:  # a few (the start): one at a time (a batch function costs more)
+            for k in miss:
+                L[k] = self.multipliers(X[k], V[k], Acc[k], T[k], rows)
+        elif miss:
+            got = self.multipliers_batch(np.array([X[k] for k in miss]),
+                                         np.array([V[k] for k in miss]),
+                                         np.array([Acc[k] for k in miss]),
+                                         np.array([T[k] for k in miss]), rows)
+            for k, lam in zip(miss, got, strict=True):
+                L[k] = lam
+        return np.array(L) if L else np.zeros((0, len(rows)))
+
+    def multipliers_batch(self, X: np.ndarray, V: np.ndarray, Acc: np.ndarray,
+                          T: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """:meth:`multipliers` of independent rows at many states at once (``(nt, r)``):
+        the normal equations ``A_I A_I^T lambda = A_I (F - M x'')`` solved as a batch."""
+        if len(T) == 0:
+            return np.zeros((0, len(rows)))
+        A, M, F = self.sys.batch(X, V, T)
+        Ar = A[:, rows, :]
+        b = F - np.einsum("tij,tj->ti", M, Acc)
+        G = Ar @ Ar.transpose(0, 2, 1)
+        return np.linalg.solve(G, (Ar @ b[:, :, None]))[:, :, 0]
 
     def kinetic_energy(self, x: np.ndarray, v: np.ndarray, t: float = 0.0) -> float:
         _, M, _ = self.sys.inertia_forces(x, v, t)

@@ -23,7 +23,7 @@ from typing import Any
 
 import casadi as cs
 import numpy as np
-import scipy.linalg as sla
+from scipy.linalg.lapack import dgeqp3, dorgqr
 
 from .assemble import NodalAssembly
 
@@ -82,11 +82,20 @@ def null_space(A: np.ndarray, rtol: float = RANK_RTOL, with_r: bool = False) -> 
     if m == 0:
         out = (np.zeros((n, 0)), np.eye(n), 0, np.zeros(0, dtype=int))
         return (*out, np.zeros((0, 0))) if with_r else out
-    Q, R, piv = sla.qr(A.T, pivoting=True, check_finite=False)
-    d = np.abs(np.diag(R))
+    # LAPACK directly (dgeqp3 + dorgqr): the scipy wrapper costs as much as the
+    # factorisation for the small matrices of a time step
+    qr, jpvt, tau, _, info = dgeqp3(np.asfortranarray(A.T, dtype=float))
+    if info != 0:  # pragma: no cover - invalid arguments
+        raise ValueError(f"dgeqp3 failed (info = {info})")
+    piv = jpvt - 1
+    k = min(m, n)
+    d = np.abs(np.diag(qr[:k, :k]))
     r = int(np.sum(d > rtol * d[0])) if d.size and d[0] > 0 else 0
+    full = np.zeros((n, n), order="F")
+    full[:, :k] = qr[:, :k]
+    Q = dorgqr(full, tau[:k])[0]
     out = (Q[:, :r], Q[:, r:], r, piv)
-    return (*out, np.asfortranarray(R[:r, :r])) if with_r else out
+    return (*out, np.asfortranarray(np.triu(qr[:r, :r]))) if with_r else out
 
 
 def mode_count(A: np.ndarray, labels: list[str], rtol: float = RANK_RTOL) -> ModeCount:
@@ -120,7 +129,7 @@ class _Fast:
 
     def __call__(self, *args: Any) -> list[np.ndarray]:
         for buf, a in zip(self.args, args, strict=True):
-            buf[:] = a
+            buf[:] = np.ravel(a, order="F")  # column-major, as CasADi stores matrices
         self._eval()
         return [r.copy() for r in self.res]
 
@@ -155,8 +164,14 @@ class NodalSystem:
         self._phi = _Fast(cs.Function("nodal_phi", [x, t], [Phi]))
         self._kin = _Fast(cs.Function("nodal_kin", [x, t], [Phi, A, Phi_t]))
         self._dyn = _Fast(cs.Function("nodal_dyn", [x, v, t], [c, M, F]))
+        # bars and point masses only: M is constant, evaluated once (rigid bodies turn it)
+        self._M_const: np.ndarray | None = None
+        if not cs.depends_on(M, cs.vertcat(x, v, t)):
+            self._M_const = np.asarray(cs.evalf(M))
+            self._dyn_cf = _Fast(cs.Function("nodal_dyn_cf", [x, v, t], [c, F]))
         self.x0 = np.asarray(asm.x0, dtype=float)
         self.v0 = np.asarray(asm.v0, dtype=float)
+        self._maps: dict[Any, Any] = {}
 
     # ----- evaluations -----
     def phi(self, x: np.ndarray, t: float) -> np.ndarray:
@@ -170,8 +185,28 @@ class NodalSystem:
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Second-order constraint term ``c`` (``A x'' + c = 0``), mass matrix ``M`` and
         force ``F`` (applied, gravity, velocity-dependent inertia)."""
+        if self._M_const is not None:
+            c, F = self._dyn_cf(x, v, t)
+            return c, self._M_const, F
         c, M, F = self._dyn(x, v, t)
         return c, M, F
+
+    def batch(self, X: np.ndarray, V: np.ndarray, T: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``A`` (nt, m, n), ``M`` (nt, n, n) and ``F`` (nt, n) at many states in one call
+        (the functions mapped over the columns)."""
+        nt = len(T)
+        key = ("batch", nt)
+        if key not in self._maps:
+            self._maps[key] = (_Fast(self._kin.f.map(nt)), _Fast(self._dyn.f.map(nt)))
+        fk, fd = self._maps[key]
+        # column-major buffers: X (nt, n) in C order is X^T (n, nt) in Fortran order
+        _, A, _ = fk(np.ravel(X), np.asarray(T, dtype=float))
+        _, M, F = fd(np.ravel(X), np.ravel(V), np.asarray(T, dtype=float))
+        # a mapped output is [out_1, ..., out_nt] side by side (column-major buffer)
+        A = np.asarray(A).reshape(self.m, self.n, nt, order="F").transpose(2, 0, 1)
+        M = np.asarray(M).reshape(self.n, self.n, nt, order="F").transpose(2, 0, 1)
+        return A, M, np.asarray(F).reshape(self.n, nt, order="F").T
 
     def mode_count(self, x: np.ndarray, t: float = 0.0, rtol: float = RANK_RTOL) -> ModeCount:
         """The independent-mode count at configuration ``x`` (time ``t``)."""
