@@ -149,6 +149,14 @@ def build_model() -> Reflector:
     return Reflector()
 
 
+def bar_members() -> list[tuple[int, int]]:
+    """Node pairs of the 41 bars."""
+    members = [(a, a + 1) for line in (FRONT, BACK) for a in line[:-1]]
+    members += [(f, b) for f, b in zip(FRONT, BACK, strict=True)]
+    members += [(APEX[i], c) for i in range(4) for c in panel_corners(i)]
+    return members
+
+
 def panel_angles(res: ac.Result) -> np.ndarray:
     """Rotation of each panel about z from the deployed plane [rad], ``(nt, 4)``."""
     out = []
@@ -209,22 +217,38 @@ def run(plot: bool = True, dt: float = DT, t_end: float = T_END,
             ax.legend(fontsize=7, loc="best")
             ax.grid(alpha=0.3)
         ax.set_xlabel("t [s]")
-        ax2 = fig.add_subplot(1, 2, 2)
+        from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
         ts = out["stow_time"] if np.isfinite(out["stow_time"]) else res.t[-1]
-        for k, tk in enumerate(np.linspace(0.0, ts, 5)):
+        ax3 = fig.add_subplot(2, 2, 2, projection="3d")
+        ax2 = fig.add_subplot(2, 2, 4)
+        for k, tk in enumerate(np.linspace(0.0, ts, 4)):
             i = int(np.argmin(np.abs(res.t - tk)))
-            col = plt.cm.viridis(k / 4)
+            col = plt.cm.viridis(k / 3)
+
+            def P(n: int, i=i) -> np.ndarray:
+                return np.array([res[f"node{n}.{c}"][i] for c in "xyz"])
+
+            if k in (0, 3):  # panels and bars in 3D (y drawn up): deployed and stowed
+                quads = [[P(n)[[0, 2, 1]] for n in panel_corners(q)] for q in range(4)]
+                ax3.add_collection3d(Poly3DCollection(quads, facecolor=col, alpha=0.35,
+                                                      edgecolor="k", lw=0.5))
+                for a_, b_ in bar_members():
+                    seg = np.array([P(a_)[[0, 2, 1]], P(b_)[[0, 2, 1]]])
+                    ax3.plot(*seg.T, color=col, lw=0.7)
             xs = [res[f"node{n}.x"][i] for n in FRONT]
             ys = [res[f"node{n}.y"][i] for n in FRONT]
             ax2.plot(xs, ys, "-", color=col, lw=2.5, label=f"t = {res.t[i]:.2f} s")
-            for a in range(4):
-                apx = [res[f"node{APEX[a]}.{c}"][i] for c in "xy"]
-                for cnode in (FRONT[2 * a], FRONT[2 * a + 2]):
-                    ax2.plot([apx[0], res[f"node{cnode}.x"][i]],
-                             [apx[1], res[f"node{cnode}.y"][i]], color=col, lw=0.8)
+            for q in range(4):
+                apx = P(APEX[q])
+                for cnode in (FRONT[2 * q], FRONT[2 * q + 2]):
+                    ax2.plot([apx[0], P(cnode)[0]], [apx[1], P(cnode)[1]], color=col, lw=0.8)
+        ax3.set(xlim=(0, 8), ylim=(-1.5, 2.5), zlim=(-1.2, 1.2), xlabel="x", ylabel="z",
+                zlabel="y",
+                title="deployed and stowed (panels, 41 bars)")
         ax2.set(aspect="equal", xlabel="x [m]", ylabel="y [m]",
                 title="fold seen along z (panels thick, diagonals thin)")
-        ax2.legend(fontsize=7)
+        ax2.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.35))
         fig.tight_layout()
         fig.savefig(OUTDIR / "nodal_reflector.png", dpi=110)
         plt.close(fig)

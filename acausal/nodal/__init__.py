@@ -6,7 +6,10 @@ the constraint matrix (Xiang, Wu & Zhou 2015).
 * :mod:`~acausal.nodal.system` -- its numeric functions, the constraint matrix, its rank,
   null space and the independent-mode count;
 * :mod:`~acausal.nodal.newmark` -- fixed-step Newmark / generalized-alpha integration on
-  the independent displacement modes.
+  the independent displacement modes;
+* :mod:`~acausal.nodal.domain_pass` -- the pin domain's pass in the DAE pipeline (the
+  Lagrange-multiplier equations for IDAS);
+* :mod:`~acausal.nodal.integrator` -- ``simulate(..., solver="nullspace", dt=...)``.
 
 :func:`nodal_system` gives the numeric system of a model made of nodal components only,
 outside the DAE pipeline (tests, studies); inside ``ac.build`` the nodal domain pass does
@@ -22,13 +25,15 @@ import numpy as np
 
 from .assemble import NodalAssembly, _StandaloneBinder, assemble, node_start_values
 from .base import MassBlock, NodalComponent, Pin, PinDomain, PinState
+from .integrator import NullspaceIntegrator, mode_table
 from .newmark import NewmarkNullspace, NodalIntegrationError, Scheme, Trajectory
 from .system import RANK_RTOL, ModeCount, NodalSystem, mode_count, null_space
 
 __all__ = [
     "MassBlock", "ModeCount", "NewmarkNullspace", "NodalAssembly", "NodalComponent",
-    "NodalIntegrationError", "NodalSystem", "Pin", "PinDomain", "PinState", "RANK_RTOL",
-    "Scheme", "Trajectory", "assemble", "mode_count", "nodal_system", "null_space",
+    "NodalIntegrationError", "NodalSystem", "NullspaceIntegrator", "Pin", "PinDomain",
+    "PinState", "RANK_RTOL", "Scheme", "Trajectory", "assemble", "mode_count", "mode_table",
+    "nodal_system", "null_space",
 ]
 
 

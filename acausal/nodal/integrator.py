@@ -201,8 +201,9 @@ class NullspaceIntegrator(Integrator):
             trajectory=traj)
         seg = Segment(traj.t[1:], X, Z, stats)
         if traj.status != "ok":
-            raise IntegrationFailure(traj.message, float(traj.t_fail if traj.t_fail
-                                                         is not None else traj.t[-1]), seg)
+            raise IntegrationFailure(traj.stats.get("reason") or traj.message,
+                                     float(traj.t_fail if traj.t_fail is not None
+                                           else traj.t[-1]), seg)
         return seg
 
     # ------------------------------------------------------------------

@@ -442,7 +442,7 @@ class NewmarkNullspace:
         T, X, V, Acc, P, E = [t], [x], [v], [a], [ch.U.shape[1]], [0.0]
         self.last_state = (x, v, a, astar, ch)
         L: list[Any] = [None]  # multipliers at the output times (None: computed at the end)
-        status, message, t_fail = "ok", "", None
+        status, message, reason, t_fail = "ok", "", "", None
         for k in range(1, len(t_out)):
             nsub = max(1, int(np.ceil((t_out[k] - t_out[k - 1]) / self.h - 1e-9)))
             h = (t_out[k] - t_out[k - 1]) / nsub
@@ -458,9 +458,9 @@ class NewmarkNullspace:
                                f"{self.err_tol:.3g} m; reduce dt")
             except NodalIntegrationError as exc:
                 status, t_fail = "failed", exc.t if exc.t else t
-                message = (f"null-space Newmark integration failed at t = {t_fail:.6g} s "
-                           f"(dt = {h:.3g} s): {exc.reason}. The result up to t = {t:.6g} s "
-                           "is kept.")
+                reason = f"{exc.reason} (step dt = {h:.3g} s)"
+                message = (f"null-space Newmark integration failed at t = {t_fail:.6g} s: "
+                           f"{reason}. The result up to t = {t:.6g} s is kept.")
                 break
             self.last_state = (x, v, a, astar, ch)
             lm = self.last_multipliers
@@ -476,7 +476,7 @@ class NewmarkNullspace:
         return Trajectory(np.array(T), np.array(X), np.array(V), np.array(Acc),
                           np.array(P, dtype=int), np.array(E), status, message, t_fail,
                           dict(self.counters, scheme=sc.name, dt=self.h, tol=self.tol,
-                               correction=self.correction),
+                               correction=self.correction, reason=reason),
                           self._collect_multipliers(L, X, V, Acc, T, multiplier_rows))
 
     def step(self, x: np.ndarray, v: np.ndarray, a: np.ndarray, astar: np.ndarray,
