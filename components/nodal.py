@@ -28,8 +28,8 @@ from acausal.errors import ModelDefinitionError
 from acausal.nodal.base import MassBlock, NodalComponent, Pin, PinDomain, PinState
 
 __all__ = [
-    "Node", "Bar", "RigidBody", "Plate", "Support", "PlanarGuide", "ParallelGuide", "Gear", "CableForce", "Winch", "Load",
-    "Gravity", "Spring", "Damper",
+    "Node", "Bar", "RigidBody", "Plate", "Support", "PlanarGuide", "ParallelGuide", "Gear",
+    "CableForce", "Winch", "Load", "Gravity", "Spring", "Damper", "TwoPin",
 ]
 
 

@@ -249,7 +249,8 @@ def run(plot: bool = True, dt: float = DT, t_end: float = T_END,
         ax2.set(aspect="equal", xlabel="x [m]", ylabel="y [m]",
                 title="fold seen along z (panels thick, diagonals thin)")
         ax2.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.35))
-        fig.tight_layout()
+        fig.subplots_adjust(left=0.07, right=0.97, top=0.95, bottom=0.08, hspace=0.35,
+                            wspace=0.25)  # (tight_layout does not handle the 3D axes)
         fig.savefig(OUTDIR / "nodal_reflector.png", dpi=110)
         plt.close(fig)
     return out

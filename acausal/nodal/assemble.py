@@ -138,6 +138,7 @@ def assemble(comps: list[Component], t: cs.SX,
             if p.domain is not PinDomain:
                 continue
             nd = owner_node[index[id(p)]]
+            assert nd is not None  # every point has its Node (checked above)
             i = node_pos[id(nd)]
             out[name] = PinState(syms[i][0], syms[i][1], starts[i][0], nd._path_or_class())
         return out

@@ -138,7 +138,7 @@ class NullspaceIntegrator(Integrator):
             raise AcausalError(f"unknown option(s) {bad} of the nullspace solver; known: "
                                f"{sorted(known)}")
         self.scheme = _scheme(self.extra)
-        self._maps: dict[int, tuple[list[Any], list[Any]]] = {}
+        self._maps: dict[Any, Any] = {}  # per DAE: sources, output indices, solvers
         self._carry: tuple[float, np.ndarray, np.ndarray, Any] | None = None
 
     # ------------------------------------------------------------------
@@ -175,6 +175,7 @@ class NullspaceIntegrator(Integrator):
         xs, zs = self._sources(dae)
         sysn = self.npass.system(p, list(dae.p_names))
         ex = self.extra
+        assert self.options.dt is not None  # checked at construction
         integ = NewmarkNullspace(
             sysn, float(self.options.dt), self.scheme, tol=ex.get("tol"),
             err_tol=ex.get("err_tol"), correction=str(ex.get("correction", "projection")),
@@ -221,7 +222,7 @@ class NullspaceIntegrator(Integrator):
                 for c, vc in zip(COORDINATES, VELOCITIES, strict=True):
                     idx_x.append(where[f"{node}.{c}"])
                     idx_v.append(where[f"{node}.{vc}"])
-            self._maps[key] = (idx_x, idx_v)  # type: ignore[assignment]
+            self._maps[key] = (idx_x, idx_v)
         idx_x, idx_v = self._maps[key]
         out = np.asarray(dae.output_function()(x0, z0, p, t0)).ravel()
         return out[idx_x], out[idx_v]
@@ -263,7 +264,7 @@ class NullspaceIntegrator(Integrator):
             zu = cs.vertcat(*[dae.z[i] for i in unknown])
             f = cs.Function("rest", [dae.x, dae.z, dae.p, dae.t],
                             [dae.alg, cs.jacobian(dae.alg, zu)])
-            self._maps[key] = (f, None)  # type: ignore[assignment]
+            self._maps[key] = (f, None)
         f = self._maps[key][0]
         zk = np.array(z, dtype=float)
         for _ in range(30):

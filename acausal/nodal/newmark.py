@@ -250,8 +250,9 @@ class NewmarkNullspace:
         self._since_check = 0  # steps since the last rank-revealing factorisation
         self._last_MF: Any = None
         self.last_multipliers: Any = None
-        self.counters = {"steps": 0, "iterations": 0, "projections": 0, "newton_fallbacks": 0,
-                         "factorizations": 0}
+        self.counters: dict[str, Any] = {
+            "steps": 0, "iterations": 0, "projections": 0, "newton_fallbacks": 0,
+            "factorizations": 0}
 
     # ------------------------------------------------------------------
     def chart(self, x: np.ndarray, t: float, previous: _Chart | None = None) -> _Chart:

@@ -123,9 +123,10 @@ class _Fast:
             shape = f.size_out(i)
             arr = np.zeros(shape, order="F") if shape[1] > 1 else np.zeros(shape[0])
             self.res.append(arr)
-            self._buf.set_res(i, memoryview(arr.reshape(-1, order="F")))
+            # (CasADi's stubs want a size too; its wrapper takes it from the buffer)
+            self._buf.set_res(i, memoryview(arr.reshape(-1, order="F")))  # type: ignore
         for i, a in enumerate(self.args):
-            self._buf.set_arg(i, memoryview(a))
+            self._buf.set_arg(i, memoryview(a))  # type: ignore
 
     def __call__(self, *args: Any) -> list[np.ndarray]:
         for buf, a in zip(self.args, args, strict=True):
