@@ -76,6 +76,11 @@ RATE_REFRESH = 16
 RANK_CHECK = 20
 PIVOT_RTOL = 1e-10
 
+#: A failed step whose last configuration has the independent constraints' smallest
+#: singular value below this fraction of the largest is reported as reaching a singular
+#: configuration (the deployed truss, regular, has 2.7e-2; its stowed bundle, 0).
+SINGULAR_NOTE = 1e-3
+
 #: Projections go on below the constraint tolerance down to this fraction of it (or until
 #: a chord step gains less than half): cheap, and it keeps projection noise out of the
 #: accelerations.
@@ -459,7 +464,7 @@ class NewmarkNullspace:
                                f"{self.err_tol:.3g} m; reduce dt")
             except NodalIntegrationError as exc:
                 status, t_fail = "failed", exc.t if exc.t else t
-                reason = f"{exc.reason} (step dt = {h:.3g} s)"
+                reason = f"{exc.reason} (step dt = {h:.3g} s)" + self._near_singular(x, t)
                 message = (f"null-space Newmark integration failed at t = {t_fail:.6g} s: "
                            f"{reason}. The result up to t = {t:.6g} s is kept.")
                 break
@@ -619,6 +624,23 @@ class NewmarkNullspace:
         new = self._chart_from(A1, x1, ch, J, lu1)  # at x1 (before a first-order move)
         self.counters["steps"] += 1
         return x1, v1, a1, astar_amb, new
+
+    def _near_singular(self, x: np.ndarray, t: float) -> str:
+        """A note when the last configuration is close to one where the constraint matrix
+        loses rank (a fold completing, a linkage at a dead point): then no step reaches
+        beyond it, whatever dt."""
+        try:
+            _, A, _ = self.sys.kinematics(x, t)
+            rows = self.last_state[4].rows if self.last_state is not None else None
+            sv = np.linalg.svd(A if rows is None else A[rows], compute_uv=False)
+        except Exception:  # noqa: BLE001 - a diagnosis only
+            return ""
+        if sv.size and sv[-1] < SINGULAR_NOTE * sv[0]:
+            return (f"; the configuration at t = {t:.6g} s is nearly singular (the "
+                    f"independent constraints' smallest singular value is {sv[-1] / sv[0]:.1e} "
+                    "of the largest): the mechanism is reaching a configuration where its "
+                    "modes change, such as a fold completing or a dead point")
+        return ""
 
     # ------------------------------------------------------------------
     def multipliers(self, x: np.ndarray, v: np.ndarray, a: np.ndarray, t: float,
