@@ -206,7 +206,7 @@ class _Run:
             init = initialize(cm, self.p, grid[0], start=self.start)
         stats.initial_conditions, stats.defaulted_starts = init.conditions, init.defaulted
         x, z = init.x0, init.z0
-        if sel.dynamic:
+        if sel.dynamic and self.integ.follows_state_selection:
             dae, x, z, sel = self._reselect(self._values(dae, x, z, grid[0]), grid[0], dae,
                                             x, z, sel)
         pieces: list[_Piece] = [(dae, x.reshape(-1, 1), z.reshape(-1, 1), grid[:1],
@@ -266,7 +266,7 @@ class _Run:
                                                StateSelection]:
         """One smooth segment: a single backend call when the state choice is static,
         chunks checked for re-selection otherwise."""
-        if not sel.dynamic:
+        if not sel.dynamic or not self.integ.follows_state_selection:
             try:
                 seg = self.integ.integrate(dae, self.p, x0, z0, grid)
             except IntegrationFailure as exc:

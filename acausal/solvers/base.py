@@ -118,6 +118,10 @@ class Integrator(ABC):
 
     #: the name ``simulate(..., solver=name)`` selects
     name: ClassVar[str] = ""
+    #: whether the backend integrates the DAE's states (then simulate checks and re-chooses
+    #: the dummy derivatives along the run); False for a backend with its own coordinates
+    #: that only reports the DAE's variables (the nodal null-space integrator)
+    follows_state_selection: ClassVar[bool] = True
 
     def __init__(self, cm: CompiledModel, options: IntegratorOptions) -> None:
         self.cm = cm

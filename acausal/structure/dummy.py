@@ -83,6 +83,7 @@ class StateSelection:
 
 
 _DENSE_LIMIT = 60  # blocks with more candidates use the sparse selection
+_DENSE_FALLBACK = 2000  # ... and the dense pivoting when the sparse selection fails
 
 
 def _sparse_pick(H: sp.csc_matrix, prio: np.ndarray, n: int) -> list[int] | None:
@@ -169,6 +170,13 @@ def select_states(
             else:
                 Hs = f(values, p_values, t0).sparse()
                 sparse_picks = _sparse_pick(sp.csc_matrix(Hs), prio, len(eqs))
+                if sparse_picks is None and len(cands) <= _DENSE_FALLBACK:
+                    # the structural matchings were numerically singular here (a symmetric
+                    # configuration): pivot on the values instead
+                    sparse_picks = _pivot(np.asarray(Hs.toarray()), 10.0 ** (-3.0 * prio),
+                                          len(eqs))
+                    if np.linalg.matrix_rank(Hs.toarray()[:, sparse_picks]) < len(eqs):
+                        sparse_picks = None
                 if sparse_picks is None:
                     raise dependent_constraints_error(sys, eqs, cands)
                 picks = sparse_picks
