@@ -126,6 +126,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
              params: dict[str, float] | None = None,
              start: dict[str, float] | None = None, max_step: float | None = None,
              solver: str = "idas", mode: str | None = None,
+             solver_options: dict[str, Any] | None = None,
              raise_on_failure: bool = True) -> Result:
     """Simulate a model and return the :class:`~acausal.results.Result`.
 
@@ -153,7 +154,11 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         The integration backend (``"idas"``; see :mod:`acausal.solvers`).
     mode : str, optional
         A backend-specific mode (IDAS: ``"exact_xdot"``, ``"states_error_only"``,
-        ``"idas_ic"``; default: chosen from the model and remembered).
+        ``"idas_ic"``; default: chosen from the model and remembered; ``"nullspace"``: the
+        scheme, ``"newmark"``, ``"hht"``, ``"generalized-alpha"``, ``"taylor"``).
+    solver_options : dict, optional
+        Further backend-specific settings (``"nullspace"``: ``{"alpha": 0.1}``,
+        ``{"rho_inf": 0.6}``, ...).
     raise_on_failure : bool
         If True (default) an integration failure raises :class:`SimulationError` whose
         ``partial`` holds the result up to the failure; if False that partial result is
@@ -165,6 +170,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
     try:
         options = IntegratorOptions(
             rtol=rtol, atol=atol, max_step=max_step, mode=mode, dt=dt,
+            extra=tuple(sorted((solver_options or {}).items())),
             # a chunk of a dynamic-selection run is short: a singular choice fails fast
             max_num_steps=5_000 if cm.selection.dynamic else 100_000)
         return _Run(cm, _integrator(cm, solver, options), params, start).run(
