@@ -95,7 +95,7 @@ class Capacitor(OnePort):
     C : capacitance [F]
     """
 
-    C = Parameter(1.0, unit="F", doc="capacitance", min=0.0)
+    C = Parameter(1.0, unit="F", doc="capacitance", min=0.0, min_inclusive=False)
     edges = [Edge("p", "n", TreePriority.ACROSS_STORE)]
 
     def equations(self):
@@ -110,7 +110,7 @@ class Inductor(OnePort):
     L : inductance [H]
     """
 
-    L = Parameter(1.0, unit="H", doc="inductance", min=0.0)
+    L = Parameter(1.0, unit="H", doc="inductance", min=0.0, min_inclusive=False)
     edges = [Edge("p", "n", TreePriority.THROUGH_STORE)]
 
     def equations(self):
@@ -206,9 +206,10 @@ class Diode(OnePort):
     """
 
     Ids = Parameter(1e-6, unit="A", doc="saturation current", min=0.0)
-    Vt = Parameter(0.04, unit="V", doc="thermal voltage", min=0.0)
+    Vt = Parameter(0.04, unit="V", doc="thermal voltage", min=0.0, min_inclusive=False)
     Maxexp = Parameter(15.0, unit="1", doc="max exponent", min=0.0)
-    R = Parameter(1e8, unit="Ohm", doc="parallel leakage resistance", min=0.0)
+    R = Parameter(1e8, unit="Ohm", doc="parallel leakage resistance", min=0.0,
+                  min_inclusive=False)
 
     def equations(self):
         x = self.v / self.Vt
@@ -291,7 +292,8 @@ class HeatingResistor(OnePort):
     """
 
     R_ref = Parameter(1.0, unit="Ohm", doc="resistance at T_ref", min=0.0)
-    T_ref = Parameter(300.15, unit="K", doc="reference temperature", min=0.0)
+    T_ref = Parameter(300.15, unit="K", doc="reference temperature", min=0.0,
+                      min_inclusive=False)
     alpha = Parameter(0.0, unit="1/K", doc="temperature coefficient of resistance")
     heatPort = Port(Thermal, "thermal port receiving the losses")
     R = Variable(unit="Ohm", doc="actual resistance")
