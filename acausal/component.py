@@ -627,6 +627,12 @@ class Component:
                 )
             if child is self:
                 raise ModelDefinitionError(f"{self._describe()} cannot contain itself")
+            old = child.__dict__["_name"]
+            if child._parent is self and old != cname and \
+                    self.__dict__["_children"].get(old) is child:
+                raise ModelDefinitionError(
+                    f"component {child._path_or_class()} is already part of "
+                    f"{self._path_or_class()} as {old!r}; create a new instance for {cname!r}")
             child.__dict__["_parent"] = self
             child.__dict__["_name"] = cname
             self.__dict__["_children"][cname] = child
