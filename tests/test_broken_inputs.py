@@ -407,7 +407,8 @@ def test_inconsistent_sides_are_reported():
         def equations(self):
             return [self.i == self.C * self.v]  # forgot der(): A vs A.s
 
-    with pytest.raises(ac.UnitError, match=r"(?s)Capacitorish 'elem'.*elem\.i == .*left side is A and the right side s\.A"):
+    with pytest.raises(ac.UnitError, match=r"(?s)Capacitorish 'elem'.*elem\.i == "
+                                           r".*left side is A and the right side s\.A"):
         ac.build(one_port_model(Capacitorish()))
 
 
@@ -418,7 +419,8 @@ def test_exp_of_a_dimensional_quantity():
         def equations(self):
             return [self.i == self.Is * ac.fmax(np.exp(self.v), 0.0)]  # exp(V)
 
-    with pytest.raises(ac.UnitError, match=r"(?s)BadDiode 'elem'.*exp\(\) of elem\.v.*must be dimensionless"):
+    with pytest.raises(ac.UnitError,
+                       match=r"(?s)BadDiode 'elem'.*exp\(\) of elem\.v.*must be dimensionless"):
         ac.build(one_port_model(BadDiode()))
 
 
