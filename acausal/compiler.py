@@ -245,10 +245,19 @@ class CompiledModel:
                 f"{r.index + 1 if r.index else '<= 1'}>")
 
     def summary(self, max_rows: int = 60) -> str:
-        """The model's components with their parameters (values the build used, units),
-        the states with their start values, and the sizes of the compiled system."""
+        """The model's components with their parameters (current values, units; values
+        changed since the build are listed), the states with their start values, and the
+        sizes of the compiled system."""
         r = self.report
         lines = [self.model.summary(max_rows)]
+        changed = [f"  {p.name} = {p.owner.__dict__['_params'].get(p.decl.name)!r} "
+                   f"(built with {p.value:g}; pass it with params= or build again)"
+                   for p in self.system.parameters
+                   if p.owner is not None and p.decl is not None
+                   and p.owner.__dict__["_params"].get(p.decl.name) != p.value]
+        if changed:
+            lines.append("Changed since the build:")
+            lines += changed[:max_rows]
         start = self.start_values
         units = {v.name: v.unit for v in self.system.variables}
         fixed_names = {v.name for v in self.system.variables if v.fixed}
