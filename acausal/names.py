@@ -3,8 +3,8 @@
 Results (``res["capacitor.vv"]``), parameter overrides (``params={"capacitor.c": ...}``),
 start values, tree overrides: a name that is not found is answered with the closest known
 names. The similarity is :mod:`difflib`'s ratio on the lower-cased names (so a wrong case,
-``capacitor.c`` for ``capacitor.C``, is the best match), with the names that share the
-last dotted segment, case-insensitively, first.
+``capacitor.c`` for ``capacitor.C``, is the best match), after the names that share the
+last dotted segment under a similar path (``armature.R`` -> ``armature.resistor.R``).
 """
 
 from __future__ import annotations
@@ -28,11 +28,18 @@ def suggest(name: str, candidates: Iterable[str], n: int = 5, cutoff: float = 0.
     leaf = low.rsplit(".", 1)[-1]
     head = low.rsplit(".", 1)[0] if "." in low else ""
     # same last segment (any case) under a similar path: 'armature.R' -> 'armature.resistor.R'
-    same_leaf = [c for c in cands if c.lower().rsplit(".", 1)[-1] == leaf and c not in out]
-    same_leaf.sort(key=lambda c: -difflib.SequenceMatcher(None, head, c.lower()).ratio())
+    scored = []
+    for c in cands:
+        cl = c.lower()
+        if c in out or cl.rsplit(".", 1)[-1] != leaf:
+            continue
+        chead = cl.rsplit(".", 1)[0] if "." in cl else ""
+        ratio = difflib.SequenceMatcher(None, head, chead).ratio() if head else 1.0
+        if ratio >= 0.5 or not head or chead.startswith(head) or head in chead:
+            scored.append((-ratio, len(c), c))
+    same_leaf = [c for _, _, c in sorted(scored)]
     close = difflib.get_close_matches(low, list(by_low), n=n, cutoff=cutoff)
-    ranked = [c for lc in close for c in by_low[lc]]
-    for c in ranked[:2] + same_leaf + ranked[2:]:
+    for c in same_leaf + [c for lc in close for c in by_low[lc]]:
         if c not in out:
             out.append(c)
     return out[:n]
