@@ -330,9 +330,10 @@ def _equations_failure(c: Component, method: str, exc: Exception) -> str:
     if "truth value" in text:
         return (f"{head}: it uses Python control flow (if/while, and/or/not, min/max, "
                 "bool()) on a symbolic expression, whose value is not known when the "
-                "equations are built. Write conditions with ac.if_else(condition, a, b), "
-                "and use ac.fmin, ac.fmax, ac.fabs, ac.sign instead of min, max, abs-tests "
-                "and sign tests: self.v == ac.if_else(self.v > 0, ..., ...)")
+                "equations are built. Write the condition into the equation with "
+                "ac.if_else(condition, value_if_true, value_if_false), e.g. self.i == "
+                "ac.if_else(self.v > 0, self.v / self.R_on, self.v / self.R_off); for min, "
+                "max, abs and sign use ac.fmin, ac.fmax, ac.fabs, ac.sign")
     if isinstance(exc, TypeError) and ("SX" in text or "real number" in text):
         return (f"{head}: {type(exc).__name__}: {text}. A function of the math module (or "
                 "another function for plain numbers) was given a symbol; use numpy "
