@@ -11,7 +11,8 @@ that case instead of ending the test run.
 Outcomes: ``"ok"`` / ``"failed-run"`` (a result, complete or up to an integration failure,
 that satisfies Tellegen's theorem), the name of an ``AcausalError`` subclass, or one of
 the findings ``"BUG"`` (another exception), ``"TELLEGEN"`` (a result that violates it),
-``"CRASH"``, ``"HANG"``.
+``"NONFINITE"`` (a run reported as successful with NaN or inf values), ``"CRASH"``,
+``"HANG"``. A run that failed may end in non-finite values: it says so.
 """
 
 from __future__ import annotations
@@ -105,17 +106,23 @@ class FuzzModel(ac.Model):
                 self.connect(*ports)
 
 
-def tellegen_error(cm: Any, res: Any) -> float:
-    """max over time of |sum over edges of across * through| / sum |across * through|."""
+def tellegen_error(cm: Any, res: Any) -> tuple[float, bool]:
+    """max over time of |sum over edges of across * through| / sum |across * through|
+    (over the output times where every edge quantity is finite), and whether they all are."""
     total = np.zeros_like(res.t)
     scale = np.zeros_like(res.t)
-    for e in cm.graph.edges:
-        p = res[f"{e.name}.{e.domain.across.name}"] * res[f"{e.name}.{e.domain.through.name}"]
-        total += p
-        scale += np.abs(p)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rel = np.where(scale > 0, np.abs(total) / np.where(scale > 0, scale, 1.0), 0.0)
-    return float(np.max(rel)) if rel.size else 0.0
+    finite = np.ones(res.t.shape, dtype=bool)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for e in cm.graph.edges:
+            a = res[f"{e.name}.{e.domain.across.name}"]
+            b = res[f"{e.name}.{e.domain.through.name}"]
+            finite &= np.isfinite(a) & np.isfinite(b)
+            p = a * b
+            total += p
+            scale += np.abs(p)
+        ok = finite & (scale > 0)
+        rel = np.where(ok, np.abs(total) / np.where(ok, scale, 1.0), 0.0)
+    return (float(np.max(rel)) if rel.size else 0.0), bool(np.all(finite))
 
 
 def run_case(spec: dict[str, Any]) -> dict[str, Any]:
@@ -126,7 +133,7 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     try:
         cm = ac.build(FuzzModel(spec))
         res = ac.simulate(cm, spec["t_end"], n_points=21, raise_on_failure=False)
-        err = tellegen_error(cm, res)
+        err, finite = tellegen_error(cm, res)
     except ac.AcausalError as exc:
         return {"outcome": type(exc).__name__, "message": str(exc)[:300]}
     except Exception as exc:  # noqa: BLE001 - the finding
@@ -135,6 +142,8 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     if not err <= 1e-9:  # also NaN
         return {"outcome": "TELLEGEN", "message": f"relative error {err:.3g}",
                 "status": res.status}
+    if not finite and res.status == "ok":  # a failed run may end in inf (and says so)
+        return {"outcome": "NONFINITE", "message": "a successful run with NaN or inf values"}
     return {"outcome": "ok" if res.status == "ok" else "failed-run",
             "message": res.message[:200]}
 

@@ -82,6 +82,9 @@ class Worker:
 
 
 FINDINGS = {"BUG", "TELLEGEN", "CRASH", "HANG", "LEAK"}
+#: findings in the simulate stage, reproduced by the xfail tests below and counted apart:
+#: a run that reports success with NaN or inf values (Tellegen's sum is then undefined)
+KNOWN = {"NONFINITE"}
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +146,7 @@ def check(worker: Worker, outcomes: Counter, spec: dict) -> None:
     assert out["outcome"] not in FINDINGS, (
         f"{out['outcome']}: {out.get('message', '')}\n{out.get('traceback', '')}\n"
         f"spec: {json.dumps(spec)}")
-    if out["outcome"] not in ("ok", "failed-run"):
+    if out["outcome"] not in ("ok", "failed-run") and out["outcome"] not in KNOWN:
         import acausal as ac
 
         assert issubclass(getattr(ac, out["outcome"], type(None)), ac.AcausalError) or \
@@ -194,3 +197,39 @@ OVERFLOWING = {
 def test_overflowing_solution_does_not_hang(worker, case):
     out = worker.run(OVERFLOWING[case])
     assert out["outcome"] not in FINDINGS, out
+
+
+# found by the long campaign: with alpha = 0 (the default) the temperature of the shared heat
+# port drops out of the equations once the parameter values are substituted, and CasADi's
+# IDAS interface refuses the structurally singular Jacobian with a RuntimeError
+SINGULAR_FOR_THESE_VALUES = {"components": [
+    {"kind": "HeatingResistor", "params": {}, "starts": {},
+     "nodes": {"p": 0, "n": 1, "heatPort": 0}},
+    {"kind": "HeatingResistor", "params": {}, "starts": {},
+     "nodes": {"p": 0, "n": 1, "heatPort": 0}},
+    {"kind": "Ground", "params": {}, "starts": {}, "nodes": {"p": 0}}], "t_end": 0.1}
+
+
+@pytest.mark.xfail(reason="the IDAS backend lets CasADi's RuntimeError through when the "
+                          "DAE is structurally singular for the given parameter values",
+                   strict=False)
+def test_singular_for_these_parameter_values_is_an_acausal_error(worker):
+    out = worker.run(SINGULAR_FOR_THESE_VALUES)
+    assert out["outcome"] not in FINDINGS, out
+
+
+# found by this test: a heating resistor with its heat port left open must dissipate
+# nothing, so the explicit solution is T = T_ref - 1/alpha, -inf for alpha = 0; the run
+# reports success with T = -inf instead of saying that no consistent values exist
+NONFINITE_SOLUTION = {"components": [
+    {"kind": "ConstantCurrent", "params": {}, "starts": {}, "nodes": {"p": 0, "n": 2}},
+    {"kind": "HeatingResistor", "params": {}, "starts": {},
+     "nodes": {"p": 0, "n": 2, "heatPort": 0}},
+    {"kind": "Ground", "params": {}, "starts": {}, "nodes": {"p": 0}}], "t_end": 0.1}
+
+
+@pytest.mark.xfail(reason="initialisation accepts non-finite consistent values (an explicit "
+                          "solution that divides by a parameter equal to zero)", strict=False)
+def test_non_finite_consistent_values_are_an_error(worker):
+    out = worker.run(NONFINITE_SOLUTION)
+    assert out["outcome"] not in FINDINGS | KNOWN, out
