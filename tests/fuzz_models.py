@@ -11,7 +11,8 @@ that case instead of ending the test run.
 Outcomes: ``"ok"`` / ``"failed-run"`` (a result, complete or up to an integration failure,
 that satisfies Tellegen's theorem), the name of an ``AcausalError`` subclass, or one of
 the findings ``"BUG"`` (another exception), ``"TELLEGEN"`` (a result that violates it),
-``"NONFINITE"`` (a run reported as successful with NaN or inf values), ``"CRASH"``,
+``"NONFINITE"`` (a run reported as successful with NaN or inf values), ``"IDAS-SINGULAR"``
+(CasADi's RuntimeError for a DAE singular with the given parameter values), ``"CRASH"``,
 ``"HANG"``. A run that failed may end in non-finite values: it says so.
 """
 
@@ -137,7 +138,9 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     except ac.AcausalError as exc:
         return {"outcome": type(exc).__name__, "message": str(exc)[:300]}
     except Exception as exc:  # noqa: BLE001 - the finding
-        return {"outcome": "BUG", "message": f"{type(exc).__name__}: {exc}"[:2000],
+        text = f"{type(exc).__name__}: {exc}"
+        kind = "IDAS-SINGULAR" if "sp_jac_dae_.is_singular" in text else "BUG"
+        return {"outcome": kind, "message": text[:2000],
                 "traceback": traceback.format_exc()[-4000:]}
     if not err <= 1e-9:  # also NaN
         return {"outcome": "TELLEGEN", "message": f"relative error {err:.3g}",
