@@ -214,12 +214,6 @@ class Parameter(_Declaration):
         self.signal = signal
         self.structural = structural
 
-    @property
-    def range_text(self) -> str:
-        """The declared range (``"> 0 H"``), or ``""``."""
-        return _bound_text(self.min, self.min_inclusive, self.max, self.max_inclusive,
-                           self.unit)
-
     def problem(self, value: float) -> str | None:
         """What is wrong with the number ``value`` for this parameter, or None."""
         return bounds_problem(value, self.min, self.min_inclusive, self.max,
