@@ -325,10 +325,11 @@ def check_simulate_arguments(
         checked = parameter_overrides(params, model.system.parameters, model.model)
         _stale_parameters(model, checked)
         return (checked if params is not None else None), _start_values(model, start)
+    if params is None:
+        return None, _start_values(None, start)
     declared = [FlatParameter(name, cs.SX(), float(value), decl.unit, decl.doc, decl, owner)
                 for name, decl, owner, value in _numeric_parameters(model)]
-    checked = parameter_overrides(params, declared, model)
-    return (checked if params is not None else None), _start_values(None, start)
+    return parameter_overrides(params, declared, model), _start_values(None, start)
 
 
 def _numeric_parameters(model: Component) -> list[tuple[str, Parameter, Component, Any]]:
