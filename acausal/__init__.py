@@ -7,16 +7,17 @@ Write components as classes, connect their ports in a model, and simulate::
     res["capacitor.v"]
 
 The compile chain (``acausal.PASSES``, one module per pass): graph -> flatten (with the
-domain passes, e.g. 3D mechanisms) -> alias -> balance -> index reduction (Pantelides) ->
-state selection (dummy derivatives) -> causalisation (BLT) -> block solution -> dae; then
-initialize -> simulate (an integrator backend from acausal.solvers) -> results / export.
+domain passes, e.g. 3D mechanisms) -> units (dimensional check) -> alias -> balance -> index
+reduction (Pantelides) -> state selection (dummy derivatives) -> causalisation (BLT) ->
+block solution -> dae; then initialize -> simulate (an integrator backend from
+acausal.solvers) -> results / export.
 """
 
 from __future__ import annotations
 
 import casadi as _cs
 
-from . import domains, export
+from . import domains, export, units
 from .compiler import PASSES, CompiledModel, CompileState, Pass, StructureReport, build
 from .component import (
     DATUM,
@@ -46,19 +47,24 @@ from .domains import (
 from .errors import (
     AcausalError,
     AcausalWarning,
+    ArgumentError,
     BalanceError,
     ConnectionError_,
     InitializationError,
     ModelDefinitionError,
+    ModelWarning,
     RedundantConstraintWarning,
     SimulationError,
     SingularityError,
     SolverWarning,
     StartValueConflict,
+    StartValueError,
     StructureError,
     StructurePart,
     TopologyError,
+    UnitError,
 )
+from .functions import fabs, fmax, fmin, if_else, sign
 from .relations import no_event
 from .results import Result
 from .simulate import SimulationStats, simulate
@@ -73,6 +79,16 @@ __version__ = "0.1.0"
 __all__ = [
     "AcausalError",
     "AcausalWarning",
+    "ArgumentError",
+    "StartValueError",
+    "ModelWarning",
+    "UnitError",
+    "if_else",
+    "fmin",
+    "fmax",
+    "fabs",
+    "sign",
+    "units",
     "RedundantConstraintWarning",
     "BalanceError",
     "CompiledModel",

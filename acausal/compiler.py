@@ -20,7 +20,7 @@ import numpy as np
 from .component import Component
 from .dae import SemiExplicitDAE, dae_pass
 from .domain_passes import DomainPass
-from .errors import AcausalError
+from .errors import ArgumentError
 from .flatten import FlatSystem, flatten_pass
 from .graph import LinearGraph, graph_pass
 from .relations import relations_pass
@@ -32,6 +32,7 @@ from .structure.dummy import StateSelection, state_selection_pass
 from .structure.pantelides import PantelidesResult, pantelides_pass
 from .structure.solve import solve_pass
 from .structure.system import EquationSystem
+from .unit_check import units_pass
 
 __all__ = ["CompiledModel", "StructureReport", "build", "PASSES", "Pass", "CompileState"]
 
@@ -40,6 +41,7 @@ __all__ = ["CompiledModel", "StructureReport", "build", "PASSES", "Pass", "Compi
 PASSES: tuple[Pass, ...] = (
     Pass("graph", graph_pass),                      # vertices, edges, normal tree, D
     Pass("flatten", flatten_pass),                  # graph + component + domain equations
+    Pass("units", units_pass),                      # dimensions of the equations (a check)
     Pass("relations", relations_pass),              # relations of unknowns -> discrete
     Pass("alias", alias_pass),                      # a = b, a = -b, a = const removed
     Pass("balance", balance_pass),                  # equations vs unknowns, by part
@@ -210,18 +212,24 @@ class CompiledModel:
         """Start value of every variable of the equation system, by name."""
         return {v.name: v.start for v in self.system.variables}
 
-    def parameter_values(self, overrides: dict[str, float] | None = None) -> np.ndarray:
-        """Parameter vector with ``{"path.name": value}`` overrides applied."""
-        names = [p.name for p in self.system.parameters]
-        values = np.array([p.value for p in self.system.parameters], dtype=float)
-        for k, v in (overrides or {}).items():
-            if k not in names:
-                close = [n for n in names if n.split(".")[-1] == k.split(".")[-1]][:5]
-                raise AcausalError(
-                    f"unknown parameter {k!r}" + (f"; did you mean {close}?" if close else "")
-                )
-            values[names.index(k)] = float(v)
+    def parameter_values(self, overrides: dict[str, Any] | None = None) -> np.ndarray:
+        """Parameter vector with ``{"path.name": value}`` overrides applied (values may be
+        strings with units; names, values and bounds are checked, see
+        :func:`acausal.checks.parameter_overrides`)."""
+        from .checks import parameter_overrides
+
+        params = self.system.parameters
+        values = np.array([p.value for p in params], dtype=float)
+        if overrides:
+            checked = parameter_overrides(overrides, params, self.model)
+            index = self._parameter_index
+            for k, v in checked.items():
+                values[index[k]] = v
         return values
+
+    @cached_property
+    def _parameter_index(self) -> dict[str, int]:
+        return {p.name: k for k, p in enumerate(self.system.parameters)}
 
     def equations(self) -> str:
         """Readable listing of the index-reduced equations and their origins."""
@@ -229,6 +237,47 @@ class CompiledModel:
 
     def __str__(self) -> str:
         return str(self.report)
+
+    def __repr__(self) -> str:
+        r = self.report
+        states = ", ".join(r.states[:4]) + (", ..." if len(r.states) > 4 else "")
+        return (f"<CompiledModel {type(self.model).__name__}: {r.n_equations} equations, "
+                f"{len(r.states)} states ({states or 'none'}), "
+                f"{len(self.system.parameters)} parameters, index "
+                f"{r.index + 1 if r.index else '<= 1'}>")
+
+    def summary(self, max_rows: int = 60) -> str:
+        """The model's components with their parameters (current values, units; values
+        changed since the build are listed), the states with their start values, and the
+        sizes of the compiled system."""
+        r = self.report
+        lines = [self.model.summary(max_rows)]
+        changed = [f"  {p.name} = {p.owner.__dict__['_params'].get(p.decl.name)!r} "
+                   f"(built with {p.value:g}; pass it with params= or build again)"
+                   for p in self.system.parameters
+                   if p.owner is not None and p.decl is not None
+                   and p.owner.__dict__["_params"].get(p.decl.name) != p.value]
+        if changed:
+            lines.append("Changed since the build:")
+            lines += changed[:max_rows]
+        start = self.start_values
+        units = {v.name: v.unit for v in self.system.variables}
+        fixed_names = {v.name for v in self.system.variables if v.fixed}
+        lines.append(f"States ({len(r.states)}):")
+        for name in r.states[:max_rows]:
+            unit = units.get(name, "")
+            fixed = name in fixed_names
+            lines.append(f"  {name} = {start.get(name, 0.0):g}"
+                         + (f" {unit}" if unit and unit != "1" else "")
+                         + (" (fixed start)" if fixed else " (start value)"))
+        if len(r.states) > max_rows:
+            lines.append(f"  ... and {len(r.states) - max_rows} more")
+        lines.append(
+            f"Compiled: {r.n_equations} equations after alias elimination "
+            f"({r.n_equations_flat} flat), differential index "
+            f"{r.index + 1 if r.index else '<= 1'}, {r.n_algebraic} algebraic unknowns left "
+            "to the integrator; print(cm.report) for the structure")
+        return "\n".join(lines)
 
 
 def build(model: Component, *, tree: Sequence[Any] | None = None,
@@ -248,7 +297,15 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
     """
     if isinstance(model, CompiledModel):
         return model
+    if isinstance(model, type) and issubclass(model, Component):
+        raise ArgumentError(f"build() needs a model instance, got the class "
+                            f"{model.__name__}: write {model.__name__}()")
+    if not isinstance(model, Component):
+        raise ArgumentError(f"build() needs a model (an acausal Component), got {model!r}")
     chain = tuple(PASSES if passes is None else passes)
+    for p in chain:
+        if not isinstance(p, Pass):
+            raise ArgumentError(f"passes must be acausal Pass objects (ac.PASSES), got {p!r}")
     # the passes allocate many small CasADi objects and no reference cycles: pausing the
     # cyclic garbage collector avoids its repeated full scans of a growing heap
     gc_was_enabled = gc.isenabled()

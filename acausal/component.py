@@ -27,15 +27,17 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import casadi as cs
+import numpy as np
 
 from . import symbols
 from .domains import Domain
-from .errors import ConnectionError_, ModelDefinitionError
+from .errors import ConnectionError_, ModelDefinitionError, ModelWarning
 
 __all__ = [
     "DATUM",
@@ -124,6 +126,45 @@ class _Declaration:
         self.name = name
 
 
+def _bound_text(lo: float | None, lo_incl: bool, hi: float | None, hi_incl: bool,
+                unit: str) -> str:
+    """``"> 0 H"``, ``">= 0 and <= 1"``: the declared range, for messages."""
+    u = f" {unit}" if unit and unit != "1" else ""
+    parts = []
+    if lo is not None:
+        parts.append(f"{'>=' if lo_incl else '>'} {lo:g}{u}")
+    if hi is not None:
+        parts.append(f"{'<=' if hi_incl else '<'} {hi:g}{u}")
+    return " and ".join(parts)
+
+
+def bounds_problem(value: float, lo: float | None, lo_incl: bool, hi: float | None,
+                   hi_incl: bool, unit: str = "") -> str | None:
+    """What is wrong with a number given for a bounded declaration, or None."""
+    if not math.isfinite(value):
+        return f"is {value}; it must be a finite number"
+    if (lo is not None and (value < lo or (value == lo and not lo_incl))) or (
+            hi is not None and (value > hi or (value == hi and not hi_incl))):
+        why = ""
+        if lo == 0 and not lo_incl and value == 0:
+            why = " (zero is excluded: the component divides by it or it is meaningless)"
+        return (f"= {value:g} is out of its range: it must be "
+                f"{_bound_text(lo, lo_incl, hi, hi_incl, unit)}{why}")
+    return None
+
+
+def _with_unit(value: str, unit: str, what: str) -> float:
+    """A value written with a unit (``"1 kOhm"``) in the declared unit; ``what`` names the
+    declaration for the message."""
+    from .errors import UnitError
+    from .units import convert
+
+    try:
+        return convert(value, unit)
+    except UnitError as exc:
+        raise UnitError(f"{what}: {exc}") from None
+
+
 class Parameter(_Declaration):
     """A constant of the model (value fixed during a simulation, changeable between runs).
 
@@ -132,11 +173,16 @@ class Parameter(_Declaration):
     default : float or callable or None
         Default value in SI units. ``None`` means the user must give it.
     unit : str
-        SI unit, e.g. ``"Ohm"``.
+        SI unit, e.g. ``"Ohm"`` (see :mod:`acausal.units`). A value may be given as a
+        string with a unit, ``Resistor(R="1 kOhm")``, and is converted to this unit.
     doc : str
         One-line description.
     min, max : float, optional
-        Physical bounds, checked at construction.
+        Physical bounds, checked at construction and for overrides (``simulate(params=)``).
+    min_inclusive, max_inclusive : bool
+        Whether the bound itself is allowed (default True). Declare
+        ``min=0.0, min_inclusive=False`` where the component divides by the parameter or
+        zero is meaningless (a mass, an inductance, an absolute temperature).
     signal : bool
         If True, the value may also be a function of time ``f(t)`` written with numpy-style
         math (``lambda t: 10 * np.sin(3 * t)``); it is evaluated symbolically once at build.
@@ -153,6 +199,8 @@ class Parameter(_Declaration):
         doc: str = "",
         min: float | None = None,
         max: float | None = None,
+        min_inclusive: bool = True,
+        max_inclusive: bool = True,
         signal: bool = False,
         structural: bool = False,
     ) -> None:
@@ -161,12 +209,22 @@ class Parameter(_Declaration):
         self.doc = doc
         self.min = min
         self.max = max
+        self.min_inclusive = min_inclusive
+        self.max_inclusive = max_inclusive
         self.signal = signal
         self.structural = structural
+
+    def problem(self, value: float) -> str | None:
+        """What is wrong with the number ``value`` for this parameter, or None."""
+        return bounds_problem(value, self.min, self.min_inclusive, self.max,
+                              self.max_inclusive, self.unit)
 
     def check(self, owner: Component, value: Any) -> Any:
         if self.structural:
             return value
+        if isinstance(value, str):
+            value = _with_unit(value, self.unit,
+                               f"{owner._describe()}: parameter {self.name!r} [{self.unit}]")
         if callable(value):
             if not self.signal:
                 raise ModelDefinitionError(
@@ -179,26 +237,21 @@ class Parameter(_Declaration):
                 f"{owner._describe()}: parameter {self.name!r} [{self.unit}] has no default; "
                 f"give it as a keyword, e.g. {type(owner).__name__}({self.name}=...)"
             )
+        if isinstance(value, bool):
+            raise ModelDefinitionError(
+                f"{owner._describe()}: parameter {self.name!r} must be a number, got {value!r}")
         try:
             v = float(value)
         except (TypeError, ValueError):
             raise ModelDefinitionError(
                 f"{owner._describe()}: parameter {self.name!r} must be a number"
                 + (" or a function of time" if self.signal else "")
-                + f", got {value!r}"
+                + f" (or a string with a unit, '1 kOhm'), got {value!r}"
             ) from None
-        if not math.isfinite(v):
-            raise ModelDefinitionError(f"{owner._describe()}: parameter {self.name!r} = {v}")
-        if self.min is not None and v < self.min:
+        bad = self.problem(v)
+        if bad is not None:
             raise ModelDefinitionError(
-                f"{owner._describe()}: parameter {self.name!r} = {v} {self.unit} is below its "
-                f"minimum {self.min}"
-            )
-        if self.max is not None and v > self.max:
-            raise ModelDefinitionError(
-                f"{owner._describe()}: parameter {self.name!r} = {v} {self.unit} is above its "
-                f"maximum {self.max}"
-            )
+                f"{owner._describe()}: parameter {self.name!r} {bad}")
         return v
 
     def __get__(self, inst: Component | None, owner: type) -> Any:
@@ -249,6 +302,9 @@ class Variable(_Declaration):
     discrete : bool
         Constant between events, changed only by ``ac.when(..., ac.assign(v, ...))``
         (Modelica's discrete variables); its start value is its first value.
+    min, max : float, optional
+        Physical bounds of the quantity (an absolute temperature: ``min=0``), checked for
+        the start values a user gives (keywords, ``simulate(start=)``).
     """
 
     def __init__(
@@ -263,6 +319,8 @@ class Variable(_Declaration):
         state_priority: int = 0,
         hint: str = "",
         discrete: bool = False,
+        min: float | None = None,
+        max: float | None = None,
     ) -> None:
         self.start = start
         self.fixed = fixed
@@ -273,6 +331,16 @@ class Variable(_Declaration):
         self.state_priority = state_priority
         self.hint = hint
         self.discrete = discrete
+        self.min = min
+        self.max = max
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with a start value for this variable, or None."""
+        for v in np.ravel(np.asarray(value, dtype=float)):
+            bad = bounds_problem(float(v), self.min, True, self.max, True, self.unit)
+            if bad is not None:
+                return bad
+        return None
 
     def __get__(self, inst: Component | None, owner: type) -> Any:
         if inst is None:
@@ -304,13 +372,25 @@ class VariableInstance:
         self.discrete = decl.discrete
 
     def set(self, value: Any) -> None:
-        """Set from a keyword: a number fixes the start value, ``guess(x)`` only guesses."""
-        if isinstance(value, Guess):
-            self.start, self.fixed = value.value, False
-        elif isinstance(value, VariableInstance):
+        """Set from a keyword: a number fixes the start value, ``guess(x)`` only guesses.
+
+        A string with a unit (``"20 degC"``) is converted to the declared unit."""
+        if isinstance(value, VariableInstance):
             raise ModelDefinitionError(f"{self.owner._describe()}: cannot assign a variable")
-        else:
-            self.start, self.fixed = value, True
+        fixed = not isinstance(value, Guess)
+        v = value.value if isinstance(value, Guess) else value
+        what = f"{self.owner._describe()}: start value of {self.name!r}"
+        if isinstance(v, str):
+            v = _with_unit(v, self.unit, f"{what} [{self.unit}]")
+        try:
+            bad = self.decl.problem(v)
+        except (TypeError, ValueError):
+            raise ModelDefinitionError(
+                f"{what} must be a number (or a string with a unit, '20 degC'), got {v!r}"
+            ) from None
+        if bad is not None:
+            raise ModelDefinitionError(f"{what} {bad}")
+        self.start, self.fixed = v, fixed
 
     def __repr__(self) -> str:
         return (
@@ -551,6 +631,12 @@ class Component:
                 )
             if child is self:
                 raise ModelDefinitionError(f"{self._describe()} cannot contain itself")
+            old = child.__dict__["_name"]
+            if child._parent is self and old != cname and \
+                    self.__dict__["_children"].get(old) is child:
+                raise ModelDefinitionError(
+                    f"component {child._path_or_class()} is already part of "
+                    f"{self._path_or_class()} as {old!r}; create a new instance for {cname!r}")
             child.__dict__["_parent"] = self
             child.__dict__["_name"] = cname
             self.__dict__["_children"][cname] = child
@@ -618,12 +704,42 @@ class Component:
                     f"({p.domain}): ports of different domains; use a multi-domain component "
                     "(EMF, IdealRollingWheel, HeatingResistor, ...) between them"
                 )
+        seen: set[int] = set()
+        for p in ports:
+            if id(p) in seen:
+                raise ConnectionError_(
+                    f"{self._describe()}: connect() joins port {p.path()} to itself; each "
+                    "port may appear once in a connect() call")
+            seen.add(id(p))
+        self._note_pairs(ports)
         self.__dict__["_connections"].append(tuple(ports))
+
+    def _note_pairs(self, ports: tuple[PortInstance, ...]) -> None:
+        """Warn when a pair of ports written in this call was already connected directly
+        (``connect(a, b)`` twice, or ``connect(b, a)`` after it): the second call changes
+        nothing and is most likely meant for another port."""
+        pairs = self.__dict__.setdefault("_pairs", set())
+        keys = {frozenset((id(ports[0]), id(q))) for q in ports[1:]}
+        keys |= {frozenset((id(a), id(b))) for a, b in zip(ports[:-1], ports[1:], strict=True)}
+        twice = [k for k in keys if k in pairs]
+        if twice:
+            names = {id(p): p.path() for p in ports}
+            shown = ", ".join(" and ".join(sorted(names[i] for i in k)) for k in twice)
+            warnings.warn(
+                f"{self._describe()}: {shown} are connected twice; the second connect() changes "
+                "nothing (was another port meant?)", ModelWarning, stacklevel=3)
+        pairs |= keys
 
     # ----- parameters and variables of this instance -----
     def parameters(self) -> dict[str, Any]:
-        """Current parameter values of this instance."""
-        return dict(self.__dict__["_params"])
+        """Current parameter values: a component's own (``{"R": 1000.0}`` for a resistor);
+        for a :class:`Model`, also those of its sub-components by dotted path
+        (``{"resistor.R": 1000.0, ...}``)."""
+        out = dict(self.__dict__["_params"])
+        if isinstance(self, Model):
+            for name, child in self.__dict__["_children"].items():
+                out.update({f"{name}.{k}": v for k, v in child.parameters().items()})
+        return out
 
     def variables(self) -> dict[str, VariableInstance]:
         """Variable declarations of this instance."""
@@ -646,7 +762,64 @@ class Component:
         return []
 
     def __repr__(self) -> str:
-        return f"<{self._describe()}>"
+        kids = self.__dict__["_children"]
+        if kids:
+            n_conn = len(self.__dict__["_connections"])
+            names = list(kids)
+            shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+            return (f"<{self._describe()}: {len(kids)} components ({shown}), {n_conn} "
+                    f"connections>")
+        vals = [f"{k}={_fmt_value(v)}{_unit_suffix(type(self), k)}"
+                for k, v in self.__dict__["_params"].items()]
+        shown = ", ".join(vals[:4]) + (", ..." if len(vals) > 4 else "")
+        return f"<{self._describe()}" + (f" {shown}>" if shown else ">")
+
+    def summary(self, max_rows: int = 60) -> str:
+        """Components of the model tree with their parameters (value and unit) and the
+        start values given (fixed starts are initial conditions), one line each."""
+        return _summary(self, max_rows)
+
+
+def _fmt_value(v: Any) -> str:
+    if callable(v):
+        return "f(t)"
+    if isinstance(v, float):
+        return f"{v:g}"
+    text = repr(v)
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+def _unit_suffix(cls: type, name: str) -> str:
+    decl = getattr(cls, name, None)
+    unit = getattr(decl, "unit", "")
+    return f" {unit}" if unit and unit != "1" else ""
+
+
+def _summary(root: Component, max_rows: int) -> str:
+    comps = list(root.walk())
+    n_conn = sum(len(c.__dict__["_connections"]) for c in comps)
+    lines = [f"{type(root).__name__}: {len(comps) - 1} components, {n_conn} connections"]
+    rows: list[tuple[str, str, str]] = []
+    for c in comps[1:] if len(comps) > 1 else comps:
+        cls = type(c)
+        items = [f"{k} = {_fmt_value(v)}{_unit_suffix(cls, k)}"
+                 for k, v in c.__dict__["_params"].items()]
+        for name, vi in c.__dict__["_vars"].items():
+            if vi.fixed or vi.start is not vi.decl.start:
+                unit = f" {vi.unit}" if vi.unit and vi.unit != "1" else ""
+                items.append(f"{name}(start) = {_fmt_value(vi.start)}{unit}"
+                             + (" fixed" if vi.fixed else " guess"))
+        rows.append((c._path_or_class(), f"{cls.__module__.split('.')[-1]}.{cls.__name__}",
+                     ", ".join(items)))
+    shown = rows[:max_rows]
+    w0 = max([len(r[0]) for r in shown] + [9])
+    w1 = max([len(r[1]) for r in shown] + [5])
+    lines.append(f"  {'component':<{w0}}  {'class':<{w1}}  parameters and start values")
+    for a, b, c_ in shown:
+        lines.append(f"  {a:<{w0}}  {b:<{w1}}  {c_}".rstrip())
+    if len(rows) > max_rows:
+        lines.append(f"  ... and {len(rows) - max_rows} more components")
+    return "\n".join(lines)
 
 
 class Model(Component):

@@ -20,17 +20,25 @@ __all__ = [
     "Thermal",
     "Signal",
     "signal_domain",
+    "GRAPH_DOMAINS",
 ]
 
 
 @dataclass(frozen=True)
 class Quantity:
-    """One port quantity: its name on the port, its size (1 = scalar) and its SI unit."""
+    """One port quantity: its name on the port, its size (1 = scalar) and its SI unit.
+
+    ``plausible`` is the range ``(low, high)`` (either may be None) outside which an
+    absolute value of the quantity is most likely a mistake: the units pass warns about
+    parameters and fixed start values of that dimension declared with ``min >= 0``
+    (absolute quantities) that fall outside it (a temperature below 1 K).
+    """
 
     name: str
     unit: str
     size: int = 1
     doc: str = ""
+    plausible: tuple[float | None, float | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -97,7 +105,7 @@ Rotational = Domain(
 )
 Thermal = Domain(
     "thermal",
-    Quantity("T", "K", doc="temperature"),
+    Quantity("T", "K", doc="temperature", plausible=(1.0, None)),
     Quantity("Q_flow", "W", doc="heat flow rate into the component"),
     datum="absolute zero",
     datum_component="components.thermal.FixedTemperature",
@@ -118,3 +126,7 @@ def signal_domain(size: int = 1) -> Domain:
 
 
 Signal = signal_domain(1)
+
+
+#: The physical domains of the generic linear graph (the 3D frame domain registers itself).
+GRAPH_DOMAINS: tuple[Domain, ...] = (Electrical, Translational, Rotational, Thermal)

@@ -6,7 +6,8 @@ data (:class:`StructurePart`), so tools can show them without parsing the text.
 
     AcausalError
     ├── ModelDefinitionError        declarations, parameters, finite-element data
-    │   └── ConnectionError_        ports that cannot be connected
+    │   ├── ConnectionError_        ports that cannot be connected
+    │   └── UnitError               unit strings, dimensionally inconsistent equations
     ├── TopologyError               linear graph / mechanism graph (missing ground, loops)
     ├── StructureError              the flat equation system is not well posed
     │   ├── BalanceError            more or fewer equations than unknowns (in a part)
@@ -14,7 +15,14 @@ data (:class:`StructurePart`), so tools can show them without parsing the text.
     │   └── StartValueConflict      fixed start values that the equations contradict
     ├── InitializationError         no consistent initial values
     │   └── StartValueConflict
-    └── SimulationError             the integrator failed (``partial`` result attached)
+    ├── SimulationError             the integrator failed (``partial`` result attached)
+    └── ArgumentError               an argument of build/simulate/... is invalid (also a
+        │                           ValueError)
+        └── StartValueError         simulate(start=...) names no variable (also an
+                                    InitializationError)
+
+Warnings derive from :class:`AcausalWarning`; :class:`ModelWarning` flags what is probably a
+mistake in a model but well defined (a connection made twice, an implausible value).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ __all__ = [
     "AcausalError",
     "ModelDefinitionError",
     "ConnectionError_",
+    "UnitError",
     "TopologyError",
     "StructureError",
     "StructurePart",
@@ -33,9 +42,12 @@ __all__ = [
     "StartValueConflict",
     "InitializationError",
     "SimulationError",
+    "ArgumentError",
+    "StartValueError",
     "AcausalWarning",
     "RedundantConstraintWarning",
     "SolverWarning",
+    "ModelWarning",
 ]
 
 
@@ -49,6 +61,11 @@ class ModelDefinitionError(AcausalError):
 
 class ConnectionError_(ModelDefinitionError):
     """Ports that cannot be connected (different domains, not a port, ...)."""
+
+
+class UnitError(ModelDefinitionError):
+    """A unit string that cannot be read or converted, or an equation whose two sides (or
+    two terms of a sum) have different physical dimensions."""
 
 
 class TopologyError(AcausalError):
@@ -123,6 +140,16 @@ class SimulationError(AcausalError):
         self.t_fail = t_fail
 
 
+class ArgumentError(AcausalError, ValueError):
+    """An argument of a library function is invalid (a time grid, a tolerance, a parameter
+    override, a start value, a name); raised before any work is done."""
+
+
+class StartValueError(ArgumentError, InitializationError):
+    """A start value given for a run (``simulate(start=...)``) names no variable of the
+    compiled model, or is not a valid value for it."""
+
+
 class AcausalWarning(UserWarning):
     """Root of the warnings of acausal (things done automatically that a user should know)."""
 
@@ -133,3 +160,8 @@ class RedundantConstraintWarning(AcausalWarning):
 
 class SolverWarning(AcausalWarning):
     """A result the library had to obtain by a fallback the user should know about."""
+
+
+class ModelWarning(AcausalWarning):
+    """Probably a mistake in the model, but well defined: a connection made twice, an
+    implausible parameter or start value (a temperature below 1 K)."""

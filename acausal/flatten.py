@@ -25,7 +25,7 @@ from . import symbols
 from .component import DATUM, Component, collect_equations
 from .discrete import Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
-from .errors import ModelDefinitionError
+from .errors import AcausalError, ModelDefinitionError
 from .graph import LinearGraph
 from .state import need
 from .symbols import FlatParameter, FlatVariable, SymbolTable
@@ -80,6 +80,15 @@ class FlatSystem:
     relations: list[Any] = field(default_factory=list)  # frozen relations (relations pass)
     whens: list[WhenClause] = field(default_factory=list)  # when clauses (discrete actions)
     index: dict[str, int] = field(default_factory=dict)
+    #: ``id(component) -> (first, stop)``: the slice of ``equations`` (and of
+    #: ``initial_equations``) its ``equations()`` (``initial_equations()``) gave
+    equation_ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
+    initial_ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: the expressions of time given for signal parameters: ``element_hash -> (name, unit)``
+    signals: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: structural and time-function parameter values the build used:
+    #: ``(component, parameter name, value)``
+    bound_values: list[tuple[Component, str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.index = {v.name: k for k, v in enumerate(self.variables)}
@@ -102,6 +111,8 @@ class _Flattener:
         self.graph = graph
         self.domain_tree = domain_tree
         self.table = SymbolTable()
+        self.signals: dict[int, tuple[str, str]] = {}
+        self.bound_values: list[tuple[Component, str, Any]] = []
 
     # ----- the pass -----
     def run(self) -> FlatSystem:
@@ -125,18 +136,26 @@ class _Flattener:
                         for fe in self._normalise(de.equation, origin, de.component):
                             fe.label = de.label or fe.label
                             equations.append(fe)
+                ranges: dict[int, tuple[int, int]] = {}
                 for c in comps:
                     origin = path[id(c)] or type(c).__name__
+                    first = len(equations)
                     for eq in self._collect(c, "equations"):
                         if isinstance(eq, When):
                             whens.append(_when_clause(eq, origin, c, tab))
                             continue
                         equations.extend(self._normalise(eq, origin, c))
+                    if len(equations) > first:
+                        ranges[id(c)] = (first, len(equations))
                 n_before = len(tab.variables)
+                init_ranges: dict[int, tuple[int, int]] = {}
                 for c in comps:
                     origin = path[id(c)] or type(c).__name__
+                    first = len(initial)
                     for eq in self._collect(c, "initial_equations"):
                         initial.extend(self._normalise(eq, origin, c))
+                    if len(initial) > first:
+                        init_ranges[id(c)] = (first, len(initial))
             _residuals(equations)
             _residuals(initial)
             if len(tab.variables) > n_before:
@@ -166,6 +185,10 @@ class _Flattener:
             initial_equations=initial,
             domain_passes=passes,
             whens=whens,
+            equation_ranges=ranges,
+            initial_ranges=init_ranges,
+            signals=self.signals,
+            bound_values=self.bound_values,
         )
 
     # ----- graph unknowns and port bindings -----
@@ -253,7 +276,7 @@ class _Flattener:
             b: dict[str, Any] = {}
             cpath = path[id(c)]
             prefix = f"{cpath}." if cpath else ""
-            for name, vi in c.variables().items():
+            for name, vi in c.__dict__["_vars"].items():
                 if vi.discrete:
                     if vi.size != 1:
                         raise ModelDefinitionError(
@@ -265,25 +288,35 @@ class _Flattener:
                 sym = tab.new_var(prefix + name, vi.size, start=vi.start, fixed=vi.fixed,
                                   unit=vi.unit, nominal=vi.nominal,
                                   state_priority=vi.state_priority,
-                                  origin=cpath or type(c).__name__, hint=vi.hint)
+                                  origin=cpath or type(c).__name__, hint=vi.hint,
+                                  decl=vi.decl)
                 b[name] = sym
                 tab.add_output(prefix + name, sym)
-            for name, value in c.parameters().items():
+            for name, value in c.__dict__["_params"].items():
                 decl = getattr(type(c), name)
                 if decl.structural:
                     b[name] = value
+                    self.bound_values.append((c, name, value))
                 elif callable(value):
                     b[name] = _signal(c, name, value, tab.t)
                     tab.add_output(prefix + name, b[name])
+                    self.bound_values.append((c, name, value))
+                    for k in range(b[name].numel()):
+                        self.signals[b[name][k].element_hash()] = (prefix + name, decl.unit)
                 else:
                     b[name] = tab.new_parameter(prefix + name, float(value), decl.unit,
-                                                decl.doc)
+                                                decl.doc, decl, c)
             c.__dict__["_binding"] = b
 
     # ----- equations -----
     @staticmethod
     def _collect(c: Component, method: str) -> list[Any]:
-        return collect_equations(c, method)
+        try:
+            return collect_equations(c, method)
+        except AcausalError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the user's code: say whose it is
+            raise ModelDefinitionError(_equations_failure(c, method, exc)) from exc
 
     @staticmethod
     def _normalise(eq: Any, origin: str, c: Component) -> list[FlatEquation]:
@@ -348,6 +381,22 @@ def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenCl
                 f"{c._describe()}: the condition of a when() is not an expression ({exc})"
             ) from exc
     return WhenClause(cond, actions, origin)
+def _equations_failure(c: Component, method: str, exc: Exception) -> str:
+    """The message for an exception raised inside a component's ``equations()``."""
+    text = str(exc)
+    head = f"{c._describe()}: {method}() of {type(c).__name__} failed"
+    if "truth value" in text:
+        return (f"{head}: it uses Python control flow (if/while, and/or/not, min/max, "
+                "bool()) on a symbolic expression, whose value is not known when the "
+                "equations are built. Write the condition into the equation with "
+                "ac.if_else(condition, value_if_true, value_if_false), e.g. self.i == "
+                "ac.if_else(self.v > 0, self.v / self.R_on, self.v / self.R_off); for min, "
+                "max, abs and sign use ac.fmin, ac.fmax, ac.fabs, ac.sign")
+    if isinstance(exc, TypeError) and ("SX" in text or "real number" in text):
+        return (f"{head}: {type(exc).__name__}: {text}. A function of the math module (or "
+                "another function for plain numbers) was given a symbol; use numpy "
+                "(np.sin, np.exp) or casadi functions, which accept symbols")
+    return f"{head} with {type(exc).__name__}: {text}"
 
 
 def _non_graph_domains(comps: list[Component]) -> dict[str, tuple[Any, list[Component]]]:

@@ -16,6 +16,7 @@ import numpy as np
 from .component import DATUM, Component, Edge, PortInstance
 from .domains import Domain
 from .errors import ConnectionError_, TopologyError
+from .names import did_you_mean
 from .topology import Topology, _UnionFind
 
 if TYPE_CHECKING:
@@ -132,6 +133,7 @@ class LinearGraph:
             ]
             self.edges.append(GraphEdge(len(self.edges), c, e, ends[0], ends[1], dom))
 
+        self._check_self_loops()
         forced = self._resolve_tree(tree) if tree is not None else []
         self.topology = Topology(
             len(self.vertices),
@@ -158,6 +160,30 @@ class LinearGraph:
                     f"{dom.datum_component}"
                 )
             raise TopologyError("; ".join(parts))
+
+    def _check_self_loops(self) -> None:
+        """An edge whose two ports are joined (a short circuit) is a self-loop of the graph:
+        its across quantity is zero whatever the component says, which either makes the
+        component do nothing or contradicts its equations. Name every such edge."""
+        loops = [e for e in self.edges if e.initial == e.final]
+        if not loops:
+            return
+        parts = []
+        for e in loops[:5]:
+            a, b = e.decl.initial, e.decl.final
+            comp = e.component._path_or_class()
+            v = self.vertices[e.initial]
+            others = [p.path() for p in v.ports if p.owner is not e.component]
+            via = (f" (in one node with {', '.join(others[:6])}"
+                   + (", ..." if len(others) > 6 else "") + ")") if others else ""
+            parts.append(
+                f"{comp}.{a} and {comp}.{b} are connected to each other{via}: {comp} is "
+                f"short-circuited, its edge {e.name} is a self-loop of the linear graph and "
+                f"the {e.domain.across.name} across it is zero whatever {comp} does")
+        more = f"; and {len(loops) - 5} more" if len(loops) > 5 else ""
+        raise TopologyError(
+            "; ".join(parts) + more + ". Connect the ports to different nodes, or remove "
+            "the component if the short circuit is intended")
 
     def _check_signals(self, ports: list[PortInstance], uf: _UnionFind) -> None:
         """Every signal input is connected to exactly one output."""
@@ -191,9 +217,12 @@ class LinearGraph:
                 if e.component is item or e.name == item or e.component.path() == item
             ]
             if not hits:
+                names = [e.name for e in self.edges] + list(
+                    dict.fromkeys(e.component.path() for e in self.edges))
+                hint = did_you_mean(item, names) if isinstance(item, str) else ""
                 raise TopologyError(
-                    f"tree override: {item!r} is no edge or component of the model; "
-                    f"edges are named like {self.edges[0].name!r}"
+                    f"tree override: {item!r} is no edge or component of the model"
+                    + (hint or f"; edges are named like {self.edges[0].name!r}")
                     if self.edges
                     else f"tree override: {item!r} matches nothing (the model has no edges)"
                 )

@@ -257,7 +257,8 @@ def relations_pass(state: CompileState) -> CompileState:
         cond = next(it) if isinstance(w.condition, cs.SX) else w.condition
         whens.append(replace(w, condition=cond,
                              actions=[(t, k, next(it)) for t, k, _ in w.actions]))
-    params = list(fs.parameters) + [FlatParameter(r.name, r.sym, 0.0, "", r.text, "relation")
+    params = list(fs.parameters) + [FlatParameter(r.name, r.sym, 0.0, "", r.text,
+                                                  kind="relation")
                                     for r in rels]
     flat = replace(fs, equations=equations, initial_equations=initial, outputs=outputs,
                    parameters=params, relations=rels, whens=whens)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .errors import AcausalError
+from .names import did_you_mean
 
 __all__ = ["Result"]
 
@@ -78,17 +78,20 @@ class Result:
         return name in self._index or name in self.parameters
 
     def __getitem__(self, name: str) -> np.ndarray:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"a result is indexed by the dotted name of a quantity, res['capacitor.v'], "
+                f"not by {type(name).__name__} {name!r}; res.t is the time grid, "
+                "res.names() lists the names, res.final(name) the last value and "
+                "res.to_pandas() gives a table")
         k = self._index.get(name)
         if k is not None:
             col = self._column(k)
             return col[:, 0].copy() if col.shape[1] == 1 else col.copy()
         if name in self.parameters:
             return np.full(self.t.shape, self.parameters[name])
-        close = difflib.get_close_matches(name, self.names(), n=5, cutoff=0.6)
-        raise KeyError(
-            f"{name!r} is not a variable of the model"
-            + (f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "")
-        )
+        raise KeyError(f"{name!r} is not a variable of the model"
+                       + did_you_mean(name, self.names()))
 
     def final(self, name: str) -> float | np.ndarray:
         """Value at the last time point."""

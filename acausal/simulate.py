@@ -19,6 +19,7 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
+from .checks import check_simulate_arguments
 from .compiler import CompiledModel, build
 from .component import Component
 from .dae import SemiExplicitDAE
@@ -164,6 +165,10 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         ``partial`` holds the result up to the failure; if False that partial result is
         returned with ``status == "failed"``.
     """
+    params, start = check_simulate_arguments(
+        model, t_end, t_start=t_start, n_points=n_points, dt=dt, t_eval=t_eval, rtol=rtol,
+        atol=atol, params=params, start=start, max_step=max_step, solver=solver,
+        raise_on_failure=raise_on_failure)
     cm = model if isinstance(model, CompiledModel) else build(model)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # no reference cycles are made here; avoid full scans of a large heap

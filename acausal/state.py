@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .structure.pantelides import PantelidesResult
     from .structure.solve import SolvedBlocks
     from .structure.system import EquationSystem
+    from .unit_check import UnitCheck
 
 __all__ = ["CompileState", "Pass", "PassOrderError", "need"]
 
@@ -46,6 +47,7 @@ class CompileState:
     graph: LinearGraph | None = None
     domain_tree: dict[str, list[Any]] = field(default_factory=dict)
     flat: FlatSystem | None = None
+    units: UnitCheck | None = None
     aliases: AliasResult | None = None
     system: EquationSystem | None = None
     diagnostics: StructureDiagnostics | None = None

@@ -40,6 +40,7 @@ class FlatVariable:
     der_of: int | None = None  # index of the variable this is the derivative of
     der: int | None = None  # index of this variable's derivative symbol, if any
     hint: str = ""  # shown when the variable is left undetermined
+    decl: Any = None  # the component's Variable declaration (bounds), if any
 
 
 @dataclass
@@ -51,6 +52,8 @@ class FlatParameter:
     value: float
     unit: str = ""
     doc: str = ""
+    decl: Any = None  # the component's Parameter declaration (bounds), if any
+    owner: Any = None  # the component instance whose parameter this is
     kind: str = "parameter"  # "parameter", "relation" (frozen relation), "discrete"
 
     @property
@@ -75,7 +78,7 @@ class SymbolTable:
     # ----- creation -----
     def new_var(self, name: str, size: int = 1, *, start: Any = 0.0, fixed: bool = False,
                 unit: str = "", nominal: float | None = None, state_priority: int = 0,
-                origin: str = "", hint: str = "") -> cs.SX:
+                origin: str = "", hint: str = "", decl: Any = None) -> cs.SX:
         """Create ``size`` scalar unknowns named ``name`` (``name_k`` elements if a vector)."""
         sym = cs.SX.sym(name, size)
         if size == 1:
@@ -90,14 +93,17 @@ class SymbolTable:
             self.index[sname] = len(self.variables)
             self.variables.append(FlatVariable(
                 sname, e, start=float(s0), fixed=fixed, unit=unit, nominal=nominal,
-                state_priority=state_priority, origin=origin, hint=hint))
+                state_priority=state_priority, origin=origin, hint=hint, decl=decl))
         return sym
 
-    def new_parameter(self, name: str, value: float, unit: str = "", doc: str = "") -> cs.SX:
-        """Create a numeric parameter (a symbol; its value can change between runs)."""
+    def new_parameter(self, name: str, value: float, unit: str = "", doc: str = "",
+                      decl: Any = None, owner: Any = None) -> cs.SX:
+        """Create a numeric parameter (a symbol; its value can change between runs).
+        ``decl`` and ``owner`` (the declaration and the component) let run-time checks
+        report bounds and changes made after the build."""
         sym = cs.SX.sym(name)
         self._param_index[name] = len(self.parameters)
-        self.parameters.append(FlatParameter(name, sym, float(value), unit, doc))
+        self.parameters.append(FlatParameter(name, sym, float(value), unit, doc, decl, owner))
         return sym
 
     def new_discrete(self, name: str, start: float, unit: str = "", doc: str = "") -> cs.SX:

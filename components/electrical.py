@@ -95,7 +95,7 @@ class Capacitor(OnePort):
     C : capacitance [F]
     """
 
-    C = Parameter(1.0, unit="F", doc="capacitance", min=0.0)
+    C = Parameter(1.0, unit="F", doc="capacitance", min=0.0, min_inclusive=False)
     edges = [Edge("p", "n", TreePriority.ACROSS_STORE)]
 
     def equations(self):
@@ -110,7 +110,7 @@ class Inductor(OnePort):
     L : inductance [H]
     """
 
-    L = Parameter(1.0, unit="H", doc="inductance", min=0.0)
+    L = Parameter(1.0, unit="H", doc="inductance", min=0.0, min_inclusive=False)
     edges = [Edge("p", "n", TreePriority.THROUGH_STORE)]
 
     def equations(self):
@@ -206,9 +206,10 @@ class Diode(OnePort):
     """
 
     Ids = Parameter(1e-6, unit="A", doc="saturation current", min=0.0)
-    Vt = Parameter(0.04, unit="V", doc="thermal voltage", min=0.0)
+    Vt = Parameter(0.04, unit="V", doc="thermal voltage", min=0.0, min_inclusive=False)
     Maxexp = Parameter(15.0, unit="1", doc="max exponent", min=0.0)
-    R = Parameter(1e8, unit="Ohm", doc="parallel leakage resistance", min=0.0)
+    R = Parameter(1e8, unit="Ohm", doc="parallel leakage resistance", min=0.0,
+                  min_inclusive=False)
 
     def equations(self):
         x = self.v / self.Vt
@@ -293,7 +294,8 @@ class HeatingResistor(OnePort):
     """
 
     R_ref = Parameter(1.0, unit="Ohm", doc="resistance at T_ref", min=0.0)
-    T_ref = Parameter(300.15, unit="K", doc="reference temperature", min=0.0)
+    T_ref = Parameter(300.15, unit="K", doc="reference temperature", min=0.0,
+                      min_inclusive=False)
     alpha = Parameter(0.0, unit="1/K", doc="temperature coefficient of resistance")
     heatPort = Port(Thermal, "thermal port receiving the losses")
     R = Variable(unit="Ohm", doc="actual resistance")
@@ -394,13 +396,14 @@ class IdealDiode(OnePort):
 
     Variables
     ---------
-    s : auxiliary variable of the characteristic (current when on, voltage when off) [1]
+    s : auxiliary variable of the characteristic (current [A] when on, voltage [V] when off)
     """
 
     Ron = Parameter(1e-5, unit="Ohm", doc="forward state-on differential resistance", min=0.0)
     Goff = Parameter(1e-5, unit="S", doc="backward state-off conductance", min=0.0)
     Vknee = Parameter(0.0, unit="V", doc="forward threshold voltage", min=0.0)
-    s = Variable(unit="1", doc="auxiliary variable of the characteristic")
+    s = Variable(doc="auxiliary variable of the characteristic: the current [A] while "
+                     "conducting, the voltage [V] while blocking (no single unit)")
 
     def equations(self):
         off = self.s < 0
@@ -429,7 +432,8 @@ class ControlledIdealSwitch(OnePort):
     level = Parameter(0.5, unit="1", doc="switching threshold of the control signal")
     Ron = Parameter(1e-5, unit="Ohm", doc="closed-switch resistance", min=0.0)
     Goff = Parameter(1e-5, unit="S", doc="opened-switch conductance", min=0.0)
-    s = Variable(unit="1", doc="auxiliary variable of the characteristic")
+    s = Variable(doc="auxiliary variable of the characteristic: the current [A] while "
+                     "closed, the voltage [V] while open (no single unit)")
 
     def equations(self):
         closed = self.control > self.level

@@ -138,12 +138,15 @@ class Body(FreeFlyingBody):
     quaternion (w, x, y, z); w_a : angular velocity in frame_a coordinates [rad/s]
     """
 
-    m = Parameter(1.0, unit="kg", doc="mass", min=0.0)
+    m = Parameter(1.0, unit="kg", doc="mass", min=0.0, min_inclusive=False)
     r_CM = Parameter([0.0, 0.0, 0.0], unit="m", doc="centre of mass in frame_a",
                      structural=True)
-    I_11 = Parameter(0.001, unit="kg.m2", doc="inertia about x through the centre of mass")
-    I_22 = Parameter(0.001, unit="kg.m2", doc="inertia about y through the centre of mass")
-    I_33 = Parameter(0.001, unit="kg.m2", doc="inertia about z through the centre of mass")
+    I_11 = Parameter(0.001, unit="kg.m2", doc="inertia about x through the centre of mass",
+                     min=0.0)
+    I_22 = Parameter(0.001, unit="kg.m2", doc="inertia about y through the centre of mass",
+                     min=0.0)
+    I_33 = Parameter(0.001, unit="kg.m2", doc="inertia about z through the centre of mass",
+                     min=0.0)
     I_21 = Parameter(0.0, unit="kg.m2", doc="product of inertia xy")
     I_31 = Parameter(0.0, unit="kg.m2", doc="product of inertia xz")
     I_32 = Parameter(0.0, unit="kg.m2", doc="product of inertia yz")

@@ -67,7 +67,7 @@ class Inertia(ac.Component):
     phi : angle [rad]; w : angular velocity [rad/s]; a : angular acceleration [rad/s2]
     """
 
-    J = Parameter(1.0, unit="kg.m2", doc="moment of inertia", min=0.0)
+    J = Parameter(1.0, unit="kg.m2", doc="moment of inertia", min=0.0, min_inclusive=False)
     flange_a = Flange("left flange")
     flange_b = Flange("right flange")
     phi = Variable(unit="rad", doc="absolute rotation angle", state_priority=1)
@@ -292,7 +292,7 @@ class IdealRollingWheel(ac.Component):
     radius : wheel (pinion) radius [m]
     """
 
-    radius = Parameter(0.3, unit="m", doc="wheel radius", min=0.0)
+    radius = Parameter(0.3, unit="m", doc="wheel radius", min=0.0, min_inclusive=False)
     flangeR = Port(Rotational, "rotational flange (wheel axle)")
     flangeT = Port(Translational, "translational flange (contact / rack)")
     edges = [Edge(DATUM, "flangeR"), Edge(DATUM, "flangeT")]

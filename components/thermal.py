@@ -31,9 +31,9 @@ class HeatCapacitor(ac.Component):
     T : temperature [K]; der_T : its time derivative [K/s]
     """
 
-    C = Parameter(1.0, unit="J/K", doc="heat capacity", min=0.0)
+    C = Parameter(1.0, unit="J/K", doc="heat capacity", min=0.0, min_inclusive=False)
     port = HeatPort("heat port")
-    T = Variable(unit="K", doc="temperature", start=293.15, state_priority=1)
+    T = Variable(unit="K", doc="temperature", start=293.15, state_priority=1, min=0.0)
     der_T = Variable(unit="K/s", doc="time derivative of temperature")
     edges = [Edge(DATUM, "port", TreePriority.ACROSS_STORE)]
 
@@ -80,7 +80,8 @@ class FixedTemperature(ac.Component):
     T : temperature [K], constant or ``f(t)``
     """
 
-    T = Parameter(293.15, unit="K", doc="fixed temperature", signal=True)
+    T = Parameter(293.15, unit="K", doc="fixed temperature", signal=True, min=0.0,
+                  min_inclusive=False)
     port = HeatPort("heat port")
     edges = [Edge(DATUM, "port", TreePriority.ACROSS_SOURCE)]
 
@@ -108,7 +109,7 @@ class TemperatureSensor(ac.Component):
     """Ideal thermometer: absolute temperature ``T`` [K] (no heat flow)."""
 
     port = HeatPort("measured port")
-    T = Variable(unit="K", doc="measured temperature")
+    T = Variable(unit="K", doc="measured temperature", min=0.0)
     edges = [Edge(DATUM, "port", TreePriority.THROUGH_SOURCE)]
 
     def equations(self):

@@ -64,7 +64,7 @@ class Mass(ac.Component):
     s : position [m]; v : velocity [m/s]; a : acceleration [m/s2]
     """
 
-    m = Parameter(1.0, unit="kg", doc="mass", min=0.0)
+    m = Parameter(1.0, unit="kg", doc="mass", min=0.0, min_inclusive=False)
     flange_a = Flange("left flange")
     flange_b = Flange("right flange")
     s = Variable(unit="m", doc="absolute position", state_priority=1)

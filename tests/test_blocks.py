@@ -498,7 +498,7 @@ def test_bad_block_parameters():
         bl.LimPID(controllerType="PIDD")
     with pytest.raises(ac.ModelDefinitionError, match=r"Sum: nin must be a positive integer"):
         bl.Sum(nin=0)
-    with pytest.raises(ac.ModelDefinitionError, match=r"FirstOrder.*'T'.*below its minimum"):
+    with pytest.raises(ac.ModelDefinitionError, match=r"FirstOrder.*'T'.*out of its range"):
         bl.FirstOrder(T=0.0)
 
 

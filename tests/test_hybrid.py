@@ -198,13 +198,15 @@ def test_both_crossing_directions_are_events():
 # ----------------------------------------------------------------------------------------
 # a clock: sample and hold
 class SampleHold(ac.Model):
-    """y holds x = sin(t) sampled every 0.1 s (a discrete controller's input)."""
+    """y holds x = sin(w t) (w = 1 rad/s) sampled every 0.1 s (a discrete controller's
+    input)."""
 
-    x = ac.Variable(start=0.0, fixed=True)
-    y = ac.Variable(start=0.0, discrete=True)
+    x = ac.Variable(start=0.0, fixed=True, unit="1")
+    y = ac.Variable(start=0.0, unit="1", discrete=True)
+    w = ac.Parameter(1.0, unit="rad/s", doc="angular frequency")
 
     def equations(self):
-        return [ac.der(self.x) == cs.cos(self.time),
+        return [ac.der(self.x) == self.w * cs.cos(self.w * self.time),
                 ac.when(ac.sample(0.0, 0.1), ac.assign(self.y, self.x))]
 
 

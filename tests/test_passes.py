@@ -272,7 +272,7 @@ def test_a_pass_before_its_inputs_reports_the_order():
 
 def test_pass_list_is_the_documented_chain():
     assert [p.name for p in ac.PASSES] == [
-        "graph", "flatten", "relations", "alias", "balance", "index reduction",
+        "graph", "flatten", "units", "relations", "alias", "balance", "index reduction",
         "state selection",
         "causalisation", "block solution", "dae"]
 

@@ -209,7 +209,7 @@ class _StandaloneBinder:
             path = c.path()
             prefix = f"{path}." if path else ""
             b: dict[str, Any] = {}
-            for name, value in c.parameters().items():
+            for name, value in c.__dict__["_params"].items():  # its own, not a model's
                 decl = getattr(type(c), name)
                 if decl.structural:
                     b[name] = value

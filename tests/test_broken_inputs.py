@@ -1,0 +1,720 @@
+"""Broken inputs give errors that name the user's objects (issues 2, 3 and 12).
+
+Each case builds or runs something wrong on purpose and checks the exception type and that
+the message names what the user wrote: the component path, the port, the parameter, the
+argument. Sections: model definition, connections, topology, equations, units, structure
+and initialisation, simulate's arguments, parameters, results and names.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from models import RC
+
+import acausal as ac
+from components import electrical as el
+from components import rotational as rot
+from components import thermal as th
+from components import translational as tr
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.fixture(scope="module")
+def rc():
+    """A compiled RC circuit (resistor R = 1 kOhm, capacitor C = 1 mF from 0 V)."""
+    return ac.build(RC())
+
+
+def one_port_model(element, ground_n=True):
+    """A voltage source across ``element`` (named ``elem``), grounded."""
+
+    class Circuit(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.source = el.ConstantVoltage(V=1.0)
+            self.elem = element
+            self.ground = el.Ground()
+            self.connect(self.source.p, self.elem.p)
+            self.connect(self.source.n, self.elem.n, self.ground.p)
+
+    return Circuit()
+
+
+# ---------------------------------------------------------------------------------------
+# model definition: keywords, parameter values and bounds
+# ---------------------------------------------------------------------------------------
+
+
+def test_unknown_keyword_lists_valid_names():
+    with pytest.raises(ac.ModelDefinitionError) as exc:
+        el.Resistor(Rx=5.0)
+    assert "Rx" in str(exc.value) and "R" in str(exc.value)
+
+
+def test_negative_mass_is_out_of_range():
+    with pytest.raises(ac.ModelDefinitionError, match=r"Mass: parameter 'm' = -1 .*> 0 kg"):
+        tr.Mass(m=-1.0)
+
+
+@pytest.mark.parametrize("make, name, unit", [
+    (lambda: el.Inductor(L=0), "L", "H"),
+    (lambda: el.Capacitor(C=0.0), "C", "F"),
+    (lambda: tr.Mass(m=0), "m", "kg"),
+    (lambda: rot.Inertia(J=0), "J", "kg.m2"),
+    (lambda: th.HeatCapacitor(C=0), "C", "J/K"),
+    (lambda: el.Diode(Vt=0), "Vt", "V"),
+    (lambda: rot.IdealRollingWheel(radius=0), "radius", "m"),
+])
+def test_zero_where_the_component_divides_is_rejected(make, name, unit):
+    with pytest.raises(ac.ModelDefinitionError) as exc:
+        make()
+    msg = str(exc.value)
+    assert f"'{name}' = 0" in msg and f"> 0 {unit}" in msg and "zero is excluded" in msg
+
+
+@pytest.mark.parametrize("value", [NAN, INF, -INF])
+def test_non_finite_parameter_is_rejected(value):
+    with pytest.raises(ac.ModelDefinitionError, match=r"Resistor: parameter 'R' is .*finite"):
+        el.Resistor(R=value)
+
+
+def test_constant_parameter_rejects_function():
+    with pytest.raises(ac.ModelDefinitionError, match="function of time"):
+        el.Resistor(R=lambda t: t)
+
+
+def test_parameter_without_default_names_it():
+    class Spec(el.OnePort):
+        G = ac.Parameter(unit="S", doc="conductance")
+
+        def equations(self):
+            return [self.i == self.G * self.v]
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"Spec: parameter 'G' \[S\] has no default"):
+        Spec()
+
+
+def test_negative_absolute_temperature_is_an_error():
+    with pytest.raises(ac.ModelDefinitionError, match=r"start value of 'T' = -5"):
+        th.HeatCapacitor(C=1.0, T=-5.0)
+    with pytest.raises(ac.ModelDefinitionError, match=r"FixedTemperature: parameter 'T' = -10"):
+        th.FixedTemperature(T=-10.0)
+
+
+def test_missing_super_init_is_explained():
+    class Forgetful(ac.Model):
+        def __init__(self):
+            self.r = el.Resistor()
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"super\(\).__init__.*'r'"):
+        Forgetful()
+
+
+def test_component_used_twice_names_both_places():
+    class Twice(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.r1 = el.Resistor()
+            self.r2 = self.r1
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"r1 is already part of Twice as 'r1'.*'r2'"):
+        Twice()
+
+
+# ---------------------------------------------------------------------------------------
+# connections
+# ---------------------------------------------------------------------------------------
+
+
+def test_connecting_different_domains_names_both_ports():
+    class Bad(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.r = el.Resistor()
+            self.j = rot.Inertia()
+            self.connect(self.r.p, self.j.flange_a)
+
+    with pytest.raises(ac.ConnectionError_) as exc:
+        Bad()
+    msg = str(exc.value)
+    assert "r.p" in msg and "j.flange_a" in msg and "electrical" in msg and "rotational" in msg
+
+
+def test_connect_non_port_is_explained():
+    class Bad(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.r = el.Resistor()
+            self.g = el.Ground()
+            self.connect(self.r, self.g.p)
+
+    with pytest.raises(ac.ConnectionError_, match="name one of its ports"):
+        Bad()
+
+
+def test_connect_needs_two_ports():
+    class Bad(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.r = el.Resistor()
+            self.connect(self.r.p)
+
+    with pytest.raises(ac.ConnectionError_, match="Bad: connect.. needs at least two ports"):
+        Bad()
+
+
+def test_connecting_a_port_to_itself_is_an_error():
+    class Bad(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.r = el.Resistor()
+            self.g = el.Ground()
+            self.connect(self.r.p, self.g.p, self.r.p)
+
+    with pytest.raises(ac.ConnectionError_, match=r"joins port r\.p to itself"):
+        Bad()
+
+
+def test_connecting_the_same_pair_twice_warns():
+    class Twice(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.source = el.ConstantVoltage(V=1.0)
+            self.resistor = el.Resistor()
+            self.ground = el.Ground()
+            self.connect(self.source.p, self.resistor.p)
+            self.connect(self.resistor.n, self.source.n, self.ground.p)
+            self.connect(self.resistor.p, self.source.p)  # meant resistor.n?
+
+    with pytest.warns(ac.ModelWarning, match=r"resistor\.p and source\.p are connected twice"):
+        m = Twice()
+    assert ac.simulate(m, 0.1, n_points=3).status == "ok"  # a warning, not an error
+
+
+def test_port_of_a_component_outside_the_model():
+    stray = el.Resistor()
+
+    class Bad(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.g = el.Ground()
+            self.connect(self.g.p, stray.p)
+
+    with pytest.raises(ac.ConnectionError_, match=r"Resistor.p, which is not part of the model"):
+        ac.build(Bad())
+
+
+# ---------------------------------------------------------------------------------------
+# topology
+# ---------------------------------------------------------------------------------------
+
+
+def test_missing_ground_is_named():
+    class Floating(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.src = el.ConstantVoltage(V=1.0)
+            self.r = el.Resistor()
+            self.connect(self.src.p, self.r.p)
+            self.connect(self.src.n, self.r.n)
+
+    with pytest.raises(ac.TopologyError) as exc:
+        ac.build(Floating())
+    msg = str(exc.value)
+    assert "ground" in msg and "src.p" in msg and "Ground" in msg
+
+
+def test_short_circuit_names_the_shorted_component_not_the_capacitor():
+    class Shorted(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.source = el.ConstantVoltage(V=10.0)
+            self.resistor = el.Resistor(R=1e3)
+            self.capacitor = el.Capacitor(C=1e-3, v=0.0)
+            self.ground = el.Ground()
+            self.connect(self.source.p, self.resistor.p)
+            self.connect(self.resistor.n, self.capacitor.p)
+            self.connect(self.capacitor.n, self.source.n, self.ground.p)
+            self.connect(self.resistor.p, self.resistor.n)  # the short
+
+    with pytest.raises(ac.TopologyError) as exc:
+        ac.build(Shorted())
+    msg = str(exc.value)
+    assert "resistor.p and resistor.n are connected" in msg and "short-circuited" in msg
+    assert "resistor[p->n]" in msg and "capacitor.v" not in msg
+
+
+def test_mass_with_both_flanges_on_one_node_is_named():
+    class OneNode(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.fixed = tr.Fixed()
+            self.spring = tr.Spring(c=1.0)
+            self.mass = tr.Mass(m=1.0, s=1.0, v=0.0)
+            self.connect(self.fixed.flange, self.spring.flange_a)
+            self.connect(self.spring.flange_b, self.mass.flange_a, self.mass.flange_b)
+
+    with pytest.raises(ac.TopologyError, match=r"mass\.flange_a and mass\.flange_b are connected"):
+        ac.build(OneNode())
+
+
+def test_unknown_tree_override_suggests_the_component():
+    with pytest.raises(ac.TopologyError, match=r"'Resistor' is no edge .*did you mean 'resistor"):
+        ac.build(RC(), tree=["Resistor"])
+
+
+def test_tree_override_with_a_loop_names_the_edges():
+    with pytest.raises(ac.TopologyError, match=r"closed loop.*tree branches: capacitor\[p->n\]"):
+        ac.build(RC(), tree=["source", "resistor", "capacitor"])
+
+
+def test_unconnected_port_has_zero_through_variable():
+    """Not an error: Modelica's convention for a port left unconnected."""
+
+    class OpenEnd(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.fixed = tr.Fixed()
+            self.spring = tr.Spring(c=10.0)
+            self.mass = tr.Mass(m=1.0, s=0.2, v=0.0)
+            self.connect(self.fixed.flange, self.spring.flange_a)
+            self.connect(self.spring.flange_b, self.mass.flange_a)
+
+    res = ac.simulate(OpenEnd(), 1.0)
+    assert abs(res["mass.flange_b.f"]).max() == 0.0
+
+
+# ---------------------------------------------------------------------------------------
+# equations
+# ---------------------------------------------------------------------------------------
+
+
+def test_python_bool_equation_is_explained():
+    class Bad(ac.Component):
+        p = el.Pin()
+        k = ac.Parameter(1.0, structural=True)
+        edges = [ac.Edge(ac.DATUM, "p")]
+
+        def equations(self):
+            return [self.k == 1.0]
+
+    class M(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.b = Bad()
+
+    with pytest.raises(ac.ModelDefinitionError, match="Python bool"):
+        ac.build(M())
+
+
+def test_python_if_on_a_symbol_says_use_if_else():
+    class Switch(el.OnePort):
+        R_on = ac.Parameter(1.0, unit="Ohm")
+
+        def equations(self):
+            if self.v > 0:  # a symbol has no truth value
+                return [self.v == self.R_on * self.i]
+            return [self.i == 0]
+
+    with pytest.raises(ac.ModelDefinitionError) as exc:
+        ac.build(one_port_model(Switch()))
+    msg = str(exc.value)
+    assert "Switch 'elem'" in msg and "ac.if_else" in msg and "Python control flow" in msg
+
+
+def test_python_min_on_a_symbol_says_use_fmin():
+    class Limiter(el.OnePort):
+        def equations(self):
+            return [self.i == min(self.v, 1.0)]
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"Limiter 'elem'.*ac\.fmin"):
+        ac.build(one_port_model(Limiter()))
+
+
+def test_math_function_on_a_symbol_is_caught():
+    class MathSine(el.OnePort):
+        def equations(self):
+            return [self.i == math.sin(self.v)]  # math.sin(SX) is nan, silently
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"(?s)MathSine 'elem'.*NaN.*numpy"):
+        ac.build(one_port_model(MathSine()))
+
+
+def test_exception_inside_equations_names_the_component():
+    class Typo(el.OnePort):
+        R = ac.Parameter(1.0, unit="Ohm")
+
+        def equations(self):
+            return [self.v == self.Rr * self.i]
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"Typo 'elem'.*AttributeError.*Rr"):
+        ac.build(one_port_model(Typo()))
+
+
+def test_der_outside_equations():
+    with pytest.raises(ac.ModelDefinitionError, match=r"der\(\) can only be used inside"):
+        ac.der(1.0)
+
+
+def test_port_variable_read_outside_equations_points_to_results():
+    m = RC()
+    with pytest.raises(ac.ModelDefinitionError, match=r"res\['resistor\.p\.v'\]"):
+        m.resistor.p.v  # noqa: B018
+
+
+def test_initial_equation_on_an_undifferentiated_variable():
+    class SteadyResistor(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.source = el.ConstantVoltage(V=1.0)
+            self.r = el.Resistor()
+            self.ground = el.Ground()
+            self.connect(self.source.p, self.r.p)
+            self.connect(self.source.n, self.r.n, self.ground.p)
+
+        def initial_equations(self):
+            return [ac.der(self.r.v) == 0]
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"der\(\) of r\.v"):
+        ac.build(SteadyResistor())
+
+
+# ---------------------------------------------------------------------------------------
+# units
+# ---------------------------------------------------------------------------------------
+
+
+def test_inconsistent_sum_names_component_and_equation():
+    class BadResistor(el.OnePort):
+        R = ac.Parameter(1.0, unit="Ohm")
+
+        def equations(self):
+            return [self.v == self.R + self.i]  # Ohm + A
+
+    with pytest.raises(ac.UnitError) as exc:
+        ac.build(one_port_model(BadResistor()))
+    msg = str(exc.value)
+    assert "BadResistor 'elem'" in msg and "dimensionally inconsistent" in msg
+    assert "(elem.R+elem.i)" in msg and "(Ohm)" in msg and "[A]" in msg
+
+
+def test_inconsistent_sides_are_reported():
+    class Capacitorish(el.OnePort):
+        C = ac.Parameter(1.0, unit="F")
+
+        def equations(self):
+            return [self.i == self.C * self.v]  # forgot der(): A vs A.s
+
+    with pytest.raises(ac.UnitError, match=r"(?s)Capacitorish 'elem'.*elem\.i == "
+                                           r".*left side is A and the right side s\.A"):
+        ac.build(one_port_model(Capacitorish()))
+
+
+def test_exp_of_a_dimensional_quantity():
+    class BadDiode(el.OnePort):
+        Is = ac.Parameter(1e-9, unit="A")
+
+        def equations(self):
+            return [self.i == self.Is * ac.fmax(np.exp(self.v), 0.0)]  # exp(V)
+
+    with pytest.raises(ac.UnitError,
+                       match=r"(?s)BadDiode 'elem'.*exp\(\) of elem\.v.*must be dimensionless"):
+        ac.build(one_port_model(BadDiode()))
+
+
+def test_unreadable_declared_unit_names_the_declaration():
+    class Plural(el.OnePort):
+        R = ac.Parameter(1.0, unit="Ohms")
+
+        def equations(self):
+            return [self.v == self.R * self.i]
+
+    with pytest.raises(ac.UnitError, match=r"Plural\.R declares unit 'Ohms'"):
+        ac.build(one_port_model(Plural()))
+
+
+def test_value_with_a_unit_of_the_wrong_dimension():
+    with pytest.raises(ac.UnitError, match=r"Resistor: parameter 'R' \[Ohm\]: '1 uF' is .*\(F\)"):
+        el.Resistor(R="1 uF")
+
+
+def test_value_with_an_unknown_unit():
+    with pytest.raises(ac.UnitError, match=r"Capacitor: parameter 'C' \[F\]: .*'uFarad'"):
+        el.Capacitor(C="10 uFarad")
+
+
+def test_temperature_below_one_kelvin_warns():
+    class Cold(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.body = th.HeatCapacitor(C=10.0, T=0.5)
+            self.wall = th.ThermalConductor(G=1.0)
+            self.ambient = th.FixedTemperature(T=293.15)
+            self.connect(self.body.port, self.wall.port_a)
+            self.connect(self.wall.port_b, self.ambient.port)
+
+    with pytest.warns(ac.ModelWarning, match=r"HeatCapacitor 'body'.*'T' = 0.5 K .*'0.5 degC'"):
+        ac.build(Cold())
+
+
+# ---------------------------------------------------------------------------------------
+# structure and initialisation
+# ---------------------------------------------------------------------------------------
+
+
+def test_too_many_equations_gives_counts_and_components():
+    class TwoSources(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.s1 = el.ConstantVoltage(V=1.0)
+            self.s2 = el.ConstantVoltage(V=2.0)
+            self.g = el.Ground()
+            self.connect(self.s1.p, self.s2.p)
+            self.connect(self.s1.n, self.s2.n, self.g.p)
+
+    with pytest.raises(ac.StructureError) as exc:
+        ac.build(TwoSources())
+    msg = str(exc.value)
+    assert "over-determined" in msg
+    assert "s1" in msg and "s2" in msg
+
+
+def test_too_few_equations_gives_counts_and_components():
+    class Loose(ac.Component):
+        p = el.Pin()
+        x = ac.Variable(unit="1")
+        y = ac.Variable(unit="1")
+        edges = [ac.Edge(ac.DATUM, "p")]
+
+        def equations(self):
+            return [self.p.i == 0, self.x == 1.0]  # nothing determines y
+
+    class M(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.loose = Loose()
+
+    with pytest.raises(ac.BalanceError) as exc:
+        ac.build(M())
+    msg = str(exc.value)
+    assert "equations and" in msg and "unknowns" in msg
+    assert "under-determined" in msg and "loose.y" in msg
+
+
+def test_forgotten_equation_of_the_tutorial():
+    class LeakyCapacitor(el.OnePort):
+        C = ac.Parameter(1e-3, unit="F")
+        G = ac.Parameter(1e-4, unit="S")
+        i_leak = ac.Variable(unit="A")
+
+        def equations(self):
+            return [self.i == self.C * ac.der(self.v) + self.i_leak]
+
+    with pytest.raises(ac.BalanceError, match=r"(?s)under-determined.*elem\.i_leak"):
+        ac.build(one_port_model(LeakyCapacitor()))
+
+
+def test_contradictory_initial_values_name_both_capacitors():
+    class Parallel(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.r = el.Resistor()
+            self.c1 = el.Capacitor(C=1.0, v=0.0)
+            self.c2 = el.Capacitor(C=1.0, v=1.0)
+            self.g = el.Ground()
+            self.connect(self.r.p, self.c1.p, self.c2.p)
+            self.connect(self.r.n, self.c1.n, self.c2.n, self.g.p)
+
+    with pytest.raises(ac.InitializationError, match=r"c1\.v .*c2\.v"):
+        ac.simulate(Parallel(), 0.1)
+
+
+def test_simulation_failure_returns_partial_result():
+    class Blowup(ac.Component):
+        """x' = x^2 from x(0) = 1 escapes to infinity at t = 1."""
+
+        p = el.Pin()
+        x = ac.Variable(start=1.0, fixed=True)
+        edges = [ac.Edge(ac.DATUM, "p")]
+
+        def equations(self):
+            return [ac.der(self.x) == self.x**2, self.p.v == 0]
+
+    class M(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.b = Blowup()
+
+    with pytest.raises(ac.SimulationError) as exc:
+        ac.simulate(M(), 2.0, n_points=201)
+    err = exc.value
+    assert err.partial is not None and 0.99 < err.t_fail <= 1.0
+    assert 0.98 <= err.partial.t[-1] <= err.t_fail  # the output points before the failure
+    assert "IDAS failed" in str(err) and "finite-time blow-up" in str(err)
+    res = ac.simulate(M(), 2.0, n_points=201, raise_on_failure=False)
+    assert res.status == "failed" and res.t[-1] < 1.0
+
+
+# ---------------------------------------------------------------------------------------
+# simulate's arguments
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, pattern", [
+    ({"n_points": 1}, r"n_points must be at least 2 .*got 1"),
+    ({"n_points": 0}, r"n_points must be at least 2 .*got 0"),
+    ({"n_points": 2.5}, r"n_points must be an integer"),
+    ({"dt": -0.1}, r"dt must be > 0, got -0.1"),
+    ({"dt": 1e-12}, r"dt = 1e-12 s gives 1e\+12 output points"),
+    ({"dt": 0.1, "n_points": 11}, r"one way: n_points=, dt= or t_eval="),
+    ({"t_eval": [0.0, 0.5, 0.2]}, r"t_eval must be strictly increasing: t_eval\[1\] = 0.5"),
+    ({"t_eval": [0.0]}, r"t_eval needs a time after t_start"),
+    ({"t_eval": [0.5, 2.0]}, r"t_eval ends at 2, after t_end = 1"),
+    ({"rtol": 0.0}, r"rtol must be > 0 and < 1, got 0"),
+    ({"rtol": -1e-6}, r"rtol must be > 0 and < 1"),
+    ({"rtol": NAN}, r"rtol must be finite"),
+    ({"atol": 0.0}, r"atol must be > 0, got 0"),
+    ({"max_step": 0.0}, r"max_step must be > 0"),
+    ({"solver": "ida"}, r"unknown solver 'ida'.*did you mean 'idas'"),
+    ({"t_start": 2.0}, r"t_end \(1\) must be after t_start \(2\)"),
+])
+def test_bad_simulate_argument_is_named(rc, kwargs, pattern):
+    with pytest.raises(ac.ArgumentError, match=pattern):
+        ac.simulate(rc, 1.0, **kwargs)
+
+
+def test_simulate_a_class_instead_of_an_instance():
+    with pytest.raises(ac.ArgumentError, match=r"got the class RC: write RC\(\)"):
+        ac.simulate(RC, 1.0)
+    with pytest.raises(ac.ArgumentError, match=r"got the class RC: write RC\(\)"):
+        ac.build(RC)
+
+
+def test_bad_argument_is_reported_before_the_build():
+    class NeverBuilt(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.r = el.Resistor()  # no ground: the build would fail
+
+    with pytest.raises(ac.ArgumentError, match="n_points"):
+        ac.simulate(NeverBuilt(), 1.0, n_points=1)
+
+
+# ---------------------------------------------------------------------------------------
+# parameters
+# ---------------------------------------------------------------------------------------
+
+
+def test_unknown_parameter_override():
+    with pytest.raises(ac.AcausalError, match="unknown parameter 'resistor.Rx'"):
+        ac.simulate(RC(), 0.1, params={"resistor.Rx": 1.0})
+
+
+def test_parameter_override_with_wrong_case_is_suggested(rc):
+    with pytest.raises(ac.ArgumentError, match=r"'capacitor\.c'; did you mean 'capacitor\.C'"):
+        ac.simulate(rc, 0.1, params={"capacitor.c": 2e-3})
+
+
+def test_parameter_override_by_short_path_is_suggested(rc):
+    with pytest.raises(ac.ArgumentError, match=r"unknown parameter 'R'.*'resistor\.R'"):
+        ac.simulate(rc, 0.1, params={"R": 10.0})
+
+
+@pytest.mark.parametrize("value", [NAN, INF])
+def test_non_finite_parameter_override(rc, value):
+    with pytest.raises(ac.ArgumentError, match=r"params\['resistor\.R'\] must be finite"):
+        ac.simulate(rc, 0.1, params={"resistor.R": value})
+
+
+def test_zero_override_where_the_component_divides(rc):
+    with pytest.raises(ac.ArgumentError, match=r"params\['capacitor\.C'\] = 0 .*> 0 F"):
+        ac.simulate(rc, 0.1, params={"capacitor.C": 0.0})
+
+
+def test_negative_override_out_of_range(rc):
+    with pytest.raises(ac.ArgumentError,
+                       match=r"params\['resistor\.R'\] = -5 .*>= 0 Ohm.*Resistor 'resistor'"):
+        ac.simulate(rc, 0.1, params={"resistor.R": -5.0})
+
+
+def test_override_with_a_unit_of_the_wrong_dimension(rc):
+    with pytest.raises(ac.ArgumentError, match=r"params\['resistor\.R'\]: '2 mH' is"):
+        ac.simulate(rc, 0.1, params={"resistor.R": "2 mH"})
+
+
+class _Stages(el.OnePort):
+    """A resistor of ``k`` Ohm, ``k`` a structural parameter (a plain number at build)."""
+
+    k = ac.Parameter(2, structural=True, doc="number of 1 Ohm stages")
+
+    def equations(self):
+        return [self.v == self.k * self.i]
+
+
+def test_override_of_a_structural_parameter_says_rebuild():
+    cm = ac.build(one_port_model(_Stages()))
+    with pytest.raises(ac.ArgumentError, match=r"'elem\.k' is a structural parameter.*build"):
+        ac.simulate(cm, 0.1, params={"elem.k": 3})
+
+
+def test_override_of_a_time_function_parameter():
+    m = one_port_model(el.Resistor())
+    m.source.V = lambda t: 1.0 + 0.0 * t
+    with pytest.raises(ac.ArgumentError, match=r"'source\.V' is given as a function of time"):
+        ac.simulate(ac.build(m), 0.1, params={"source.V": 2.0})
+
+
+def test_parameter_changed_after_build_points_to_params():
+    m = RC()
+    cm = ac.build(m)
+    m.resistor.R = 5.0
+    with pytest.raises(ac.ArgumentError) as exc:
+        ac.simulate(cm, 0.1)
+    msg = str(exc.value)
+    assert "resistor.R was changed to 5.0" in msg and "still uses 1000" in msg
+    assert "params={'resistor.R': 5.0}" in msg
+    res = ac.simulate(cm, 1.0, params={"resistor.R": 5.0}, n_points=3)  # as suggested
+    assert res.parameters["resistor.R"] == 5.0
+
+
+def test_structural_parameter_changed_after_build_needs_a_build():
+    m = one_port_model(_Stages())
+    cm = ac.build(m)
+    m.elem.k = 5
+    with pytest.raises(ac.ArgumentError, match=r"elem\.k was changed .*structural.*ac\.build"):
+        ac.simulate(cm, 0.1)
+
+
+# ---------------------------------------------------------------------------------------
+# start values, results, names
+# ---------------------------------------------------------------------------------------
+
+
+def test_start_value_for_an_unknown_name_is_suggested_case_insensitively(rc):
+    with pytest.raises(ac.StartValueError, match=r"'Capacitor\.V' \(did you mean capacitor\.v"):
+        ac.simulate(rc, 0.1, start={"Capacitor.V": 1.0})
+
+
+def test_non_finite_start_value(rc):
+    with pytest.raises(ac.StartValueError, match=r"start\['capacitor\.v'\] must be finite"):
+        ac.simulate(rc, 0.1, start={"capacitor.v": NAN})
+
+
+def test_unknown_result_name_suggests():
+    res = ac.simulate(RC(), 0.1, n_points=3)
+    with pytest.raises(KeyError, match="capacitor.v"):
+        res["capacitor.vv"]
+
+
+def test_result_name_with_wrong_case_is_suggested(rc):
+    res = ac.simulate(rc, 0.1, n_points=3)
+    with pytest.raises(KeyError, match=r"'CAPACITOR\.V' is not a variable.*'capacitor\.v'"):
+        res["CAPACITOR.V"]
+
+
+def test_result_indexed_by_a_number_says_which_keys(rc):
+    res = ac.simulate(rc, 0.1, n_points=3)
+    with pytest.raises(TypeError, match=r"dotted name .*res\['capacitor\.v'\].*not by int 0"):
+        res[0]
