@@ -60,6 +60,7 @@ from .errors import (
     TopologyError,
 )
 from .relations import no_event
+from .persist import DetachedModelError, load
 from .results import Result
 from .simulate import SimulationStats, simulate
 
@@ -122,4 +123,6 @@ __all__ = [
     "sample",
     "no_event",
     "simulate",
+    "load",
+    "DetachedModelError",
 ]
