@@ -230,6 +230,20 @@ class CompiledModel:
     def __str__(self) -> str:
         return str(self.report)
 
+    # ----- saving (acausal.persist) -----
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle support: the compile products without the component objects (see
+        :mod:`acausal.persist` for what a loaded model can and cannot do)."""
+        from .persist import reduce_model
+
+        return reduce_model(self)
+
+    def save(self, path: Any) -> Any:
+        """Write the compiled model to ``path``; read it back with :func:`acausal.load`."""
+        from .persist import save
+
+        return save(self, path)
+
 
 def build(model: Component, *, tree: Sequence[Any] | None = None,
           passes: Sequence[Pass] | None = None) -> CompiledModel:

@@ -156,6 +156,18 @@ class Result:
             plt.close(fig)
         return fig
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle support: outputs evaluated first (:mod:`acausal.persist`)."""
+        from .persist import result_state
+
+        return result_state(self)
+
+    def save(self, path: str) -> Any:
+        """Write the result to ``path``; read it back with :func:`acausal.load`."""
+        from .persist import save
+
+        return save(self, path)
+
     def __repr__(self) -> str:
         return (f"<Result {self.status}: t = {self.t[0]:g}..{self.t[-1]:g} s, "
                 f"{len(self.t)} points, {len(self._names)} variables>")
