@@ -24,11 +24,11 @@ def test_function_of_named_parameters_matches_simulate_and_finite_differences():
     cm = ac.build(dc_motor.build_model())
     sim = ac.export.simulator(cm, GRID, ["load.w", "inductor.i"],
                               params=["resistor.R", "load.J"], start=["load.w"],
-                              rtol=1e-11, atol=1e-11)
+                              rtol=1e-12, atol=1e-12)
     assert sim.name_in() == ["p", "s"] and sim.name_out() == ["X", "Y", "x0", "z0"]
     p0, s0 = np.array([0.5, 3e-3]), np.array([0.5])
     Y = np.asarray(sim(p0, s0)[1])
-    res = ac.simulate(cm, 0.3, t_eval=GRID, rtol=1e-11, atol=1e-11,
+    res = ac.simulate(cm, 0.3, t_eval=GRID, rtol=1e-12, atol=1e-12,
                       params={"resistor.R": 0.5, "load.J": 3e-3}, start={"load.w": 0.5})
     np.testing.assert_allclose(Y[0], res["load.w"][1:], rtol=0, atol=1e-7)
     np.testing.assert_allclose(Y[1], res["inductor.i"][1:], rtol=0, atol=1e-7)
@@ -43,7 +43,8 @@ def test_function_of_named_parameters_matches_simulate_and_finite_differences():
         e[k] = h
         yp = np.asarray(sim((x + e)[:2], (x + e)[2:])[1])[:, 5]
         ym = np.asarray(sim((x - e)[:2], (x - e)[2:])[1])[:, 5]
-        # central differences: truncation error O(h^2), measured 3e-5 relative
+        # central differences: truncation error O(h^2), measured 3e-5 relative (at looser
+        # tolerances IDAS changes its step sequence between the two runs: noisy quotients)
         np.testing.assert_allclose(J[:, k], (yp - ym) / (2 * h), rtol=1e-4)
 
 
