@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from .compiler import CompiledModel
     from .results import Result
 
-__all__ = ["DetachedComponent", "DetachedPort", "DetachedModelError", "save", "load", "dumps", "loads",
-           "FORMAT_VERSION"]
+__all__ = ["DetachedComponent", "DetachedPort", "DetachedModelError", "save", "load", "dumps",
+           "loads", "FORMAT_VERSION"]
 
 #: version of the saved layout (a file of another version is refused with a message)
 FORMAT_VERSION = 1
@@ -216,13 +216,13 @@ class _CasadiContext:
         self.ctx = cs.StringSerializer() if writing else cs.StringDeserializer("")
 
     def __enter__(self) -> Any:
-        tl = _cs_internal._thread_local
+        tl = _cs_internal._thread_local  # type: ignore[attr-defined]
         self.old = getattr(tl, self.attr, None)
         setattr(tl, self.attr, self.ctx)
         return self.ctx
 
     def __exit__(self, *args: Any) -> None:
-        setattr(_cs_internal._thread_local, self.attr, self.old)
+        setattr(_cs_internal._thread_local, self.attr, self.old)  # type: ignore[attr-defined]
 
 
 def _model_payload(cm: CompiledModel) -> dict[str, Any]:
