@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import casadi as _cs
 
-from . import domains, export
+from . import domains, export, ocp
 from .compiler import PASSES, CompiledModel, CompileState, Pass, StructureReport, build
 from .component import (
     DATUM,
@@ -59,8 +59,8 @@ from .errors import (
     StructurePart,
     TopologyError,
 )
-from .relations import no_event
 from .persist import DetachedModelError, load
+from .relations import no_event
 from .results import Result
 from .simulate import SimulationStats, simulate
 
@@ -115,6 +115,7 @@ __all__ = [
     "der",
     "domains",
     "export",
+    "ocp",
     "guess",
     "when",
     "reinit",
