@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import casadi as _cs
 
-from . import domains, export, ocp
+from . import domains, export, ocp, progress
 from .compiler import PASSES, CompiledModel, CompileState, Pass, StructureReport, build
 from .component import (
     DATUM,
@@ -63,6 +63,7 @@ from .persist import DetachedModelError, load
 from .relations import no_event
 from .results import Result
 from .simulate import SimulationStats, simulate
+from .sweep import SweepResult, sweep
 
 try:  # numpy functions on CasADi symbols return CasADi symbols (sources written with np.sin)
     _cs.GlobalOptions.setNumpyMode(-1)
@@ -126,4 +127,7 @@ __all__ = [
     "simulate",
     "load",
     "DetachedModelError",
+    "progress",
+    "sweep",
+    "SweepResult",
 ]
