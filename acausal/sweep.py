@@ -153,9 +153,9 @@ def _one_run(cm: CompiledModel, values: dict[str, float], t_end: float, grid: np
     tic = time.perf_counter()
     series = np.full((len(grid), width), np.nan)
     out: dict[str, Any] = {"status": "ok", "error": "", "metrics": {}}
-    res = None
+    res: Any = None
     try:
-        res = simulate(cm, t_end, t_eval=grid, params=values, **options)
+        res = simulate(cm, t_end, t_eval=list(grid), params=values, **options)
     except SimulationError as exc:
         out.update(status="failed", error=f"SimulationError: {exc}")
         res = exc.partial
