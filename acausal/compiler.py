@@ -23,6 +23,7 @@ from .domain_passes import DomainPass
 from .errors import AcausalError
 from .flatten import FlatSystem, flatten_pass
 from .graph import LinearGraph, graph_pass
+from .progress import reporter
 from .relations import relations_pass
 from .state import CompileState, Pass, need
 from .structure.alias import AliasResult, alias_pass
@@ -246,7 +247,7 @@ class CompiledModel:
 
 
 def build(model: Component, *, tree: Sequence[Any] | None = None,
-          passes: Sequence[Pass] | None = None) -> CompiledModel:
+          passes: Sequence[Pass] | None = None, progress: Any = None) -> CompiledModel:
     """Run the compile chain on ``model`` and return the compiled system.
 
     Parameters
@@ -259,6 +260,9 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
     passes : list of Pass, optional
         The compile chain (default :data:`PASSES`); a custom list adds, replaces or
         inspects passes. It must produce what :class:`CompiledModel` shows (a DAE).
+    progress : None, bool or callable
+        Progress per pass: a bar in a terminal for long builds, or
+        ``progress(fraction, pass name)`` (:mod:`acausal.progress`).
     """
     if isinstance(model, CompiledModel):
         return model
@@ -270,10 +274,13 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
     try:
         state = CompileState(model, tuple(tree) if tree is not None else None)
         timings: dict[str, float] = {}
-        for p in chain:
+        report = reporter(progress, what="build")
+        for k, p in enumerate(chain):
+            report(k / len(chain), p.name)
             tic = time.perf_counter()
             state = p.run(state)
             timings[p.name] = time.perf_counter() - tic
+        report.close()
         cm = CompiledModel(state, chain, StructureReport.from_state(state, timings))
         cm._dae_by_states[tuple(cm.selection.states)] = cm.dae
         return cm
