@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Reporter", "reporter", "DELAY"]
+__all__ = ["Reporter", "reporter", "DELAY", "format_stats"]
 
 #: seconds of work before the automatic bar appears
 DELAY = 1.0
@@ -113,3 +113,23 @@ def reporter(progress: Any = None, *, what: str = "",
                           "{postfix}", leave=False, file=sys.stderr)
     bar.start_t = time.time()
     return Reporter(None, bar, span=span)
+
+
+def format_stats(stats: Any) -> str:
+    """``res.stats.summary()``: the integrator's counts per call and in total."""
+    head = ("call", "steps", "rhs", "jac", "err.test", "newton", "mode")
+    rows = [(str(k), str(s.steps), str(s.rhs_evaluations), str(s.jacobian_evaluations),
+             str(s.error_test_failures), str(s.newton_failures),
+             s.mode + (f" (after {', '.join(s.attempts)})" if s.attempts else ""))
+            for k, s in enumerate(stats.segments)]
+    rows.append(("total", str(stats.steps), str(stats.rhs_evaluations),
+                 str(stats.jacobian_evaluations), str(stats.error_test_failures),
+                 str(stats.newton_failures), ""))
+    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(len(head))]
+    lines = [f"{stats.solver}: {len(stats.segments)} integrator call(s), "
+             f"{len(stats.time_events)} time event(s), {len(stats.events)} event(s), "
+             f"{stats.reselections} state re-selection(s), {stats.wall_time:.3f} s"]
+    for r in [head, *rows]:
+        lines.append("  " + "  ".join(v.rjust(w) if i < 6 else v
+                                      for i, (v, w) in enumerate(zip(r, widths, strict=True))))
+    return "\n".join(lines)
