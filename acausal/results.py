@@ -156,6 +156,13 @@ class Result:
             plt.close(fig)
         return fig
 
+    def animate(self, cm: Any, file: str | None = None, **kwargs: Any) -> Any:
+        """Animate the 3D mechanism of the compiled model ``cm`` along this result (GIF,
+        MP4, or a PNG snapshot; see :func:`acausal.animation.animate`)."""
+        from .animation import animate
+
+        return animate(self, cm, file, **kwargs)
+
     def __getstate__(self) -> dict[str, Any]:
         """Pickle support: outputs evaluated first (:mod:`acausal.persist`)."""
         from .persist import result_state
