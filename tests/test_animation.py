@@ -56,3 +56,19 @@ def test_a_loaded_model_animates_and_a_circuit_is_refused(run, tmp_path):
         ac.simulate(rc, 0.1).animate(rc, str(tmp_path / "x.gif"))
     with pytest.raises(ac.AcausalError, match="unknown animation format"):
         res.animate(cm, str(tmp_path / "x.avi"), frames=2)
+
+
+def test_graph_drawing_in_the_style_of_fig1():
+    from models import RC
+
+    g = ac.build(RC()).graph
+    ax = g.draw()
+    texts = [t.get_text() for t in ax.texts]
+    assert sorted(t for t in texts if t.startswith("$e_")) == sorted(
+        f"$e_{{{e.index}}}$" for e in g.edges)
+    assert any("ground" in t for t in texts)  # the datum is named
+    widths = sorted({round(line.get_linewidth(), 1) for line in ax.get_legend().get_lines()})
+    assert widths == [1.2, 2.6]  # cotree thin (dashed), tree bold
+    import matplotlib.pyplot as plt
+
+    plt.close(ax.figure)
