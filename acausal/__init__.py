@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import casadi as _cs
 
-from . import domains, export, units
+from . import domains, export, ocp, progress, units
 from .compiler import PASSES, CompiledModel, CompileState, Pass, StructureReport, build
 from .component import (
     DATUM,
@@ -65,9 +65,11 @@ from .errors import (
     UnitError,
 )
 from .functions import fabs, fmax, fmin, if_else, sign
+from .persist import DetachedModelError, load
 from .relations import no_event
 from .results import Result
 from .simulate import SimulationStats, simulate
+from .sweep import SweepResult, sweep
 
 try:  # numpy functions on CasADi symbols return CasADi symbols (sources written with np.sin)
     _cs.GlobalOptions.setNumpyMode(-1)
@@ -130,6 +132,7 @@ __all__ = [
     "der",
     "domains",
     "export",
+    "ocp",
     "guess",
     "when",
     "reinit",
@@ -138,4 +141,9 @@ __all__ = [
     "sample",
     "no_event",
     "simulate",
+    "load",
+    "DetachedModelError",
+    "progress",
+    "sweep",
+    "SweepResult",
 ]

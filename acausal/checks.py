@@ -201,13 +201,20 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
     return out
 
 
+def current_value(p: Any) -> Any:
+    """The value the parameter's component holds now (None for a detached component of a
+    loaded model, whose values cannot change)."""
+    held = p.owner.__dict__.get("_params") if p.owner is not None else None
+    return None if held is None or p.decl is None else held.get(p.decl.name)
+
+
 def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> None:
     """Parameters changed on the model after the build (and not overridden by params=)."""
     for p in cm.system.parameters:
         if p.owner is None or p.name in overridden or not isinstance(p.decl, Parameter):
             continue
-        now = p.owner.__dict__["_params"].get(p.decl.name)
-        if isinstance(now, (int, float)) and float(now) == p.value:
+        now = current_value(p)
+        if now is None or isinstance(now, (int, float)) and float(now) == p.value:
             continue
         unit = f" {p.unit}" if p.unit and p.unit != "1" else ""
         if callable(now):

@@ -23,6 +23,7 @@ from .domain_passes import DomainPass
 from .errors import ArgumentError
 from .flatten import FlatSystem, flatten_pass
 from .graph import LinearGraph, graph_pass
+from .progress import reporter
 from .relations import relations_pass
 from .state import CompileState, Pass, need
 from .structure.alias import AliasResult, alias_pass
@@ -252,11 +253,13 @@ class CompiledModel:
         sizes of the compiled system."""
         r = self.report
         lines = [self.model.summary(max_rows)]
-        changed = [f"  {p.name} = {p.owner.__dict__['_params'].get(p.decl.name)!r} "
+        from .checks import current_value
+
+        now = {p.name: current_value(p) for p in self.system.parameters}
+        changed = [f"  {p.name} = {now[p.name]!r} "
                    f"(built with {p.value:g}; pass it with params= or build again)"
                    for p in self.system.parameters
-                   if p.owner is not None and p.decl is not None
-                   and p.owner.__dict__["_params"].get(p.decl.name) != p.value]
+                   if now[p.name] is not None and now[p.name] != p.value]
         if changed:
             lines.append("Changed since the build:")
             lines += changed[:max_rows]
@@ -279,9 +282,23 @@ class CompiledModel:
             "to the integrator; print(cm.report) for the structure")
         return "\n".join(lines)
 
+    # ----- saving (acausal.persist) -----
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle support: the compile products without the component objects (see
+        :mod:`acausal.persist` for what a loaded model can and cannot do)."""
+        from .persist import reduce_model
+
+        return reduce_model(self)
+
+    def save(self, path: Any) -> Any:
+        """Write the compiled model to ``path``; read it back with :func:`acausal.load`."""
+        from .persist import save
+
+        return save(self, path)
+
 
 def build(model: Component, *, tree: Sequence[Any] | None = None,
-          passes: Sequence[Pass] | None = None) -> CompiledModel:
+          passes: Sequence[Pass] | None = None, progress: Any = None) -> CompiledModel:
     """Run the compile chain on ``model`` and return the compiled system.
 
     Parameters
@@ -294,6 +311,9 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
     passes : list of Pass, optional
         The compile chain (default :data:`PASSES`); a custom list adds, replaces or
         inspects passes. It must produce what :class:`CompiledModel` shows (a DAE).
+    progress : None, bool or callable
+        Progress per pass: a bar in a terminal for long builds, or
+        ``progress(fraction, pass name)`` (:mod:`acausal.progress`).
     """
     if isinstance(model, CompiledModel):
         return model
@@ -301,6 +321,12 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
         raise ArgumentError(f"build() needs a model instance, got the class "
                             f"{model.__name__}: write {model.__name__}()")
     if not isinstance(model, Component):
+        from .persist import DetachedComponent, DetachedModelError
+
+        if isinstance(model, DetachedComponent):
+            raise DetachedModelError(
+                f"{model!r} belongs to a loaded model and cannot be built again: build the "
+                "model class again, cm = ac.build(MyModel())")
         raise ArgumentError(f"build() needs a model (an acausal Component), got {model!r}")
     chain = tuple(PASSES if passes is None else passes)
     for p in chain:
@@ -313,10 +339,13 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
     try:
         state = CompileState(model, tuple(tree) if tree is not None else None)
         timings: dict[str, float] = {}
-        for p in chain:
+        report = reporter(progress, what="build")
+        for k, p in enumerate(chain):
+            report(k / len(chain), p.name)
             tic = time.perf_counter()
             state = p.run(state)
             timings[p.name] = time.perf_counter() - tic
+        report.close()
         cm = CompiledModel(state, chain, StructureReport.from_state(state, timings))
         cm._dae_by_states[tuple(cm.selection.states)] = cm.dae
         return cm

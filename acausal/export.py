@@ -59,13 +59,25 @@ def output_function(cm: CompiledModel, names: Sequence[str],
 
 
 def simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequence[str] = (), *,
-              rtol: float = 1e-8, atol: float = 1e-10) -> cs.Function:
+              rtol: float = 1e-8, atol: float = 1e-10, params: Sequence[str] | None = None,
+              start: Sequence[str] = (), fixed: dict[str, float] | None = None
+              ) -> cs.Function:
     """A differentiable simulation: ``(x0, z0, p) -> (X, Y)`` on ``grid``.
 
     ``X`` holds the states at ``grid[1:]`` (one column per time), ``Y`` the requested
     outputs there. Derivatives with respect to ``x0`` and ``p`` come from IDAS forward or
     adjoint sensitivities, so the function can sit inside an NLP (``casadi.nlpsol``).
+
+    With ``params=["motor.R", ...]`` the function is ``(p[, s]) -> (X, Y, x0, z0)`` of
+    those parameters only (the others fixed, at ``fixed=`` or the model's values; ``s``:
+    the start values named in ``start``), the consistent initial values computed inside
+    (:func:`acausal.differentiable.parametric_simulator`).
     """
+    if params is not None or start:
+        from .differentiable import parametric_simulator
+
+        return parametric_simulator(cm, grid, outputs, params or (), start, rtol=rtol,
+                                    atol=atol, fixed=fixed)
     g = np.asarray(grid, dtype=float)
     d = cm.dae
     integ = make_integrator(d, g - g[0], rtol=rtol, atol=atol)

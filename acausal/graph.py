@@ -265,29 +265,12 @@ class LinearGraph:
     def __str__(self) -> str:
         return self.listing()
 
-    def draw(self, ax: Any = None) -> Any:
-        """Draw the graph with networkx/matplotlib (tree edges bold)."""
-        import matplotlib.pyplot as plt
-        import networkx as nx
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the graph with networkx/matplotlib: tree edges bold, cotree chords dashed,
+        edges labelled (see :func:`acausal.graph_drawing.draw_graph`)."""
+        from .graph_drawing import draw_graph
 
-        g = nx.MultiDiGraph()
-        for v in self.vertices:
-            g.add_node(v.index)
-        for e in self.edges:
-            g.add_edge(e.initial, e.final, key=e.index)
-        if ax is None:
-            _, ax = plt.subplots(figsize=(7, 5))
-        pos = nx.spring_layout(g, seed=1)
-        tree = [(e.initial, e.final) for e in self.tree]
-        nx.draw_networkx_nodes(g, pos, ax=ax, node_size=250)
-        labels = {v.index: f"v{v.index}" for v in self.vertices}
-        nx.draw_networkx_labels(g, pos, ax=ax, labels=labels)
-        nx.draw_networkx_edges(g, pos, edgelist=tree, width=2.5, ax=ax)
-        nx.draw_networkx_edges(
-            g, pos, edgelist=[(e.initial, e.final) for e in self.cotree], style="dashed", ax=ax
-        )
-        ax.set_axis_off()
-        return ax
+        return draw_graph(self, ax, **kwargs)
 
 
 def split_tree(model: Component, tree: Iterable[Any] | None

@@ -47,7 +47,12 @@ class Result:
     @property
     def _data(self) -> np.ndarray:
         if hasattr(self._data_or_fn, "matrix"):
-            self._data_or_fn = self._data_or_fn.matrix()
+            data = self._data_or_fn.matrix()
+            # a value once read keeps its bits: the table's route (one sparse product)
+            # agrees with the per-name route to rounding only
+            for k, col in self._columns.items():
+                data[:, self._offsets[k]:self._offsets[k + 1]] = col
+            self._data_or_fn = data
             self._columns.clear()
         elif callable(self._data_or_fn):
             self._data_or_fn = self._data_or_fn()
@@ -174,6 +179,25 @@ class Result:
             fig.savefig(file, dpi=110)
             plt.close(fig)
         return fig
+
+    def animate(self, cm: Any, file: str | None = None, **kwargs: Any) -> Any:
+        """Animate the 3D mechanism of the compiled model ``cm`` along this result (GIF,
+        MP4, or a PNG snapshot; see :func:`acausal.animation.animate`)."""
+        from .animation import animate
+
+        return animate(self, cm, file, **kwargs)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle support: outputs evaluated first (:mod:`acausal.persist`)."""
+        from .persist import result_state
+
+        return result_state(self)
+
+    def save(self, path: str) -> Any:
+        """Write the result to ``path``; read it back with :func:`acausal.load`."""
+        from .persist import save
+
+        return save(self, path)
 
     def __repr__(self) -> str:
         return (f"<Result {self.status}: t = {self.t[0]:g}..{self.t[-1]:g} s, "

@@ -27,6 +27,7 @@ from .errors import AcausalError, SimulationError
 from .events import time_events
 from .hybrid import Event, EventLoop, HybridState, warn_zeno
 from .initialize import consistent_algebraic, initialize
+from .progress import reporter
 from .results import Result
 from .solvers.base import (
     IntegrationFailure,
@@ -90,6 +91,32 @@ class SimulationStats:
         """Integrator steps over the whole run."""
         return sum(s.steps for s in self.segments)
 
+    @property
+    def rhs_evaluations(self) -> int:
+        """Residual (right-hand side) evaluations over the whole run."""
+        return sum(s.rhs_evaluations for s in self.segments)
+
+    @property
+    def jacobian_evaluations(self) -> int:
+        """Jacobian (iteration matrix) evaluations over the whole run."""
+        return sum(s.jacobian_evaluations for s in self.segments)
+
+    @property
+    def error_test_failures(self) -> int:
+        """Local error test failures over the whole run."""
+        return sum(s.error_test_failures for s in self.segments)
+
+    @property
+    def newton_failures(self) -> int:
+        """Nonlinear (Newton) convergence failures over the whole run."""
+        return sum(s.newton_failures for s in self.segments)
+
+    def summary(self) -> str:
+        """A table of the counts per integrator call and in total."""
+        from .progress import format_stats
+
+        return format_stats(self)
+
 
 def _grid(t_start: float, t_end: float, n_points: int | None, dt: float | None,
           t_eval: Sequence[float] | None) -> np.ndarray:
@@ -128,7 +155,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
              start: dict[str, float] | None = None, max_step: float | None = None,
              solver: str = "idas", mode: str | None = None,
              solver_options: dict[str, Any] | None = None,
-             raise_on_failure: bool = True) -> Result:
+             raise_on_failure: bool = True, progress: Any = None) -> Result:
     """Simulate a model and return the :class:`~acausal.results.Result`.
 
     Parameters
@@ -164,6 +191,9 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         If True (default) an integration failure raises :class:`SimulationError` whose
         ``partial`` holds the result up to the failure; if False that partial result is
         returned with ``status == "failed"``.
+    progress : None, bool or callable
+        Progress: a bar in a terminal for long runs, or ``progress(fraction, message)``
+        once per integrator call (:mod:`acausal.progress`).
     """
     params, start = check_simulate_arguments(
         model, t_end, t_start=t_start, n_points=n_points, dt=dt, t_eval=t_eval, rtol=rtol,
@@ -178,8 +208,13 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
             extra=tuple(sorted((solver_options or {}).items())),
             # a chunk of a dynamic-selection run is short: a singular choice fails fast
             max_num_steps=5_000 if cm.selection.dynamic else 100_000)
-        return _Run(cm, _integrator(cm, solver, options), params, start).run(
-            _grid(t_start, t_end, n_points, dt, t_eval), raise_on_failure)
+        grid = _grid(t_start, t_end, n_points, dt, t_eval)
+        run = _Run(cm, _integrator(cm, solver, options), params, start)
+        run.progress = reporter(progress, what="simulate", span=(grid[0], grid[-1]))
+        try:
+            return run.run(grid, raise_on_failure)
+        finally:
+            run.progress.close()
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -204,6 +239,7 @@ class _Run:
         self.start = start
         self.stats = SimulationStats(solver=integ.name)
         self.t_fail: float | None = None
+        self.progress = reporter(False)
 
     def run(self, grid: np.ndarray, raise_on_failure: bool) -> Result:
         tic = _time.perf_counter()
@@ -289,6 +325,8 @@ class _Run:
 
     def _piece(self, dae: SemiExplicitDAE, seg: Segment) -> _Piece:
         self.stats.segments.append(seg.stats)
+        if len(seg.t):
+            self.progress.at_time(float(seg.t[-1]))
         return (dae, seg.x, seg.z, seg.t, self.p.copy())
 
     # ----- hybrid models -----
@@ -340,6 +378,7 @@ class _Run:
                 return "failed", str(exc), pieces
             if len(reached.t):
                 pieces.append((dae, reached.x, reached.z, reached.t, reached.p.copy()))
+                self.progress.at_time(float(reached.t[-1]))
             k += len(reached.t)
             if pre is None:
                 m = min(2 * m, _MAX_CHUNK)

@@ -1,0 +1,233 @@
+"""The ``acausal`` command line (also ``python -m acausal``).
+
+::
+
+    acausal simulate examples/dc_motor.py:DCMotorDrive --t-end 0.3 --param resistor.R=0.5 \\
+        --plot out.png --csv out.csv
+    acausal info examples/dc_motor.py:DCMotorDrive [--graph] [--equations]
+    acausal export examples/dc_motor.py:DCMotorDrive --fmu DCMotorDrive.fmu
+    acausal export examples/dc_motor.py:DCMotorDrive --save dc_motor.acm
+    acausal simulate dc_motor.acm --t-end 1        # a saved compiled model
+
+A **target** is ``FILE.py:NAME`` or ``package.module:NAME``, where ``NAME`` is a model
+class, a function returning a model (or a compiled model), or a model instance; or a file
+written by ``cm.save(path)``. Errors of the library are printed as one message (exit
+status 1), without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main", "load_target"]
+
+
+def load_target(target: str) -> Any:
+    """The compiled model (or model) that ``target`` names (see the module doc)."""
+    from .compiler import CompiledModel
+    from .component import Component
+    from .errors import AcausalError
+    from .persist import load
+
+    path, sep, name = target.rpartition(":")
+    if not sep or (len(path) == 1 and path.isalpha()):  # no name (or a drive letter)
+        if Path(target).is_file() and not target.endswith(".py"):
+            return load(target)
+        raise AcausalError(f"target {target!r}: write FILE.py:NAME or module:NAME (a model "
+                           "class, a function returning a model, or a model), or give a "
+                           "file saved with cm.save()")
+    if path.endswith(".py") or Path(path).is_file():
+        file = Path(path).resolve()
+        if not file.is_file():
+            raise AcausalError(f"target {target!r}: no file {path}")
+        sys.path.insert(0, str(file.parent))  # the script's siblings import as usual
+        mod_name = f"acausal_cli_{file.stem}"
+        spec = importlib.util.spec_from_file_location(mod_name, file)
+        if spec is None or spec.loader is None:
+            raise AcausalError(f"cannot import {file}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(path)
+    obj = getattr(module, name, None)
+    if obj is None:
+        found = sorted(n for n, v in vars(module).items()
+                       if isinstance(v, type) and issubclass(v, Component)
+                       and v.__module__ == module.__name__)
+        raise AcausalError(f"{path} has no {name!r}" + (f"; models there: {', '.join(found)}"
+                                                        if found else ""))
+    if isinstance(obj, Component | CompiledModel):
+        return obj
+    if callable(obj):
+        made = obj()
+        if isinstance(made, Component | CompiledModel):
+            return made
+        raise AcausalError(f"{name}() returned {type(made).__name__}, not a model")
+    raise AcausalError(f"{name} is not a model, a model class or a function")
+
+
+def _assignments(items: Sequence[str], what: str) -> dict[str, float]:
+    from .errors import AcausalError
+
+    out: dict[str, float] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            out[key.strip()] = float(value)
+        except ValueError:
+            raise AcausalError(f"--{what} {item!r}: write NAME=VALUE, e.g. resistor.R=0.5") \
+                from None
+    return out
+
+
+def _compiled(args: argparse.Namespace) -> Any:
+    from .compiler import build
+
+    return build(load_target(args.target), progress=args.progress)
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from .simulate import simulate
+
+    cm = _compiled(args)
+    res = simulate(cm, args.t_end, t_start=args.t_start, n_points=args.n_points, dt=args.dt,
+                   rtol=args.rtol, atol=args.atol,
+                   params=_assignments(args.param, "param"),
+                   start=_assignments(args.start, "start"), raise_on_failure=False,
+                   progress=args.progress)
+    names = [n for group in args.outputs for n in group.split(",") if n] or list(cm.states)
+    for n in names:
+        res[n]  # unknown names fail here, with suggestions
+    print(f"{res!r}")
+    st = res.stats
+    print(f"  solver {st.solver} ({st.integration_mode}), {st.steps} steps, "
+          f"{len(st.segments)} integrator call(s), {st.wall_time:.3f} s")
+    print(f"  at t = {res.t[-1]:.6g} s:")
+    for n in names:
+        v = res[n][-1]
+        print(f"    {n} = {v:.10g}" if v.ndim == 0 else f"    {n} = {v.tolist()}")
+    if args.csv:
+        res.to_csv(args.csv, names if args.outputs else None)
+        print(f"  table written to {args.csv}")
+    if args.plot:
+        res.plot(*names, file=args.plot)
+        print(f"  plot written to {args.plot}")
+    if args.save_result:
+        res.save(args.save_result)
+        print(f"  result written to {args.save_result}")
+    if res.status != "ok":
+        print(f"acausal: the simulation stopped: {res.message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    cm = _compiled(args)
+    print(cm.report)
+    print(f"  parameters ({len(cm.dae.p_names)}): "
+          + ", ".join(f"{n}={v:g}" for n, v in zip(cm.dae.p_names, cm.dae.p_values,
+                                                  strict=True)))
+    if args.graph:
+        print(cm.graph.listing())
+    if args.equations:
+        print(cm.equations())
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from .errors import AcausalError
+
+    if not (args.fmu or args.save or args.casadi):
+        raise AcausalError("export: choose --fmu FILE, --save FILE and/or --casadi FILE")
+    cm = _compiled(args)
+    if args.save:
+        cm.save(args.save)
+        print(f"compiled model written to {args.save} (read it with acausal.load)")
+    if args.casadi:
+        cm.dae.function("dae").save(args.casadi)
+        print(f"CasADi function dae(x, z, p, t) -> (ode, alg) written to {args.casadi} "
+              "(casadi.Function.load)")
+    if args.fmu:
+        from .export import fmu
+
+        path = fmu(cm, args.fmu)
+        print(f"FMI 2.0 Model Exchange FMU written to {path}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="acausal", description="Build, simulate and export acausal models.",
+        epilog="TARGET: FILE.py:NAME or module:NAME (a model class, a function returning a "
+               "model, or a model), or a compiled model saved with cm.save().")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("target", metavar="TARGET")
+        sp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bar (default: in a terminal, for long work)")
+
+    s = sub.add_parser("simulate", help="simulate a model and print, plot or tabulate")
+    common(s)
+    s.add_argument("--t-end", type=float, required=True, help="final time [s]")
+    s.add_argument("--t-start", type=float, default=0.0, help="initial time [s]")
+    s.add_argument("--n-points", type=int, default=None, help="output points (501)")
+    s.add_argument("--dt", type=float, default=None, help="output step [s]")
+    s.add_argument("--rtol", type=float, default=1e-6)
+    s.add_argument("--atol", type=float, default=1e-8)
+    s.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="parameter override (repeatable)")
+    s.add_argument("--start", action="append", default=[], metavar="NAME=VALUE",
+                   help="start value override (repeatable)")
+    s.add_argument("--outputs", "-o", action="append", default=[], metavar="NAMES",
+                   help="comma-separated quantities to print/plot (default: the states)")
+    s.add_argument("--plot", metavar="FILE", help="plot the outputs (PNG, SVG, PDF)")
+    s.add_argument("--csv", metavar="FILE", help="write a CSV table (all quantities, or "
+                   "the --outputs)")
+    s.add_argument("--save-result", metavar="FILE", help="pickle the result (acausal.load)")
+    s.set_defaults(run=_cmd_simulate)
+
+    i = sub.add_parser("info", help="print the structure report")
+    common(i)
+    i.add_argument("--graph", action="store_true", help="also list the linear graph")
+    i.add_argument("--equations", action="store_true",
+                   help="also list the index-reduced equations")
+    i.set_defaults(run=_cmd_info)
+
+    e = sub.add_parser("export", help="export an FMU, a saved model or a CasADi function")
+    common(e)
+    e.add_argument("--fmu", metavar="FILE", help="FMI 2.0 Model Exchange FMU (needs a C "
+                   "compiler)")
+    e.add_argument("--save", metavar="FILE", help="the compiled model (acausal.load)")
+    e.add_argument("--casadi", metavar="FILE", help="the DAE as a serialised CasADi "
+                   "function")
+    e.set_defaults(run=_cmd_export)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    from .errors import AcausalError
+
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except AcausalError as exc:
+        print(f"acausal: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    except KeyError as exc:  # an unknown result name, with suggestions
+        print(f"acausal: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

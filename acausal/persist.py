@@ -1,0 +1,291 @@
+"""Saving and loading compiled models and results (pickle, ``cm.save`` / ``ac.load``).
+
+A :class:`~acausal.compiler.CompiledModel` pickles with the standard :mod:`pickle` (and so
+travels to Dask workers, ``multiprocessing`` pools and files); :meth:`CompiledModel.save`
+and :func:`load` write and read such a pickle with a format header. CasADi expressions
+(``SX``) are written through CasADi's own serialisation, inside one serialisation context
+per model so that every symbol keeps its identity across the compile products (the DAE,
+the equation system, the initial problem all refer to the same ``x``, ``z``, ``p``).
+
+The **model tree** (the user's component objects) is not saved: component classes may
+live in scripts that the loading process cannot import, and may hold functions (signal
+parameters) that do not pickle. Every reference to a component is replaced by a
+:class:`DetachedComponent` that keeps its path, its class name and its plain parameter
+values. A loaded model therefore
+
+* simulates (``ac.simulate(cm, ...)`` with ``params=`` and ``start=``), re-initialises,
+  re-selects states, handles events, linearises and exports CasADi functions, reads
+  ``cm.report``, ``cm.states``, ``cm.graph.listing()``, ``cm.equations()``, and sweeps;
+* cannot be rebuilt (no ``cm.model`` component objects: ``ac.build(cm.model)`` and
+  anything that walks the component tree, such as FMU export, raise
+  :class:`DetachedModelError` with the remedy: rebuild from the model class).
+
+A :class:`~acausal.results.Result` pickles with its outputs evaluated (the lazily
+evaluated table is computed before writing), its statistics and its events.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import casadi as cs
+import casadi.casadi as _cs_internal
+
+from .component import DATUM, Component, PortInstance
+from .errors import AcausalError
+
+if TYPE_CHECKING:
+    from .compiler import CompiledModel
+    from .results import Result
+
+__all__ = ["DetachedComponent", "DetachedPort", "DetachedModelError", "save", "load", "dumps",
+           "loads", "FORMAT_VERSION"]
+
+#: version of the saved layout (a file of another version is refused with a message)
+FORMAT_VERSION = 1
+_MAGIC = b"ACAUSAL-MODEL\n"
+
+
+class DetachedModelError(AcausalError):
+    """An operation needs the component objects of a model loaded from a file or received
+    from another process (they are not saved)."""
+
+
+class DetachedComponent:
+    """Stand-in for a component object of a saved compiled model.
+
+    Keeps what can be shown: the dotted ``path``, the class (``class_name``,
+    ``class_names`` of its bases, for geometry and reports) and the plain parameter values
+    (``params``: numbers, lists, arrays, strings). Anything else raises
+    :class:`DetachedModelError`.
+    """
+
+    def __init__(self, path: str, class_name: str, class_names: tuple[str, ...],
+                 params: dict[str, Any]) -> None:
+        self.__dict__.update(_path=path, class_name=class_name, class_names=class_names,
+                             params=params)
+
+    def path(self) -> str:
+        """Dotted path from the root model ('' for the root)."""
+        return str(self.__dict__["_path"])
+
+    def _path_or_class(self) -> str:
+        return self.path() or self.class_name.rsplit(".", 1)[-1]
+
+    def _describe(self) -> str:
+        cls = self.class_name.rsplit(".", 1)[-1]
+        p = self.path()
+        return f"{cls} {p!r}" if p else cls
+
+    def is_a(self, name: str) -> bool:
+        """Whether the original class or one of its bases is called ``name``."""
+        return name in self.class_names
+
+    def parameters(self) -> dict[str, Any]:
+        """The plain parameter values that were saved."""
+        return dict(self.params)
+
+    def __getattr__(self, item: str) -> Any:
+        if item.startswith("__"):
+            raise AttributeError(item)
+        raise DetachedModelError(
+            f"{self._describe()} is a detached component: this compiled model was loaded "
+            f"from a file (or received from another process), and the component objects of "
+            f"the model tree are not saved, so .{item} is not available. Simulation, "
+            "parameter changes, linearisation and CasADi export work on the loaded model; to "
+            "rebuild it or walk its components (FMU export), build the model class again: "
+            "cm = ac.build(MyModel())")
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise DetachedModelError(f"{self._describe()} is detached (loaded from a file) and "
+                                 "cannot be changed; rebuild from the model class")
+
+    def __reduce__(self) -> Any:
+        d = self.__dict__
+        return (DetachedComponent, (d["_path"], d["class_name"], d["class_names"],
+                                    d["params"]))
+
+    def __repr__(self) -> str:
+        return f"<detached {self._describe()}>"
+
+
+class DetachedPort:
+    """Stand-in for a port of a detached component: its name, owner and domain."""
+
+    def __init__(self, owner: DetachedComponent, name: str, domain: Any) -> None:
+        self.__dict__.update(owner=owner, name=name, domain=domain)
+
+    def path(self) -> str:
+        return f"{self.owner._path_or_class()}.{self.name}"
+
+    def __getattr__(self, item: str) -> Any:
+        if item.startswith("__"):
+            raise AttributeError(item)
+        raise DetachedModelError(f"port {self.path()} belongs to a detached component "
+                                 "(a model loaded from a file): .{item} is not available")
+
+    def __reduce__(self) -> Any:
+        d = self.__dict__
+        return (DetachedPort, (d["owner"], d["name"], d["domain"]))
+
+    def __repr__(self) -> str:
+        return f"<detached port {self.path()} ({self.domain.name})>"
+
+
+def _plain(value: Any) -> bool:
+    """Whether a parameter value is kept on a detached component (small plain data)."""
+    import numpy as np
+
+    if isinstance(value, bool | int | float | str | complex) or value is None:
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "biufc" and value.size <= 10_000
+    if isinstance(value, list | tuple):
+        return len(value) <= 10_000 and all(_plain(v) for v in value)
+    return False
+
+
+def _describe_component(c: Any) -> tuple[str, str, tuple[str, ...], dict[str, Any]]:
+    if isinstance(c, DetachedComponent):
+        d = c.__dict__
+        return d["_path"], d["class_name"], d["class_names"], d["params"]
+    cls = type(c)
+    params = {k: v for k, v in c.parameters().items() if _plain(v)}
+    return (c.path(), f"{cls.__module__}.{cls.__qualname__}",
+            tuple(k.__name__ for k in cls.__mro__), params)
+
+
+class _Pickler(pickle.Pickler):
+    """Component objects become persistent references (rebuilt as detached stand-ins)."""
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._ids: dict[int, tuple[Any, ...]] = {}
+
+    def persistent_id(self, obj: Any) -> Any:  # noqa: D401 - pickle hook
+        if obj is DATUM:  # a singleton compared by identity
+            return ("datum",)
+        if isinstance(obj, Component | DetachedComponent):
+            key = id(obj)
+            pid = self._ids.get(key)
+            if pid is None:
+                pid = self._ids[key] = ("component", *_describe_component(obj))
+            return pid
+        if isinstance(obj, PortInstance):
+            d = obj.__dict__
+            return ("port", self.persistent_id(d["owner"]), d["name"], d["domain"])
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file)
+        self._made: dict[str, DetachedComponent] = {}
+        self._ports: dict[str, DetachedPort] = {}
+
+    def persistent_load(self, pid: Any) -> Any:
+        if pid == ("datum",):
+            return DATUM
+        if isinstance(pid, tuple) and pid and pid[0] == "port":
+            _, owner, name, domain = pid
+            key = f"{owner[1]}:{owner[2]}:{name}"
+            port = self._ports.get(key)
+            if port is None:
+                port = self._ports[key] = DetachedPort(self.persistent_load(owner), name,
+                                                       domain)
+            return port
+        if not (isinstance(pid, tuple) and pid and pid[0] == "component"):
+            raise pickle.UnpicklingError(f"unknown persistent reference {pid!r}")
+        _, path, class_name, class_names, params = pid
+        key = f"{class_name}:{path}"
+        c = self._made.get(key)
+        if c is None:
+            c = self._made[key] = DetachedComponent(path, class_name, class_names, params)
+        return c
+
+
+class _CasadiContext:
+    """CasADi's (thread-local) pickling context for ``SX``, set and restored (it may be
+    nested in a user's own ``casadi.global_pickle_context``)."""
+
+    def __init__(self, writing: bool) -> None:
+        self.attr = "casadi_pickle_ctx" if writing else "casadi_unpickle_ctx"
+        self.ctx = cs.StringSerializer() if writing else cs.StringDeserializer("")
+
+    def __enter__(self) -> Any:
+        tl = _cs_internal._thread_local  # type: ignore[attr-defined]
+        self.old = getattr(tl, self.attr, None)
+        setattr(tl, self.attr, self.ctx)
+        return self.ctx
+
+    def __exit__(self, *args: Any) -> None:
+        setattr(_cs_internal._thread_local, self.attr, self.old)  # type: ignore[attr-defined]
+
+
+def _model_payload(cm: CompiledModel) -> dict[str, Any]:
+    return {"state": cm.state, "passes": cm.passes, "report": cm.report,
+            "dae_by_states": dict(cm._dae_by_states)}
+
+
+def dumps(cm: CompiledModel) -> bytes:
+    """The compiled model as bytes (without the component objects, see the module doc)."""
+    buf = io.BytesIO()
+    with _CasadiContext(writing=True):
+        _Pickler(buf).dump(_model_payload(cm))
+    return buf.getvalue()
+
+
+def loads(data: bytes) -> CompiledModel:
+    """A compiled model from :func:`dumps`."""
+    from .compiler import CompiledModel
+
+    with _CasadiContext(writing=False):
+        payload = _Unpickler(io.BytesIO(data)).load()
+    cm = CompiledModel(payload["state"], payload["passes"], payload["report"])
+    cm._dae_by_states.update(payload["dae_by_states"])
+    return cm
+
+
+def _restore_model(version: int, data: bytes) -> CompiledModel:
+    if version != FORMAT_VERSION:
+        raise AcausalError(f"this compiled model was saved in format {version}; this "
+                           f"version of acausal reads format {FORMAT_VERSION}: rebuild it")
+    return loads(data)
+
+
+def reduce_model(cm: CompiledModel) -> tuple[Any, ...]:
+    """``CompiledModel.__reduce__``: rebuilt by :func:`_restore_model` from :func:`dumps`."""
+    return (_restore_model, (FORMAT_VERSION, dumps(cm)))
+
+
+def result_state(res: Result) -> dict[str, Any]:
+    """``Result.__getstate__``: the instance dictionary with the outputs evaluated (the
+    table may be a function computing it on first use; functions do not pickle)."""
+    state = dict(res.__dict__)
+    state["_data_or_fn"] = res._data
+    state["_index_cache"] = None
+    return state
+
+
+def save(obj: CompiledModel | Result, path: str | Path) -> Path:
+    """Write a compiled model or a result to ``path`` (read it back with :func:`load`)."""
+    path = Path(path)
+    with open(path, "wb") as f:
+        f.write(_MAGIC)
+        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return path
+
+
+def load(path: str | Path) -> Any:
+    """A compiled model or result written by :func:`save` (``cm.save(path)``).
+
+    Only load files you trust: like any pickle, the file can run code when read.
+    """
+    with open(path, "rb") as f:
+        head = f.read(len(_MAGIC))
+        if head != _MAGIC:
+            raise AcausalError(f"{path} is not a file written by acausal's save()")
+        return pickle.load(f)

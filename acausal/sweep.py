@@ -1,0 +1,364 @@
+"""Ensembles: parameter grids and Monte Carlo samples, on Dask or in a plain loop.
+
+:func:`sweep` simulates one compiled model for many parameter sets::
+
+    sw = ac.sweep(cm, {"resistor.R": [0.5, 0.6, 0.7], "load.J": [2e-3, 4e-3]}, 0.3,
+                  outputs=["load.w", "inductor.i"])
+    sw.table          # pandas: one row per run (parameters, final values, metrics, status)
+    sw.series         # numpy (run, time, output); sw.to_xarray() with named coordinates
+
+Where the runs go (``client=``):
+
+* ``None`` (default): a local Dask cluster of worker **processes** (the ``distributed``
+  package; ``n_workers`` of them, one thread each, since a simulation holds the GIL),
+  started for the sweep and closed after it. Without Dask installed the sweep runs in
+  a plain loop in this process and says so once (:class:`~acausal.errors.AcausalWarning`);
+* a ``distributed.Client``, or the address of a running scheduler
+  (``"tcp://host:8786"``): that cluster, left running;
+* ``"serial"``: a plain loop in this process (no Dask).
+
+The compiled model reaches the workers by pickling (:mod:`acausal.persist`): once per
+worker, not per run. Runs go in batches (``batch_size``) to keep the scheduling overhead
+small against simulations of a few milliseconds. A run that fails (an integration error,
+an initialisation error, a crashed worker) is a row with ``status == "failed"`` and its
+``error``; its time series holds what was computed before the failure and NaN after.
+The sweep itself never fails because of a run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .compiler import CompiledModel, build
+from .component import Component
+from .errors import AcausalError, AcausalWarning, SimulationError
+
+__all__ = ["sweep", "SweepResult", "run_batch"]
+
+
+@dataclass
+class SweepResult:
+    """What :func:`sweep` returns.
+
+    Attributes
+    ----------
+    parameters : dict of str to ndarray
+        The parameter values, one entry per run.
+    t : ndarray
+        The common output grid [s].
+    outputs : list of str
+        Labels of the series (a vector quantity ``v`` gives ``v[0]``, ``v[1]``, ...).
+    series : ndarray
+        ``(run, time, output)``; NaN after a failure.
+    status, error : list of str
+        ``"ok"`` / ``"failed"`` and the error text per run.
+    finals : dict of str to ndarray
+        Each output's value at the end of the run.
+    metrics : dict of str to ndarray
+        The user's scalar metrics per run.
+    wall_time : ndarray
+        Seconds per run (on its worker).
+    backend : str
+        Where it ran (``"dask: <scheduler address>"`` or ``"serial"``).
+    elapsed : float
+        Seconds of the whole sweep (without starting the local cluster).
+    startup : float
+        Seconds to start the local cluster (0 when none was started).
+    """
+
+    parameters: dict[str, np.ndarray]
+    t: np.ndarray
+    outputs: list[str]
+    series: np.ndarray
+    status: list[str]
+    error: list[str]
+    finals: dict[str, np.ndarray]
+    metrics: dict[str, np.ndarray]
+    wall_time: np.ndarray
+    backend: str = "serial"
+    elapsed: float = 0.0
+    startup: float = 0.0
+    _labels: dict[str, list[int]] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.status)
+
+    @property
+    def failed(self) -> list[int]:
+        """Indices of the failed runs."""
+        return [k for k, s in enumerate(self.status) if s != "ok"]
+
+    @property
+    def table(self) -> Any:
+        """A pandas DataFrame: one row per run; columns: the parameters, each output's
+        final value (``"<name>(t_end)"``), the metrics, ``status``, ``error``,
+        ``wall_time``."""
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise AcausalError("SweepResult.table needs pandas: pip install "
+                               "'acausal[sweep]' (or use .parameters, .finals)") from exc
+        cols: dict[str, Any] = dict(self.parameters)
+        cols.update({f"{n}(t_end)": v for n, v in self.finals.items()})
+        cols.update(self.metrics)
+        cols.update(status=self.status, error=self.error, wall_time=self.wall_time)
+        return pd.DataFrame(cols, index=pd.RangeIndex(self.n_runs, name="run"))
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """The series of one output, ``(run, time)`` (``(run, time, k)`` for a vector)."""
+        cols = self._labels.get(name)
+        if cols is None:
+            raise KeyError(f"{name!r} is not an output of the sweep: {list(self._labels)}")
+        s = self.series[:, :, cols]
+        return s[:, :, 0] if len(cols) == 1 and self.outputs[cols[0]] == name else s
+
+    def to_xarray(self) -> Any:
+        """The series as an ``xarray.DataArray`` with dims ``(run, time, output)`` and the
+        parameters, status and metrics as coordinates along ``run``."""
+        try:
+            import xarray as xr
+        except ImportError as exc:
+            raise AcausalError("to_xarray() needs xarray: pip install 'acausal[sweep]'") \
+                from exc
+        coords: dict[str, Any] = {"run": np.arange(self.n_runs), "time": self.t,
+                                  "output": list(self.outputs)}
+        for name, v in {**self.parameters, **self.metrics}.items():
+            coords[name] = ("run", np.asarray(v))
+        coords["status"] = ("run", np.asarray(self.status))
+        return xr.DataArray(self.series, dims=("run", "time", "output"), coords=coords,
+                            name="value")
+
+    def __repr__(self) -> str:
+        return (f"<SweepResult: {self.n_runs} runs ({len(self.failed)} failed), "
+                f"{len(self.t)} times, {len(self.outputs)} outputs, {self.backend}, "
+                f"{self.elapsed:.2f} s>")
+
+
+# ----- the work of one batch (runs on a worker) -----
+def _one_run(cm: CompiledModel, values: dict[str, float], t_end: float, grid: np.ndarray,
+             outputs: Sequence[str], width: int,
+             metrics: Mapping[str, Callable[[Any], float]],
+             options: dict[str, Any]) -> dict[str, Any]:
+    from .simulate import simulate
+
+    tic = time.perf_counter()
+    series = np.full((len(grid), width), np.nan)
+    out: dict[str, Any] = {"status": "ok", "error": "", "metrics": {}}
+    res: Any = None
+    try:
+        res = simulate(cm, t_end, t_eval=list(grid), params=values, **options)
+    except SimulationError as exc:
+        out.update(status="failed", error=f"SimulationError: {exc}")
+        res = exc.partial
+    except Exception as exc:  # noqa: BLE001 - a run's failure is data, not the sweep's
+        out.update(status="failed", error=f"{type(exc).__name__}: {exc}")
+    if res is not None and len(res.t):
+        cols = [np.asarray(res[n]).reshape(len(res.t), -1) for n in outputs]
+        data = np.hstack(cols) if cols else np.zeros((len(res.t), 0))
+        # events repeat their instant in res.t: keep the last value at each grid time
+        idx = np.searchsorted(grid, res.t, side="left")
+        ok = (idx < len(grid)) & np.isclose(res.t, grid[np.minimum(idx, len(grid) - 1)],
+                                            rtol=0, atol=1e-12 * max(1.0, abs(t_end)))
+        series[idx[ok]] = data[ok]
+        if out["status"] == "ok":
+            for name, fn in metrics.items():
+                try:
+                    out["metrics"][name] = float(fn(res))
+                except Exception as exc:  # noqa: BLE001
+                    out["metrics"][name] = np.nan
+                    out.update(status="failed", error=f"metric {name!r}: "
+                               f"{type(exc).__name__}: {exc}")
+    out["series"] = series
+    out["wall_time"] = time.perf_counter() - tic
+    return out
+
+
+def run_batch(cm: CompiledModel, batch: list[tuple[int, dict[str, float]]], t_end: float,
+              grid: np.ndarray, outputs: Sequence[str], width: int,
+              metrics: Mapping[str, Callable[[Any], float]],
+              options: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """Simulate the runs of one batch (``[(index, parameter values)]``)."""
+    return [(k, _one_run(cm, values, t_end, grid, outputs, width, metrics, options))
+            for k, values in batch]
+
+
+# ----- the driver -----
+def _runs(params: Mapping[str, Sequence[float]], grid: bool) -> dict[str, np.ndarray]:
+    names = list(params)
+    values = [np.atleast_1d(np.asarray(params[n], dtype=float)) for n in names]
+    if grid:
+        prod = list(itertools.product(*values)) if names else []
+        return {n: np.array([p[k] for p in prod]) for k, n in enumerate(names)}
+    sizes = {len(v) for v in values}
+    if len(sizes) > 1:
+        raise AcausalError("with grid=False every parameter needs the same number of values "
+                           f"(one per run); got {dict(zip(names, map(len, values), strict=True))}")
+    return dict(zip(names, values, strict=True))
+
+
+def _dask_client(client: Any, n_workers: int | None) -> tuple[Any, Any, float]:
+    """``(client, cluster to close or None, startup seconds)``; client None: serial."""
+    if isinstance(client, str) and client == "serial":
+        return None, None, 0.0
+    try:
+        import distributed
+    except ImportError:
+        if client is not None:
+            raise AcausalError("a Dask client or address was given but the distributed "
+                               "package is not installed: pip install 'acausal[sweep]'") \
+                from None
+        warnings.warn("acausal.sweep: Dask (the distributed package) is not installed; "
+                      "running the sweep in a plain loop in this process (pip install "
+                      "'acausal[sweep]' for parallel runs, client='serial' to silence this)",
+                      AcausalWarning, stacklevel=3)
+        return None, None, 0.0
+    if client is None:
+        import os
+
+        tic = time.perf_counter()
+        n = n_workers or max(1, min(os.cpu_count() or 1, 8))
+        cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, silence_logs=40)
+        return distributed.Client(cluster), cluster, time.perf_counter() - tic
+    if isinstance(client, str):
+        return distributed.Client(client), None, 0.0
+    return client, None, 0.0
+
+
+def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]],
+          t_end: float, *, outputs: Sequence[str] = (),
+          metrics: Mapping[str, Callable[[Any], float]] | None = None, grid: bool = True,
+          n_points: int = 101, t_eval: Sequence[float] | None = None, client: Any = None,
+          n_workers: int | None = None, batch_size: int | None = None,
+          progress: Any = None, **simulate_options: Any) -> SweepResult:
+    """Simulate ``model`` for every parameter set and gather the results.
+
+    Parameters
+    ----------
+    model : Component or CompiledModel
+        Built once here (if not already), then sent to the workers.
+    params : dict of str to sequence of float
+        Parameter values by dotted name. ``grid=True``: every combination (a Cartesian
+        grid); ``grid=False``: one run per position (equal lengths; a Monte Carlo sample
+        drawn with numpy).
+    t_end : float
+        Final time of every run [s].
+    outputs : sequence of str
+        Quantities kept as time series (and as final values in the table).
+    metrics : dict of str to callable, optional
+        Scalar functions of a run's :class:`~acausal.results.Result`, e.g.
+        ``{"peak_current": lambda r: r["inductor.i"].max()}`` (columns of the table; they
+        are pickled to the workers, lambdas included).
+    n_points, t_eval
+        The common output grid (default 101 points from 0 to ``t_end``).
+    client : None, "serial", str or distributed.Client
+        Where the runs go (module documentation).
+    n_workers : int, optional
+        Worker processes of the local cluster (default: the number of CPU cores).
+    batch_size : int, optional
+        Runs per task (default: about four tasks per worker).
+    progress : None, bool or callable
+        Progress reporting (:mod:`acausal.progress`): a bar in a terminal, or
+        ``callback(fraction, message)``.
+    **simulate_options
+        Passed to :func:`acausal.simulate` (``rtol``, ``atol``, ``solver``, ...).
+    """
+    from .progress import reporter
+
+    cm = model if isinstance(model, CompiledModel) else build(model)
+    runs = _runs(params, grid)
+    n = len(next(iter(runs.values()))) if runs else 1
+    # names are checked here (a misspelt name ends the sweep); a value out of its range is a
+    # failed run like any other, reported in its row
+    built = {q.name: q.value for q in cm.system.parameters}
+    cm.parameter_values({k: built.get(k, np.nan) for k in runs})
+    tgrid = (np.asarray(t_eval, dtype=float) if t_eval is not None
+             else np.linspace(0.0, t_end, n_points))
+    sizes = dict(zip(cm.dae.out_names, cm.dae.out_sizes, strict=True))
+    labels: dict[str, list[int]] = {}
+    flat: list[str] = []
+    for name in outputs:
+        if name not in sizes:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(sizes), n=3, cutoff=0.6)
+            raise AcausalError(f"{name!r} is not a quantity of the model"
+                               + (f"; did you mean {', '.join(close)}?" if close else ""))
+        k = sizes[name]
+        labels[name] = list(range(len(flat), len(flat) + k))
+        flat += [name] if k == 1 else [f"{name}[{j}]" for j in range(k)]
+    metrics = dict(metrics or {})
+    jobs = [(k, {p: float(v[k]) for p, v in runs.items()}) for k in range(n)]
+    options = dict(simulate_options)
+    results: dict[int, dict[str, Any]] = {}
+    report = reporter(progress, what="sweep")
+    dask, cluster, startup = _dask_client(client, n_workers)
+    tic = time.perf_counter()
+    backend = "serial"
+    try:
+        if dask is None:
+            for k, values in jobs:
+                results[k] = _one_run(cm, values, t_end, tgrid, list(outputs), len(flat),
+                                      metrics, options)
+                report(len(results) / n, f"run {len(results)}/{n}")
+        else:
+            backend = f"dask: {dask.scheduler.address}"
+            results = _on_dask(dask, cm, jobs, t_end, tgrid, list(outputs), len(flat),
+                               metrics, options, batch_size, report)
+    finally:
+        report.close()
+        if cluster is not None:
+            dask.close()
+            cluster.close()
+    elapsed = time.perf_counter() - tic
+    series = np.stack([results[k]["series"] for k in range(n)]) if n else \
+        np.zeros((0, len(tgrid), len(flat)))
+    last = series[:, -1, :] if n else np.zeros((0, len(flat)))
+    finals = {label: last[:, j] for j, label in enumerate(flat)}
+    metric_values = {m: np.array([results[k]["metrics"].get(m, np.nan) for k in range(n)])
+                     for m in metrics}
+    return SweepResult(
+        parameters=runs, t=tgrid, outputs=flat, series=series,
+        status=[results[k]["status"] for k in range(n)],
+        error=[results[k]["error"] for k in range(n)], finals=finals,
+        metrics=metric_values,
+        wall_time=np.array([results[k]["wall_time"] for k in range(n)]),
+        backend=backend, elapsed=elapsed, startup=startup, _labels=labels)
+
+
+def _on_dask(client: Any, cm: CompiledModel, jobs: list[tuple[int, dict[str, float]]],
+             t_end: float, grid: np.ndarray, outputs: list[str], width: int,
+             metrics: dict[str, Callable[[Any], float]], options: dict[str, Any],
+             batch_size: int | None, report: Any) -> dict[int, dict[str, Any]]:
+    import distributed
+
+    n = len(jobs)
+    workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
+    size = batch_size or max(1, int(np.ceil(n / (4 * workers))))
+    batches = [jobs[i: i + size] for i in range(0, n, size)]
+    model = client.scatter(cm, broadcast=True)  # pickled once, one copy per worker
+    futures = {client.submit(run_batch, model, b, t_end, grid, outputs, width, metrics,
+                             options, pure=False): b for b in batches}
+    results: dict[int, dict[str, Any]] = {}
+    for fut in distributed.as_completed(list(futures)):
+        batch = futures[fut]
+        try:
+            for k, out in fut.result():
+                results[k] = out
+        except Exception as exc:  # noqa: BLE001 - a lost worker: these runs failed
+            text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            for k, _ in batch:
+                results[k] = {"status": "failed", "error": f"worker: {text}",
+                              "metrics": {}, "series": np.full((len(grid), width), np.nan),
+                              "wall_time": np.nan}
+        report(len(results) / n, f"run {len(results)}/{n}")
+    return results
