@@ -63,6 +63,7 @@ from .errors import (
     StructurePart,
     TopologyError,
     UnitError,
+    UnresolvedWarning,
 )
 from .functions import fabs, fmax, fmin, if_else, sign
 from .persist import DetachedModelError, load
@@ -99,6 +100,7 @@ __all__ = [
     "Pass",
     "SimulationStats",
     "SolverWarning",
+    "UnresolvedWarning",
     "StartValueConflict",
     "StructurePart",
     "Component",

@@ -162,6 +162,12 @@ class SolverWarning(AcausalWarning):
     """A result the library had to obtain by a fallback the user should know about."""
 
 
+class UnresolvedWarning(SolverWarning):
+    """The output points do not resolve the motion of some states (see
+    :mod:`acausal.resolution`): the numbers are accurate, the curves between them are not
+    what the points show."""
+
+
 class ModelWarning(AcausalWarning):
     """Probably a mistake in the model, but well defined: a connection made twice, an
     implausible parameter or start value (a temperature below 1 K)."""

@@ -30,11 +30,12 @@ import numpy as np
 from .discrete import Sample
 from .errors import SimulationError, SolverWarning
 from .initialize import consistent_algebraic
+from .solvers.base import SegmentStats
 
 if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
     from .flatten import WhenClause
-    from .solvers.base import Integrator
+    from .solvers.base import Integrator, Segment
 
 __all__ = ["Event", "HybridState", "Reached", "EventLoop", "SAMPLES", "warn_zeno"]
 
@@ -176,6 +177,24 @@ class EventLoop:
         sizes = np.asarray(dae.out_sizes, dtype=int)
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         self._offset = {n: int(offsets[k]) for k, n in enumerate(dae.out_names)}
+        self.work = SegmentStats()  # the integrator's counts since the last take_work()
+
+    def _count(self, seg: Segment) -> Segment:
+        w, s = self.work, seg.stats
+        w.steps += s.steps
+        w.rhs_evaluations += s.rhs_evaluations
+        w.jacobian_evaluations += s.jacobian_evaluations
+        w.error_test_failures += s.error_test_failures
+        w.newton_failures += s.newton_failures
+        w.mode = s.mode or w.mode
+        w.attempts += [a for a in s.attempts if a not in w.attempts]
+        return seg
+
+    def take_work(self) -> SegmentStats:
+        """The integrator's counts since the last call (every call of the stretch between
+        two events, event location included), and a fresh count."""
+        work, self.work = self.work, SegmentStats()
+        return work
 
     def clock_instants(self, t0: float, t1: float) -> list[float]:
         """The instants of the when clauses' sample clocks in ``(t0, t1]``."""
@@ -339,10 +358,10 @@ class EventLoop:
             z1 = consistent_algebraic(self.dae, x1, s.z, p, t1)
             return np.array([t1]), x1.reshape(-1, 1), z1.reshape(-1, 1)
         if n == 1:
-            seg = self.integ.advance(self.dae, p, s.x, s.z, s.t, t1)
+            seg = self._count(self.integ.advance(self.dae, p, s.x, s.z, s.t, t1))
             return np.array([t1]), seg.x, seg.z
         T = np.linspace(s.t, t1, n + 1)
-        seg = self.integ.integrate(self.dae, p, s.x, s.z, T)
+        seg = self._count(self.integ.integrate(self.dae, p, s.x, s.z, T))
         return T[1:], seg.x, seg.z
 
     def advance(self, s: HybridState, outputs: np.ndarray
@@ -363,7 +382,8 @@ class EventLoop:
         knots = np.concatenate([[s.t], outputs])
         T = np.concatenate([np.linspace(a, b, SAMPLES + 1)[1:]
                             for a, b in zip(knots[:-1], knots[1:], strict=True)])
-        seg = self.integ.integrate(self.dae, s.p, s.x, s.z, np.concatenate([[s.t], T]))
+        seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
+                                               np.concatenate([[s.t], T])))
         X, Z = seg.x, seg.z
         d = self.frozen(s.p)
         G = self.indicators(X, Z, s.p, T)

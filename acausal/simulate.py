@@ -28,6 +28,7 @@ from .events import time_events
 from .hybrid import Event, EventLoop, HybridState, warn_zeno
 from .initialize import consistent_algebraic, initialize
 from .progress import reporter
+from .resolution import Unresolved, unresolved_states, warn_unresolved
 from .results import Result
 from .solvers.base import (
     IntegrationFailure,
@@ -71,7 +72,11 @@ class SimulationStats:
     events : list of Event
         The state and time events of a hybrid model (also ``res.events``).
     segments : list of SegmentStats
-        The backend's counts per integrated piece.
+        The backend's counts per integrated piece (for a hybrid model, per stretch
+        between two events, location included).
+    unresolved : list of Unresolved
+        States whose motion the output points do not resolve (an
+        :class:`~acausal.errors.UnresolvedWarning` was given; :mod:`acausal.resolution`).
     wall_time : float
         Seconds spent in :func:`simulate`.
     """
@@ -84,6 +89,7 @@ class SimulationStats:
     reselections: int = 0
     segments: list[SegmentStats] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    unresolved: list[Unresolved] = field(default_factory=list)
     wall_time: float = 0.0
 
     @property
@@ -210,6 +216,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
             max_num_steps=5_000 if cm.selection.dynamic else 100_000)
         grid = _grid(t_start, t_end, n_points, dt, t_eval)
         run = _Run(cm, _integrator(cm, solver, options), params, start)
+        run.atol = atol
         run.progress = reporter(progress, what="simulate", span=(grid[0], grid[-1]))
         try:
             return run.run(grid, raise_on_failure)
@@ -240,6 +247,7 @@ class _Run:
         self.stats = SimulationStats(solver=integ.name)
         self.t_fail: float | None = None
         self.progress = reporter(False)
+        self.atol = 1e-8
 
     def run(self, grid: np.ndarray, raise_on_failure: bool) -> Result:
         tic = _time.perf_counter()
@@ -295,6 +303,9 @@ class _Run:
 
         if stats.segments:
             stats.integration_mode = stats.segments[-1].mode
+        if status == "ok" and self.integ.follows_state_selection:
+            stats.unresolved = unresolved_states(pieces, self.atol, events)
+            warn_unresolved(stats.unresolved, len(t_all) - 1, stacklevel=4)
         stats.wall_time = _time.perf_counter() - tic
         if loop is not None:
             stats.events = loop.events
@@ -371,10 +382,12 @@ class _Run:
             except IntegrationFailure as exc:
                 self.t_fail = exc.t_fail
                 self.p = s.p
+                self.stats.segments.append(loop.take_work())
                 return "failed", self._failure(exc), pieces
             except SimulationError as exc:  # chattering
                 self.t_fail = s.t
                 self.p = s.p
+                self.stats.segments.append(loop.take_work())
                 return "failed", str(exc), pieces
             if len(reached.t):
                 pieces.append((dae, reached.x, reached.z, reached.t, reached.p.copy()))
@@ -384,6 +397,7 @@ class _Run:
                 m = min(2 * m, _MAX_CHUNK)
                 continue
             m = 1
+            self.stats.segments.append(loop.take_work())  # one stretch per event
             for st in (pre, s):  # the event instant twice: before and after
                 pieces.append((dae, st.x.reshape(-1, 1), st.z.reshape(-1, 1),
                                np.array([st.t]), st.p.copy()))
@@ -393,6 +407,7 @@ class _Run:
                 self.p = s.p
                 return "stopped", zeno, pieces
         self.p = s.p
+        self.stats.segments.append(loop.take_work())
         return "ok", "", pieces
 
     def _chunked(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
