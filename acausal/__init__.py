@@ -68,6 +68,7 @@ from .errors import (
 from .functions import fabs, fmax, fmin, if_else, sign
 from .persist import DetachedModelError, load
 from .relations import no_event
+from .solvers.newton import NewtonFailure
 from .results import Result
 from .simulate import SimulationStats, simulate
 from .sweep import SweepResult, sweep
@@ -100,6 +101,7 @@ __all__ = [
     "Pass",
     "SimulationStats",
     "SolverWarning",
+    "NewtonFailure",
     "UnresolvedWarning",
     "StartValueConflict",
     "StructurePart",

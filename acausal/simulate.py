@@ -28,6 +28,7 @@ from .events import time_events
 from .hybrid import Event, EventLoop, HybridState, warn_zeno
 from .initialize import consistent_algebraic, initialize
 from .progress import reporter
+from .regularity import check_regularity
 from .resolution import Unresolved, unresolved_states, warn_unresolved
 from .results import Result
 from .solvers.base import (
@@ -49,6 +50,7 @@ class RunCache:
 
     integrators: dict[tuple[Any, ...], Integrator] = field(default_factory=dict)
     time_events: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
+    pivots: Any = None  # the blocks solved by division, as a function of the parameters
 
 
 @dataclass
@@ -254,6 +256,7 @@ class _Run:
         cm, stats = self.cm, self.stats
         dae, sel = cm.dae, cm.selection
         whens = cm.flat.whens
+        check_regularity(cm, self.p)
         loop = EventLoop(dae, self.integ, whens) if (dae.relations or whens) else None
         if loop is not None:
             init = self._initialize_hybrid(loop, grid[0])
@@ -531,7 +534,7 @@ def _failure_message(solver: str, exc: IntegrationFailure) -> str:
     lines = said.splitlines()
     if len(lines) > 12:
         said = "\n".join(lines[:6] + [f"... ({len(lines) - 12} lines)"] + lines[-6:])
-    explained = "blow-up" in exc.reason or "NaN" in exc.reason or "infinite" in exc.reason
+    explained = any(w in exc.reason for w in ("blow-up", "NaN", "infinite", "beyond what"))
     return (f"{solver} failed at t = {exc.t_fail:.6g} s: {exc.reason}. The result up "
             "to the last output point before the failure is in .partial."
             + ("" if explained else

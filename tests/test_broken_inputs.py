@@ -552,7 +552,7 @@ def test_simulation_failure_returns_partial_result():
     err = exc.value
     assert err.partial is not None and 0.99 < err.t_fail <= 1.0
     assert 0.98 <= err.partial.t[-1] <= err.t_fail  # the output points before the failure
-    assert "IDAS failed" in str(err) and "finite-time blow-up" in str(err)
+    assert "IDAS failed" in str(err) and "blow-up" in str(err)
     res = ac.simulate(M(), 2.0, n_points=201, raise_on_failure=False)
     assert res.status == "failed" and res.t[-1] < 1.0
 

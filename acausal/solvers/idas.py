@@ -43,6 +43,7 @@ import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import SolverWarning
+from ..regularity import singular_for_values
 from .base import (
     IntegrationFailure,
     Integrator,
@@ -76,6 +77,10 @@ def _linear_solver(F: cs.SX, y: cs.SX) -> str:
     return "lapacklu" if nnz > _DENSE_FRACTION * n * n else "csparse"
 
 
+#: magnitude of a state or algebraic variable beyond which the run stops as a blow-up
+OVERFLOW = 1e150
+
+
 def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
                     rtol: float = 1e-6, atol: float = 1e-8, max_step: float | None = None,
                     max_num_steps: int = 100_000, name: str = "idas",
@@ -107,6 +112,11 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
     if x.numel() == 0:  # IDAS needs a state: a dummy one that stays zero
         x = cs.SX.sym("_dummy_state")
         ode = cs.SX(0)
+    # IDAS does not return once the solution or its rates pass ~1e150 (the squares in its
+    # norms overflow): an infinite residual there stops it through the regularity check,
+    # reported as a blow-up
+    w = cs.vertcat(x, z, ode)
+    ode = ode + cs.if_else(cs.mmax(cs.fabs(w)) > OVERFLOW, np.inf, 0.0)
     t_of_tau = toff + span * tau if normalized else toff + tau
     if cs.depends_on(cs.vertcat(ode, alg), dae.t):
         ode = cs.substitute(ode, dae.t, t_of_tau)
@@ -215,12 +225,19 @@ class IDASIntegrator(Integrator):
                normalized)
         f = self._functions.get(key)
         if f is None:
-            f = self._functions[key] = make_integrator(
-                dae, rel, rtol=o.rtol, atol=o.atol, max_step=o.max_step,
-                max_num_steps=max_num_steps, p_values=p,
-                init_xdot=None if mode == "idas_ic" else (xdot if xdot.size else np.zeros(1)),
-                suppress_algebraic=mode == "states_error_only",
-                regularity_check=not self._tolerant, normalized=normalized)
+            try:
+                f = make_integrator(
+                    dae, rel, rtol=o.rtol, atol=o.atol, max_step=o.max_step,
+                    max_num_steps=max_num_steps, p_values=p,
+                    init_xdot=None if mode == "idas_ic" else (xdot if xdot.size
+                                                              else np.zeros(1)),
+                    suppress_algebraic=mode == "states_error_only",
+                    regularity_check=not self._tolerant, normalized=normalized)
+            except RuntimeError as exc:  # CasADi refuses a structurally singular DAE
+                if "is_singular" not in str(exc):
+                    raise
+                raise singular_for_values(dae, p) from None
+            self._functions[key] = f
         return f
 
     def _ladder(self, dae: SemiExplicitDAE) -> tuple[str, ...]:
@@ -330,8 +347,29 @@ class IDASIntegrator(Integrator):
                                                    x0, t0), t0, None,
                                      "".join(a.output for a in af.attempts)) from None
 
+    def _check_range(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray,
+                     z0: np.ndarray, t0: float) -> None:
+        """A start whose values or rates are beyond :data:`OVERFLOW` would hang IDAS (its
+        norms overflow): a failure that names the variable instead."""
+        xdot = np.asarray(dae.default_function(x0, z0, p, t0)[0]).ravel()
+        for names, vals, fmt in ((dae.x_names, x0, "{}"), (dae.z_names, z0, "{}"),
+                                 (dae.x_names, xdot, "der({})")):
+            bad = np.flatnonzero(~(np.abs(vals) <= OVERFLOW))
+            if len(bad):
+                k = int(bad[0])
+                name = fmt.format(names[k])
+                origin = _shown(self._origins([names[k]]))
+                raise IntegrationFailure(
+                    f"{name} = {vals[k]:.3g} at t = {t0:.6g} s"
+                    + (f" (in {origin})" if origin else "")
+                    + f" is beyond what the integrator can work with (|value| > {OVERFLOW:g}):"
+                    " a parameter or a source far out of scale (a huge source, a tiny "
+                    "coefficient that something is divided by)", t0,
+                    _join([], [], [], dae, SegmentStats()))
+
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
+        self._check_range(dae, p, x0, z0, float(grid[0]))
         try:
             return self._attempt(dae, p, x0, z0, grid, allow_fallback)
         except _AttemptsFailed as af:
@@ -412,8 +450,8 @@ class IDASIntegrator(Integrator):
                 + (f" of {origin}" if origin else "") + f" at t = {t_fail:.6g} s")
         grown = _growth(dae, x0, partial)
         if what == "Inf" and grown:
-            text = ("finite-time blow-up: " + text + "; the states grew without bound ("
-                    + "; ".join(grown) + ")")
+            text = ("blow-up: " + text + "; the states grew without bound ("
+                    + "; ".join(grown) + f"; the run stops where a value passes {OVERFLOW:g})")
         elif grown:
             text += " after the states grew fast (" + "; ".join(grown) + ")"
         return text + f" [{last.flag}]"

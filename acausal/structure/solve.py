@@ -45,6 +45,10 @@ class SolvedBlocks:
     alg: list[cs.SX] = field(default_factory=list)
     alg_equations: list[int] = field(default_factory=list)  # system equation of each row
     n_explicit: int = 0
+    #: blocks solved by dividing by parameters: (coefficient or matrix of the block, its
+    #: equations, its unknowns); singular for some parameter values (a coefficient alpha
+    #: that is zero), checked with the values of each run (acausal.regularity)
+    pivots: list[tuple[cs.SX, list[int], list[int]]] = field(default_factory=list)
 
 
 def _unknown_not_determined(sys: EquationSystem, bl: Block, why: str) -> SingularityError:
@@ -99,6 +103,8 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                             sys, scalar[k], ": its coefficient vanishes. Check for an "
                             "unconnected port of that component: an unconnected port carries "
                             "zero through variable (zero current, force, heat flow)")
+                out.pivots += [(a_ok[q], scalar[k].equations, scalar[k].unknowns)
+                               for q, k in enumerate(ok) if not a_ok[q].is_constant()]
                 u_ok = us[ok]
                 r0 = cs.substitute(Fs[ok], u_ok, cs.SX.zeros(u_ok.shape))
                 record([scalar[k].unknowns[0] for k in ok], cs.vertsplit(-r0 / a_ok))
@@ -111,6 +117,8 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                 if not cs.depends_on(A, all_vars):
                     if len(bl.unknowns) == 1 and A.is_zero():
                         raise _unknown_not_determined(sys, bl, "")
+                    if not A.is_constant():
+                        out.pivots.append((A, bl.equations, bl.unknowns))
                     r0 = cs.substitute(res, u, cs.SX.zeros(u.shape))
                     record(bl.unknowns, cs.vertsplit(-cs.solve(A, r0)))
                     out.n_explicit += len(bl.unknowns)
