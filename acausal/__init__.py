@@ -68,9 +68,9 @@ from .errors import (
 from .functions import fabs, fmax, fmin, if_else, sign
 from .persist import DetachedModelError, load
 from .relations import no_event
-from .solvers.newton import NewtonFailure
 from .results import Result
 from .simulate import SimulationStats, simulate
+from .solvers.newton import NewtonFailure
 from .sweep import SweepResult, sweep
 
 try:  # numpy functions on CasADi symbols return CasADi symbols (sources written with np.sin)
