@@ -16,8 +16,12 @@ in every mode (no index change, no re-matching at an event)::
 The mode is a discrete variable changed by ``when`` clauses (MSL uses ``pre(mode)`` in
 equations; here the memory is the discrete variable itself):
 
-* stuck -> sliding forward when ``sa`` (the force needed to stick) exceeds the breakaway
-  force ``f_max``; -> backward when it falls below ``-f_max``;
+* stuck -> starting forward when ``sa`` (the force needed to stick) exceeds the
+  breakaway force ``f_max``; -> starting backward when it falls below ``-f_max``;
+* starting -> sliding when ``|v_rel|`` exceeds ``v_small`` in the slip's direction (a
+  starting slip gives up, stuck, only beyond ``-v_small`` the other way: at the
+  breakaway ``v_rel`` is zero up to round-off, and a stop relation watched from there
+  could undo the breakaway at the same instant);
 * sliding -> stuck when ``v_rel`` crosses zero; the event iteration then solves the stuck
   force again and, if it exceeds ``f_max``, slides on in the other direction at once;
 * free -> engaged when the normal force becomes positive: the mode is the sign of the

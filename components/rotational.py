@@ -470,7 +470,7 @@ import casadi as cs  # noqa: E402 - this section is appended to the module
 
 from ._switching import UNKNOWN, friction_law, gap_law  # noqa: E402
 
-_MODE_DOC = "1 forward, 0 stuck, -1 backward, 2 before the first event"
+_MODE_DOC = "1 forward, 0 stuck, -1 backward, +-3 starting, 2 before the first event"
 
 
 class Friction(PartialCompliant):
@@ -498,8 +498,8 @@ class Friction(PartialCompliant):
     Variables
     ---------
     phi_rel [rad], w_rel [rad/s], a_rel [rad/s2] : relative motion; tau : friction torque
-    [N.m]; sa : path parameter; mode : 1 forward, 0 stuck, -1 backward, 2 before the first
-    event
+    [N.m]; sa : path parameter; mode : 1 forward, 0 stuck, -1 backward, +-3 starting to
+    slide, 2 before the first event
     """
 
     tau_coulomb = Parameter(1.0, unit="N.m", doc="kinetic (Coulomb) friction torque",
@@ -571,8 +571,8 @@ class Brake(_NormalForceFriction):
     Variables
     ---------
     phi [rad], w [rad/s], a [rad/s2] : shaft motion; tau : friction torque [N.m]; fn :
-    normal force [N]; sa : path parameter; mode : 1 forward, 0 stuck, -1 backward, 2
-    before the first event
+    normal force [N]; sa : path parameter; mode : 1 forward, 0 stuck, -1 backward, +-3
+    starting to slide, 2 before the first event
     """
 
     flange_a = Flange("left end of the shaft")
@@ -620,7 +620,7 @@ class Clutch(_NormalForceFriction, PartialCompliant):
     ---------
     phi_rel [rad], w_rel [rad/s], a_rel [rad/s2] : relative motion; tau : transmitted
     torque [N.m]; fn : normal force [N]; sa : path parameter; mode : 1 forward, 0 stuck,
-    -1 backward, 2 before the first event
+    -1 backward, +-3 starting to slide, 2 before the first event
     """
 
     w_rel = Variable(unit="rad/s", doc="relative angular velocity der(phi_rel)")

@@ -447,7 +447,8 @@ class Friction(PartialCompliant):
     s_rel : relative position [m]; v_rel : relative velocity [m/s]; a_rel : relative
     acceleration [m/s2]; f : friction force [N]; sa : path parameter (stuck force [N] or
     relative acceleration [m/s2]); mode : 1 sliding forward, 0 stuck, -1 sliding backward,
-    2 before the first event (the sign of the start speed decides)
+    3 / -3 starting to slide forward / backward, 2 before the first event (the sign of the
+    start speed decides)
 
     References
     ----------
@@ -462,7 +463,8 @@ class Friction(PartialCompliant):
     a_rel = Variable(unit="m/s2", doc="relative acceleration der(v_rel)")
     sa = Variable(unit="1", doc="path parameter: stuck force [N] or acceleration [m/s2]")
     mode = Variable(start=UNKNOWN, discrete=True, unit="1",
-                    doc="1 forward, 0 stuck, -1 backward, 2 before the first event")
+                    doc="1 forward, 0 stuck, -1 backward, +-3 starting, 2 before the "
+                    "first event")
 
     def equations(self):
         f, a, whens = friction_law(self.mode, self.v_rel, self.sa, self.f_coulomb,
