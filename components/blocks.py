@@ -1142,3 +1142,128 @@ class TimeTable(SignalSource):
             value = cs.if_else(tau < ts[i + 1], ys[i] + slope * (tau - ts[i]), value)
         value = cs.if_else(tau < ts[0], ys[0], value)
         return [self.y == self.offset + value]
+
+
+# --------------------------------------------------------------------------------------
+# Discrete (sampled) blocks, MSL Modelica.Blocks.Discrete: a clock ac.sample(startTime,
+# samplePeriod) ticks at time events; between ticks the outputs are held (discrete
+# variables, constant between events).
+# --------------------------------------------------------------------------------------
+
+__all__ += ["DiscreteBlock", "ZeroOrderHold", "UnitDelay", "DiscretePI"]
+
+
+class DiscreteBlock(SISO):
+    """Partial sampled block: a clock that ticks at ``startTime + k samplePeriod``
+    (``k = 0, 1, ...``; time events, so the ticks are exact whatever the output grid).
+
+    At a tick the block reads its input and updates its discrete state and output; the
+    output is held until the next tick (``ac.when(ac.sample(...), ac.assign(...))``).
+    When clauses do not run while the model is initialised, so a tick at the start time
+    of the run itself is not taken: until the first tick after it, the output is
+    ``y_start``.
+
+    Parameters
+    ----------
+    samplePeriod : time between ticks [s], > 0 (structural: it defines the clock)
+    startTime : first tick [s] (structural)
+    y_start : output before the first tick (structural)
+
+    Variables
+    ---------
+    y_held : the held output (discrete) [unit of y]
+    """
+
+    samplePeriod = Parameter(0.1, structural=True, unit="s", doc="sample period",
+                             min=_SMALL)
+    startTime = Parameter(0.0, structural=True, unit="s", doc="time of the first tick")
+    y_start = Parameter(0.0, structural=True, doc="output before the first tick")
+    y_held = Variable(start=0.0, discrete=True, doc="held output")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        period = self.samplePeriod
+        if isinstance(period, bool) or not isinstance(period, (int, float)) or period <= 0:
+            raise ModelDefinitionError(
+                f"{self._describe()}: samplePeriod must be a number > 0 s, got {period!r}")
+        self.__dict__["_vars"]["y_held"].start = float(self.y_start)
+
+    def clock(self) -> ac.Sample:
+        """The block's clock."""
+        return ac.sample(float(self.startTime), float(self.samplePeriod))
+
+    def equations(self):
+        return [self.y == self.y_held]
+
+
+class ZeroOrderHold(DiscreteBlock):
+    """Sample and hold (MSL ``Discrete.ZeroOrderHold`` and ``Discrete.Sampler``): at each
+    tick ``t_k``, ``y = u(t_k)``, held until the next tick.
+
+    Parameters
+    ----------
+    samplePeriod, startTime, y_start : see :class:`DiscreteBlock`
+    """
+
+    def equations(self):
+        return [ac.when(self.clock(), ac.assign(self.y_held, self.u))]
+
+
+class UnitDelay(DiscreteBlock):
+    """Delay by one sample period (MSL ``Discrete.UnitDelay``, ``y = u / z``): at tick
+    ``t_k``, ``y = u(t_(k-1))`` (the input read at the previous tick; ``y_start`` at the
+    first tick).
+
+    Parameters
+    ----------
+    samplePeriod, startTime, y_start : see :class:`DiscreteBlock`
+
+    Variables
+    ---------
+    x : the input read at the last tick (discrete) [unit of u]
+    """
+
+    x = Variable(start=0.0, discrete=True, doc="input read at the last tick")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.__dict__["_vars"]["x"].start = float(self.y_start)
+
+    def equations(self):
+        return [ac.when(self.clock(), ac.assign(self.y_held, ac.pre(self.x)),
+                        ac.assign(self.x, self.u))]
+
+
+class DiscretePI(DiscreteBlock):
+    """Sampled PI controller (backward-Euler discretisation of :class:`PI`, velocity form
+    without windup protection): at tick ``t_k``, with ``T_s = samplePeriod``::
+
+        x_k = x_(k-1) + (T_s / T) u(t_k),     y = k (x_k + u(t_k))
+
+    held until the next tick; ``x_0 = x_start``.
+
+    Parameters
+    ----------
+    k : gain [1]
+    T : integral time constant [s], > 0
+    x_start : integrator state before the first tick [unit of u] (structural)
+    samplePeriod, startTime, y_start : see :class:`DiscreteBlock`
+
+    Variables
+    ---------
+    x : integrator state (discrete) [unit of u]
+    """
+
+    k = Parameter(1.0, unit="1", doc="gain")
+    T = Parameter(1.0, unit="s", doc="time constant of the integrator", min=_SMALL)
+    x_start = Parameter(0.0, structural=True, doc="integrator state before the first tick")
+    x = Variable(start=0.0, discrete=True, doc="integrator state")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.__dict__["_vars"]["x"].start = float(self.x_start)
+
+    def equations(self):
+        x_new = ac.pre(self.x) + self.samplePeriod / self.T * self.u
+        return [ac.when(self.clock(), ac.assign(self.x, x_new),
+                        ac.assign(self.y_held, self.k * (x_new + self.u)))]

@@ -442,3 +442,61 @@ class ControlledIdealSwitch(OnePort):
 
 
 __all__ += ["IdealDiode", "ControlledIdealSwitch"]
+
+
+class IdealThyristor(OnePort):
+    """Ideal thyristor (MSL ``Ideal.IdealThyristor``): blocking until fired, conducting
+    until its current falls to zero.
+
+    The characteristic is the :class:`IdealDiode`'s, ``v = s (off ? 1 : Ron) + Vknee``,
+    ``i = s (off ? Goff : 1) + Goff Vknee``, but ``off`` is a discrete state (MSL:
+    ``off = s < 0 or pre(off) and not fire``):
+
+    * it turns **on** when the gate fires (``fire > level``) while it is forward biased
+      (``s > 0``, i.e. ``v > Vknee``): at the gate's rising edge if biased then, or when
+      the bias becomes positive while the gate is high;
+    * it turns **off** when its current ``s`` crosses zero, and stays off, whatever the
+      gate, until it is fired again.
+
+    Both are state events (a gate driven by a function of time, such as a
+    :class:`components.blocks.Pulse`, switches at the instant of its edge).
+
+    Ports
+    -----
+    p, n : anode and cathode; fire : signal input, the gate (fired while > level)
+
+    Parameters
+    ----------
+    Ron : forward state-on differential resistance [Ohm], >= 0
+    Goff : backward state-off conductance [S], >= 0
+    Vknee : forward threshold voltage [V], >= 0
+    level : firing threshold of the gate signal [1]
+
+    Variables
+    ---------
+    s : auxiliary variable of the characteristic (current when on, voltage when off) [1];
+    off : 1 blocking, 0 conducting (discrete, starts blocking)
+    """
+
+    fire = ac.RealInput("gate signal: fires while fire > level")
+    Ron = Parameter(1e-5, unit="Ohm", doc="forward state-on differential resistance", min=0.0)
+    Goff = Parameter(1e-5, unit="S", doc="backward state-off conductance", min=0.0)
+    Vknee = Parameter(0.0, unit="V", doc="forward threshold voltage", min=0.0)
+    level = Parameter(0.5, unit="1", doc="firing threshold of the gate signal")
+    s = Variable(unit="1", doc="auxiliary variable of the characteristic")
+    off = Variable(start=1.0, discrete=True, unit="1", doc="1 blocking, 0 conducting")
+
+    def equations(self):
+        off = self.off > 0.5
+        gate = self.fire > self.level
+        # each relation is watched only where it can switch the thyristor (elsewhere its
+        # indicator is a constant): the current while on, the bias while off and fired
+        current_reversed = cs.if_else(off, 1.0, self.s) < 0
+        forward_biased = cs.if_else(cs.logic_and(off, gate), self.s, -1.0) > 0
+        return [self.v == self.s * cs.if_else(off, 1.0, self.Ron) + self.Vknee,
+                self.i == self.s * cs.if_else(off, self.Goff, 1.0) + self.Goff * self.Vknee,
+                ac.when(current_reversed, ac.assign(self.off, 1.0)),
+                ac.when(cs.logic_and(gate, forward_biased), ac.assign(self.off, 0.0))]
+
+
+__all__ += ["IdealThyristor"]

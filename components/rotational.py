@@ -456,3 +456,225 @@ class SignalTorqueSensor(ac.Component):
 
     def equations(self):
         return [self.flange_a.phi == self.flange_b.phi, self.flange_a.tau == self.tau]
+
+
+# --------------------------------------------------------------------------------------
+# Discontinuous elements: Coulomb friction with stick-slip (friction, brake, clutch) and
+# a spring-damper contact that can lift off. Their modes change at events
+# (docs/hybrid.md; the switching laws are shared with the translational elements).
+# --------------------------------------------------------------------------------------
+
+__all__ += ["Friction", "Brake", "Clutch", "ElastoGap"]
+
+import casadi as cs  # noqa: E402 - this section is appended to the module
+
+from ._switching import UNKNOWN, friction_law, gap_law  # noqa: E402
+
+_MODE_DOC = "1 forward, 0 stuck, -1 backward, +-3 starting, 2 before the first event"
+
+
+class Friction(PartialCompliant):
+    """Coulomb friction between two flanges, with stick-slip (rotational counterpart of
+    :class:`components.translational.Friction`).
+
+    ``tau`` (from ``flange_a`` to ``flange_b``, ``tau > 0`` while ``w_rel > 0``)::
+
+        stuck    (w_rel = 0, |tau| <= peak tau_coulomb):  tau = sa,              a_rel = 0
+        sliding  (w_rel > 0 / w_rel < 0):                 tau = +/- tau_coulomb, a_rel = sa
+
+    Mode changes (breakaway, sticking, reversal) are state events; see
+    :class:`components.translational.Friction` and docs/hybrid.md.
+
+    Ports
+    -----
+    flange_a, flange_b : the two surfaces (``flange_a`` is the support)
+
+    Parameters
+    ----------
+    tau_coulomb : kinetic (Coulomb) friction torque [N.m], >= 0
+    peak : breakaway torque over the kinetic torque [1], >= 1
+    w_small : a start speed up to this counts as stuck [rad/s], >= 0
+
+    Variables
+    ---------
+    phi_rel [rad], w_rel [rad/s], a_rel [rad/s2] : relative motion; tau : friction torque
+    [N.m]; sa : path parameter; mode : 1 forward, 0 stuck, -1 backward, +-3 starting to
+    slide, 2 before the first event
+    """
+
+    tau_coulomb = Parameter(1.0, unit="N.m", doc="kinetic (Coulomb) friction torque",
+                            min=0.0)
+    peak = Parameter(1.0, unit="1", doc="breakaway torque / kinetic friction torque", min=1.0)
+    w_small = Parameter(1e-9, unit="rad/s", doc="start speed that counts as stuck", min=0.0)
+    w_rel = Variable(unit="rad/s", doc="relative angular velocity der(phi_rel)")
+    a_rel = Variable(unit="rad/s2", doc="relative angular acceleration der(w_rel)")
+    sa = Variable(unit="1", doc="path parameter: stuck torque [N.m] or acceleration [rad/s2]")
+    mode = Variable(start=UNKNOWN, discrete=True, unit="1", doc=_MODE_DOC)
+
+    def equations(self):
+        tau, a, whens = friction_law(self.mode, self.w_rel, self.sa, self.tau_coulomb,
+                                     self.peak * self.tau_coulomb, self.w_small)
+        return [self.w_rel == der(self.phi_rel), self.a_rel == der(self.w_rel),
+                self.tau == tau, self.a_rel == a, *whens]
+
+
+class _NormalForceFriction(ac.Component):
+    """Partial friction element pressed by a normal force ``fn = fn_max f_normalized``
+    (MSL ``Brake``/``Clutch``): sliding torque ``tau_k = cgeo mu fn``, breakaway torque
+    ``peak tau_k``, free (no torque) while ``fn <= 0``."""
+
+    f_normalized = ac.RealInput("normalized normal force fn / fn_max (0..1)")
+    mu = Parameter(0.5, unit="1", doc="kinetic friction coefficient", min=0.0)
+    peak = Parameter(1.0, unit="1", doc="static friction coefficient / mu", min=1.0)
+    cgeo = Parameter(1.0, unit="m", doc="geometry constant (effective radius x surfaces)",
+                     min=0.0)
+    fn_max = Parameter(1.0, unit="N", doc="maximum normal force", min=0.0)
+    w_small = Parameter(1e-9, unit="rad/s", doc="start speed that counts as stuck", min=0.0)
+    fn = Variable(unit="N", doc="normal force")
+    sa = Variable(unit="1", doc="path parameter: stuck torque [N.m] or acceleration [rad/s2]")
+    mode = Variable(start=UNKNOWN, discrete=True, unit="1", doc=_MODE_DOC)
+
+    def _friction(self, w: cs.SX) -> tuple[cs.SX, cs.SX, list[ac.When]]:
+        tau_k = self.cgeo * self.mu * self.fn
+        return friction_law(self.mode, w, self.sa, tau_k, self.peak * tau_k, self.w_small,
+                            free=self.fn <= 0, engage=True)
+
+
+class Brake(_NormalForceFriction):
+    """Brake: a shaft (``flange_a`` rigidly joined to ``flange_b``) pressed against the
+    housing, fixed in the inertial frame, by ``fn = fn_max f_normalized`` (MSL
+    ``Rotational.Components.Brake`` with a constant friction coefficient).
+
+    The friction torque on the shaft is ``-tau``, with ``tau = flange_a.tau +
+    flange_b.tau``::
+
+        free     (fn <= 0):                        tau = 0,            a = sa
+        stuck    (w = 0, |tau| <= peak tau_k):     tau = sa,           a = 0
+        sliding  (w > 0 / w < 0):                  tau = +/- tau_k,    a = sa
+        tau_k = cgeo mu fn
+
+    Breakaway, stopping, reversal and the engagement (``fn`` rising above 0, the mode is
+    then the sign of ``w``) are events.
+
+    Ports
+    -----
+    flange_a, flange_b : the shaft; f_normalized : signal input, normal force / fn_max
+
+    Parameters
+    ----------
+    mu : kinetic friction coefficient [1], >= 0
+    peak : static over kinetic friction coefficient [1], >= 1
+    cgeo : geometry constant, friction torque over friction force [m], >= 0
+    fn_max : normal force at f_normalized = 1 [N], >= 0
+    w_small : a start speed up to this counts as stuck [rad/s], >= 0
+
+    Variables
+    ---------
+    phi [rad], w [rad/s], a [rad/s2] : shaft motion; tau : friction torque [N.m]; fn :
+    normal force [N]; sa : path parameter; mode : 1 forward, 0 stuck, -1 backward, +-3
+    starting to slide, 2 before the first event
+    """
+
+    flange_a = Flange("left end of the shaft")
+    flange_b = Flange("right end of the shaft")
+    phi = Variable(unit="rad", doc="shaft angle")
+    w = Variable(unit="rad/s", doc="shaft angular velocity")
+    a = Variable(unit="rad/s2", doc="shaft angular acceleration")
+    tau = Variable(unit="N.m", doc="friction torque (flange_a.tau + flange_b.tau)")
+    edges = [
+        Edge("flange_a", "flange_b", TreePriority.ACROSS_SOURCE),
+        Edge(DATUM, "flange_a", TreePriority.NEUTRAL),
+    ]
+
+    def equations(self):
+        tau, a, whens = self._friction(self.w)
+        return [self.phi == self.flange_a.phi, self.flange_b.phi == self.flange_a.phi,
+                self.w == der(self.phi), self.a == der(self.w),
+                self.tau == self.flange_a.tau + self.flange_b.tau,
+                self.fn == self.fn_max * self.f_normalized,
+                self.tau == tau, self.a == a, *whens]
+
+
+class Clutch(_NormalForceFriction, PartialCompliant):
+    """Clutch: friction between two flanges pressed together by ``fn = fn_max
+    f_normalized`` (MSL ``Rotational.Components.Clutch`` with a constant friction
+    coefficient).
+
+    ``tau`` (from ``flange_a`` to ``flange_b``), ``w_rel = der(phi_rel)``::
+
+        free     (fn <= 0):                         tau = 0,          a_rel = sa
+        stuck    (w_rel = 0, |tau| <= peak tau_k):  tau = sa,         a_rel = 0
+        sliding  (w_rel > 0 / w_rel < 0):           tau = +/- tau_k,  a_rel = sa
+        tau_k = cgeo mu fn
+
+    Ports
+    -----
+    flange_a, flange_b : the two clutch plates; f_normalized : signal input, normal force
+    / fn_max
+
+    Parameters
+    ----------
+    mu, peak, cgeo, fn_max, w_small : as :class:`Brake`
+
+    Variables
+    ---------
+    phi_rel [rad], w_rel [rad/s], a_rel [rad/s2] : relative motion; tau : transmitted
+    torque [N.m]; fn : normal force [N]; sa : path parameter; mode : 1 forward, 0 stuck,
+    -1 backward, +-3 starting to slide, 2 before the first event
+    """
+
+    w_rel = Variable(unit="rad/s", doc="relative angular velocity der(phi_rel)")
+    a_rel = Variable(unit="rad/s2", doc="relative angular acceleration der(w_rel)")
+
+    def equations(self):
+        tau, a, whens = self._friction(self.w_rel)
+        return [self.w_rel == der(self.phi_rel), self.a_rel == der(self.w_rel),
+                self.fn == self.fn_max * self.f_normalized,
+                self.tau == tau, self.a_rel == a, *whens]
+
+
+class ElastoGap(PartialCompliant):
+    """Torsional spring and damper that act only in contact and never pull (MSL
+    ``Rotational.Components.ElastoGap``); an end stop of a joint when connected between
+    its ``axis`` and ``support`` flanges.
+
+    In contact (``phi_rel < phi_rel0``)::
+
+        tau_c = -c (phi_rel0 - phi_rel)^n,  tau_d = d w_rel limited to [tau_c, -tau_c],
+        tau   = tau_c + tau_d   (<= 0),     and tau = 0 apart.
+
+    See :class:`components.translational.ElastoGap`. An upper stop (contact for
+    ``phi > phi_max``) is an ElastoGap with its flanges swapped: ``flange_a`` on the
+    moving side, ``flange_b`` on the support, ``phi_rel0 = -phi_max``.
+
+    Ports
+    -----
+    flange_a, flange_b : the two contacting sides
+
+    Parameters
+    ----------
+    c : contact stiffness [N.m/rad^n], >= 0
+    d : contact damping [N.m.s/rad], >= 0
+    phi_rel0 : relative angle where the contact closes [rad]
+    n : exponent of the spring torque [1], >= 1
+
+    Variables
+    ---------
+    phi_rel [rad], w_rel [rad/s] : relative motion; tau : contact torque [N.m] (<= 0);
+    tau_c, tau_d : its spring and damper parts [N.m]; contact : 1 in contact [1]
+    """
+
+    c = Parameter(1.0, unit="N.m/rad", doc="contact stiffness (N.m/rad^n)", min=0.0)
+    d = Parameter(1.0, unit="N.m.s/rad", doc="contact damping", min=0.0)
+    phi_rel0 = Parameter(0.0, unit="rad", doc="relative angle where the contact closes")
+    n = Parameter(1.0, unit="1", doc="exponent of the spring torque", min=1.0)
+    w_rel = Variable(unit="rad/s", doc="relative angular velocity der(phi_rel)")
+    tau_c = Variable(unit="N.m", doc="spring part of the contact torque")
+    tau_d = Variable(unit="N.m", doc="damper part of the contact torque (|tau_d| <= |tau_c|)")
+    contact = Variable(unit="1", doc="1 in contact, 0 apart")
+
+    def equations(self):
+        tau_c, tau_d, contact = gap_law(self.phi_rel, self.w_rel, self.tau_c, self.c,
+                                        self.d, self.phi_rel0, self.n)
+        return [self.w_rel == der(self.phi_rel), self.tau_c == tau_c, self.tau_d == tau_d,
+                self.tau == self.tau_c + self.tau_d, self.contact == contact]
