@@ -67,12 +67,24 @@ class World(MultibodyComponent):
     Parameters
     ----------
     g : gravity acceleration vector in the world frame [m/s2] (default 9.81 along -y)
+    dynamics : how the mechanism's equations of motion are written (constructor option):
+        ``"auto"`` (default) the recursive articulated-body form where the mechanism
+        allows it, the virtual-power form otherwise; ``"recursive"`` (an error where it
+        cannot be used) or ``"virtual_power"`` to force one (see docs/multibody.md)
     """
 
     g = Parameter([0.0, -9.81, 0.0], unit="m/s2", doc="gravity vector", structural=True)
     frame_b = Frame("the world frame")
     mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.WORLD, EdgeRole.WORLD)]
     is_world = True
+    DYNAMICS = ("auto", "recursive", "virtual_power")
+
+    def __init__(self, dynamics: str = "auto", **kwargs):
+        if dynamics not in self.DYNAMICS:
+            raise ac.ModelDefinitionError(
+                f"World(dynamics={dynamics!r}): use one of {', '.join(self.DYNAMICS)}")
+        self.__dict__["dynamics"] = dynamics
+        super().__init__(**kwargs)
 
     def tree_motion(self) -> TreeMotion:
         z = cs.SX.zeros(3)

@@ -82,7 +82,22 @@ def matrix_to_quat(R: cs.SX) -> cs.SX:
     """Quaternion of a rotation matrix (Shepperd's method, branch on the largest term).
 
     The branch choice is numerical only (each branch is exact where it is chosen), so it
-    makes no events (:func:`acausal.relations.no_event`)."""
+    makes no events (:func:`acausal.relations.no_event`). The expression is built once on
+    a symbolic matrix and inlined for ``R`` (its size does not grow with ``R``'s)."""
+    from ..relations import NO_EVENT  # the mark of no_event, an input of the template
+
+    global _MATRIX_TO_QUAT
+    if _MATRIX_TO_QUAT is None:
+        Rs = cs.SX.sym("R", 3, 3)
+        _MATRIX_TO_QUAT = cs.Function("matrix_to_quat", [Rs, NO_EVENT],
+                                      [_matrix_to_quat(Rs)])
+    return _MATRIX_TO_QUAT(cs.densify(cs.SX(R)), NO_EVENT)
+
+
+_MATRIX_TO_QUAT: cs.Function | None = None
+
+
+def _matrix_to_quat(R: cs.SX) -> cs.SX:
     tr = R[0, 0] + R[1, 1] + R[2, 2]
     cands = [
         cs.vertcat(1 + tr, R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]),
