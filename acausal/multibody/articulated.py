@@ -39,7 +39,7 @@ import casadi as cs
 from .rotations import skew
 
 __all__ = ["TreeEdgeDynamics", "ArticulatedResult", "articulated_accelerations",
-           "spd_solve"]
+           "edge_motion_world", "spd_solve"]
 
 
 @dataclass
@@ -177,27 +177,18 @@ def articulated_accelerations(order: list[int], edge_of: dict[int, TreeEdgeDynam
         e = edge_of.get(v)
         if e is None:
             continue
-        Iv, pv = IA[v], pA[v]
-        Ic = Iv @ e.c
         if e.prescribed is not None:  # rigid with a known acceleration
-            Ia, pa = Iv, pv + Ic + Iv @ (e.S @ e.prescribed)
+            dI, dp = _template("backward_prescribed", e.n)(IA[v], pA[v], e.S, e.c, e.d,
+                                                            e.prescribed)
         elif e.n:
-            # u' = D^-1 (tau - S^T (p + I c) - U^T X A_p): the edge's c is folded into
-            # Du, so the forward sweep needs only X A_p
-            U = Iv @ e.S
-            D = e.S.T @ U
-            D = 0.5 * (D + D.T)
-            inertias[v] = D
-            u = e.tau - e.S.T @ (pv + Ic)
-            sol = spd_solve(D, cs.horzcat(U.T, u))
-            DU, Du = sol[:, :6], sol[:, 6]
+            dI, dp, DU, Du, D = _template("backward", e.n)(IA[v], pA[v], e.S, e.c, e.d,
+                                                           e.tau)
             solved[v] = (DU, Du)
-            Ia = Iv - U @ DU
-            pa = pv + Ic + U @ Du  # = p + Ia c + U D^-1 (tau - S^T p)
+            inertias[v] = D
         else:
-            Ia, pa = Iv, pv + Ic
-        IA[e.parent] = IA[e.parent] + _shift_inertia(Ia, e.d)
-        pA[e.parent] = pA[e.parent] + _shift_wrench(pa, e.d)
+            dI, dp = _template("backward_rigid", 0)(IA[v], pA[v], e.c, e.d)
+        IA[e.parent] = IA[e.parent] + dI
+        pA[e.parent] = pA[e.parent] + dp
     # forward sweep: accelerations from the root
     acc: dict[int, cs.SX] = {}
     out: dict[int, cs.SX] = {}
@@ -207,15 +198,103 @@ def articulated_accelerations(order: list[int], edge_of: dict[int, TreeEdgeDynam
         if e is None:
             acc[v] = zero6
             continue
-        XA = _shift_motion(acc[e.parent], e.d)
         if e.prescribed is not None:
-            acc[v] = XA + e.c + e.S @ e.prescribed
-            residuals[v] = e.S.T @ (IA[v] @ acc[v] + pA[v]) - e.tau
+            acc[v], residuals[v] = _template("forward_prescribed", e.n)(
+                acc[e.parent], e.d, e.c, e.S, e.prescribed, IA[v], pA[v], e.tau)
         elif e.n:
             DU, Du = solved[v]
-            ud = Du - DU @ XA
-            out[v] = ud
-            acc[v] = XA + e.c + e.S @ ud
+            out[v], acc[v] = _template("forward", e.n)(acc[e.parent], e.d, e.c, e.S, DU, Du)
         else:
-            acc[v] = XA + e.c
+            acc[v] = _template("forward_rigid", 0)(acc[e.parent], e.d, e.c)
     return ArticulatedResult(out, residuals, inertias)
+
+
+_TEMPLATES: dict[tuple[str, int], cs.Function] = {}
+
+
+def edge_motion_world(n: int) -> cs.Function:
+    """``(Rp, wp, d_loc, S_loc, Jd_loc, u) -> (d, S, c)``: a tree edge's offset, motion
+    subspace and velocity-product acceleration in world axes, from the same quantities in
+    the parent frame's axes (``J_loc = S_loc u``, ``Jd_loc`` its rate at constant speeds).
+
+    With ``J = blkdiag(Rp, Rp) J_loc`` and ``dRp/dt = skew(wp) Rp``, the child's
+    acceleration at zero joint acceleration and zero parent acceleration is
+    ``c = [wp x (wp x d + J_v) + wp x J_v; wp x J_w] + blkdiag(Rp, Rp) Jd_loc``.
+    """
+    key = ("edge", n)
+    f = _TEMPLATES.get(key)
+    if f is None:
+        Rp = cs.SX.sym("Rp", 3, 3)
+        wp = cs.SX.sym("wp", 3)
+        dl = cs.SX.sym("d", 3)
+        Sl = cs.SX.sym("S", 6, n)
+        Jdl = cs.SX.sym("Jd", 6)
+        u = cs.SX.sym("u", n)
+        d = Rp @ dl
+        S = cs.vertcat(Rp @ Sl[:3, :], Rp @ Sl[3:, :])
+        J = S @ u
+        Jv, Jw = J[:3], J[3:]
+        c = cs.vertcat(cs.cross(wp, cs.cross(wp, d) + Jv) + cs.cross(wp, Jv) + Rp @ Jdl[:3],
+                       cs.cross(wp, Jw) + Rp @ Jdl[3:])
+        f = _TEMPLATES[key] = cs.Function("edge_motion", [Rp, wp, dl, Sl, Jdl, u], [d, S, c])
+    return f
+
+
+def _symmetric(M: cs.SX) -> cs.SX:
+    """``M`` rebuilt from its upper triangle (a symmetric result computed once per pair)."""
+    n = int(M.size1())
+    return cs.vertcat(*[cs.horzcat(*[M[min(i, j), max(i, j)] for j in range(n)])
+                        for i in range(n)])
+
+
+def _template(kind: str, n: int) -> cs.Function:
+    """One step of the recursion as a CasADi function of symbolic arguments, built once
+    per kind and number of speeds; calling it on expressions inlines it (one call instead
+    of hundreds of Python-level matrix operations per edge)."""
+    key = (kind, n)
+    f = _TEMPLATES.get(key)
+    if f is not None:
+        return f
+    I6 = cs.SX.sym("I", 6, 6)
+    p = cs.SX.sym("p", 6)
+    S = cs.SX.sym("S", 6, n)
+    c = cs.SX.sym("c", 6)
+    d = cs.SX.sym("d", 3)
+    tau = cs.SX.sym("tau", n)
+    ud = cs.SX.sym("ud", n)
+    Ap = cs.SX.sym("Ap", 6)
+    DU = cs.SX.sym("DU", n, 6)
+    Du = cs.SX.sym("Du", n)
+    I6s = _symmetric(I6)
+    Ic = I6s @ c
+    if kind == "backward":
+        U = I6s @ S
+        D = _symmetric(S.T @ U)
+        u = tau - S.T @ (p + Ic)
+        sol = spd_solve(D, cs.horzcat(U.T, u))
+        DUx, Dux = sol[:, :6], sol[:, 6]
+        Ia = I6s - U @ DUx
+        pa = p + Ic + U @ Dux  # = p + Ia c + U D^-1 (tau - S^T p)
+        f = cs.Function(kind, [I6, p, S, c, d, tau],
+                        [_symmetric(_shift_inertia(Ia, d)), _shift_wrench(pa, d), DUx, Dux, D])
+    elif kind == "backward_prescribed":
+        f = cs.Function(kind, [I6, p, S, c, d, ud],
+                        [_symmetric(_shift_inertia(I6s, d)),
+                         _shift_wrench(p + Ic + I6s @ (S @ ud), d)])
+    elif kind == "backward_rigid":
+        f = cs.Function(kind, [I6, p, c, d],
+                        [_symmetric(_shift_inertia(I6s, d)), _shift_wrench(p + Ic, d)])
+    elif kind == "forward":
+        XA = _shift_motion(Ap, d)
+        udx = Du - DU @ XA
+        f = cs.Function(kind, [Ap, d, c, S, DU, Du], [udx, XA + c + S @ udx])
+    elif kind == "forward_prescribed":
+        A = _shift_motion(Ap, d) + c + S @ ud
+        f = cs.Function(kind, [Ap, d, c, S, ud, I6, p, tau],
+                        [A, S.T @ (I6s @ A + p) - tau])
+    elif kind == "forward_rigid":
+        f = cs.Function(kind, [Ap, d, c], [_shift_motion(Ap, d) + c])
+    else:
+        raise ValueError(kind)
+    _TEMPLATES[key] = f
+    return f

@@ -40,9 +40,9 @@ from ..domain_passes import DomainEquation, DomainPass
 from ..errors import RedundantConstraintWarning, TopologyError
 from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
-from .articulated import TreeEdgeDynamics, articulated_accelerations
+from .articulated import TreeEdgeDynamics, articulated_accelerations, edge_motion_world
 from .base import EdgeRole, Kinematics, MultibodyComponent
-from .rotations import skew
+from .rotations import quat_product
 
 __all__ = ["Mechanism", "MechanismReport"]
 
@@ -322,18 +322,9 @@ class Mechanism(DomainPass):
                 qdot_all.append(m.qdot)
             m = motions[k]
             parent = kin[int(topo.parent[v])]
-            Ri = parent.R
-            if e.final == v:  # traversed forward: v = final
-                rho = Ri @ m.r_rel
-                w = parent.w + Ri @ m.w_rel
-                kin[v] = Kinematics(parent.r + rho, Ri @ m.R_rel, parent.v
-                                    + cs.cross(parent.w, rho) + Ri @ m.v_rel, w)
-            else:  # backward: parent is the final frame, v the initial one
-                Rv = Ri @ m.R_rel.T
-                wv = parent.w - Rv @ m.w_rel
-                rho = Rv @ m.r_rel
-                kin[v] = Kinematics(parent.r - rho, Rv,
-                                    parent.v - cs.cross(wv, rho) - Rv @ m.v_rel, wv)
+            step = _WALK_FORWARD if e.final == v else _WALK_BACKWARD
+            kin[v] = Kinematics(*step(*[_dense(x) for x in (
+                parent.r, parent.R, parent.v, parent.w, m.r_rel, m.R_rel, m.v_rel, m.w_rel)]))
         for v in range(self.datum):
             if v not in kin:
                 kin[v] = Kinematics(zero3, cs.SX.eye(3), zero3, zero3)
@@ -378,6 +369,7 @@ class Mechanism(DomainPass):
         labels: list[tuple[str, Component]] = []
         for k in topo.cotree:
             e = self.edges[k]
+            self._quaternions(kin, motions, (e.initial, e.final))
             ka = kin[e.initial]
             kb = kin[e.final]
             ce = e.comp.cut(ka, kb)
@@ -462,6 +454,31 @@ class Mechanism(DomainPass):
         self._report = self._make_report(q_all, u_all, constraints)
         return eqs
 
+    def _quaternions(self, kin: dict[int, Kinematics], motions: dict[int, Any],
+                     vertices: tuple[int, ...]) -> None:
+        """Fill ``kin[v].Q`` (the orientation quaternion, a product of the edges'
+        ``Q_rel`` along the tree path: smooth in the coordinates, no branch choice) for
+        ``vertices`` and their ancestors; left None below an edge that gives none."""
+        topo = self.topo
+        if kin[self.datum].Q is None:
+            kin[self.datum].Q = cs.SX(cs.DM([1.0, 0.0, 0.0, 0.0]))
+        for v0 in vertices:
+            path = []
+            v = v0
+            while v != self.datum and topo.parent[v] >= 0 and kin[v].Q is None:
+                path.append(v)
+                v = int(topo.parent[v])
+            if v != self.datum and topo.parent[v] < 0:
+                continue  # not reached by the tree
+            for v in reversed(path):
+                m = motions[int(topo.parent_edge[v])]
+                Qp = kin[int(topo.parent[v])].Q
+                if m.Q_rel is None or Qp is None:
+                    break
+                forward = self.edges[int(topo.parent_edge[v])].final == v
+                kin[v].Q = _QUAT_PRODUCT(Qp, m.Q_rel if forward
+                                         else m.Q_rel * cs.DM([1, -1, -1, -1]))
+
     def _dynamics_option(self) -> str:
         """``World(dynamics=...)``: "auto" (default), "recursive" or "virtual_power"."""
         worlds = [c for c in self.comps if getattr(c, "is_world", False)]
@@ -494,46 +511,65 @@ class Mechanism(DomainPass):
             for port, F, M in c.wrenches(kmap, gravity):
                 v = self.port_vertex[id(c.ports()[port])]
                 W = cs.vertcat(F, M)
-                others = [_acc(k) for k in kmap.values() if k is not ph[v]]
-                if others and cs.depends_on(W, cs.vertcat(*others)):
-                    return None, (f"the wrench of {c._path_or_class()} at {port} depends on "
-                                  "the acceleration of another frame")
                 wrench[v] = wrench[v] + W if v in wrench else W
-        inertia: dict[int, cs.SX] = {}
-        bias: dict[int, cs.SX] = {}
-        for v, W in wrench.items():
-            A = _acc(ph[v])
-            J = cs.jacobian(W, A)
-            if cs.depends_on(J, A):
-                return None, "a frame wrench is not affine in the frame's acceleration"
-            inertia[v] = -J
-            bias[v] = cs.substitute(W, A, cs.SX.zeros(6))
+        # the tree edges' relative motion in the parent's axes: J_loc = S_loc u
+        edges_v = [v for v in topo.order if v != self.datum and topo.parent[v] >= 0]
+        speed_index = {s.name(): i for i, s in enumerate(u_all)}
+        Js, ds, qs, qds = [], [], [], []
+        for v in edges_v:
+            m = motions[int(topo.parent_edge[v])]
+            d, J = _relative_motion(m, self.edges[int(topo.parent_edge[v])].final == v)
+            Js.append(J)
+            ds.append(d)
+            qs += m.q
+            qds.append(m.qdot)
+        # everything derived at once (linear cost, a few CasADi calls)
+        vs = list(wrench)
+        verts = list(ph)
+        col_of = {v: n for n, v in enumerate(verts)}
+        A_all = cs.vertcat(*[_acc(ph[v]) for v in verts])
+        W_all = cs.vertcat(*[wrench[v] for v in vs]) if vs else cs.SX(0, 1)
+        JW = cs.jacobian(W_all, A_all)
+        rows, cols = JW.sparsity().get_triplet()
+        if any(cols[i] // 6 != col_of[vs[rows[i] // 6]] for i in range(len(rows))):
+            return None, "a frame wrench depends on the acceleration of another frame"
+        if cs.depends_on(JW, A_all):
+            return None, "a frame wrench is not affine in the frame's acceleration"
+        b_all = cs.substitute(W_all, A_all, cs.SX.zeros(A_all.shape))
+        J_all = cs.vertcat(*Js) if Js else cs.SX(0, 1)
+        S_all = cs.jacobian(J_all, cs.vertcat(*u_all))
+        q_vec = cs.vertcat(*qs) if qs else cs.SX(0, 1)
+        qd_vec = cs.vertcat(*qds) if qds else cs.SX(0, 1)
+        Jd_all = cs.jtimes(J_all, q_vec, qd_vec) if qs else cs.SX.zeros(J_all.shape)
         # placeholders -> the tree walk's kinematics (one substitution for everything)
         syms, vals = [], []
         for v, kp in ph.items():
             kv = kin[v]
             syms += [kp.r, cs.vec(kp.R), kp.v, kp.w]
             vals += [kv.r, cs.vec(kv.R), kv.v, kv.w]
-        vs = list(inertia)
-        if syms:
-            flat = cs.substitute([cs.vec(inertia[v]) for v in vs] + [bias[v] for v in vs],
-                                 [cs.vertcat(*syms)], [cs.densify(cs.vertcat(*vals))])
-            for n, v in enumerate(vs):
-                inertia[v] = cs.reshape(flat[n], 6, 6)
-                bias[v] = flat[len(vs) + n]
-        if any(cs.depends_on(b, udot) for b in bias.values()) or cs.depends_on(tau, udot):
+        got = cs.substitute([cs.vec(JW), b_all], [cs.vertcat(*syms)],
+                            [cs.densify(cs.vertcat(*vals))])
+        JW = cs.reshape(got[0], JW.shape)
+        b_all = got[1]
+        inertia: dict[int, cs.SX] = {}
+        bias: dict[int, cs.SX] = {}
+        for n, v in enumerate(vs):
+            cv = 6 * col_of[v]
+            inertia[v] = cs.densify(-JW[6 * n: 6 * n + 6, cv: cv + 6])
+            bias[v] = cs.densify(b_all[6 * n: 6 * n + 6])
+        if cs.depends_on(b_all, udot) or cs.depends_on(tau, udot):
             return None, "a force depends on the derivatives of the speeds"
-        # tree edges: motion subspace and velocity-product acceleration, in world axes
-        speed_index = {s.name(): i for i, s in enumerate(u_all)}
         geometry: dict[int, tuple[int, Any, cs.SX, cs.SX, cs.SX, list[int]]] = {}
-        for v in topo.order:
-            if v == self.datum or topo.parent[v] < 0:
-                continue
-            k = int(topo.parent_edge[v])
+        u_vec = cs.vertcat(*u_all)
+        for n, v in enumerate(edges_v):
             p = int(topo.parent[v])
-            m = motions[k]
-            d, S, cvec = _edge_motion(m, self.edges[k].final == v, kin[p].R, kin[p].w)
-            geometry[v] = (p, m, d, S, cvec, [speed_index[s.name()] for s in m.u])
+            m = motions[int(topo.parent_edge[v])]
+            idx = [speed_index[s.name()] for s in m.u]
+            S_loc = cs.densify(S_all[6 * n: 6 * n + 6, idx]) if idx else cs.SX(6, 0)
+            d, S, cv = edge_motion_world(len(idx))(
+                cs.densify(kin[p].R), cs.densify(kin[p].w), cs.densify(ds[n]), S_loc,
+                cs.densify(Jd_all[6 * n: 6 * n + 6]), u_vec[idx] if idx else cs.SX(0, 1))
+            geometry[v] = (p, m, d, S, cv, idx)
         order = [v for v in topo.order if v == self.datum or topo.parent[v] >= 0]
         axis_joint = {v: self.edges[int(topo.parent_edge[v])].comp for v in geometry
                       if getattr(self.edges[int(topo.parent_edge[v])].comp,
@@ -714,39 +750,49 @@ class Mechanism(DomainPass):
         )
 
 
+def _dense(x: Any) -> Any:
+    """``x`` as a dense CasADi matrix (arguments of the inlined functions)."""
+    if isinstance(x, cs.SX | cs.DM):
+        return x if x.is_dense() else cs.densify(x)
+    return cs.DM(np.asarray(x, dtype=float))
+
+
+def _walk(forward: bool) -> cs.Function:
+    """One step of the tree walk: a frame's ``r, R, v, w`` (world) from its parent's and
+    the edge's relative motion (a CasADi function, inlined at each edge: positions add,
+    rotations multiply)."""
+    r, v, w = cs.SX.sym("r", 3), cs.SX.sym("v", 3), cs.SX.sym("w", 3)
+    R, Rr = cs.SX.sym("R", 3, 3), cs.SX.sym("R_rel", 3, 3)
+    rr, vr, wr = cs.SX.sym("r_rel", 3), cs.SX.sym("v_rel", 3), cs.SX.sym("w_rel", 3)
+    if forward:  # the child is the edge's final frame
+        rho = R @ rr
+        out = [r + rho, R @ Rr, v + cs.cross(w, rho) + R @ vr, w + R @ wr]
+    else:  # the parent is the final frame, the child the initial one
+        Rv = R @ Rr.T
+        wv = w - Rv @ wr
+        rho = Rv @ rr
+        out = [r - rho, Rv, v - cs.cross(wv, rho) - Rv @ vr, wv]
+    return cs.Function("walk", [r, R, v, w, rr, Rr, vr, wr], out)
+
+
+_WALK_FORWARD, _WALK_BACKWARD = _walk(True), _walk(False)
+_QP, _QQ = cs.SX.sym("p", 4), cs.SX.sym("q", 4)
+_QUAT_PRODUCT = cs.Function("quat_product", [_QP, _QQ], [quat_product(_QP, _QQ)])
+
+
 def _acc(k: Kinematics) -> cs.SX:
     """``[a; z]`` of a frame (placeholders: always set)."""
     assert k.a is not None and k.z is not None
     return cs.vertcat(k.a, k.z)
 
 
-def _edge_motion(m: Any, forward: bool, Rp: cs.SX, wp: cs.SX) -> tuple[cs.SX, cs.SX, cs.SX]:
-    """Offset ``d = r_child - r_parent``, motion subspace ``S`` (6 x n) and velocity-product
-    acceleration ``c`` of a tree edge, in world axes at the child's origin.
-
-    The child's velocity is ``[v_p + w_p x d; w_p] + J`` with ``J = S u`` (the edge's
-    relative motion, linear in its speeds); differentiating at constant speeds,
-    ``c = [w_p x (w_p x d + J_v); 0] + dJ/dt``, where ``dJ/dt`` follows from the parent's
-    rotation rate ``skew(w_p) R_p`` and the coordinates' rates. Derived on placeholders of
-    the parent's ``R_p`` and ``w_p`` (a local expression), then substituted.
-    """
-    Rs = cs.SX.sym("Rp", 3, 3)
-    ws = cs.SX.sym("wp", 3)
+def _relative_motion(m: Any, forward: bool) -> tuple[cs.SX, cs.SX]:
+    """Offset ``d = r_child - r_parent`` and relative motion ``J = S u`` of a tree edge,
+    in the parent frame's axes, at the child's origin (``J`` is linear in the speeds)."""
     if forward:
-        d = Rs @ m.r_rel
-        Jv, Jw = Rs @ m.v_rel, Rs @ m.w_rel
-    else:  # the parent is the edge's final frame
-        Rv = Rs @ m.R_rel.T
-        rho = Rv @ m.r_rel
-        d = -rho
-        Jw = -(Rv @ m.w_rel)
-        Jv = cs.cross(Rv @ m.w_rel, rho) - Rv @ m.v_rel
-    J = cs.vertcat(Jv, Jw)
-    u = cs.vertcat(*m.u) if m.u else cs.SX(0, 1)
-    q = cs.vertcat(*m.q) if m.q else cs.SX(0, 1)
-    S = cs.jacobian(J, u) if m.u else cs.SX(6, 0)
-    Jdot = cs.jtimes(J, cs.vertcat(cs.vec(Rs), q), cs.vertcat(cs.vec(skew(ws) @ Rs), m.qdot))
-    c = Jdot + cs.vertcat(cs.cross(ws, cs.cross(ws, d) + Jv), cs.SX.zeros(3))
-    out = cs.substitute([d, S, c], [cs.vec(Rs), ws],
-                        [cs.densify(cs.vec(Rp)), cs.densify(wp)])
-    return out[0], cs.densify(out[1]), cs.densify(out[2])
+        return m.r_rel, cs.vertcat(m.v_rel, m.w_rel)
+    # the parent is the edge's final frame: invert the relative motion
+    Rt = m.R_rel.T
+    rho = Rt @ m.r_rel
+    w = Rt @ m.w_rel
+    return -rho, cs.vertcat(cs.cross(w, rho) - Rt @ m.v_rel, -w)
