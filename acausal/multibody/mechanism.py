@@ -566,10 +566,10 @@ class Mechanism(DomainPass):
             m = motions[int(topo.parent_edge[v])]
             idx = [speed_index[s.name()] for s in m.u]
             S_loc = cs.densify(S_all[6 * n: 6 * n + 6, idx]) if idx else cs.SX(6, 0)
-            d, S, cv = edge_motion_world(len(idx))(
+            d, S, c_edge = edge_motion_world(len(idx))(
                 cs.densify(kin[p].R), cs.densify(kin[p].w), cs.densify(ds[n]), S_loc,
                 cs.densify(Jd_all[6 * n: 6 * n + 6]), u_vec[idx] if idx else cs.SX(0, 1))
-            geometry[v] = (p, m, d, S, cv, idx)
+            geometry[v] = (p, m, d, S, c_edge, idx)
         order = [v for v in topo.order if v == self.datum or topo.parent[v] >= 0]
         axis_joint = {v: self.edges[int(topo.parent_edge[v])].comp for v in geometry
                       if getattr(self.edges[int(topo.parent_edge[v])].comp,
