@@ -215,3 +215,14 @@ def test_ode_form_refuses_a_nonlinear_algebraic_block():
                           out_expr=[], out_sizes=[])
     with pytest.raises(NotAnODE, match="nonlinear"):
         ode_form(dae, np.zeros(0))
+
+
+def test_tableaux_are_scipys():
+    from scipy.integrate import DOP853, RK45
+
+    from acausal.solvers import _tableaux as tb
+
+    for name in ("C", "A", "B", "E", "P"):
+        assert np.array_equal(getattr(tb, f"RK45_{name}"), getattr(RK45, name)), name
+    for name in ("C", "A", "B", "E3", "E5", "D", "A_EXTRA", "C_EXTRA"):
+        assert np.array_equal(getattr(tb, f"DOP853_{name}"), getattr(DOP853, name)), name

@@ -5,8 +5,8 @@ model (:mod:`acausal.solvers.ode`). One step, every stage included, is one call 
 CasADi function that calls the compiled right-hand side (the Python loop costs a few
 microseconds per step, not per evaluation); the error norm, the step-size control and the
 dense output follow Hairer, Norsett and Wanner (Solving ODEs I, II.4-II.6) with the
-tableaux of :class:`scipy.integrate.RK45` and :class:`scipy.integrate.DOP853`: the
-output points are interpolated (continuous extension of order 4 and 7), never stepped
+tableaux of :class:`scipy.integrate.RK45` and :class:`scipy.integrate.DOP853` (copied in
+:mod:`acausal.solvers._tableaux`): the output points are interpolated (continuous extension of order 4 and 7), never stepped
 onto.
 
 Stiffness is watched as in Hairer's codes: the estimate ``h |f(y_s) - f(y)| / |y_s - y|``
@@ -24,10 +24,10 @@ from typing import Any, ClassVar
 
 import casadi as cs
 import numpy as np
-from scipy.integrate import DOP853, RK45
 
 from ..dae import SemiExplicitDAE
 from ..errors import AcausalError, SolverWarning
+from . import _tableaux as tb_
 from .base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
 from .ode import NotAnODE, ODEForm, ode_form
 
@@ -48,8 +48,9 @@ class _Tableau:
     stability: float  # |h lambda| on the stability boundary (stiffness test)
 
 
-DOPRI5 = _Tableau("dopri5", RK45.A, RK45.B, RK45.C, RK45.error_estimator_order, 3.25)
-DOP8 = _Tableau("dop853", DOP853.A, DOP853.B, DOP853.C, DOP853.error_estimator_order, 6.1)
+DOPRI5 = _Tableau("dopri5", tb_.RK45_A, tb_.RK45_B, tb_.RK45_C, tb_.RK45_ERROR_ORDER, 3.25)
+DOP8 = _Tableau("dop853", tb_.DOP853_A, tb_.DOP853_B, tb_.DOP853_C, tb_.DOP853_ERROR_ORDER,
+                6.1)
 
 
 class _Stiff(Exception):
@@ -115,7 +116,7 @@ class RungeKuttaIntegrator(Integrator):
                            [x1, f1, err, hrho, cs.horzcat(*K)])
 
     def _error_norm(self, K: list[cs.MX], h: cs.MX, scale: cs.MX, n: int) -> cs.MX:
-        e = sum((float(RK45.E[j]) * K[j] for j in range(len(K)) if RK45.E[j] != 0),
+        e = sum((float(tb_.RK45_E[j]) * K[j] for j in range(len(K)) if tb_.RK45_E[j] != 0),
                 cs.MX.zeros(n))
         return cs.norm_2(h * e / scale) / np.sqrt(n)
 
@@ -126,7 +127,7 @@ class RungeKuttaIntegrator(Integrator):
     def _interpolate(self, x0: np.ndarray, x1: np.ndarray, h: float, K: np.ndarray,
                      dense: Any, t0: float, theta: np.ndarray, form: ODEForm) -> np.ndarray:
         """States at ``t0 + theta h`` (``theta`` in (0, 1], one column each)."""
-        Q = K @ RK45.P  # (n, 4)
+        Q = K @ tb_.RK45_P  # (n, 4)
         powers = np.cumprod(np.tile(theta, (Q.shape[1], 1)), axis=0)  # theta^1..theta^4
         return x0[:, None] + h * (Q @ powers)
 
@@ -297,9 +298,9 @@ class DOP853Integrator(RungeKuttaIntegrator):
     tableau = DOP8
 
     def _error_norm(self, K: list[cs.MX], h: cs.MX, scale: cs.MX, n: int) -> cs.MX:
-        e5 = sum((float(DOP853.E5[j]) * K[j] for j in range(len(K)) if DOP853.E5[j] != 0),
+        e5 = sum((float(tb_.DOP853_E5[j]) * K[j] for j in range(len(K)) if tb_.DOP853_E5[j] != 0),
                  cs.MX.zeros(n)) / scale
-        e3 = sum((float(DOP853.E3[j]) * K[j] for j in range(len(K)) if DOP853.E3[j] != 0),
+        e3 = sum((float(tb_.DOP853_E3[j]) * K[j] for j in range(len(K)) if tb_.DOP853_E3[j] != 0),
                  cs.MX.zeros(n)) / scale
         n5, n3 = cs.sumsqr(e5), cs.sumsqr(e3)
         denom = cs.fmax(n5 + 0.01 * n3, 1e-300)
@@ -313,14 +314,14 @@ class DOP853Integrator(RungeKuttaIntegrator):
         t0, h = cs.MX.sym("t0"), cs.MX.sym("h")
         K13 = cs.MX.sym("K", n, 13)
         K = [K13[:, j] for j in range(13)]
-        for a, c in zip(DOP853.A_EXTRA, DOP853.C_EXTRA, strict=True):
+        for a, c in zip(tb_.DOP853_A_EXTRA, tb_.DOP853_C_EXTRA, strict=True):
             s = len(K)
             dy = h * sum((float(a[j]) * K[j] for j in range(s) if a[j] != 0), cs.MX.zeros(n))
             K.append(form.f(x0 + dy, t0 + float(c) * h))
         Kall = cs.horzcat(*K)  # (n, 16)
         dx = x1 - x0
         F = [dx, h * K[0] - dx, 2 * dx - h * (K[12] + K[0])]
-        D = DOP853.D  # (4, 16)
+        D = tb_.DOP853_D  # (4, 16)
         for r in range(D.shape[0]):
             F.append(h * (Kall @ cs.DM(D[r])))
         return cs.Function("dop853_dense", [x0, x1, t0, h, K13], [cs.horzcat(*F)])
