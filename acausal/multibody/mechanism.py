@@ -415,9 +415,8 @@ class Mechanism(DomainPass):
         if u.numel() and option == "auto" and constraints:
             cut = sorted({comp._path_or_class() for _lab, comp in labels})
             self.fallback_reason = (
-                f"closed kinematic loops (cut joints {', '.join(cut[:4])}): their "
-                "multipliers couple every speed of the loops into one implicit block either "
-                "way; World(dynamics='recursive') writes them on the recursive form")
+                f"closed kinematic loop (cut joint{'s' if len(cut) > 1 else ''} "
+                f"{', '.join(cut[:4])}); World(dynamics='recursive') to force it")
         elif u.numel() and option != "virtual_power":
             tau = cs.gradient(power, du) if power.numel() else cs.SX.zeros(u.shape)
             tau = cs.substitute(tau, du, cs.SX.zeros(du.shape))  # power is linear in du
