@@ -39,6 +39,7 @@ from .solvers.base import (
     SegmentStats,
     integrator_class,
 )
+from .solvers.choice import choose_solver
 from .structure.dummy import StateSelection, select_states
 
 __all__ = ["simulate", "SimulationStats", "RunCache"]
@@ -161,7 +162,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
              t_eval: Sequence[float] | None = None, rtol: float = 1e-6, atol: float = 1e-8,
              params: dict[str, float] | None = None,
              start: dict[str, float] | None = None, max_step: float | None = None,
-             solver: str = "idas", mode: str | None = None,
+             solver: str = "auto", mode: str | None = None,
              solver_options: dict[str, Any] | None = None,
              raise_on_failure: bool = True, progress: Any = None) -> Result:
     """Simulate a model and return the :class:`~acausal.results.Result`.
@@ -187,7 +188,10 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
     max_step : float, optional
         Largest integrator step [s].
     solver : str
-        The integration backend (``"idas"``; see :mod:`acausal.solvers`).
+        The integration backend: ``"auto"`` (default: chosen from the compiled structure
+        and the stiffness at the start, :mod:`acausal.solvers.choice`), ``"idas"``,
+        ``"cvodes-adams"``, ``"cvodes-bdf"``, ``"cvodes-krylov"``, ``"dopri5"``,
+        ``"dop853"`` (see :mod:`acausal.solvers`).
     mode : str, optional
         A backend-specific mode (IDAS: ``"exact_xdot"``, ``"states_error_only"``,
         ``"idas_ic"``; default: chosen from the model and remembered; ``"nullspace"``: the
@@ -217,6 +221,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
             # a chunk of a dynamic-selection run is short: a singular choice fails fast
             max_num_steps=5_000 if cm.selection.dynamic else 100_000)
         grid = _grid(t_start, t_end, n_points, dt, t_eval)
+        solver = choose_solver(cm, solver, cm.parameter_values(params), grid, mode)
         run = _Run(cm, _integrator(cm, solver, options), params, start)
         run.atol = atol
         run.progress = reporter(progress, what="simulate", span=(grid[0], grid[-1]))

@@ -6,12 +6,13 @@ chains of N pendulum links (``Revolute`` + ``FixedTranslation`` + ``Body`` per l
 no loop constraint), N = 10, 50, 200:
 
 * wall time to build (graph, mechanism pass, structure stage, CasADi DAE) and to simulate
-  1 s with IDAS at rtol = atol = 1e-8 (101 output points);
+  1 s at rtol = atol = 1e-8 (101 output points), with the automatically chosen integrator
+  (``solver="auto"``; its name in brackets) and with IDAS;
 * the size of the formulation: branch coordinates and independent constraints, against a
   Cartesian formulation of the same model (6 coordinates per body, 6 - dof constraints per
   joint), both from ``cm.mechanism``.
 
-``--quick`` skips N = 200 (its simulation takes tens of seconds).
+``--quick`` skips N = 200. ``benchmarks/bench_peers.py`` compares with other tools.
 """
 
 from __future__ import annotations
@@ -67,7 +68,10 @@ def measure(make):
     t0 = time.perf_counter()
     res = ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=N_POINTS)
     t_sim = time.perf_counter() - t0
-    return cm, res, t_build, t_sim
+    t0 = time.perf_counter()
+    ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=N_POINTS, solver="idas")
+    t_idas = time.perf_counter() - t0
+    return cm, res, t_build, t_sim, t_idas
 
 
 def main() -> None:
@@ -78,17 +82,20 @@ def main() -> None:
     for N in (10, 50) if args.quick else (10, 50, 200):
         cases.append((f"chain N={N}", lambda N=N: PendulumChain(N)))
 
-    print(f"== 3D multibody: build and simulate {T_END:g} s (IDAS rtol={RTOL:g}, "
+    print(f"== 3D multibody: build and simulate {T_END:g} s (rtol={RTOL:g}, "
           f"atol={ATOL:g}, {N_POINTS} output points) ==")
-    head = (f"{'model':14s} {'bodies':>6s} {'build [s]':>10s} {'sim [s]':>8s} "
+    head = (f"{'model':14s} {'bodies':>6s} {'build [s]':>10s} {'sim auto [s]':>22s} "
+            f"{'sim IDAS [s]':>12s} {'equations':>10s} "
             f"{'branch q':>9s} {'constr.':>8s} {'removed':>8s} {'dof':>4s} "
             f"{'Cart. q':>8s} {'Cart. c':>8s} {'states':>7s}")
     print(head)
     print("-" * len(head))
     for name, make in cases:
-        cm, res, tb, ts = measure(make)
+        cm, res, tb, ts, ti = measure(make)
         r = cm.mechanism
-        print(f"{name:14s} {r.n_bodies:6d} {tb:10.2f} {ts:8.2f} {r.n_branch_coordinates:9d} "
+        auto = f"{ts:.2f} ({res.stats.solver})"
+        print(f"{name:14s} {r.n_bodies:6d} {tb:10.2f} {auto:>22s} {ti:12.2f} "
+              f"{r.dynamics.split()[0]:>10s} {r.n_branch_coordinates:9d} "
               f"{r.n_constraints:8d} {r.n_removed:8d} {r.dof:4d} "
               f"{r.cartesian_coordinates:8d} {r.cartesian_constraints:8d} "
               f"{len(cm.states):7d}", flush=True)
@@ -99,7 +106,8 @@ def main() -> None:
     print("(after removing the redundant ones); Cart. q / Cart. c: 6 coordinates per body")
     print("and 6 - dof constraints per joint, the size of a Cartesian (body coordinate)")
     print("formulation of the same model. dof = branch speeds - constraints (1D drives not")
-    print("counted); states: differential states after index reduction.")
+    print("counted); states: differential states after index reduction. equations: the")
+    print("equations of motion, recursive (articulated body) or virtual power.")
 
 
 if __name__ == "__main__":

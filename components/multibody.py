@@ -34,9 +34,12 @@ from acausal.multibody.base import (
 )
 from acausal.multibody.constraints import orientation_constraints, position_constraints
 from acausal.multibody.rotations import (
+    axis_quat,
     axis_rotation,
     matrix_to_quat,
     perpendicular_basis,
+    quat_normalized,
+    quat_product,
     quat_rate,
     quat_to_matrix,
     unit,
@@ -49,6 +52,7 @@ __all__ = [
 ]
 
 _X, _Y, _Z = np.eye(3)
+_Q_ID = cs.SX(cs.DM([1.0, 0.0, 0.0, 0.0]))  # the identity rotation's quaternion
 
 
 def _vec(value) -> np.ndarray:
@@ -67,16 +71,28 @@ class World(MultibodyComponent):
     Parameters
     ----------
     g : gravity acceleration vector in the world frame [m/s2] (default 9.81 along -y)
+    dynamics : how the mechanism's equations of motion are written (constructor option):
+        ``"auto"`` (default) the recursive articulated-body form where the mechanism
+        allows it, the virtual-power form otherwise; ``"recursive"`` (an error where it
+        cannot be used) or ``"virtual_power"`` to force one (see docs/multibody.md)
     """
 
     g = Parameter([0.0, -9.81, 0.0], unit="m/s2", doc="gravity vector", structural=True)
     frame_b = Frame("the world frame")
     mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.WORLD, EdgeRole.WORLD)]
     is_world = True
+    DYNAMICS = ("auto", "recursive", "virtual_power")
+
+    def __init__(self, dynamics: str = "auto", **kwargs):
+        if dynamics not in self.DYNAMICS:
+            raise ac.ModelDefinitionError(
+                f"World(dynamics={dynamics!r}): use one of {', '.join(self.DYNAMICS)}")
+        self.__dict__["dynamics"] = dynamics
+        super().__init__(**kwargs)
 
     def tree_motion(self) -> TreeMotion:
         z = cs.SX.zeros(3)
-        return TreeMotion([], [], cs.SX(0, 1), z, cs.SX.eye(3), z, z)
+        return TreeMotion([], [], cs.SX(0, 1), z, cs.SX.eye(3), z, z, _Q_ID)
 
     def cut(self, ka, kb) -> CutEquations:
         c1, l1 = position_constraints(ka, kb)
@@ -111,11 +127,13 @@ class FreeFlyingBody(MultibodyComponent):
         q = cs.vertsplit(self.r_0) + cs.vertsplit(self.Q)
         u = cs.vertsplit(self.v_0) + cs.vertsplit(self.w_a)
         qdot = cs.vertcat(self.v_0, quat_rate(self.Q, self.w_a))
-        return TreeMotion(q, u, qdot, self.r_0, R, self.v_0, R @ self.w_a)
+        return TreeMotion(q, u, qdot, self.r_0, R, self.v_0, R @ self.w_a,
+                          quat_normalized(self.Q))
 
     def cut(self, ka, kb) -> CutEquations:
-        return CutEquations([self.r_0 == kb.r, self.v_0 == kb.v,
-                             self.Q == matrix_to_quat(kb.R), self.w_a == kb.R.T @ kb.w])
+        Q = kb.Q if kb.Q is not None else matrix_to_quat(kb.R)  # smooth where the tree
+        return CutEquations([self.r_0 == kb.r, self.v_0 == kb.v,  # gives it
+                             self.Q == Q, self.w_a == kb.R.T @ kb.w])
 
 
 class Body(FreeFlyingBody):
@@ -160,12 +178,26 @@ class Body(FreeFlyingBody):
 
     def wrenches(self, kin, gravity):
         k = kin["frame_a"]
-        rc = k.R @ cs.DM(_vec(self.r_CM))
-        a_cm = k.a + cs.cross(k.z, rc) + cs.cross(k.w, cs.cross(k.w, rc))
-        F = self.m * (gravity - a_cm)
-        Iw = k.R @ self.inertia() @ k.R.T
-        M = -(Iw @ k.z + cs.cross(k.w, Iw @ k.w)) + cs.cross(rc, F)
+        F, M = _BODY_WRENCH(k.R, k.w, k.a, k.z, cs.densify(gravity), self.m,
+                            cs.DM(_vec(self.r_CM)), cs.densify(self.inertia()))
         return [("frame_a", F, M)]
+
+
+def _body_wrench() -> cs.Function:
+    """``(R, w, a, z, g, m, r_CM, I) -> (F, M)``: gravity and d'Alembert wrench of a rigid
+    body at its frame (world axes; a CasADi function inlined for every body)."""
+    R, I = cs.SX.sym("R", 3, 3), cs.SX.sym("I", 3, 3)
+    w, a, z, g, r_CM = (cs.SX.sym(n, 3) for n in ("w", "a", "z", "g", "r_CM"))
+    m = cs.SX.sym("m")
+    rc = R @ r_CM
+    a_cm = a + cs.cross(z, rc) + cs.cross(w, cs.cross(w, rc))
+    F = m * (g - a_cm)
+    Iw = R @ I @ R.T
+    M = -(Iw @ z + cs.cross(w, Iw @ w)) + cs.cross(rc, F)
+    return cs.Function("body_wrench", [R, w, a, z, g, m, r_CM, I], [F, M])
+
+
+_BODY_WRENCH = _body_wrench()
 
 
 class _TwoFrames(MultibodyComponent):
@@ -186,7 +218,8 @@ class FixedTranslation(_TwoFrames):
 
     def tree_motion(self) -> TreeMotion:
         z = cs.SX.zeros(3)
-        return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX.eye(3), z, z)
+        return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX.eye(3), z, z,
+                          _Q_ID)
 
     def cut(self, ka, kb) -> CutEquations:
         c1, l1 = position_constraints(ka, kb, _vec(self.r))
@@ -212,7 +245,8 @@ class FixedRotation(_TwoFrames):
 
     def tree_motion(self) -> TreeMotion:
         z = cs.SX.zeros(3)
-        return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX(self._R()), z, z)
+        return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX(self._R()), z, z,
+                          axis_quat(unit(self.n), float(self.angle)))
 
     def cut(self, ka, kb) -> CutEquations:
         c1, l1 = position_constraints(ka, kb, _vec(self.r))
@@ -274,7 +308,8 @@ class Revolute(_AxisJoint):
         n = unit(self.n)
         z = cs.SX.zeros(3)
         return TreeMotion([self.phi], [self.w], cs.SX(self.w), z,
-                          axis_rotation(n, self.phi), z, cs.SX(cs.DM(n)) * self.w)
+                          axis_rotation(n, self.phi), z, cs.SX(cs.DM(n)) * self.w,
+                          axis_quat(n, self.phi))
 
     def cut(self, ka, kb) -> CutEquations:
         self._check_not_cut()
@@ -328,7 +363,7 @@ class Prismatic(_AxisJoint):
         n = cs.DM(unit(self.n))
         z = cs.SX.zeros(3)
         return TreeMotion([self.s], [self.v], cs.SX(self.v), n * self.s, cs.SX.eye(3),
-                          n * self.v, z)
+                          n * self.v, z, _Q_ID)
 
     def cut(self, ka, kb) -> CutEquations:
         self._check_not_cut()
@@ -372,7 +407,8 @@ class Spherical(_TwoFrames):
         R = quat_to_matrix(self.Q)
         z = cs.SX.zeros(3)
         return TreeMotion(cs.vertsplit(self.Q), cs.vertsplit(self.w_rel),
-                          quat_rate(self.Q, self.w_rel), z, R, z, R @ self.w_rel)
+                          quat_rate(self.Q, self.w_rel), z, R, z, R @ self.w_rel,
+                          quat_normalized(self.Q))
 
     def cut(self, ka, kb) -> CutEquations:
         c, lab = position_constraints(ka, kb)
@@ -408,7 +444,8 @@ class Universal(_TwoFrames):
         w_rel = cs.DM(na) * self.w_a + Ra @ nb * self.w_b
         return TreeMotion([self.phi_a, self.phi_b], [self.w_a, self.w_b],
                           cs.vertcat(self.w_a, self.w_b), z, Ra @ axis_rotation(nb, self.phi_b),
-                          z, w_rel)
+                          z, w_rel, quat_product(axis_quat(na, self.phi_a),
+                                                 axis_quat(nb, self.phi_b)))
 
     def cut(self, ka, kb) -> CutEquations:
         na, nb = unit(self.n_a), unit(self.n_b)
@@ -445,7 +482,8 @@ class Cylindrical(_TwoFrames):
         n = unit(self.n)
         nd = cs.DM(n)
         return TreeMotion([self.phi, self.s], [self.w, self.v], cs.vertcat(self.w, self.v),
-                          nd * self.s, axis_rotation(n, self.phi), nd * self.v, nd * self.w)
+                          nd * self.s, axis_rotation(n, self.phi), nd * self.v, nd * self.w,
+                          axis_quat(n, self.phi))
 
     def cut(self, ka, kb) -> CutEquations:
         n = unit(self.n)
@@ -490,7 +528,8 @@ class Planar(_TwoFrames):
         v = cs.DM(ex) * self.v_x + cs.DM(ey) * self.v_y
         return TreeMotion([self.s_x, self.s_y, self.phi], [self.v_x, self.v_y, self.w],
                           cs.vertcat(self.v_x, self.v_y, self.w), r,
-                          axis_rotation(n, self.phi), v, cs.DM(n) * self.w)
+                          axis_rotation(n, self.phi), v, cs.DM(n) * self.w,
+                          axis_quat(n, self.phi))
 
     def cut(self, ka, kb) -> CutEquations:
         n, ex, ey = self._basis()
@@ -529,7 +568,7 @@ class FreeMotion(_TwoFrames):
         return TreeMotion(cs.vertsplit(self.r_rel) + cs.vertsplit(self.Q),
                           cs.vertsplit(self.v_rel) + cs.vertsplit(self.w_rel),
                           cs.vertcat(self.v_rel, quat_rate(self.Q, self.w_rel)),
-                          self.r_rel, R, self.v_rel, R @ self.w_rel)
+                          self.r_rel, R, self.v_rel, R @ self.w_rel, quat_normalized(self.Q))
 
     def cut(self, ka, kb) -> CutEquations:
         d = kb.r - ka.r

@@ -94,6 +94,7 @@ class Kinematics:
     w: cs.SX
     a: cs.SX | None = None
     z: cs.SX | None = None  # angular acceleration
+    Q: cs.SX | None = None  # orientation quaternion (w, x, y, z) where the tree gives one
 
 
 @dataclass
@@ -108,6 +109,7 @@ class TreeMotion:
     R_rel: cs.SX
     v_rel: cs.SX  # d(r_rel)/dt expressed in the initial frame
     w_rel: cs.SX  # relative angular velocity expressed in the initial frame
+    Q_rel: cs.SX | None = None  # unit quaternion of R_rel (optional; smooth in q)
 
 
 @dataclass

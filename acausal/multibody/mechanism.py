@@ -35,12 +35,14 @@ import casadi as cs
 import numpy as np
 import scipy.linalg as sla
 
-from ..component import DATUM, Component, PortInstance
+from ..component import DATUM, Component, PortInstance, TreePriority
 from ..domain_passes import DomainEquation, DomainPass
 from ..errors import RedundantConstraintWarning, TopologyError
 from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
+from .articulated import TreeEdgeDynamics, articulated_accelerations, edge_motion_world
 from .base import EdgeRole, Kinematics, MultibodyComponent
+from .rotations import quat_product
 
 __all__ = ["Mechanism", "MechanismReport"]
 
@@ -62,6 +64,8 @@ class MechanismReport:
     removed: list[str] = field(default_factory=list)
     cartesian_coordinates: int = 0
     cartesian_constraints: int = 0
+    dynamics: str = "virtual power"
+    fallback_reason: str = ""
 
     def __str__(self) -> str:
         lines = [
@@ -73,11 +77,15 @@ class MechanismReport:
             f"  degrees of freedom: {self.dof}",
             f"  Cartesian formulation of the same model: {self.cartesian_coordinates} "
             f"coordinates, {self.cartesian_constraints} constraints",
+            "  equations of motion: " + ("recursive (articulated body)"
+                                          if self.dynamics == "recursive" else self.dynamics),
             "  tree:   " + ", ".join(self.tree),
             "  cotree: " + (", ".join(self.cotree) or "(none)"),
         ]
         for r in self.removed:
             lines.append(f"  removed redundant constraint: {r}")
+        if self.fallback_reason and self.dynamics != "recursive":
+            lines.append(f"  not recursive: {self.fallback_reason}")
         return "\n".join(lines)
 
 
@@ -156,6 +164,8 @@ class Mechanism(DomainPass):
             )
         self._check_frames_connected()
         self.removed: list[str] = []
+        self.dynamics = "virtual power"  # or "recursive" (set by assemble)
+        self.fallback_reason = ""  # why the recursive form was not used
 
     def _check_frames_connected(self) -> None:
         """A joint moves one frame relative to another: both must be connected to something
@@ -312,18 +322,9 @@ class Mechanism(DomainPass):
                 qdot_all.append(m.qdot)
             m = motions[k]
             parent = kin[int(topo.parent[v])]
-            Ri = parent.R
-            if e.final == v:  # traversed forward: v = final
-                rho = Ri @ m.r_rel
-                w = parent.w + Ri @ m.w_rel
-                kin[v] = Kinematics(parent.r + rho, Ri @ m.R_rel, parent.v
-                                    + cs.cross(parent.w, rho) + Ri @ m.v_rel, w)
-            else:  # backward: parent is the final frame, v the initial one
-                Rv = Ri @ m.R_rel.T
-                wv = parent.w - Rv @ m.w_rel
-                rho = Rv @ m.r_rel
-                kin[v] = Kinematics(parent.r - rho, Rv,
-                                    parent.v - cs.cross(wv, rho) - Rv @ m.v_rel, wv)
+            step = _WALK_FORWARD if e.final == v else _WALK_BACKWARD
+            kin[v] = Kinematics(*step(*[_dense(x) for x in (
+                parent.r, parent.R, parent.v, parent.w, m.r_rel, m.R_rel, m.v_rel, m.w_rel)]))
         for v in range(self.datum):
             if v not in kin:
                 kin[v] = Kinematics(zero3, cs.SX.eye(3), zero3, zero3)
@@ -368,6 +369,7 @@ class Mechanism(DomainPass):
         labels: list[tuple[str, Component]] = []
         for k in topo.cotree:
             e = self.edges[k]
+            self._quaternions(kin, motions, (e.initial, e.final))
             ka = kin[e.initial]
             kb = kin[e.final]
             ce = e.comp.cut(ka, kb)
@@ -380,26 +382,16 @@ class Mechanism(DomainPass):
         self._constraints = (constraints, [lab for lab, _ in labels],
                              [c for _, c in labels], list(q_all))
 
-        # virtual power
+        # multipliers of the cut joints
         du = cs.SX.sym("du", u.numel()) if u.numel() else cs.SX(0, 1)
         gravity = self._gravity()
         wr_kin = {id(p): kin[self.port_vertex[id(p)]] for p in self.ports}
-        power = cs.SX(0)
-        for c in self.comps:
-            kmap = {name: wr_kin[id(p)] for name, p in c.ports().items() if id(p) in wr_kin}
-            for port, F, M in c.wrenches(kmap, gravity):
-                kv = kmap[port]
-                power = power + cs.dot(F, cs.substitute(kv.v, u, du)) + cs.dot(
-                    M, cs.substitute(kv.w, u, du))
-            for speeds, Q in c.generalized_forces(kmap, gravity):
-                power = power + cs.dot(Q, cs.substitute(speeds, u, du))
-            for name, expr in c.result_outputs(kmap).items():
-                fl.add_output(f"{c._path_or_class()}.{name}", expr)
-        lam: list[cs.SX] = []
+        power = cs.SX(0)  # virtual power of what is not a frame wrench
         if constraints:
             Phi = cs.vertcat(*constraints)
             qd_du = cs.substitute(qdot, u, du)
             Phi_dot = cs.jtimes(Phi, q, qd_du)
+            lam: list[cs.SX] = []
             for n, (_lab, comp) in enumerate(labels):
                 sym = fl.new_var(f"{comp._path_or_class()}.lambda[{n}]", 1, unit="",
                                  origin=comp._path_or_class())
@@ -407,13 +399,260 @@ class Mechanism(DomainPass):
             power = power + cs.dot(cs.vertcat(*lam), Phi_dot)
             for res, (lab, comp) in zip(constraints, labels, strict=True):
                 eqs.append(DomainEquation(res == 0, comp, f"constraint {lab} == 0"))
-        if u.numel():
+        kmaps = {}
+        for c in self.comps:
+            kmap = {name: wr_kin[id(p)] for name, p in c.ports().items() if id(p) in wr_kin}
+            kmaps[id(c)] = kmap
+            for speeds, Q in c.generalized_forces(kmap, gravity):
+                power = power + cs.dot(Q, cs.substitute(speeds, u, du))
+            for name, expr in c.result_outputs(kmap).items():
+                fl.add_output(f"{c._path_or_class()}.{name}", expr)
+
+        # equations of motion: recursive where the mechanism allows it, else virtual power
+        self.dynamics, self.fallback_reason = "virtual power", ""
+        recursive = None
+        option = self._dynamics_option()
+        if u.numel() and option == "auto" and constraints:
+            cut = sorted({comp._path_or_class() for _lab, comp in labels})
+            self.fallback_reason = (
+                f"closed kinematic loop (cut joint{'s' if len(cut) > 1 else ''} "
+                f"{', '.join(cut[:4])}); World(dynamics='recursive') to force it")
+        elif u.numel() and option != "virtual_power":
+            tau = cs.gradient(power, du) if power.numel() else cs.SX.zeros(u.shape)
+            tau = cs.substitute(tau, du, cs.SX.zeros(du.shape))  # power is linear in du
+            recursive, why = self._articulated(kin, motions, u_all, tau, udot, internal,
+                                               gravity)
+            if recursive is None:
+                self.fallback_reason = why
+                if option == "recursive":
+                    raise TopologyError(
+                        f"the recursive (articulated-body) dynamics cannot be used: {why}; "
+                        "use World(dynamics='auto') or 'virtual_power'")
+        if recursive is not None:
+            self.dynamics = "recursive"
+            for sym, owner, (expr, residual) in zip(u_all, owners, recursive, strict=True):
+                if residual:  # a prescribed joint: the equation determines its force
+                    eqs.append(DomainEquation(
+                        expr == 0, owner, f"equation of motion along {sym.name()} "
+                        "(articulated body, motion prescribed)"))
+                else:
+                    eqs.append(DomainEquation(
+                        fl.der(sym) == expr, owner,
+                        f"equation of motion along {sym.name()} (articulated body)"))
+        elif u.numel():
+            for c in self.comps:
+                kmap = kmaps[id(c)]
+                for port, F, M in c.wrenches(kmap, gravity):
+                    kv = kmap[port]
+                    power = power + cs.dot(F, cs.substitute(kv.v, u, du)) + cs.dot(
+                        M, cs.substitute(kv.w, u, du))
             R_dyn = cs.gradient(power, du)
             for sym, owner, res in zip(u_all, owners, cs.vertsplit(R_dyn), strict=True):
                 eqs.append(DomainEquation(
                     res == 0, owner, f"equation of motion along {sym.name()} (virtual power)"))
         self._report = self._make_report(q_all, u_all, constraints)
         return eqs
+
+    def _quaternions(self, kin: dict[int, Kinematics], motions: dict[int, Any],
+                     vertices: tuple[int, ...]) -> None:
+        """Fill ``kin[v].Q`` (the orientation quaternion, a product of the edges'
+        ``Q_rel`` along the tree path: smooth in the coordinates, no branch choice) for
+        ``vertices`` and their ancestors; left None below an edge that gives none."""
+        topo = self.topo
+        if kin[self.datum].Q is None:
+            kin[self.datum].Q = cs.SX(cs.DM([1.0, 0.0, 0.0, 0.0]))
+        for v0 in vertices:
+            path = []
+            v = v0
+            while v != self.datum and topo.parent[v] >= 0 and kin[v].Q is None:
+                path.append(v)
+                v = int(topo.parent[v])
+            if v != self.datum and topo.parent[v] < 0:
+                continue  # not reached by the tree
+            for v in reversed(path):
+                m = motions[int(topo.parent_edge[v])]
+                Qp = kin[int(topo.parent[v])].Q
+                if m.Q_rel is None or Qp is None:
+                    break
+                forward = self.edges[int(topo.parent_edge[v])].final == v
+                kin[v].Q = _QUAT_PRODUCT(Qp, m.Q_rel if forward
+                                         else m.Q_rel * cs.DM([1, -1, -1, -1]))
+
+    def _dynamics_option(self) -> str:
+        """``World(dynamics=...)``: "auto" (default), "recursive" or "virtual_power"."""
+        worlds = [c for c in self.comps if getattr(c, "is_world", False)]
+        return str(getattr(worlds[0], "dynamics", "auto")) if worlds else "auto"
+
+    def _articulated(self, kin: dict[int, Kinematics], motions: dict[int, Any],
+                     u_all: list[cs.SX], tau: cs.SX, udot: cs.SX,
+                     internal: list[Any], gravity: cs.SX) -> tuple[list[cs.SX] | None, str]:
+        """The speeds' derivatives by the articulated-body algorithm
+        (:mod:`acausal.multibody.articulated`), in the order of ``u_all``; or None and the
+        reason when the mechanism has something the recursion does not handle."""
+        if internal:
+            names = ", ".join(c._path_or_class() for c, _ in internal[:3])
+            return None, f"{names} has coordinates of its own (internal_motion)"
+        topo = self.topo
+        # frame wrenches at placeholder kinematics: W_v = -M_v A_v + b_v
+        ph: dict[int, Kinematics] = {}
+
+        def placeholder(v: int) -> Kinematics:
+            if v not in ph:
+                ph[v] = Kinematics(cs.SX.sym(f"r{v}", 3), cs.SX.sym(f"R{v}", 3, 3),
+                                   cs.SX.sym(f"v{v}", 3), cs.SX.sym(f"w{v}", 3),
+                                   cs.SX.sym(f"a{v}", 3), cs.SX.sym(f"z{v}", 3))
+            return ph[v]
+
+        wrench: dict[int, cs.SX] = {}
+        for c in self.comps:
+            kmap = {name: placeholder(self.port_vertex[id(p)])
+                    for name, p in c.ports().items() if id(p) in self.port_vertex}
+            for port, F, M in c.wrenches(kmap, gravity):
+                v = self.port_vertex[id(c.ports()[port])]
+                W = cs.vertcat(F, M)
+                wrench[v] = wrench[v] + W if v in wrench else W
+        # the tree edges' relative motion in the parent's axes: J_loc = S_loc u
+        edges_v = [v for v in topo.order if v != self.datum and topo.parent[v] >= 0]
+        speed_index = {s.name(): i for i, s in enumerate(u_all)}
+        Js, ds, qs, qds = [], [], [], []
+        for v in edges_v:
+            m = motions[int(topo.parent_edge[v])]
+            d, J = _relative_motion(m, self.edges[int(topo.parent_edge[v])].final == v)
+            Js.append(J)
+            ds.append(d)
+            qs += m.q
+            qds.append(m.qdot)
+        # everything derived at once (linear cost, a few CasADi calls)
+        vs = list(wrench)
+        verts = list(ph)
+        col_of = {v: n for n, v in enumerate(verts)}
+        A_all = cs.vertcat(*[_acc(ph[v]) for v in verts])
+        W_all = cs.vertcat(*[wrench[v] for v in vs]) if vs else cs.SX(0, 1)
+        JW = cs.jacobian(W_all, A_all)
+        rows, cols = JW.sparsity().get_triplet()
+        if any(cols[i] // 6 != col_of[vs[rows[i] // 6]] for i in range(len(rows))):
+            return None, "a frame wrench depends on the acceleration of another frame"
+        if cs.depends_on(JW, A_all):
+            return None, "a frame wrench is not affine in the frame's acceleration"
+        b_all = cs.substitute(W_all, A_all, cs.SX.zeros(A_all.shape))
+        J_all = cs.vertcat(*Js) if Js else cs.SX(0, 1)
+        S_all = cs.jacobian(J_all, cs.vertcat(*u_all))
+        q_vec = cs.vertcat(*qs) if qs else cs.SX(0, 1)
+        qd_vec = cs.vertcat(*qds) if qds else cs.SX(0, 1)
+        Jd_all = cs.jtimes(J_all, q_vec, qd_vec) if qs else cs.SX.zeros(J_all.shape)
+        # placeholders -> the tree walk's kinematics (one substitution for everything)
+        syms, vals = [], []
+        for v, kp in ph.items():
+            kv = kin[v]
+            syms += [kp.r, cs.vec(kp.R), kp.v, kp.w]
+            vals += [kv.r, cs.vec(kv.R), kv.v, kv.w]
+        got = cs.substitute([cs.vec(JW), b_all], [cs.vertcat(*syms)],
+                            [cs.densify(cs.vertcat(*vals))])
+        JW = cs.reshape(got[0], JW.shape)
+        b_all = got[1]
+        inertia: dict[int, cs.SX] = {}
+        bias: dict[int, cs.SX] = {}
+        for n, v in enumerate(vs):
+            cv = 6 * col_of[v]
+            inertia[v] = cs.densify(-JW[6 * n: 6 * n + 6, cv: cv + 6])
+            bias[v] = cs.densify(b_all[6 * n: 6 * n + 6])
+        if cs.depends_on(b_all, udot) or cs.depends_on(tau, udot):
+            return None, "a force depends on the derivatives of the speeds"
+        geometry: dict[int, tuple[int, Any, cs.SX, cs.SX, cs.SX, list[int]]] = {}
+        u_vec = cs.vertcat(*u_all)
+        for n, v in enumerate(edges_v):
+            p = int(topo.parent[v])
+            m = motions[int(topo.parent_edge[v])]
+            idx = [speed_index[s.name()] for s in m.u]
+            S_loc = cs.densify(S_all[6 * n: 6 * n + 6, idx]) if idx else cs.SX(6, 0)
+            d, S, c_edge = edge_motion_world(len(idx))(
+                cs.densify(kin[p].R), cs.densify(kin[p].w), cs.densify(ds[n]), S_loc,
+                cs.densify(Jd_all[6 * n: 6 * n + 6]), u_vec[idx] if idx else cs.SX(0, 1))
+            geometry[v] = (p, m, d, S, c_edge, idx)
+        order = [v for v in topo.order if v == self.datum or topo.parent[v] >= 0]
+        axis_joint = {v: self.edges[int(topo.parent_edge[v])].comp for v in geometry
+                      if getattr(self.edges[int(topo.parent_edge[v])].comp,
+                                 "use_axis_flange", False)}
+        prescribed = {v for v, c in axis_joint.items() if self._kinematically_driven(c)}
+        for _attempt in range(2):
+            edge_of = {}
+            for v, (p, m, d, S, cvec, idx) in geometry.items():
+                pres = cs.vertcat(*[self.symbols.der(s) for s in m.u]) if v in prescribed \
+                    else None
+                edge_of[v] = TreeEdgeDynamics(p, v, d, S, cvec,
+                                              tau[idx] if idx else cs.SX(0, 1), pres)
+            res = articulated_accelerations(order, edge_of, inertia, bias)
+            massless = self._massless(res.inertias)
+            if not massless:
+                break
+            if any(v not in axis_joint for v in massless) or _attempt:
+                joints = sorted({self.edges[int(topo.parent_edge[v])].name for v in massless})
+                return None, (f"the joint(s) {', '.join(joints)} move no mass (their "
+                              "joint-space inertia vanishes)")
+            prescribed |= set(massless)  # massless axis joints: driven through the axis
+        out: list[tuple[cs.SX, bool] | None] = [None] * len(u_all)
+        for v, ud in res.accelerations.items():
+            for i, e in zip(geometry[v][5], cs.vertsplit(ud), strict=True):
+                out[i] = (e, False)
+        for v, r in res.residuals.items():
+            for i, e in zip(geometry[v][5], cs.vertsplit(r), strict=True):
+                out[i] = (e, True)
+        if any(e is None for e in out):
+            return None, "some speeds belong to no tree edge"
+        return out, ""  # type: ignore[return-value]
+
+    def _kinematically_driven(self, joint: Component) -> bool:
+        """Whether a 1D across source (``Position``, ``Speed``...) acts directly on the
+        joint's axis flange: its motion is then prescribed, and the recursion computes
+        the driving force instead of the acceleration."""
+        axis = joint.ports().get("axis")
+        if axis is None:
+            return False
+        members = {id(axis)}
+        owners = self._connection_owners(list[Component](self.comps))
+        conns = [conn for c in owners for conn in c._connections
+                 if conn[0].domain is axis.domain]
+        grown = True
+        while grown:  # the connection set of the axis flange
+            grown = False
+            for conn in conns:
+                ids = {id(p) for p in conn}
+                if ids & members and not ids <= members:
+                    members |= ids
+                    grown = True
+        for conn in conns:
+            for port in conn:
+                if id(port) not in members or port.owner is joint:
+                    continue
+                for e in getattr(port.owner, "edges", []):
+                    if (e.initial is DATUM and e.final == port.name
+                            and e.priority == TreePriority.ACROSS_SOURCE):
+                        return True
+        return False
+
+    def _massless(self, inertias: dict[int, cs.SX]) -> list[int]:
+        """Edges whose joint-space inertia vanishes (nothing with mass moves with them):
+        evaluated at the parameter values and random coordinates, speeds and forces."""
+        if not inertias:
+            return []
+        keys = list(inertias)
+        D = cs.vertcat(*[cs.vec(inertias[v]) for v in keys])
+        syms = cs.symvar(D)
+        vals = np.random.default_rng(11).uniform(0.5, 1.5, len(syms))
+        params = {q.name: q.value for q in self.symbols.parameters}
+        for i, sy in enumerate(syms):
+            vals[i] = params.get(sy.name(), vals[i])
+        f = cs.Function("D", [cs.vertcat(*syms) if syms else cs.SX(0, 1)], [D])
+        Dn = np.asarray(f(vals)).ravel()
+        out, pos = [], 0
+        scale = max(float(np.abs(Dn).max()), 1e-300)
+        for v in keys:
+            n = int(inertias[v].numel())
+            block = Dn[pos:pos + n]
+            pos += n
+            if np.abs(block).max() <= 1e-12 * scale:
+                out.append(v)
+        return out
 
     def draw(self, ax: Any = None) -> Any:
         """Draw the mechanism graph (networkx/matplotlib): tree edges bold, chords dashed,
@@ -505,4 +744,54 @@ class Mechanism(DomainPass):
             removed=list(self.removed),
             cartesian_coordinates=6 * len(bodies),
             cartesian_constraints=cart_c,
+            dynamics=self.dynamics,
+            fallback_reason=self.fallback_reason,
         )
+
+
+def _dense(x: Any) -> Any:
+    """``x`` as a dense CasADi matrix (arguments of the inlined functions)."""
+    if isinstance(x, cs.SX | cs.DM):
+        return x if x.is_dense() else cs.densify(x)
+    return cs.DM(np.asarray(x, dtype=float))
+
+
+def _walk(forward: bool) -> cs.Function:
+    """One step of the tree walk: a frame's ``r, R, v, w`` (world) from its parent's and
+    the edge's relative motion (a CasADi function, inlined at each edge: positions add,
+    rotations multiply)."""
+    r, v, w = cs.SX.sym("r", 3), cs.SX.sym("v", 3), cs.SX.sym("w", 3)
+    R, Rr = cs.SX.sym("R", 3, 3), cs.SX.sym("R_rel", 3, 3)
+    rr, vr, wr = cs.SX.sym("r_rel", 3), cs.SX.sym("v_rel", 3), cs.SX.sym("w_rel", 3)
+    if forward:  # the child is the edge's final frame
+        rho = R @ rr
+        out = [r + rho, R @ Rr, v + cs.cross(w, rho) + R @ vr, w + R @ wr]
+    else:  # the parent is the final frame, the child the initial one
+        Rv = R @ Rr.T
+        wv = w - Rv @ wr
+        rho = Rv @ rr
+        out = [r - rho, Rv, v - cs.cross(wv, rho) - Rv @ vr, wv]
+    return cs.Function("walk", [r, R, v, w, rr, Rr, vr, wr], out)
+
+
+_WALK_FORWARD, _WALK_BACKWARD = _walk(True), _walk(False)
+_QP, _QQ = cs.SX.sym("p", 4), cs.SX.sym("q", 4)
+_QUAT_PRODUCT = cs.Function("quat_product", [_QP, _QQ], [quat_product(_QP, _QQ)])
+
+
+def _acc(k: Kinematics) -> cs.SX:
+    """``[a; z]`` of a frame (placeholders: always set)."""
+    assert k.a is not None and k.z is not None
+    return cs.vertcat(k.a, k.z)
+
+
+def _relative_motion(m: Any, forward: bool) -> tuple[cs.SX, cs.SX]:
+    """Offset ``d = r_child - r_parent`` and relative motion ``J = S u`` of a tree edge,
+    in the parent frame's axes, at the child's origin (``J`` is linear in the speeds)."""
+    if forward:
+        return m.r_rel, cs.vertcat(m.v_rel, m.w_rel)
+    # the parent is the edge's final frame: invert the relative motion
+    Rt = m.R_rel.T
+    rho = Rt @ m.r_rel
+    w = Rt @ m.w_rel
+    return -rho, cs.vertcat(cs.cross(w, rho) - Rt @ m.v_rel, -w)

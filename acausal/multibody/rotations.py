@@ -10,8 +10,8 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
-__all__ = ["skew", "vee", "axis_rotation", "quat_to_matrix", "quat_rate", "matrix_to_quat",
-           "unit", "perpendicular_basis"]
+__all__ = ["skew", "vee", "axis_rotation", "axis_quat", "quat_to_matrix", "quat_rate",
+           "quat_product", "quat_normalized", "matrix_to_quat", "unit", "perpendicular_basis"]
 
 
 def skew(v: cs.SX) -> cs.SX:
@@ -49,10 +49,34 @@ def perpendicular_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def axis_rotation(n: np.ndarray, phi: cs.SX) -> cs.SX:
     """Rotation by ``phi`` about the unit axis ``n`` (Rodrigues' formula, exact)."""
-    n = unit(n)
-    N = np.outer(n, n)
-    K = np.array([[0, -n[2], n[1]], [n[2], 0, -n[0]], [-n[1], n[0], 0]])
-    return cs.cos(phi) * cs.DM.eye(3) + cs.sin(phi) * cs.DM(K) + (1 - cs.cos(phi)) * cs.DM(N)
+    return _AXIS_ROTATION(cs.DM(unit(n)), phi)
+
+
+def _axis_rotation(n: cs.SX, phi: cs.SX) -> cs.SX:
+    N = n @ n.T
+    return cs.cos(phi) * (cs.SX.eye(3) - N) + cs.sin(phi) * skew(n) + N
+
+
+def axis_quat(n: np.ndarray, phi: cs.SX) -> cs.SX:
+    """Unit quaternion ``(w, x, y, z)`` of the rotation by ``phi`` about the unit axis ``n``
+    (the one :func:`axis_rotation` gives, continuous in ``phi``)."""
+    return _AXIS_QUAT(cs.DM(unit(n)), phi)
+
+
+def quat_product(p: cs.SX, q: cs.SX) -> cs.SX:
+    """Hamilton product ``p q``: the rotation ``q`` followed by ``p`` (``R(p q) = R(p)
+    R(q)``)."""
+    pw, px, py, pz = p[0], p[1], p[2], p[3]
+    qw, qx, qy, qz = q[0], q[1], q[2], q[3]
+    return cs.vertcat(pw * qw - px * qx - py * qy - pz * qz,
+                      pw * qx + px * qw + py * qz - pz * qy,
+                      pw * qy - px * qz + py * qw + pz * qx,
+                      pw * qz + px * qy - py * qx + pz * qw)
+
+
+def quat_normalized(q: cs.SX) -> cs.SX:
+    """``q / |q|`` (the quaternion coordinates of joints are normalised only in use)."""
+    return q / cs.sqrt(cs.sumsqr(q))
 
 
 def quat_to_matrix(q: cs.SX) -> cs.SX:
@@ -82,7 +106,22 @@ def matrix_to_quat(R: cs.SX) -> cs.SX:
     """Quaternion of a rotation matrix (Shepperd's method, branch on the largest term).
 
     The branch choice is numerical only (each branch is exact where it is chosen), so it
-    makes no events (:func:`acausal.relations.no_event`)."""
+    makes no events (:func:`acausal.relations.no_event`). The expression is built once on
+    a symbolic matrix and inlined for ``R`` (its size does not grow with ``R``'s)."""
+    from ..relations import NO_EVENT  # the mark of no_event, an input of the template
+
+    global _MATRIX_TO_QUAT
+    if _MATRIX_TO_QUAT is None:
+        Rs = cs.SX.sym("R", 3, 3)
+        _MATRIX_TO_QUAT = cs.Function("matrix_to_quat", [Rs, NO_EVENT],
+                                      [_matrix_to_quat(Rs)])
+    return _MATRIX_TO_QUAT(cs.densify(cs.SX(R)), NO_EVENT)
+
+
+_MATRIX_TO_QUAT: cs.Function | None = None
+
+
+def _matrix_to_quat(R: cs.SX) -> cs.SX:
     tr = R[0, 0] + R[1, 1] + R[2, 2]
     cands = [
         cs.vertcat(1 + tr, R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]),
@@ -100,3 +139,15 @@ def matrix_to_quat(R: cs.SX) -> cs.SX:
     from ..relations import no_event
 
     return no_event(out)
+
+
+def _templates() -> tuple[cs.Function, cs.Function]:
+    """The axis rotation and quaternion as CasADi functions (inlined at every joint: the
+    numeric axis folds into the expressions, zeros included)."""
+    n, phi = cs.SX.sym("n", 3), cs.SX.sym("phi")
+    h = phi / 2
+    return (cs.Function("axis_rotation", [n, phi], [_axis_rotation(n, phi)]),
+            cs.Function("axis_quat", [n, phi], [cs.vertcat(cs.cos(h), n * cs.sin(h))]))
+
+
+_AXIS_ROTATION, _AXIS_QUAT = _templates()

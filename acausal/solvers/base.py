@@ -186,3 +186,9 @@ def captured_output() -> Iterator[io.StringIO]:
 
 
 register_integrator("idas", "acausal.solvers.idas", "IDASIntegrator")
+register_integrator("idas-krylov", "acausal.solvers.idas", "IDASKrylovIntegrator")
+register_integrator("cvodes-adams", "acausal.solvers.cvodes", "CVODESAdamsIntegrator")
+register_integrator("cvodes-bdf", "acausal.solvers.cvodes", "CVODESBDFIntegrator")
+register_integrator("cvodes-krylov", "acausal.solvers.cvodes", "CVODESKrylovIntegrator")
+register_integrator("dopri5", "acausal.solvers.rk", "DOPRI5Integrator")
+register_integrator("dop853", "acausal.solvers.rk", "DOP853Integrator")

@@ -54,7 +54,7 @@ from .base import (
 )
 from .interrupt import call_interruptibly
 
-__all__ = ["IDASIntegrator", "make_integrator", "MODES"]
+__all__ = ["IDASIntegrator", "IDASKrylovIntegrator", "make_integrator", "MODES"]
 
 MODES = ("exact_xdot", "states_error_only", "idas_ic")
 _LADDER = ("idas_ic", "exact_xdot", "states_error_only")
@@ -87,7 +87,8 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
                     p_values: np.ndarray | None = None,
                     init_xdot: np.ndarray | None = None,
                     suppress_algebraic: bool = False,
-                    regularity_check: bool = True, normalized: bool = False) -> cs.Function:
+                    regularity_check: bool = True, normalized: bool = False,
+                    newton_scheme: str | None = None) -> cs.Function:
     """IDAS integrator of ``dae`` on ``grid`` (relative to the start time).
 
     The returned function takes ``x0``, ``z0`` and ``p = [parameters; t_start]`` and gives
@@ -97,7 +98,9 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
     covers the states only. With ``regularity_check`` (default) the first NaN or Inf in
     the DAE's residual stops the integration (instead of IDAS retrying ever smaller steps
     into a blow-up). With ``normalized`` the time is ``t_start + span tau`` and ``grid`` is
-    in ``tau`` (``p = [..., t_start, span]``): one integrator serves every interval.
+    in ``tau`` (``p = [..., t_start, span]``): one integrator serves every interval. With
+    ``newton_scheme="gmres"`` Newton's linear systems are solved by GMRES on
+    Jacobian-vector products (matrix-free) instead of a factorisation.
     """
     toff = cs.SX.sym("t_start")
     tau = cs.SX.sym("tau")
@@ -136,7 +139,10 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
         opts["suppress_algebraic"] = True
     if max_step is not None:
         opts["max_step_size"] = max_step
-    opts["linear_solver"] = _linear_solver(cs.vertcat(ode, alg), cs.vertcat(x, z))
+    if newton_scheme is not None:
+        opts["newton_scheme"] = newton_scheme
+    else:
+        opts["linear_solver"] = _linear_solver(cs.vertcat(ode, alg), cs.vertcat(x, z))
     return cs.integrator(name, "idas", problem, 0.0, [float(g) for g in grid[1:]], opts)
 
 
@@ -196,6 +202,7 @@ class IDASIntegrator(Integrator):
     """IDAS with the mode ladder of the module documentation."""
 
     name = "idas"
+    newton_scheme: str | None = None  # None: direct (dense or sparse LU)
 
     def __init__(self, cm: Any, options: IntegratorOptions) -> None:
         super().__init__(cm, options)
@@ -232,7 +239,8 @@ class IDASIntegrator(Integrator):
                     init_xdot=None if mode == "idas_ic" else (xdot if xdot.size
                                                               else np.zeros(1)),
                     suppress_algebraic=mode == "states_error_only",
-                    regularity_check=not self._tolerant, normalized=normalized)
+                    regularity_check=not self._tolerant, normalized=normalized,
+                    newton_scheme=self.newton_scheme)
             except RuntimeError as exc:  # CasADi refuses a structurally singular DAE
                 if "is_singular" not in str(exc):
                     raise
@@ -493,3 +501,11 @@ def _join(ts: list[np.ndarray], xs: list[Any], zs: list[Any], dae: SemiExplicitD
         return Segment(np.zeros(0), cs.DM(int(dae.x.numel()), 0),
                        cs.DM(int(dae.z.numel()), 0), stats)
     return Segment(np.concatenate(ts), cs.horzcat(*xs), cs.horzcat(*zs), stats)
+
+
+class IDASKrylovIntegrator(IDASIntegrator):
+    """IDAS with Newton-GMRES (``solver="idas-krylov"``): no Jacobian factorisation, only
+    Jacobian-vector products; for large stiff DAEs whose Newton matrix is dense."""
+
+    name = "idas-krylov"
+    newton_scheme = "gmres"

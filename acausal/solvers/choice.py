@@ -1,0 +1,174 @@
+"""Which integrator a compiled model gets: ``simulate(..., solver="auto")``.
+
+The rule (docs/theory.md, *Choosing the integrator*):
+
+1. **Structure.** A model with algebraic variables that are not a small linear block (a
+   closed kinematic loop's multipliers, a nonlinear algebraic loop), with events (frozen
+   relations, ``when`` clauses) or with dynamic state selection goes to **IDAS**.
+   Everything else is an explicit ODE ``x' = f(x, t)`` (:mod:`acausal.solvers.ode`). A
+   small one (fewer than 32 states) stays with IDAS too: its Newton matrix costs nothing,
+   and IDAS is the reference path of every model.
+2. **Stiffness**, from the eigenvalues ``lambda`` of ``df/dx`` at the start point against
+   the span ``T`` of the output grid. A mode is *dissipative* when it is heavily damped
+   (``-Re lambda >= |lambda| / 2``); every other mode (an oscillation, a growing mode)
+   must be resolved by any method. With ``rho_d`` the fastest dissipative decay rate and
+   ``rho_r`` the fastest rate to resolve (at least ``10 / T``), the ODE is **stiff** when
+   ``rho_d T > 500`` and ``rho_d > 10 rho_r``: an explicit method would then be held to
+   steps of ``~3 / rho_d`` by stability alone, far below what accuracy asks for. The
+   mirrored spectrum of a conservative mechanism (``+-a``, ``+-i omega``) is never stiff:
+   its fast modes must be followed anyway.
+3. **Method.** Non-stiff: **dop853** (explicit Runge-Kutta 8(5,3) with error control),
+   or **cvodes-adams** when the right-hand side is cheap (under 2 000 operations: the
+   Runge-Kutta step loop runs in Python, CVODES's in C). Stiff: **cvodes-bdf** (direct
+   dense or sparse LU), or **cvodes-krylov** (Newton-GMRES, matrix-free) when the
+   Jacobian is dense and the system large (over 1 000 states).
+
+The start Jacobian can mislead (stiffness may appear later): the Runge-Kutta methods
+watch for it at every step and continue with CVODES BDF if it shows (with a
+:class:`~acausal.errors.SolverWarning`), so the choice never costs accuracy.
+
+Eigenvalues: all of them (dense) up to 64 states; above, the 8 of largest magnitude (the
+fast modes the rule is about) by Arnoldi iteration, on the sparse Jacobian when it is
+sparse, on Jacobian-vector products otherwise. Modes outside those 8 are not looked at: if
+one of them had to be resolved, ``rho_r`` is underestimated and the rule can only call a
+non-stiff model stiff (a slower method), never the reverse. No spectrum (Arnoldi failing):
+IDAS.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import casadi as cs
+import numpy as np
+
+from .ode import NotAnODE, ODEForm, ode_form
+
+if TYPE_CHECKING:
+    from ..compiler import CompiledModel
+
+__all__ = ["SolverChoice", "choose_solver", "analyse", "SMALL", "STIFF_SPAN", "STIFF_RATIO"]
+
+SMALL = 32  # states below which an explicit ODE stays with IDAS
+STIFF_SPAN = 500.0  # rho_d T above which stability would dominate an explicit method
+STIFF_RATIO = 10.0  # rho_d / rho_r above which the ODE is stiff
+_DAMPED = 0.5  # -Re(lambda) / |lambda| of a dissipative mode
+_CHEAP = 2000  # operations of a right-hand side that is cheap to evaluate
+_DENSE_EIG = 64  # states up to which every eigenvalue is computed
+_LARGE = 1000  # states above which a dense stiff system goes to Newton-GMRES
+
+
+@dataclass
+class SolverChoice:
+    """The automatic choice and why (``explain``)."""
+
+    solver: str
+    reason: str
+    n_states: int = 0
+    eigenvalues: np.ndarray = field(default_factory=lambda: np.zeros(0, complex))
+    rho_dissipative: float = 0.0
+    rho_resolve: float = 0.0
+
+    def __str__(self) -> str:
+        return f"{self.solver}: {self.reason}"
+
+
+def choose_solver(cm: CompiledModel, requested: str, p: np.ndarray, grid: np.ndarray,
+                  mode: str | None = None) -> str:
+    """The backend to run: ``requested`` unless it is ``"auto"`` (see the module
+    documentation; :func:`analyse` gives the reasons). An IDAS ``mode`` keeps IDAS. The
+    choice is kept per model, parameter values and span."""
+    if requested != "auto":
+        return requested
+    if mode is not None:
+        return "idas"
+    key = (np.asarray(p, dtype=float).tobytes(), float(grid[-1] - grid[0]))
+    kept = _CHOICES.setdefault(cm, {})
+    if key not in kept:
+        kept[key] = analyse(cm, p, grid)
+    return kept[key].solver
+
+
+_CHOICES: weakref.WeakKeyDictionary[CompiledModel, dict[tuple[bytes, float], SolverChoice]] = (
+    weakref.WeakKeyDictionary())
+
+
+def analyse(cm: CompiledModel, p: np.ndarray, grid: np.ndarray) -> SolverChoice:
+    """The automatic choice for ``cm`` with parameter values ``p`` on ``grid``."""
+    dae = cm.dae
+    if dae.relations or cm.flat.whens:
+        return SolverChoice("idas", "the model has events (relations or when clauses)")
+    if cm.selection.dynamic:
+        return SolverChoice("idas", "the state selection is dynamic")
+    try:
+        form = ode_form(dae, p)
+    except NotAnODE as exc:
+        return SolverChoice("idas", f"not an explicit ODE: {exc}")
+    n = form.n
+    if n < SMALL:
+        return SolverChoice("idas", f"a small explicit ODE ({n} states): IDAS's Newton "
+                            "matrix costs nothing", n)
+    x0 = np.array([cm.start_values.get(name, 0.0) for name in dae.x_names], dtype=float)
+    t0, T = float(grid[0]), float(grid[-1] - grid[0])
+    lam = _eigenvalues(form, x0, t0)
+    if lam.size == 0 or not np.all(np.isfinite(lam)):
+        return SolverChoice("idas", "the Jacobian at the start is not finite", n)
+    mag = np.abs(lam)
+    damped = -lam.real >= _DAMPED * mag
+    rho_d = float(np.max(-lam.real[damped], initial=0.0))
+    rho_r = float(max(np.max(mag[~damped], initial=0.0), 10.0 / T))
+    stiff = rho_d * T > STIFF_SPAN and rho_d > STIFF_RATIO * rho_r
+    numbers = (f"fastest dissipative decay {rho_d:.3g} 1/s, fastest rate to resolve "
+               f"{rho_r:.3g} 1/s over {T:.3g} s")
+    if stiff:
+        big_dense = n > _LARGE and cs.jacobian_sparsity(form.rhs, form.x).nnz() > 0.1 * n * n
+        solver = "cvodes-krylov" if big_dense else "cvodes-bdf"
+        return SolverChoice(solver, f"stiff explicit ODE ({numbers})", n, lam, rho_d, rho_r)
+    cheap = form.f.n_instructions() < _CHEAP
+    solver = "cvodes-adams" if cheap else "dop853"
+    return SolverChoice(solver, f"non-stiff explicit ODE ({numbers}); "
+                        + ("cheap right-hand side" if cheap else "costly right-hand side"),
+                        n, lam, rho_d, rho_r)
+
+
+def _eigenvalues(form: ODEForm, x0: np.ndarray, t0: float) -> np.ndarray:
+    """Eigenvalues of ``df/dx`` at ``(x0, t0)``: all of them for a small system, the 8 of
+    largest magnitude otherwise."""
+    n = form.n
+    sp = cs.jacobian_sparsity(form.rhs, form.x)
+    if n <= _DENSE_EIG:
+        J = _dense_jacobian(form, x0, t0, sp)
+        return np.linalg.eigvals(J)
+    import scipy.sparse as sps
+    import scipy.sparse.linalg as spla
+
+    k = 8
+    if sp.nnz() <= 20 * n:  # sparse: form it
+        jac = cs.Function("ode_jacobian", [form.x, form.t], [cs.jacobian(form.rhs, form.x)])
+        Jd = jac(x0, t0).sparse()
+        op: object = sps.csr_matrix(Jd)
+    else:
+        jvp = form.jvp()
+        op = spla.LinearOperator((n, n), matvec=lambda v: np.asarray(
+            jvp(x0, t0, np.real(v))).ravel(), dtype=float)
+    try:
+        lam = np.asarray(spla.eigs(op, k=k, which="LM", tol=1e-3, maxiter=50 * n,
+                                   return_eigenvectors=False))
+    except spla.ArpackNoConvergence as exc:
+        lam = np.asarray(exc.eigenvalues)
+    except Exception:  # noqa: BLE001 - ARPACK's own failures: no spectrum, no verdict
+        return np.zeros(0, complex)
+    return lam
+
+
+def _dense_jacobian(form: ODEForm, x0: np.ndarray, t0: float, sp: cs.Sparsity) -> np.ndarray:
+    """``df/dx`` at one point by forward differentiation, all directions in one call."""
+    n = form.n
+    if sp.nnz() <= 20 * n:
+        jac = cs.Function("ode_jacobian", [form.x, form.t], [cs.jacobian(form.rhs, form.x)])
+        return np.asarray(cs.densify(jac(x0, t0)))
+    jvp = form.jvp().map(n)
+    X = np.repeat(x0[:, None], n, axis=1)
+    return np.asarray(jvp(X, t0, np.eye(n)))

@@ -1,0 +1,336 @@
+"""Explicit Runge-Kutta methods with error control: Dormand-Prince 5(4) and 8(5,3).
+
+``simulate(..., solver="dopri5")`` or ``solver="dop853"`` integrate the explicit ODE of a
+model (:mod:`acausal.solvers.ode`). One step, every stage included, is one call of a
+CasADi function that calls the compiled right-hand side (the Python loop costs a few
+microseconds per step, not per evaluation); the error norm, the step-size control and the
+dense output follow Hairer, Norsett and Wanner (Solving ODEs I, II.4-II.6) with the
+tableaux of :class:`scipy.integrate.RK45` and :class:`scipy.integrate.DOP853` (copied in
+:mod:`acausal.solvers._tableaux`): the output points are interpolated (continuous extension of order 4 and 7), never stepped
+onto.
+
+Stiffness is watched as in Hairer's codes: the estimate ``h |f(y_s) - f(y)| / |y_s - y|``
+of the two last stages (both at ``t + h``) against the method's stability boundary; after
+15 stiff-looking accepted steps (fewer than 6 normal ones between them) the method gives
+up. With fallback allowed it continues with CVODES BDF from that point and says so once
+(:class:`~acausal.errors.SolverWarning`); otherwise it fails with the reason.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import casadi as cs
+import numpy as np
+
+from ..dae import SemiExplicitDAE
+from ..errors import AcausalError, SolverWarning
+from . import _tableaux as tb_
+from .base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
+from .ode import NotAnODE, ODEForm, ode_form
+
+__all__ = ["RungeKuttaIntegrator", "DOPRI5Integrator", "DOP853Integrator"]
+
+_SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
+_STIFF_STEPS = 15  # stiff-looking accepted steps before giving up (Hairer: 15)
+_NONSTIFF_RESET = 6  # normal steps that clear the count (Hairer: 6)
+
+
+@dataclass(frozen=True)
+class _Tableau:
+    name: str
+    A: np.ndarray  # (s, s)
+    B: np.ndarray  # (s,)
+    C: np.ndarray  # (s,)
+    order: int  # of the error estimator: the step factor is err^(-1/(order+1))
+    stability: float  # |h lambda| on the stability boundary (stiffness test)
+
+
+DOPRI5 = _Tableau("dopri5", tb_.RK45_A, tb_.RK45_B, tb_.RK45_C, tb_.RK45_ERROR_ORDER, 3.25)
+DOP8 = _Tableau("dop853", tb_.DOP853_A, tb_.DOP853_B, tb_.DOP853_C, tb_.DOP853_ERROR_ORDER,
+                6.1)
+
+
+class _Stiff(Exception):
+    def __init__(self, t: float, x: np.ndarray, hrho: float) -> None:
+        super().__init__(f"stiffness detected at t = {t:.6g} s (h |lambda| ~ {hrho:.3g})")
+        self.t, self.x, self.hrho = t, x, hrho
+
+
+class RungeKuttaIntegrator(Integrator):
+    """Embedded explicit Runge-Kutta method with error control and dense output (see the
+    module documentation); the subclasses choose the tableau."""
+
+    tableau: ClassVar[_Tableau] = DOPRI5
+
+    def __init__(self, cm: Any, options: IntegratorOptions) -> None:
+        super().__init__(cm, options)
+        if options.mode is not None:
+            raise AcausalError(f"the {self.name} solver has no modes (got {options.mode!r})")
+        self._forms: dict[tuple[int, bytes], tuple[ODEForm, cs.Function, Any]] = {}
+        self._fallback: Integrator | None = None
+        self._warned = False
+
+    # ----- building -----
+    def _compiled(self, dae: SemiExplicitDAE, p: np.ndarray) -> tuple[ODEForm, cs.Function,
+                                                                      Any]:
+        """The ODE, the step function and the dense-output function for these parameter
+        values (kept for repeated runs)."""
+        key = (id(dae), p.tobytes())
+        got = self._forms.get(key)
+        if got is None:
+            try:
+                form = ode_form(dae, p)
+            except NotAnODE as exc:
+                raise AcausalError(f"the {self.name} solver needs an explicit ODE: {exc}; "
+                                   "use solver='idas'") from None
+            got = self._forms[key] = (form, self._step_function(form),
+                                      self._dense_function(form))
+        return got
+
+    def _step_function(self, form: ODEForm) -> cs.Function:
+        """``(x, t, h, f0) -> (x1, f1, err, h*rho, K)``: one step from ``x`` (``f0 = f(x)``,
+        first same as last), the weighted RMS error norm, the stiffness estimate and the
+        stages (columns; the last one ``f1``)."""
+        tb, o = self.tableau, self.options
+        n = form.n
+        x, f0 = cs.MX.sym("x", n), cs.MX.sym("f0", n)
+        t, h = cs.MX.sym("t"), cs.MX.sym("h")
+        K = [f0]
+        ys = x
+        for s in range(1, len(tb.C)):
+            ys = x + h * sum((float(tb.A[s, j]) * K[j] for j in range(s) if tb.A[s, j] != 0),
+                             cs.MX.zeros(n))
+            K.append(form.f(ys, t + float(tb.C[s]) * h))
+        x1 = x + h * sum((float(tb.B[j]) * K[j] for j in range(len(K)) if tb.B[j] != 0),
+                         cs.MX.zeros(n))
+        f1 = form.f(x1, t + h)
+        K.append(f1)
+        scale = o.atol + o.rtol * cs.fmax(cs.fabs(x), cs.fabs(x1))
+        err = self._error_norm(K, h, scale, n)
+        # stiffness: the last stage is at t + h as well (C[-1] == 1)
+        hrho = cs.fabs(h) * cs.norm_2(f1 - K[-2]) / cs.fmax(cs.norm_2(x1 - ys), 1e-300)
+        return cs.Function(f"{tb.name}_step", [x, t, h, f0],
+                           [x1, f1, err, hrho, cs.horzcat(*K)])
+
+    def _error_norm(self, K: list[cs.MX], h: cs.MX, scale: cs.MX, n: int) -> cs.MX:
+        e = sum((float(tb_.RK45_E[j]) * K[j] for j in range(len(K)) if tb_.RK45_E[j] != 0),
+                cs.MX.zeros(n))
+        return cs.norm_2(h * e / scale) / np.sqrt(n)
+
+    def _dense_function(self, form: ODEForm) -> Any:
+        """``(x0, x1, h, K) -> Q``: coefficients of the interpolant on the step."""
+        return None
+
+    def _interpolate(self, x0: np.ndarray, x1: np.ndarray, h: float, K: np.ndarray,
+                     dense: Any, t0: float, theta: np.ndarray, form: ODEForm) -> np.ndarray:
+        """States at ``t0 + theta h`` (``theta`` in (0, 1], one column each)."""
+        Q = K @ tb_.RK45_P  # (n, 4)
+        powers = np.cumprod(np.tile(theta, (Q.shape[1], 1)), axis=0)  # theta^1..theta^4
+        return x0[:, None] + h * (Q @ powers)
+
+    # ----- integration -----
+    def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
+                  grid: np.ndarray, allow_fallback: bool = True) -> Segment:
+        form, step, dense = self._compiled(dae, p)
+        stats = SegmentStats(mode=self.name)
+        X = np.zeros((form.n, len(grid) - 1))
+        try:
+            self._run(form, step, dense, np.asarray(x0, float).copy(), grid, X, stats)
+        except _Stiff as st:
+            reached = int(np.searchsorted(grid, st.t, side="right")) - 1  # outputs done
+            if not allow_fallback:
+                raise IntegrationFailure(
+                    f"{self.name}: {st} (the model is stiff here: use an implicit solver, "
+                    "solver='cvodes-bdf' or 'idas')", st.t,
+                    self._segment(form, grid[1:reached + 1], X[:, :reached], stats)) from None
+            return self._continue_implicit(dae, p, form, grid, X, stats, st, reached)
+        except _Failed as fl:
+            k = fl.reached
+            raise IntegrationFailure(f"{self.name}: {fl.reason}", fl.t,
+                                     self._segment(form, grid[1:k + 1], X[:, :k],
+                                                   stats)) from None
+        return self._segment(form, grid[1:], X, stats)
+
+    def _segment(self, form: ODEForm, t: np.ndarray, X: np.ndarray,
+                 stats: SegmentStats) -> Segment:
+        Z = np.asarray(form.z(X, t.reshape(1, -1))) if len(t) and form.z.size1_out(0) \
+            else np.zeros((form.z.size1_out(0), len(t)))
+        return Segment(t, X, Z, stats)
+
+    def _continue_implicit(self, dae: SemiExplicitDAE, p: np.ndarray, form: ODEForm,
+                           grid: np.ndarray, X: np.ndarray, stats: SegmentStats, st: _Stiff,
+                           reached: int) -> Segment:
+        """The rest of the segment with CVODES BDF from the point where stiffness showed."""
+        from .cvodes import CVODESBDFIntegrator
+
+        if self._fallback is None:
+            self._fallback = CVODESBDFIntegrator(self.cm, self.options)
+        if not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"{self.name}: {st}; the integration continues with CVODES BDF (implicit). "
+                "Pass solver='cvodes-bdf' (or 'idas') to simulate() to start with it.",
+                SolverWarning, stacklevel=5)
+        rest = np.concatenate([[st.t], grid[reached + 1:]])
+        if len(rest) < 2 or rest[1] <= rest[0]:
+            rest = rest[1:]
+        z_st = np.asarray(form.z(st.x, st.t)).ravel()
+        seg = self._fallback.integrate(dae, p, st.x, z_st, rest)
+        Xr = np.asarray(seg.x)
+        X[:, reached:] = Xr[:, -(X.shape[1] - reached):]
+        stats.steps += seg.stats.steps
+        stats.rhs_evaluations += seg.stats.rhs_evaluations
+        stats.mode = f"{self.name} -> cvodes-bdf"
+        return self._segment(form, grid[1:], X, stats)
+
+    def advance(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
+                t0: float, t1: float) -> Segment:
+        return self.integrate(dae, p, x0, z0, np.array([t0, t1]))
+
+    def _run(self, form: ODEForm, step: cs.Function, dense: Any, x: np.ndarray,
+             grid: np.ndarray, X: np.ndarray, stats: SegmentStats) -> None:
+        """Step from ``grid[0]`` to ``grid[-1]``, filling ``X`` at the output points."""
+        o, tb = self.options, self.tableau
+        exponent = -1.0 / (tb.order + 1)
+        t, t_end = float(grid[0]), float(grid[-1])
+        f = np.asarray(form.f(x, t)).ravel()
+        stats.rhs_evaluations += 1
+        h = self._initial_step(form, x, t, f, t_end)
+        hmax = o.max_step if o.max_step is not None else np.inf
+        k = 1  # next output point
+        steps_since_output = 0
+        stiff, nonstiff = 0, 0
+        evals = len(tb.C)
+        while k < len(grid):
+            h = min(h, hmax)
+            last = t + h >= t_end - 1e-12 * max(1.0, abs(t_end))
+            if last:
+                h = t_end - t
+            hmin = 16 * np.spacing(max(abs(t), 1.0))
+            if h < hmin:
+                raise _Failed(f"step size {h:.3g} s below the minimum at t = {t:.6g} s "
+                              "(a singularity or a blow-up of the model)", t, k - 1)
+            x1, f1, err, hrho, K = step(x, t, h, f)
+            stats.rhs_evaluations += evals
+            err = float(err)
+            if not np.isfinite(err):
+                h *= _MIN_FACTOR  # NaN/Inf at a trial point: shorter step
+                stats.error_test_failures += 1
+                continue
+            if err > 1.0:
+                h *= max(_MIN_FACTOR, _SAFETY * err ** exponent)
+                stats.error_test_failures += 1
+                continue
+            x1 = np.asarray(x1).ravel()
+            t1 = t_end if last else t + h
+            # outputs inside the step, by the continuous extension
+            j = k
+            while j < len(grid) and grid[j] <= t1 + 1e-14 * max(1.0, abs(t1)):
+                j += 1
+            if j > k:
+                Kn = np.asarray(K)
+                inside = grid[k:j]
+                theta = (inside - t) / h
+                Xi = self._interpolate(x, x1, h, Kn, dense, t, theta, form)
+                if inside[-1] >= t1 - 1e-14 * max(1.0, abs(t1)):
+                    Xi[:, -1] = x1  # an output point at the step's end: the step itself
+                X[:, k - 1:j - 1] = Xi
+                k = j
+                steps_since_output = 0
+            stats.steps += 1
+            steps_since_output += 1
+            if steps_since_output > o.max_num_steps:
+                raise _Failed(f"more than {o.max_num_steps} steps between two output points "
+                              f"(at t = {t1:.6g} s)", t1, k - 1)
+            # stiffness watch (Hairer)
+            if float(hrho) > tb.stability:
+                stiff, nonstiff = stiff + 1, 0
+                if stiff >= _STIFF_STEPS:
+                    raise _Stiff(t1, x1, float(hrho))
+            else:
+                nonstiff += 1
+                if nonstiff >= _NONSTIFF_RESET:
+                    stiff = 0
+            t, x, f = t1, x1, np.asarray(f1).ravel()
+            factor = _MAX_FACTOR if err == 0.0 else min(_MAX_FACTOR,
+                                                        _SAFETY * err ** exponent)
+            h *= factor
+
+    def _initial_step(self, form: ODEForm, x: np.ndarray, t: float, f: np.ndarray,
+                      t_end: float) -> float:
+        """Hairer's starting step (Solving ODEs I, II.4)."""
+        o = self.options
+        scale = o.atol + np.abs(x) * o.rtol
+        d0 = np.sqrt(np.mean((x / scale) ** 2)) if x.size else 0.0
+        d1 = np.sqrt(np.mean((f / scale) ** 2)) if x.size else 0.0
+        h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+        span = t_end - t
+        h0 = min(h0, span)
+        f1 = np.asarray(form.f(x + h0 * f, t + h0)).ravel()
+        d2 = np.sqrt(np.mean(((f1 - f) / scale) ** 2)) / h0 if x.size else 0.0
+        if d1 <= 1e-15 and d2 <= 1e-15:
+            h1 = max(1e-6, h0 * 1e-3)
+        else:
+            h1 = (0.01 / max(d1, d2)) ** (1.0 / (self.tableau.order + 1))
+        return float(min(100 * h0, h1, span))
+
+
+class _Failed(Exception):
+    def __init__(self, reason: str, t: float, reached: int) -> None:
+        super().__init__(reason)
+        self.reason, self.t, self.reached = reason, t, reached
+
+
+class DOPRI5Integrator(RungeKuttaIntegrator):
+    """Dormand-Prince 5(4) (``solver="dopri5"``): moderate tolerances."""
+
+    name = "dopri5"
+    tableau = DOPRI5
+
+
+class DOP853Integrator(RungeKuttaIntegrator):
+    """Dormand-Prince 8(5,3) (``solver="dop853"``): tight tolerances, smooth problems."""
+
+    name = "dop853"
+    tableau = DOP8
+
+    def _error_norm(self, K: list[cs.MX], h: cs.MX, scale: cs.MX, n: int) -> cs.MX:
+        e5 = sum((float(tb_.DOP853_E5[j]) * K[j] for j in range(len(K)) if tb_.DOP853_E5[j] != 0),
+                 cs.MX.zeros(n)) / scale
+        e3 = sum((float(tb_.DOP853_E3[j]) * K[j] for j in range(len(K)) if tb_.DOP853_E3[j] != 0),
+                 cs.MX.zeros(n)) / scale
+        n5, n3 = cs.sumsqr(e5), cs.sumsqr(e3)
+        denom = cs.fmax(n5 + 0.01 * n3, 1e-300)
+        return cs.fabs(h) * n5 / cs.sqrt(denom * n)
+
+    def _dense_function(self, form: ODEForm) -> cs.Function:
+        """``(x0, x1, t0, h, K) -> F``: the three extra stages and the seven
+        coefficients of the continuous extension of order 7."""
+        n = form.n
+        x0, x1 = cs.MX.sym("x0", n), cs.MX.sym("x1", n)
+        t0, h = cs.MX.sym("t0"), cs.MX.sym("h")
+        K13 = cs.MX.sym("K", n, 13)
+        K = [K13[:, j] for j in range(13)]
+        for a, c in zip(tb_.DOP853_A_EXTRA, tb_.DOP853_C_EXTRA, strict=True):
+            s = len(K)
+            dy = h * sum((float(a[j]) * K[j] for j in range(s) if a[j] != 0), cs.MX.zeros(n))
+            K.append(form.f(x0 + dy, t0 + float(c) * h))
+        Kall = cs.horzcat(*K)  # (n, 16)
+        dx = x1 - x0
+        F = [dx, h * K[0] - dx, 2 * dx - h * (K[12] + K[0])]
+        D = tb_.DOP853_D  # (4, 16)
+        for r in range(D.shape[0]):
+            F.append(h * (Kall @ cs.DM(D[r])))
+        return cs.Function("dop853_dense", [x0, x1, t0, h, K13], [cs.horzcat(*F)])
+
+    def _interpolate(self, x0: np.ndarray, x1: np.ndarray, h: float, K: np.ndarray,
+                     dense: Any, t0: float, theta: np.ndarray, form: ODEForm) -> np.ndarray:
+        F = np.asarray(dense(x0, x1, t0, h, K))  # (n, 7)
+        y = np.zeros((len(x0), len(theta)))
+        for i, Fi in enumerate(reversed(list(F.T))):
+            y += Fi[:, None]
+            y *= theta if i % 2 == 0 else 1.0 - theta
+        return x0[:, None] + y

@@ -1,0 +1,228 @@
+"""Integration backends behind one interface, and the automatic choice between them.
+
+Every backend integrates the same explicit ODEs to its tolerance against closed forms; the
+automatic rule (:mod:`acausal.solvers.choice`) gives an implicit method to a stiff model
+and an explicit one to a non-stiff one; an explicit method that meets stiffness later
+switches to an implicit one and says so; failures return what was computed before them.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import casadi as cs
+import numpy as np
+import pytest
+from mb_models import FourBar, Pendulum
+
+import acausal as ac
+from acausal.solvers.base import IntegrationFailure, IntegratorOptions, integrator_class
+from acausal.solvers.choice import STIFF_RATIO, analyse
+from components import electrical as el
+from components import multibody as mb
+from components import translational as tr
+
+ODE_BACKENDS = ("cvodes-adams", "cvodes-bdf", "cvodes-krylov", "dopri5", "dop853",
+                "idas-krylov")
+
+
+class RCLadder(ac.Model):
+    """A voltage step into N resistor-capacitor stages: decay rates from ~1/(N^2 RC) to
+    4/(RC), all real (a stiff ODE for N >> 1)."""
+
+    def __init__(self, N: int = 40, R: float = 1.0, C: float = 1e-3):
+        super().__init__()
+        self.source = el.ConstantVoltage(V=1.0)
+        self.ground = el.Ground()
+        self.r = [el.Resistor(R=R) for _ in range(N)]
+        self.c = [el.Capacitor(C=C, v=0.0) for _ in range(N)]
+        self.connect(self.source.n, self.ground.p)
+        prev = self.source.p
+        for r, c in zip(self.r, self.c, strict=True):
+            self.connect(prev, r.p)
+            self.connect(r.n, c.p)
+            self.connect(c.n, self.ground.p)
+            prev = r.n
+
+
+class Oscillators(ac.Model):
+    """N independent damped mass-spring oscillators with closed-form motions (an explicit
+    ODE of 2 N states, non-stiff: light damping)."""
+
+    def __init__(self, N: int = 20):
+        super().__init__()
+        self.fixed = tr.Fixed()
+        self.m = [tr.Mass(m=1.0, s=1.0, v=0.0) for _ in range(N)]
+        self.k = [tr.SpringDamper(c=float(k + 1) ** 2, d=0.1) for k in range(N)]
+        for m, k in zip(self.m, self.k, strict=True):
+            self.connect(self.fixed.flange, k.flange_a)
+            self.connect(k.flange_b, m.flange_a)
+
+    @staticmethod
+    def closed_form(k: int, t: np.ndarray) -> np.ndarray:
+        w0, z = float(k + 1), 0.1 / (2 * float(k + 1))
+        wd = w0 * np.sqrt(1 - z**2)
+        return np.exp(-z * w0 * t) * (np.cos(wd * t) + z * w0 / wd * np.sin(wd * t))
+
+
+class Chain(ac.Model):
+    """N pendulum links released horizontal: a conservative mechanism whose linearisation
+    has mirrored eigenvalues (+-a): fast, but nothing to damp."""
+
+    def __init__(self, N: int = 20):
+        super().__init__()
+        self.world = mb.World()
+        ell, m = 1.0 / N, 1.0 / N
+        self.joints = [mb.Revolute(n=[0, 0, 1], phi=0.0, w=0.0) for _ in range(N)]
+        self.arms = [mb.FixedTranslation(r=[ell, 0, 0]) for _ in range(N)]
+        self.bodies = [mb.Body(m=m, r_CM=[ell / 2, 0, 0], I_11=1e-6 * m,
+                               I_22=m * ell**2 / 12, I_33=m * ell**2 / 12) for _ in range(N)]
+        prev = self.world.frame_b
+        for j, a, b in zip(self.joints, self.arms, self.bodies, strict=True):
+            self.connect(prev, j.frame_a)
+            self.connect(j.frame_b, a.frame_a, b.frame_a)
+            prev = a.frame_b
+
+
+@pytest.fixture(scope="module")
+def oscillators():
+    return ac.build(Oscillators())
+
+
+@pytest.mark.parametrize("solver", ODE_BACKENDS)
+def test_backends_follow_the_closed_form(oscillators, solver):
+    res = ac.simulate(oscillators, 5.0, n_points=101, rtol=1e-10, atol=1e-12, solver=solver)
+    assert res.stats.solver == solver and res.status == "ok"
+    for k in (0, 7, 19):
+        err = np.max(np.abs(res[f"m[{k}].s"] - Oscillators.closed_form(k, res.t)))
+        assert err < 1e-7, (solver, k, err)
+
+
+def test_choice_stiff_model_gets_an_implicit_method():
+    cm = ac.build(RCLadder())
+    choice = analyse(cm, cm.parameter_values(), np.linspace(0.0, 1.0, 101))
+    assert choice.solver == "cvodes-bdf", choice
+    assert choice.rho_dissipative > STIFF_RATIO * choice.rho_resolve
+    res = ac.simulate(cm, 1.0, n_points=101, rtol=1e-8, atol=1e-10)
+    assert res.stats.solver == "cvodes-bdf"
+    ref = ac.simulate(cm, 1.0, n_points=101, rtol=1e-8, atol=1e-10, solver="idas")
+    np.testing.assert_allclose(res["c[39].v"], ref["c[39].v"], atol=1e-6)
+
+
+def test_choice_nonstiff_models_get_an_explicit_method(oscillators):
+    choice = analyse(oscillators, oscillators.parameter_values(), np.linspace(0, 5, 101))
+    assert choice.solver in ("cvodes-adams", "dop853"), choice
+    assert choice.rho_dissipative == 0.0  # lightly damped: every mode is to be resolved
+    cm = ac.build(Chain())
+    choice = analyse(cm, cm.parameter_values(), np.linspace(0, 1, 101))
+    assert choice.solver in ("cvodes-adams", "dop853"), choice
+    # the mirrored spectrum of the released chain: a decay as fast as a growth
+    assert choice.rho_dissipative <= choice.rho_resolve * 1.0001
+
+
+def test_choice_keeps_idas_where_it_is_the_method():
+    cm = ac.build(FourBar())  # multipliers, dynamic state selection
+    assert analyse(cm, cm.parameter_values(), np.linspace(0, 1, 11)).solver == "idas"
+    cm = ac.build(Pendulum(30.0))  # a small ODE
+    choice = analyse(cm, cm.parameter_values(), np.linspace(0, 1, 11))
+    assert choice.solver == "idas" and "small" in choice.reason
+    assert ac.simulate(cm, 0.1, n_points=3).stats.solver == "idas"
+    # a backend mode keeps IDAS, and an explicit request is obeyed
+    big = ac.build(Chain())
+    assert ac.simulate(big, 0.01, n_points=3, mode="exact_xdot").stats.solver == "idas"
+    assert ac.simulate(big, 0.01, n_points=3, solver="dopri5").stats.solver == "dopri5"
+
+
+def test_explicit_method_meeting_stiffness_switches_and_says_so():
+    cm = ac.build(RCLadder())
+    ref = ac.simulate(cm, 1.0, n_points=11, rtol=1e-8, atol=1e-10, solver="idas")
+    with pytest.warns(ac.SolverWarning, match="stiffness detected.*CVODES BDF"):
+        res = ac.simulate(cm, 1.0, n_points=11, rtol=1e-8, atol=1e-10, solver="dop853")
+    np.testing.assert_allclose(res["c[39].v"], ref["c[39].v"], atol=1e-6)
+    assert "cvodes-bdf" in res.stats.integration_mode
+    # without fallback the backend fails fast with the reason and the points before
+    integ = integrator_class("dopri5")(cm, IntegratorOptions(rtol=1e-8, atol=1e-10))
+    x0 = np.zeros(cm.dae.x.numel())
+    with pytest.raises(IntegrationFailure, match="stiff") as info:
+        integ.integrate(cm.dae, cm.parameter_values(), x0, np.zeros(0),
+                        np.linspace(0, 1, 11), allow_fallback=False)
+    assert info.value.partial is not None and info.value.t_fail < 1.0
+
+
+class BlowUp(ac.Model):
+    """40 copies of v' = v^2, v(0) = 1: a finite-time blow-up at t = 1."""
+
+    def __init__(self, N: int = 40):
+        super().__init__()
+        self.c = [el.Capacitor(C=1.0, v=1.0) for _ in range(N)]
+        self.g = el.Ground()
+        self.src = [_Square() for _ in range(N)]
+        for c, s in zip(self.c, self.src, strict=True):
+            self.connect(c.p, s.p)
+            self.connect(c.n, s.n, self.g.p)
+
+
+class _Square(el.OnePort):
+    """Current source i = -v^2 into a unit capacitor: v' = v^2."""
+
+    def equations(self):
+        return [self.i == -self.v * self.v]
+
+
+@pytest.mark.parametrize("solver", ["cvodes-adams", "cvodes-bdf", "dopri5", "dop853"])
+def test_failure_returns_the_points_before_it(solver):
+    cm = ac.build(BlowUp())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ac.SolverWarning)
+        with pytest.raises(ac.SimulationError) as info:
+            ac.simulate(cm, 2.0, n_points=201, solver=solver)
+    err = info.value
+    assert 0.9 < err.t_fail <= 1.0 + 1e-6, err.t_fail
+    part = err.partial
+    assert part is not None and 0.95 <= part.t[-1] <= err.t_fail
+    t = part.t[part.t < 0.8]  # the error grows like the solution near the blow-up
+    np.testing.assert_allclose(part["c[0].v"][: len(t)], 1.0 / (1.0 - t), rtol=1e-4)
+
+
+def test_small_linear_algebraic_block_is_eliminated_for_the_ode_backends():
+    """The motor arm: the articulated-body inertia meets the motor's through a gear, a
+    small linear block of axis torques and accelerations that the ODE backends solve
+    inside the right-hand side."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    import mb_motor_arm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ac.RedundantConstraintWarning)
+        cm = ac.build(mb_motor_arm.build_model())
+    assert cm.dae.z.numel() > 0
+    ref = ac.simulate(cm, 0.5, n_points=51, rtol=1e-10, atol=1e-10, solver="idas")
+    res = ac.simulate(cm, 0.5, n_points=51, rtol=1e-10, atol=1e-10, solver="cvodes-adams")
+    for name in ("shoulder.phi", "elbow.phi", "inductor.i", "shoulder.axis.tau"):
+        np.testing.assert_allclose(res[name], ref[name], rtol=1e-6, atol=1e-7)
+
+
+def test_ode_form_refuses_a_nonlinear_algebraic_block():
+    from acausal.solvers.ode import NotAnODE, ode_form
+
+    x, z, t = cs.SX.sym("x"), cs.SX.sym("z"), cs.SX.sym("t")
+    from acausal.dae import SemiExplicitDAE
+
+    dae = SemiExplicitDAE(t, x, z, cs.SX(0, 1), ode=-z, alg=z**3 - x, x_names=["x"],
+                          z_names=["z"], p_names=[], p_values=np.zeros(0), out_names=[],
+                          out_expr=[], out_sizes=[])
+    with pytest.raises(NotAnODE, match="nonlinear"):
+        ode_form(dae, np.zeros(0))
+
+
+def test_tableaux_are_scipys():
+    from scipy.integrate import DOP853, RK45
+
+    from acausal.solvers import _tableaux as tb
+
+    for name in ("C", "A", "B", "E", "P"):
+        assert np.array_equal(getattr(tb, f"RK45_{name}"), getattr(RK45, name)), name
+    for name in ("C", "A", "B", "E3", "E5", "D", "A_EXTRA", "C_EXTRA"):
+        assert np.array_equal(getattr(tb, f"DOP853_{name}"), getattr(DOP853, name)), name
