@@ -502,8 +502,8 @@ class _LazyOutputs:
         return np.vstack(parts)
 
     def matrix(self) -> np.ndarray:
-        return np.vstack([b[0].bulk_outputs.evaluate(b[1], b[2], b[4], b[3])
-                          for b in self.pieces])
+        parts = [b[0].bulk_outputs.evaluate(b[1], b[2], b[4], b[3]) for b in self.pieces]
+        return parts[0] if len(parts) == 1 else np.vstack(parts)
 
 
 def _last(M: Any) -> np.ndarray:
