@@ -250,8 +250,11 @@ class _BulkOutputs:
                    np.asarray(vals_a, dtype=float), affine, A_nz, pos[r_idx[keep]],
                    c_idx[keep], n_w, const, timed_rows, timed, other, other_f, n_out)
 
-    def evaluate(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray) -> np.ndarray:
-        """All outputs, ``(nt, n_out)`` (computed one output per row, then transposed)."""
+    def evaluate(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray,
+                 out: np.ndarray | None = None) -> np.ndarray:
+        """All outputs, ``(nt, n_out)``: the transpose of the ``(n_out, nt)`` table filled
+        one output per row (``out``, if given, is that table, e.g. a slice of a larger
+        one)."""
         import scipy.sparse as sp
 
         P, Tr = p.reshape(-1, 1), T.reshape(1, -1)
@@ -259,19 +262,24 @@ class _BulkOutputs:
         Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
         Zn = Z.full() if hasattr(Z, "full") else np.asarray(Z, dtype=float)
         W = np.vstack([Xn.reshape(-1, nt), Zn.reshape(-1, nt)])
-        out = np.empty((self.n_out, nt))
+        if out is None:
+            out = np.empty((self.n_out, nt))
         if len(self.read_rows):  # (+ 0.0: the zero offset of the affine form, -0.0 -> 0.0)
-            out[self.read_rows] = W[self.read_cols] * self.read_signs[:, None] + 0.0
+            vals = np.take(W, self.read_cols, axis=0)
+            vals *= self.read_signs[:, None]
+            vals += 0.0
+            out[self.read_rows] = vals
         if len(self.affine_rows):
             A = sp.csr_matrix((np.asarray(self.A_nz(p)).ravel(), (self.A_rows, self.A_cols)),
                               shape=(len(self.affine_rows), self.n_w))
-            Y = A @ W + np.asarray(self.const(p)).reshape(-1, 1)
+            Y = A @ W
+            Y += np.asarray(self.const(p)).reshape(-1, 1)
             if len(self.timed_rows):
                 Y[self.timed_rows] = (A[self.timed_rows] @ W + self.timed(P, Tr).full())
             out[self.affine_rows] = Y
         if len(self.other_rows):
             out[self.other_rows] = self.other(X, Z, P, Tr).full()
-        return np.ascontiguousarray(out.T)
+        return out.T
 
 
 def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
