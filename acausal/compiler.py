@@ -21,6 +21,7 @@ from .component import Component
 from .dae import SemiExplicitDAE, dae_pass
 from .domain_passes import DomainPass
 from .errors import ArgumentError
+from .fastsx import fast_operators
 from .flatten import FlatSystem, flatten_pass
 from .graph import LinearGraph, graph_pass
 from .progress import reporter
@@ -203,8 +204,9 @@ class CompiledModel:
             names = [p.name for p in self.passes]
             tail = self.passes[names.index(_RESELECT_AFTER) + 1:]
             st = self.state.update(selection=StateSelection(list(states), set()))
-            for p in tail:
-                st = p.run(st)
+            with fast_operators():
+                for p in tail:
+                    st = p.run(st)
             self._dae_by_states[key] = need(st.dae, "the DAE")
         return self._dae_by_states[key]
 
@@ -340,11 +342,12 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
         state = CompileState(model, tuple(tree) if tree is not None else None)
         timings: dict[str, float] = {}
         report = reporter(progress, what="build")
-        for k, p in enumerate(chain):
-            report(k / len(chain), p.name)
-            tic = time.perf_counter()
-            state = p.run(state)
-            timings[p.name] = time.perf_counter() - tic
+        with fast_operators():  # SX arithmetic without CasADi's overload dispatch
+            for k, p in enumerate(chain):
+                report(k / len(chain), p.name)
+                tic = time.perf_counter()
+                state = p.run(state)
+                timings[p.name] = time.perf_counter() - tic
         report.close()
         cm = CompiledModel(state, chain, StructureReport.from_state(state, timings))
         cm._dae_by_states[tuple(cm.selection.states)] = cm.dae

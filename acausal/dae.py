@@ -146,58 +146,68 @@ def _read_off(Y: cs.SX, W: cs.SX, other_inputs: cs.SX
               ) -> tuple[list[int], list[int], list[float], list[int]]:
     """Rows of ``Y`` that are an entry of ``W`` or its negative (``(row, column, sign)``
     triplets) and the general rows; structurally zero rows count as read off (no
-    entry). One walk over the instruction list instead of one query per row."""
-    n_out, n_w = int(Y.numel()), int(W.numel())
-    f = cs.Function("read_off", [W, other_inputs], [cs.vec(Y)])
-    nz_rows = np.asarray(f.sparsity_out(0).row(), dtype=int)
-    origin: dict[int, tuple[int, float]] = {}  # work slot -> (column of W, sign)
-    found: dict[int, tuple[int, float]] = {}  # row -> (column, sign)
-    general_set: set[int] = set()
-    for k in range(f.n_instructions()):
-        op = f.instruction_id(k)
-        ins, outs = f.instruction_input(k), f.instruction_output(k)
-        if op == cs.OP_INPUT:
-            if ins[0] == 0:
-                origin[outs[0]] = (int(ins[1]), 1.0)
-            else:
-                origin.pop(outs[0], None)
-        elif op == cs.OP_OUTPUT:
-            row = int(nz_rows[outs[1]])
-            src = origin.get(ins[0])
-            if src is None:
-                general_set.add(row)
-            else:
-                found[row] = src
-        elif op == cs.OP_NEG and ins[0] in origin:
-            c, sgn = origin[ins[0]]
-            origin[outs[0]] = (c, -sgn)
-        else:
-            for o in outs:
-                origin.pop(o, None)
-    rows = sorted(found)
-    del n_w
-    return (rows, [found[r][0] for r in rows], [found[r][1] for r in rows],
-            sorted(general_set - set(found)) if general_set else
-            [r for r in range(n_out) if False])
+    entry).
+
+    Vectorised: the rows depending on exactly one entry ``w_c`` are candidates; a candidate
+    is ``w_c`` when ``y - w_c`` simplifies to the constant zero, ``-w_c`` when ``y + w_c``
+    does (CasADi simplifies ``x - x`` and ``-x + x`` of one node to zero, and nothing else
+    of a symbol)."""
+    del other_inputs
+    Yv = cs.vec(Y)
+    n_out = int(Yv.numel())
+    entries = np.asarray(Yv.sparsity().row(), dtype=np.int64)  # rows with an entry
+    ptr, col = cs.jacobian_sparsity(Yv, W).get_crs()
+    ptr_a = np.asarray(ptr, dtype=np.int64)
+    col_a = np.asarray(col, dtype=np.int64)
+    single = entries[(ptr_a[entries + 1] - ptr_a[entries]) == 1] if n_out else entries
+    found_rows: list[np.ndarray] = []
+    found_cols: list[np.ndarray] = []
+    found_signs: list[np.ndarray] = []
+    if len(single):
+        cols = col_a[ptr_a[single]]
+        Yc = Yv[single.tolist(), 0]
+        Wc = W[cols.tolist(), 0]
+        left = np.ones(len(single), dtype=bool)
+        for sign, diff in ((1.0, Yc - Wc), (-1.0, Yc + Wc)):
+            nonzero = np.zeros(len(single), dtype=bool)
+            nonzero[np.asarray(cs.sparsify(diff).sparsity().row(), dtype=np.int64)] = True
+            hit = left & ~nonzero
+            found_rows.append(single[hit])
+            found_cols.append(cols[hit])
+            found_signs.append(np.full(int(hit.sum()), sign))
+            left &= nonzero
+    if found_rows:
+        rows_f = np.concatenate(found_rows)
+        order = np.argsort(rows_f, kind="stable")
+        rows_f = rows_f[order]
+        cols_f = np.concatenate(found_cols)[order]
+        signs_f = np.concatenate(found_signs)[order]
+    else:
+        rows_f = cols_f = np.zeros(0, dtype=np.int64)
+        signs_f = np.zeros(0)
+    general = np.setdiff1d(entries, rows_f, assume_unique=True)
+    return (rows_f.tolist(), cols_f.tolist(), signs_f.tolist(), general.tolist())
 
 
 class _BulkOutputs:
-    """Every output over a grid, with most of them as one sparse matrix product.
+    """Every output over a grid, with most of them as numpy gathers and one sparse product.
 
-    Most outputs (variables, aliases, port quantities, edges) are affine in the states and
-    algebraic variables ``w = [x; z]``, with coefficients of the parameters:
-    ``y = A(p) w + b(p, t)``. These rows are one sparse product over all time points; the
-    others are evaluated by CasADi as they are.
+    Most outputs (variables, aliases, port quantities, edges) are an entry of the states
+    and algebraic variables ``w = [x; z]`` or its negative (read off: a gather of rows of
+    ``w``); most others are affine in ``w`` with coefficients of the parameters,
+    ``y = A(p) w + b(p, t)`` (one sparse product over all time points); the rest are
+    evaluated by CasADi as they are.
     """
 
-    def __init__(self, affine_rows: np.ndarray, A_nz: cs.Function, A_rows: np.ndarray,
+    def __init__(self, read_rows: np.ndarray, read_cols: np.ndarray, read_signs: np.ndarray,
+                 affine_rows: np.ndarray, A_nz: cs.Function, A_rows: np.ndarray,
                  A_cols: np.ndarray, n_w: int, const: cs.Function, timed_rows: np.ndarray,
                  timed: cs.Function, other_rows: np.ndarray, other: cs.Function,
                  n_out: int) -> None:
+        self.read_rows, self.read_cols, self.read_signs = read_rows, read_cols, read_signs
         self.affine_rows, self.A_nz, self.A_rows, self.A_cols = affine_rows, A_nz, A_rows, A_cols
         self.n_w, self.const, self.timed_rows, self.timed = n_w, const, timed_rows, timed
         self.other_rows, self.other, self.n_out = other_rows, other, n_out
-        self.read_off_values = np.zeros(0)
 
     @classmethod
     def of(cls, dae: SemiExplicitDAE) -> _BulkOutputs:
@@ -210,26 +220,25 @@ class _BulkOutputs:
         # the others: affine ones through their (sparse) Jacobian, the rest as they are
         Yg = Y[general] if general else cs.SX(0, 1)
         J = cs.jacobian(Yg, W)
-        r_idx, c_idx = J.sparsity().get_triplet()
+        r_idx, c_idx = (np.asarray(v, dtype=np.int64) for v in J.sparsity().get_triplet())
         Jnz = J.nz[:] if J.nnz() else cs.SX(0, 1)  # the nonzeros as one column (no list)
-        nonlinear: set[int] = set()
+        nonlinear_g = np.zeros(len(general), dtype=bool)
         if J.nnz():  # rows whose coefficients depend on w or t
-            dep = cs.jacobian_sparsity(Jnz, cs.vertcat(W, dae.t)).get_triplet()[0]
-            nonlinear = {int(r_idx[k]) for k in set(dep)}
-        affine_g = [i for i in range(len(general)) if i not in nonlinear]
-        affine = np.array(sorted(rows_a + [general[i] for i in affine_g]), dtype=int)
-        other = np.array(sorted(general[i] for i in nonlinear), dtype=int)
-        pos = {int(r): i for i, r in enumerate(affine)}
-        keep = [k for k in range(int(J.nnz())) if int(r_idx[k]) not in nonlinear]
-        A_nz = cs.Function("A", [dae.p], [Jnz[keep] if keep else cs.SX(0, 1)])
-        A_rows = [pos[r] for r in rows_a] + [pos[general[int(r_idx[k])]] for k in keep]
-        A_cols = cols_a + [int(c_idx[k]) for k in keep]
-        # offsets: zero for the variables read off; for the others constant in time
-        # (parameters) for most, evaluated once per run, over the grid where time enters
-        b = cs.SX.zeros(len(affine), 1)
-        if affine_g:
-            idx = [pos[general[i]] for i in affine_g]
-            b[idx] = cs.substitute(Yg[affine_g], W, cs.SX.zeros(W.shape))
+            dep = np.asarray(cs.jacobian_sparsity(Jnz, cs.vertcat(W, dae.t)).get_triplet()[0],
+                             dtype=np.int64)
+            nonlinear_g[r_idx[dep]] = True
+        general_a = np.asarray(general, dtype=np.int64)
+        affine_g = np.flatnonzero(~nonlinear_g)
+        affine = general_a[affine_g]  # (sorted: general is)
+        other = general_a[nonlinear_g]
+        pos = np.full(len(general), -1, dtype=np.int64)
+        pos[affine_g] = np.arange(len(affine_g))
+        keep = np.flatnonzero(~nonlinear_g[r_idx]) if len(r_idx) else r_idx
+        A_nz = cs.Function("A", [dae.p], [Jnz[keep.tolist()] if len(keep) else cs.SX(0, 1)])
+        # offsets: constant in time (parameters) for most, evaluated once per run, over the
+        # grid where time enters
+        b = (cs.substitute(Yg[affine_g.tolist()], W, cs.SX.zeros(W.shape)) if len(affine_g)
+             else cs.SX(0, 1))
         timed_rows = np.array(sorted(set(cs.jacobian_sparsity(b, dae.t).get_triplet()[0])),
                               dtype=int) if b.numel() else np.zeros(0, dtype=int)
         const = cs.Function("b", [dae.p], [cs.substitute(b, dae.t, cs.SX(0))])
@@ -237,13 +246,15 @@ class _BulkOutputs:
                                                    else cs.SX(0, 1)])
         other_f = cs.Function("other", args, [Y[other.tolist()] if len(other)
                                               else cs.SX(0, 1)])
-        plan = cls(affine, A_nz, np.array(A_rows, dtype=int), np.array(A_cols, dtype=int),
-                   n_w, const, timed_rows, timed, other, other_f, n_out)
-        plan.read_off_values = np.array(vals_a, dtype=float)  # coefficients known already
-        return plan
+        return cls(np.asarray(rows_a, dtype=np.int64), np.asarray(cols_a, dtype=np.int64),
+                   np.asarray(vals_a, dtype=float), affine, A_nz, pos[r_idx[keep]],
+                   c_idx[keep], n_w, const, timed_rows, timed, other, other_f, n_out)
 
-    def evaluate(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray) -> np.ndarray:
-        """All outputs, ``(nt, n_out)``."""
+    def evaluate(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray,
+                 out: np.ndarray | None = None) -> np.ndarray:
+        """All outputs, ``(nt, n_out)``: the transpose of the ``(n_out, nt)`` table filled
+        one output per row (``out``, if given, is that table, e.g. a slice of a larger
+        one)."""
         import scipy.sparse as sp
 
         P, Tr = p.reshape(-1, 1), T.reshape(1, -1)
@@ -251,18 +262,24 @@ class _BulkOutputs:
         Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
         Zn = Z.full() if hasattr(Z, "full") else np.asarray(Z, dtype=float)
         W = np.vstack([Xn.reshape(-1, nt), Zn.reshape(-1, nt)])
-        out = np.empty((nt, self.n_out))
+        if out is None:
+            out = np.empty((self.n_out, nt))
+        if len(self.read_rows):  # (+ 0.0: the zero offset of the affine form, -0.0 -> 0.0)
+            vals = np.take(W, self.read_cols, axis=0)
+            vals *= self.read_signs[:, None]
+            vals += 0.0
+            out[self.read_rows] = vals
         if len(self.affine_rows):
-            vals = np.concatenate([self.read_off_values, np.asarray(self.A_nz(p)).ravel()])
-            A = sp.csr_matrix((vals, (self.A_rows, self.A_cols)),
+            A = sp.csr_matrix((np.asarray(self.A_nz(p)).ravel(), (self.A_rows, self.A_cols)),
                               shape=(len(self.affine_rows), self.n_w))
-            Y = A @ W + np.asarray(self.const(p)).reshape(-1, 1)
+            Y = A @ W
+            Y += np.asarray(self.const(p)).reshape(-1, 1)
             if len(self.timed_rows):
                 Y[self.timed_rows] = (A[self.timed_rows] @ W + self.timed(P, Tr).full())
-            out[:, self.affine_rows] = Y.T
+            out[self.affine_rows] = Y
         if len(self.other_rows):
-            out[:, self.other_rows] = self.other(X, Z, P, Tr).full().T
-        return out
+            out[self.other_rows] = self.other(X, Z, P, Tr).full()
+        return out.T
 
 
 def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,

@@ -50,9 +50,14 @@ class FlatEquation:
     origin: str
     label: str = ""
     source: cs.SX | None = None
+    #: the equation this one is the time derivative of (index reduction); its label
+    #: ``d/dt[...]`` is rendered from it on first use
+    derived_from: FlatEquation | None = None
 
     def text(self) -> str:
         """The equation as written, ``lhs == rhs``."""
+        if not self.label and self.derived_from is not None:
+            self.label = f"d/dt[{self.derived_from.text()}]"
         if not self.label and self.source is not None:
             e = self.source
             self.label = f"{e.dep(0)} == {e.dep(1)}" if e.is_op(cs.OP_EQ) else f"0 == {e}"

@@ -525,8 +525,16 @@ class _LazyOutputs:
         return np.vstack(parts)
 
     def matrix(self) -> np.ndarray:
-        return np.vstack([b[0].bulk_outputs.evaluate(b[1], b[2], b[4], b[3])
-                          for b in self.pieces])
+        # one (n_out, nt) table filled piece by piece, returned transposed (a view: no
+        # copy of what can be hundreds of megabytes)
+        plans = [b[0].bulk_outputs for b in self.pieces]
+        nts = [len(b[3]) for b in self.pieces]
+        table = np.empty((plans[0].n_out if plans else 0, sum(nts)))
+        k = 0
+        for plan, b, nt in zip(plans, self.pieces, nts, strict=True):
+            plan.evaluate(b[1], b[2], b[4], b[3], out=table[:, k:k + nt])
+            k += nt
+        return table.T
 
 
 def _last(M: Any) -> np.ndarray:

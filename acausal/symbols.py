@@ -42,6 +42,13 @@ class FlatVariable:
     hint: str = ""  # shown when the variable is left undetermined
     decl: Any = None  # the component's Variable declaration (bounds), if any
 
+    def copy(self) -> FlatVariable:
+        """A shallow copy (``copy.copy`` without its generic protocol, which costs more
+        than the copy itself for a hundred thousand variables)."""
+        new = object.__new__(FlatVariable)
+        new.__dict__.update(self.__dict__)
+        return new
+
 
 @dataclass
 class FlatParameter:
@@ -81,19 +88,19 @@ class SymbolTable:
                 origin: str = "", hint: str = "", decl: Any = None) -> cs.SX:
         """Create ``size`` scalar unknowns named ``name`` (``name_k`` elements if a vector)."""
         sym = cs.SX.sym(name, size)
-        if size == 1:
-            elems, starts = [sym], [float(start)]
+        if size == 1:  # (a scalar symbol is named exactly ``name``)
+            elems, starts, names = [sym], [float(start)], [name]
         else:
             elems = [sym[k] for k in range(size)]
             starts = list(np.broadcast_to(np.asarray(start, dtype=float), (size,)))
-        for e, s0 in zip(elems, starts, strict=True):
-            sname = e.name()
+            names = [e.name() for e in elems]
+        for e, s0, sname in zip(elems, starts, names, strict=True):
             if sname in self.index:
                 raise ModelDefinitionError(f"two unknowns are named {sname!r}")
             self.index[sname] = len(self.variables)
             self.variables.append(FlatVariable(
-                sname, e, start=float(s0), fixed=fixed, unit=unit, nominal=nominal,
-                state_priority=state_priority, origin=origin, hint=hint, decl=decl))
+                sname, e, float(s0), fixed, unit, nominal, state_priority, origin, None,
+                None, hint, decl))
         return sym
 
     def new_parameter(self, name: str, value: float, unit: str = "", doc: str = "",

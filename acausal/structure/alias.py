@@ -9,7 +9,6 @@ Every eliminated variable stays addressable in results.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -63,13 +62,19 @@ class _Const:
     value: cs.SX
 
 
+_NEG, _SUB, _ADD = cs.OP_NEG, cs.OP_SUB, cs.OP_ADD
+_SYMBOL, _CONSTANT = cs.OP_PARAMETER, cs.OP_CONST
+
+
 def _leaf(e: cs.SX, fs: FlatSystem, params: set[str]) -> tuple[float, str, object] | None:
     """``(sign, kind, payload)`` for a variable, parameter or constant leaf (or its negation)."""
     sign = 1.0
-    while e.is_op(cs.OP_NEG):
+    op = e.op()  # one query per node: the operation code says symbol, constant or else
+    while op == _NEG:
         sign = -sign
         e = e.dep(0)
-    if e.is_symbolic():
+        op = e.op()
+    if op == _SYMBOL:
         name = e.name()
         k = fs.index.get(name)
         if k is not None:
@@ -77,7 +82,7 @@ def _leaf(e: cs.SX, fs: FlatSystem, params: set[str]) -> tuple[float, str, objec
         if name in params:
             return sign, "par", e
         return None  # time
-    if e.is_constant():
+    if op == _CONSTANT:
         return sign, "const", e
     return None
 
@@ -91,19 +96,22 @@ def _classify(fs: FlatSystem, eq: FlatEquation, params: set[str]) -> _Alias | _C
     """
     res = eq.res
     terms: list[tuple[float, str, object]] = []
-    leaf = _leaf(res, fs, params)
-    if leaf is not None:
-        terms = [leaf]
-    elif res.is_op(cs.OP_SUB) or res.is_op(cs.OP_ADD):
+    op = res.op()
+    if op == _SUB or op == _ADD:
         l0 = _leaf(res.dep(0), fs, params)
-        l1 = _leaf(res.dep(1), fs, params)
-        if l0 is None or l1 is None:
+        if l0 is None:
             return None
-        if res.is_op(cs.OP_SUB):
+        l1 = _leaf(res.dep(1), fs, params)
+        if l1 is None:
+            return None
+        if op == _SUB:
             l1 = (-l1[0], l1[1], l1[2])
         terms = [l0, l1]
     else:
-        return None
+        leaf = _leaf(res, fs, params)
+        if leaf is None:
+            return None
+        terms = [leaf]
     vars_ = [t for t in terms if t[1] == "var"]
     others = [t for t in terms if t[1] != "var"]
     if len(vars_) == 2:
@@ -116,7 +124,7 @@ def _classify(fs: FlatSystem, eq: FlatEquation, params: set[str]) -> _Alias | _C
         if not others:
             return _Const(int(a), _ZERO)  # type: ignore[call-overload]
         (so, _, payload), *more = others
-        first = cs.SX(payload)  # type: ignore[call-overload]
+        first: cs.SX = payload  # type: ignore[assignment]
         value = first if so * sa < 0 else -first  # a = -(so/sa) * payload
         for s, _, p in more:
             value = value - p if s * sa > 0 else value + p  # type: ignore[operator]
@@ -237,9 +245,9 @@ def _substitution(fs: FlatSystem, find, const) -> dict[int, cs.SX]:
             continue
         r, s = find(k)
         if r in const:
-            out[k] = s * const[r]
+            out[k] = const[r] if s == 1.0 else s * const[r]  # (1 * e is e in CasADi)
         elif r != k:
-            out[k] = s * V[r].sym
+            out[k] = V[r].sym if s == 1.0 else s * V[r].sym
         else:
             continue
         dk = V[k].der
@@ -249,7 +257,7 @@ def _substitution(fs: FlatSystem, find, const) -> dict[int, cs.SX]:
             else:
                 rd = V[r].der
                 assert rd is not None, "alias representative lost its derivative"
-                out[dk] = s * V[rd].sym
+                out[dk] = V[rd].sym if s == 1.0 else s * V[rd].sym
     return out
 
 
@@ -310,7 +318,7 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     new_index = {k: n for n, k in enumerate(keep)}
     variables = []
     for k in keep:
-        v = copy.copy(fs.variables[k])
+        v = fs.variables[k].copy()
         if k in al.starts:
             v.start, v.fixed = al.starts[k]
         if v.der is not None:

@@ -62,10 +62,12 @@ class StructureDiagnostics:
             v = flat.variables[k]
             if v.der_of is not None:
                 continue
-            e = cs.SX(expr)
-            if e.is_op(cs.OP_NEG):
+            e = expr if isinstance(expr, cs.SX) else cs.SX(expr)
+            op = e.op()
+            if op == cs.OP_NEG:
                 e = e.dep(0)
-            if e.is_symbolic():
+                op = e.op()
+            if op == cs.OP_PARAMETER:
                 aliases.setdefault(e.name(), []).append(v.name)
         n_unknowns = sum(1 for v in flat.variables if v.der_of is None)
         return cls({v.name: v.origin for v in flat.variables}, aliases,

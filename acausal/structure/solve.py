@@ -64,24 +64,29 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     out = SolvedBlocks()
     sol_syms = cs.SX(0, 1)  # solved unknowns so far (grown once per level)
     sol_expr = cs.SX(0, 1)
-    new_syms: list[cs.SX] = []
-    new_expr: list[cs.SX] = []
+    solved_idx: list[int] = []  # their variable indices
+    new_idx: list[int] = []
+    new_expr: list[cs.SX] = []  # columns of solutions found in the current level
+    # the unknowns (and time) and the residuals stacked once: a level takes its rows by
+    # index instead of stacking thousands of scalar expressions again
     all_vars = cs.vertcat(*[v.sym for v in sys.variables], sys.t)
+    all_res = cs.vertcat(*[e.res for e in sys.equations]) if sys.equations else cs.SX(0, 1)
 
-    def record(js: list[int], exprs: list[cs.SX]) -> None:
-        for j, e in zip(js, exprs, strict=True):
+    def record(js: list[int], exprs: cs.SX) -> None:
+        for j, e in zip(js, cs.vertsplit(exprs), strict=True):
             out.solved[sys.variables[j].name] = e
-            new_syms.append(sys.variables[j].sym)
-            new_expr.append(e)
+        new_idx.extend(js)
+        new_expr.append(exprs)
 
     for lv_blocks in causal.by_level():
-        if new_syms:
-            sol_syms = cs.vertcat(sol_syms, *new_syms)
+        if new_idx:
+            solved_idx.extend(new_idx)
+            sol_syms = all_vars[solved_idx]
             sol_expr = cs.vertcat(sol_expr, *new_expr)
-            new_syms.clear()
+            new_idx.clear()
             new_expr.clear()
         eq_rows = [i for bl in lv_blocks for i in bl.equations]
-        F = cs.vertcat(*[sys.equations[i].res for i in eq_rows])
+        F = all_res[eq_rows]
         if sol_syms.numel():
             F = cs.substitute(F, sol_syms, sol_expr)
         row_of = {i: r for r, i in enumerate(eq_rows)}
@@ -90,28 +95,31 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         if scalar:  # explicit when linear with a coefficient free of unknowns and time
             rows = [row_of[bl.equations[0]] for bl in scalar]
             Fs = F[rows]
-            us = cs.vertcat(*[sys.variables[bl.unknowns[0]].sym for bl in scalar])
+            us = all_vars[[bl.unknowns[0] for bl in scalar]]
             coef = cs.diag(cs.jacobian(Fs, us))
             dep_rows = set(cs.jacobian_sparsity(coef, all_vars).get_triplet()[0])
             ok = [q for q in range(len(scalar)) if q not in dep_rows]
             rest += [scalar[q] for q in range(len(scalar)) if q in dep_rows]
             if ok:
                 a_ok = coef[ok]
-                for q, k in enumerate(ok):
-                    if a_ok[q].is_zero():
-                        raise _unknown_not_determined(
-                            sys, scalar[k], ": its coefficient vanishes. Check for an "
-                            "unconnected port of that component: an unconnected port carries "
-                            "zero through variable (zero current, force, heat flow)")
-                out.pivots += [(a_ok[q], scalar[k].equations, scalar[k].unknowns)
-                               for q, k in enumerate(ok) if not a_ok[q].is_constant()]
+                # a vanishing coefficient (constant zero) is the first row sparsify drops
+                kept = cs.sparsify(a_ok).sparsity().row()
+                if len(kept) < len(ok):
+                    q = next(q for q, r in enumerate([*kept, -1]) if q != r)
+                    raise _unknown_not_determined(
+                        sys, scalar[ok[q]], ": its coefficient vanishes. Check for an "
+                        "unconnected port of that component: an unconnected port carries "
+                        "zero through variable (zero current, force, heat flow)")
+                if not a_ok.is_constant():  # parameter-dependent divisors, checked per run
+                    out.pivots += [(a_ok[q], scalar[k].equations, scalar[k].unknowns)
+                                   for q, k in enumerate(ok) if not a_ok[q].is_constant()]
                 u_ok = us[ok]
                 r0 = cs.substitute(Fs[ok], u_ok, cs.SX.zeros(u_ok.shape))
-                record([scalar[k].unknowns[0] for k in ok], cs.vertsplit(-r0 / a_ok))
+                record([scalar[k].unknowns[0] for k in ok], -r0 / a_ok)
                 out.n_explicit += len(ok)
         for bl in rest:
             res = F[[row_of[i] for i in bl.equations]]
-            u = cs.vertcat(*[sys.variables[j].sym for j in bl.unknowns])
+            u = all_vars[list(bl.unknowns)]
             if len(bl.unknowns) <= max_linear_block:
                 A = cs.jacobian(res, u)
                 if not cs.depends_on(A, all_vars):
@@ -120,7 +128,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                     if not A.is_constant():
                         out.pivots.append((A, bl.equations, bl.unknowns))
                     r0 = cs.substitute(res, u, cs.SX.zeros(u.shape))
-                    record(bl.unknowns, cs.vertsplit(-cs.solve(A, r0)))
+                    record(list(bl.unknowns), -cs.solve(A, r0))
                     out.n_explicit += len(bl.unknowns)
                     continue
             for j in bl.unknowns:

@@ -8,7 +8,6 @@ obtained by differentiating equation ``i``, ``eq_int[i]`` the equation it was ob
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 import casadi as cs
@@ -19,6 +18,8 @@ from ..flatten import FlatEquation
 from ..symbols import FlatParameter, FlatVariable
 
 __all__ = ["EquationSystem"]
+
+_ZERO = cs.SX(0)
 
 
 @dataclass
@@ -68,7 +69,7 @@ class EquationSystem:
         are copied because their derivative links change; equations and incidence rows are
         only ever appended, never modified)."""
         return EquationSystem(
-            self.t, [copy.copy(v) for v in self.variables], list(self.equations),
+            self.t, [v.copy() for v in self.variables], list(self.equations),
             list(self.parameters), list(self.var_der), list(self.var_int),
             list(self.eq_der), list(self.eq_int), list(self.incidence), dict(self.name_index))
 
@@ -121,7 +122,8 @@ class EquationSystem:
             inc.add(d)
         k = len(self.equations)
         e = self.equations[i]
-        self.equations.append(FlatEquation(cs.SX(0), e.origin, f"d/dt[{e.text()}]"))
+        # (the residual is set by differentiate_symbolically; the label is rendered lazily)
+        self.equations.append(FlatEquation(_ZERO, e.origin, derived_from=e))
         self.incidence.append(sorted(inc))
         self.eq_der[i] = k
         self.eq_der.append(-1)
