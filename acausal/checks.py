@@ -321,9 +321,9 @@ def check_simulate_arguments(
     _check_tolerances(rtol, atol, max_step)
     from .solvers.base import INTEGRATORS
 
-    if not isinstance(solver, str) or solver not in INTEGRATORS:
+    if not isinstance(solver, str) or (solver not in INTEGRATORS and solver != "auto"):
         raise ArgumentError(f"unknown solver {solver!r}; available: "
-                            f"{', '.join(sorted(INTEGRATORS))}"
+                            f"auto, {', '.join(sorted(INTEGRATORS))}"
                             + (did_you_mean(solver, INTEGRATORS) if isinstance(solver, str)
                                else ""))
     if not isinstance(raise_on_failure, bool):

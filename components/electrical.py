@@ -483,7 +483,8 @@ class IdealThyristor(OnePort):
     Goff = Parameter(1e-5, unit="S", doc="backward state-off conductance", min=0.0)
     Vknee = Parameter(0.0, unit="V", doc="forward threshold voltage", min=0.0)
     level = Parameter(0.5, unit="1", doc="firing threshold of the gate signal")
-    s = Variable(unit="1", doc="auxiliary variable of the characteristic")
+    s = Variable(doc="auxiliary variable of the characteristic: the current [A] while "
+                     "conducting, the voltage [V] while blocking (no single unit)")
     off = Variable(start=1.0, discrete=True, unit="1", doc="1 blocking, 0 conducting")
 
     def equations(self):

@@ -508,7 +508,8 @@ class Friction(PartialCompliant):
     w_small = Parameter(1e-9, unit="rad/s", doc="start speed that counts as stuck", min=0.0)
     w_rel = Variable(unit="rad/s", doc="relative angular velocity der(phi_rel)")
     a_rel = Variable(unit="rad/s2", doc="relative angular acceleration der(w_rel)")
-    sa = Variable(unit="1", doc="path parameter: stuck torque [N.m] or acceleration [rad/s2]")
+    sa = Variable(doc="path parameter: stuck torque [N.m] or acceleration [rad/s2] "
+                      "(no single unit)")
     mode = Variable(start=UNKNOWN, discrete=True, unit="1", doc=_MODE_DOC)
 
     def equations(self):
@@ -531,7 +532,8 @@ class _NormalForceFriction(ac.Component):
     fn_max = Parameter(1.0, unit="N", doc="maximum normal force", min=0.0)
     w_small = Parameter(1e-9, unit="rad/s", doc="start speed that counts as stuck", min=0.0)
     fn = Variable(unit="N", doc="normal force")
-    sa = Variable(unit="1", doc="path parameter: stuck torque [N.m] or acceleration [rad/s2]")
+    sa = Variable(doc="path parameter: stuck torque [N.m] or acceleration [rad/s2] "
+                      "(no single unit)")
     mode = Variable(start=UNKNOWN, discrete=True, unit="1", doc=_MODE_DOC)
 
     def _friction(self, w: cs.SX) -> tuple[cs.SX, cs.SX, list[ac.When]]:

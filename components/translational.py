@@ -461,7 +461,7 @@ class Friction(PartialCompliant):
     v_small = Parameter(1e-9, unit="m/s", doc="start speed that counts as stuck", min=0.0)
     v_rel = Variable(unit="m/s", doc="relative velocity der(s_rel)")
     a_rel = Variable(unit="m/s2", doc="relative acceleration der(v_rel)")
-    sa = Variable(unit="1", doc="path parameter: stuck force [N] or acceleration [m/s2]")
+    sa = Variable(doc="path parameter: stuck force [N] or acceleration [m/s2] (no single unit)")
     mode = Variable(start=UNKNOWN, discrete=True, unit="1",
                     doc="1 forward, 0 stuck, -1 backward, +-3 starting, 2 before the "
                     "first event")
@@ -566,7 +566,7 @@ class MassWithStop(ac.Component):
     v = Variable(unit="m/s", doc="absolute velocity", state_priority=1)
     a = Variable(unit="m/s2", doc="absolute acceleration")
     f_stop = Variable(unit="N", doc="force of the stops on the mass")
-    sa = Variable(unit="1", doc="path parameter: stop force [N] or acceleration [m/s2]")
+    sa = Variable(doc="path parameter: stop force [N] or acceleration [m/s2] (no single unit)")
     mode = Variable(start=0.0, discrete=True, unit="1",
                     doc="0 free, 1 resting on the upper stop, -1 on the lower stop")
     edges = [

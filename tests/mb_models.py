@@ -10,9 +10,9 @@ from components import rotational as rot
 class Pendulum(ac.Model):
     """Point mass on a massless rod of length L about a revolute z-axis; phi from -y."""
 
-    def __init__(self, theta0_deg=170.0, L=1.0, m=1.0):
+    def __init__(self, theta0_deg=170.0, L=1.0, m=1.0, dynamics="auto"):
         super().__init__()
-        self.world = mb.World(g=[0, -9.81, 0])
+        self.world = mb.World(g=[0, -9.81, 0], dynamics=dynamics)
         self.joint = mb.Revolute(n=[0, 0, 1], phi=-np.pi / 2 + np.radians(theta0_deg), w=0.0)
         self.rod = mb.FixedTranslation(r=[L, 0, 0])
         self.body = mb.Body(m=m, I_11=0.0, I_22=0.0, I_33=0.0)

@@ -165,8 +165,10 @@ class BlowUp(ac.Model):
 class _Square(el.OnePort):
     """Current source i = -v^2 into a unit capacitor: v' = v^2."""
 
+    g = ac.Parameter(1.0, unit="A/V2", doc="coefficient of the square law")
+
     def equations(self):
-        return [self.i == -self.v * self.v]
+        return [self.i == -self.g * self.v * self.v]
 
 
 @pytest.mark.parametrize("solver", ["cvodes-adams", "cvodes-bdf", "dopri5", "dop853"])

@@ -2,9 +2,9 @@
 
 Dormand and Prince's 5(4) pair with Shampine's dense output, and their 8(5,3) method with
 its order-7 continuous extension (Hairer, Norsett and Wanner, Solving ODEs I, II.5-II.6),
-as tabulated in SciPy's ``scipy.integrate.RK45`` and ``DOP853`` (copied here, exact to the
-last bit, so that the solver does not import ``scipy.integrate`` at run time; the tests
-compare them with SciPy's).
+the published coefficients as floating-point numbers (held here so that the solver does
+not import ``scipy.integrate`` at run time; the tests compare them bit for bit with
+SciPy's ``RK45`` and ``DOP853``).
 """
 
 import numpy as np

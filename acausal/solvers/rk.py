@@ -5,9 +5,9 @@ model (:mod:`acausal.solvers.ode`). One step, every stage included, is one call 
 CasADi function that calls the compiled right-hand side (the Python loop costs a few
 microseconds per step, not per evaluation); the error norm, the step-size control and the
 dense output follow Hairer, Norsett and Wanner (Solving ODEs I, II.4-II.6) with the
-tableaux of :class:`scipy.integrate.RK45` and :class:`scipy.integrate.DOP853` (copied in
-:mod:`acausal.solvers._tableaux`): the output points are interpolated (continuous extension of order 4 and 7), never stepped
-onto.
+published coefficients (:mod:`acausal.solvers._tableaux`, checked bit for bit against
+SciPy's ``RK45`` and ``DOP853``): the output points are interpolated (continuous
+extensions of order 4 and 7), never stepped onto.
 
 Stiffness is watched as in Hairer's codes: the estimate ``h |f(y_s) - f(y)| / |y_s - y|``
 of the two last stages (both at ``t + h``) against the method's stability boundary; after
