@@ -37,7 +37,7 @@ __all__ = ["Unresolved", "DEFECT", "unresolved_states", "warn_unresolved"]
 # Defect of the trapezoidal rule over one output interval, as a fraction of the state's
 # range over the run, above which the points do not resolve the curve. For a sine with n
 # points per period the largest defect over the phases is 0.15 (n = 4), 0.079 (5), 0.047
-# (6), 0.010 (10) (tests/test_resolution.py checks these): 0.1 flags fewer than about
+# (6), 0.010 (10) (tests/simulate/test_resolution.py checks these): 0.1 flags fewer than about
 # 4.5 points per period, where a plot of the points no longer shows the oscillation, and
 # leaves alone what a plot shows roughly but rightly.
 DEFECT = 0.1

@@ -9,7 +9,7 @@ integrator steps, and the error against the closed form:
    ``Diode`` made sharp (``Vt = 5 mV``), which has no event and is integrated at the
    default settings or with a tight ``max_step``, as before events existed. Accuracy:
    the ripple of the last period against the ideal rectifier's closed form (the one of
-   ``tests/test_hybrid.py``); the smooth diode also has a forward drop of ~0.08 V, a
+   ``tests/hybrid/test_hybrid.py``); the smooth diode also has a forward drop of ~0.08 V, a
    model error of its own.
 2. **Bouncing ball** (1 m drop, e = 0.8) up to the 10th impact: ``when``/``reinit``
    (events), an ``ElastoGap`` contact (stiff, events where it closes and opens), and a
@@ -57,7 +57,7 @@ class Rectifier(ac.Model):
 
 
 def rectifier_ripple() -> float:
-    """The ideal rectifier's steady-state ripple (tests/test_hybrid.py)."""
+    """The ideal rectifier's steady-state ripple (tests/hybrid/test_hybrid.py)."""
     t_off = (np.pi - np.arctan(W * R * C)) / W
     v_off = V * np.sin(W * t_off)
     t_on = brentq(lambda t: V * np.sin(W * t) - v_off * np.exp(-(t - t_off) / (R * C)),
@@ -100,7 +100,7 @@ class GapBall(ac.Model):
         super().__init__()
         self.floor = tr.Fixed()
         # MSL ElastoGap, its damper limited by the spring force: d = 497.02 N.s/m gives
-        # e = 0.8 (gap_impact() of tests/test_discontinuous.py)
+        # e = 0.8 (gap_impact() of tests/hybrid/test_discontinuous.py)
         self.gap = tr.ElastoGap(c=K_PEN, d=497.02)
         self.ball = tr.Mass(m=1.0, s=H0, v=0.0)
         self.weight = tr.Force(f=-G)

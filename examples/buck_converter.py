@@ -17,7 +17,7 @@ In continuous conduction the mean inductor voltage over a period is zero, so the
 the switched node, ``D Vin``, is the mean output voltage: ``Vout = D Vin``. The textbook
 ripple of the output (all of the inductor's ripple current ``(Vin - Vout) D T / L`` into
 the capacitor) is ``dV = (1 - D) Vout / (8 L C f^2)``; the exact periodic orbit of the
-two linear modes (matrix exponentials, as in ``tests/test_discontinuous.py``) differs
+two linear modes (matrix exponentials, as in ``tests/hybrid/test_discontinuous.py``) differs
 from it by the load's share of the ripple current and the LC resonance, here 0.6 %.
 
 Run settings: ``T_END``, ``RTOL``, ``ATOL``, ``N_POINTS`` below. The PWM edges reach the

@@ -26,7 +26,7 @@ computes by forward sensitivities). At the optimum the covariance of the estimat
 
 Reference: Bates, D. M. and Watts, D. G. (1988), *Nonlinear Regression Analysis and Its
 Applications*, Wiley, ch. 2. The example checks that the intervals hold the true values;
-``tests/test_ocp.py`` also checks their coverage over repeated noise realisations.
+``tests/export/test_ocp.py`` also checks their coverage over repeated noise realisations.
 
 Run settings: ``T_END``, ``N_MEAS``, ``SIGMA``, ``SEED`` below. Run it with
 ``python examples/estimate_dc_motor.py``; the plot goes to

@@ -16,7 +16,7 @@ In the periodic steady state the diode turns off where the capacitor current
 ``C dv/dt + v/R`` of ``v = V sin(w t)`` reaches zero, ``tan(w t_off) = -w R C``; the
 capacitor then decays as ``V sin(w t_off) exp(-(t - t_off)/(RC))`` and the diode turns
 on where this meets the rising source again (a scalar root); the ripple is
-``V (1 - sin(w t_on))``. The same closed form is checked in ``tests/test_hybrid.py``.
+``V (1 - sin(w t_on))``. The same closed form is checked in ``tests/hybrid/test_hybrid.py``.
 
 Run settings: ``T_END``, ``RTOL``, ``ATOL``, ``N_POINTS`` below.
 """

@@ -7,10 +7,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-HERE = os.path.dirname(__file__)
+HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+# the tests are grouped by pipeline stage in sub-folders; the shared reference models
+# (models.py, mb_models.py) sit here, and the examples and benchmarks they run by name
+for path in (ROOT, HERE, os.path.join(ROOT, "examples"), os.path.join(ROOT, "benchmarks")):
+    if path not in sys.path:
+        sys.path.insert(0, path)
 
 import pytest  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Random small models of library components, as plain data, and a worker that runs them.
 
-The fuzz test (``tests/test_fuzz.py``) draws a *spec*: components of the electrical,
+The fuzz test (``tests/diagnostics/test_fuzz.py``) draws a *spec*: components of the electrical,
 translational, rotational and thermal libraries (and the converters between them), their
 parameters (mostly sensible, sometimes zero, negative, NaN or infinite), start values, and
 the node each port is connected to. A worker process (``python tests/fuzz_models.py``)

@@ -114,3 +114,22 @@ class CartesianPendulum(ac.Model):
 def pendulum(theta0_deg: float) -> CartesianPendulum:
     th0 = np.radians(theta0_deg)
     return CartesianPendulum(x=np.sin(th0), y=ac.guess(-np.cos(th0)), vx=0.0, vy=ac.guess(0.0))
+
+
+class BouncingBall(ac.Model):
+    """h'' = -g (9.81 m/s2) from h = 1 m at rest; at an impact the velocity reverses
+    with restitution e (0.8): a `when` clause with `reinit` and a discrete counter."""
+
+    h = ac.Variable(start=1.0, fixed=True, unit="m", doc="height")
+    v = ac.Variable(start=0.0, fixed=True, unit="m/s", doc="velocity")
+    n = ac.Variable(start=0.0, unit="1", doc="impacts so far", discrete=True)
+    e = ac.Parameter(0.8, unit="1", doc="coefficient of restitution")
+
+    def equations(self):
+        return [ac.der(self.h) == self.v, ac.der(self.v) == -9.81,
+                ac.when(self.h < 0, ac.reinit(self.v, -self.e * ac.pre(self.v)),
+                        ac.assign(self.n, ac.pre(self.n) + 1))]
+
+
+def impacts(res) -> list[float]:
+    return [ev.t for ev in res.events if any(c.startswith("when") for c in ev.changes)]

@@ -267,7 +267,7 @@ def test_buck_converter():
     # period is within T h^2 max|v''| / 12 (1e-3 V) of the true mean: measured 1.4e-4 V
     assert mean == pytest.approx(ref["vout"], abs=1e-3)
     # the exact periodic ripple is 0.64 % above the textbook formula (see
-    # tests/test_discontinuous.py); sampled on 10 points a period (measured 0.66 %)
+    # tests/hybrid/test_discontinuous.py); sampled on 10 points a period (measured 0.66 %)
     assert ripple == pytest.approx(ref["ripple"], rel=1e-2)
     n_periods = round(ex.T_END * ex.FSW)
     closes = np.flatnonzero(np.diff(res["switch.control"]) > 0)
@@ -323,5 +323,5 @@ def test_fmu_export_example(tmp_path):
         pytest.skip("no C compiler or no fmpy: the FMU was not simulated")
     assert (tmp_path / "DCMotorDrive.fmu").exists()
     # both integrators at rtol 1e-10 on the same equations: measured ~3e-9; 1e-6 is the
-    # FMU export's acceptance bound (tests/test_fmu.py)
+    # FMU export's acceptance bound (tests/export/test_fmu.py)
     assert max(ex.max_relative_difference(res, fmu_res).values()) < 1e-6

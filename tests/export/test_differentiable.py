@@ -13,7 +13,7 @@ import pytest
 
 import acausal as ac
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 import dc_motor  # noqa: E402
 import steady_state_motor  # noqa: E402
 

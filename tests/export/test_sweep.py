@@ -12,7 +12,7 @@ import pytest
 
 import acausal as ac
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 import dc_motor  # noqa: E402
 
 GRID = {"resistor.R": [0.5, 0.7], "load.J": [0.0, 4e-3, 6e-3]}  # J = 0 is out of range

@@ -193,7 +193,7 @@ def test_small_linear_algebraic_block_is_eliminated_for_the_ode_backends():
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
     import mb_motor_arm
 
     with warnings.catch_warnings():

@@ -25,7 +25,7 @@ import acausal as ac
 from acausal.codegen import CompilerNotFoundError, find_compiler
 from acausal.fmi import FMUExportError, export, fmu
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 if str(EXAMPLES) not in sys.path:
     sys.path.insert(0, str(EXAMPLES))
 

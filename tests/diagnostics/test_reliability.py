@@ -12,7 +12,7 @@ from acausal.units import DIMENSIONLESS, convert, dimension, format_dimension, p
 from components import electrical as el
 from components import thermal as th
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
 # ---------------------------------------------------------------------------------------

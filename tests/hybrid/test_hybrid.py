@@ -17,6 +17,7 @@ from scipy.optimize import brentq
 
 import acausal as ac
 from components import electrical as el
+from models import BouncingBall, impacts
 
 G, E, H0 = 9.81, 0.8, 1.0
 T1 = np.sqrt(2 * H0 / G)  # first impact
@@ -25,24 +26,6 @@ T_INF = T1 * (1 + 2 * E / (1 - E))  # accumulation point of the impacts
 
 def impact_times(n: int) -> np.ndarray:
     return T1 + np.concatenate([[0.0], np.cumsum(2 * T1 * E ** np.arange(1, n))])
-
-
-class BouncingBall(ac.Model):
-    """h'' = -g; at an impact the velocity reverses with restitution e."""
-
-    h = ac.Variable(start=H0, fixed=True, unit="m", doc="height")
-    v = ac.Variable(start=0.0, fixed=True, unit="m/s", doc="velocity")
-    n = ac.Variable(start=0.0, unit="1", doc="impacts so far", discrete=True)
-    e = ac.Parameter(E, unit="1", doc="coefficient of restitution")
-
-    def equations(self):
-        return [ac.der(self.h) == self.v, ac.der(self.v) == -G,
-                ac.when(self.h < 0, ac.reinit(self.v, -self.e * ac.pre(self.v)),
-                        ac.assign(self.n, ac.pre(self.n) + 1))]
-
-
-def impacts(res) -> list[float]:
-    return [ev.t for ev in res.events if any(c.startswith("when") for c in ev.changes)]
 
 
 def test_bouncing_ball_impact_times_and_energy():

@@ -25,7 +25,7 @@ from acausal.nodal import NewmarkNullspace, Scheme, nodal_system, null_space
 from acausal.nodal.integrator import mode_table
 from components import nodal as nd
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def load(name: str):

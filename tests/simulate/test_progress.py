@@ -9,7 +9,7 @@ import pytest
 
 import acausal as ac
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 import cartesian_pendulum  # noqa: E402
 import dc_motor  # noqa: E402
 

@@ -24,7 +24,7 @@ from components import thermal as th
 from components import translational as tr
 
 RTOL, ATOL = 1e-10, 1e-12
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 class Chain(ac.Model):

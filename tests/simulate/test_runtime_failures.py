@@ -21,7 +21,7 @@ import pytest
 import acausal as ac
 from components import electrical as el
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _Scalar(ac.Component):

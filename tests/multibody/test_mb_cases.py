@@ -17,7 +17,7 @@ import pytest
 
 import acausal as ac
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CASES = ["mb_spring_dashpot_body", "mb_slider_crank", "mb_power_steering", "mb_motor_arm",
          "mb_fourbar"]
 

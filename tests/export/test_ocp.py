@@ -23,7 +23,7 @@ import pytest
 import acausal as ac
 from components import translational as tr
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def load(name: str):

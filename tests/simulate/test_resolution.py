@@ -99,7 +99,7 @@ def test_a_time_event_inside_the_grid_is_not_taken_for_an_unresolved_curve():
 
 
 def test_hybrid_run_counts_the_integrator_work_per_stretch_between_events():
-    from test_hybrid import BouncingBall, impacts
+    from models import BouncingBall, impacts
 
     res = ac.simulate(BouncingBall(), 2.0, rtol=1e-9)
     bounces = impacts(res)

@@ -14,12 +14,12 @@ import pytest
 import acausal as ac
 from acausal.persist import DetachedComponent, DetachedModelError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))
 
 import cartesian_pendulum  # noqa: E402
 import dc_motor  # noqa: E402
-from test_hybrid import BouncingBall  # noqa: E402
+from models import BouncingBall  # noqa: E402
 
 CASES = {  # model, run settings (dynamic state selection, events, plain ODE)
     "dc_motor": (dc_motor.build_model, dict(t_end=0.3, params={"resistor.R": 0.5},

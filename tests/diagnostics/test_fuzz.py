@@ -5,7 +5,7 @@ Models are drawn by hypothesis (:mod:`fuzz_models`: random electrical, translati
 rotational and thermal components and converters, random connections, parameters that are
 sometimes zero, negative, NaN or infinite) and run in a worker process with a time limit,
 so a crash or a hang is a finding of its own. The default run stays within about 30 s;
-``pytest -m slow tests/test_fuzz.py`` runs a longer campaign.
+``pytest -m slow tests/diagnostics/test_fuzz.py`` runs a longer campaign.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from fuzz_models import LIBRARY, MARK, REFERENCE, SPECIAL, port_domains
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/, with fuzz_models
 ROOT = os.path.dirname(HERE)
 CASE_TIMEOUT = 30.0  # s; a case normally takes well under a second
 SOLVER_MARKERS = ("IDAS", "IDACalcIC", "IDA_", "CVODE", "KINSOL", "casadi/core")
