@@ -13,11 +13,11 @@ import warnings
 import casadi as cs
 import numpy as np
 import pytest
+from models import BouncingBall, impacts
 from scipy.optimize import brentq
 
 import acausal as ac
 from components import electrical as el
-from models import BouncingBall, impacts
 
 G, E, H0 = 9.81, 0.8, 1.0
 T1 = np.sqrt(2 * H0 / G)  # first impact
