@@ -143,12 +143,10 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
         actions = []
         for target, kind, value in w.actions:
             if kind == "reinit":
-                if target not in x_pos:
-                    raise SimulationError(
-                        f"{w.origin}: reinit({target}) needs {target} to be a state, but the "
-                        f"index reduction chose {', '.join(dae.x_names) or 'no state'}; "
-                        f"declare it with state_priority=1 to make it one")
-                index = x_pos[target]
+                if target in x_pos:
+                    index = x_pos[target]
+                else:  # an alias of a state: the state takes what makes the alias `value`
+                    index, value = _reinit_through_alias(dae, w.origin, target, value)
             else:
                 index = dae.p_names.index(target)
             syms = cs.symvar(value)
@@ -161,6 +159,47 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
                                    [s.name()[4:-1] for s in pres]))
         out.append(_When(w.origin, text, cond_f, clock, actions))
     return out
+
+
+def _reinit_through_alias(dae: SemiExplicitDAE, origin: str, target: str,
+                          value: cs.SX) -> tuple[int, cs.SX]:
+    """``reinit(target, value)`` for a target that is not a state: the state ``x_k`` and
+    its new value, where the target is ``c x_k + b`` with ``c`` and ``b`` functions of the
+    parameters and time only (an alias, possibly negated or offset, or a variable the
+    causalisation solved as such): ``x_k := (value - b) / c``. Anything else is an error
+    that says what the target is."""
+    chosen = ", ".join(dae.x_names) or "no state"
+    head = f"{origin}: reinit({target}) needs a state or an alias of one, but {target}"
+    k_out = dae.out_index.get(target)
+    if k_out is None:
+        raise SimulationError(f"{head} is not a variable of the model's equations")
+    e = cs.SX(dae.out_expr[k_out])
+    text = str(e) if len(str(e)) <= 80 else str(e)[:77] + "..."
+    if dae.z.numel() and cs.depends_on(e, dae.z):
+        raise SimulationError(
+            f"{head} is an algebraic variable ("
+            + ("" if e.is_symbolic() else f"{target} = {text}, ")
+            + "solved from the equations at every instant): it cannot jump by itself. "
+            "Reinit the state it "
+            f"follows from (the index reduction chose {chosen}), or declare {target} with "
+            "state_priority=1 to make it a state")
+    deps = [k for k in range(int(dae.x.numel())) if cs.depends_on(e, dae.x[k])]
+    if not deps:
+        raise SimulationError(
+            f"{head} = {text} depends on no state (parameters and time only): there is "
+            "nothing to reinitialise")
+    if len(deps) > 1:
+        raise SimulationError(
+            f"{head} = {text} combines the states {', '.join(dae.x_names[k] for k in deps)}:"
+            " reinit cannot tell which of them jumps. Reinit one of them instead")
+    k = deps[0]
+    c = cs.jacobian(e, dae.x[k])
+    if cs.depends_on(c, dae.x):
+        raise SimulationError(
+            f"{head} = {text} is a nonlinear function of the state {dae.x_names[k]}: "
+            f"reinit {dae.x_names[k]} instead")
+    b = cs.substitute(e, dae.x[k], cs.SX(0))
+    return k, (value - b) / c
 
 
 class EventLoop:

@@ -824,9 +824,6 @@ class BallOnRelativeStop(ac.Model):
         self.connect(self.weight.flange, self.ball.flange_b)
 
 
-@pytest.mark.xfail(strict=True, reason="reinit() of a variable that alias elimination "
-                   "made an alias of a state (stop.v_rel = ball.v) is refused: 'needs "
-                   "stop.v_rel to be a state'; a stop through a flange cannot reinit")
 def test_reinit_of_an_alias_of_a_state():
     res = ac.simulate(BallOnRelativeStop(), 1.0, rtol=RTOL, atol=ATOL)
     t1 = np.sqrt(2 * H0 / GRAV)
