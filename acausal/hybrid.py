@@ -297,8 +297,7 @@ class EventLoop:
                 d[flip] = live[flip]
                 continue
             fire = [k for k, w in enumerate(self.whens)
-                    if k not in done and kind != "initial" and self._fires(w, before[k], p, s.t,
-                                                                          kind)]
+                    if k not in done and self._fires(w, before[k], p, s.t, kind)]
             if not fire:
                 changed = np.flatnonzero(d != d0)
                 if len(changed) or fired or kind == "time":
@@ -331,12 +330,18 @@ class EventLoop:
 
     @staticmethod
     def _fires(w: _When, before: bool, p: np.ndarray, t: float, kind: str) -> bool:
+        """Whether ``w`` fires at this event. A clock fires at its instants, the one at
+        the initial time included (Modelica: ``sample(start, interval)`` is true at
+        initialisation when ``start`` is the start time); a condition fires where it
+        becomes true, never at initialisation (it was not false before)."""
         if w.clock is not None:
-            return kind == "time" and any(
+            # the instant is a time event at t (or the start time): within 1e-9 relative,
+            # far above the round-off of start + k interval, far below any sample period
+            return kind in ("time", "initial") and any(
                 abs(t - ti) <= 1e-9 * max(1.0, abs(t))
                 for ti in w.clock.instants(t - 1e-6 * max(1.0, abs(t)), t + 1e-6))
         assert w.condition is not None
-        return not before and bool(w.condition(p, t) > 0.5)
+        return kind != "initial" and not before and bool(w.condition(p, t) > 0.5)
 
     def _log(self, t: float, kind: str, d: np.ndarray, changed: np.ndarray,
              iterations: int, fired: list[str] | None = None) -> None:

@@ -869,10 +869,6 @@ class HoldConstant(ac.Model):
         self.connect(self.one.y, self.zoh.u)
 
 
-@pytest.mark.xfail(strict=True, reason="sample(start, interval) does not tick at start "
-                   "when start is the initial time (when clauses do not run at "
-                   "initialisation); in Modelica it does, and the docs say start + k "
-                   "interval, k = 0, 1, ...")
 def test_sample_ticks_at_the_start_time():
     res = ac.simulate(HoldConstant(), 0.25, n_points=6)
     assert res["zoh.y"][1] == 1.0  # t = 0.05 s: the input held since the tick at 0
