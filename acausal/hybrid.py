@@ -131,7 +131,7 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
         if isinstance(w.condition, Sample):
             clock, text = w.condition, f"sample({w.condition.start}, {w.condition.interval})"
         else:
-            text = str(w.condition)
+            text = _condition_text(w.condition, dae.relations)
             extra = [s for s in cs.symvar(w.condition)
                      if s.name() not in p_sym and s.name() != dae.t.name()]
             if extra:
@@ -159,6 +159,17 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
                                    [s.name()[4:-1] for s in pres]))
         out.append(_When(w.origin, text, cond_f, clock, actions))
     return out
+
+
+def _condition_text(cond: cs.SX, relations: list[Any]) -> str:
+    """A when condition as written: its relation symbols replaced by their text."""
+    by_name = {r.name: r.text for r in relations}
+    if cond.is_symbolic() and cond.name() in by_name:
+        return by_name[cond.name()]
+    text = str(cond)
+    for name, rel in by_name.items():
+        text = text.replace(name, f"({rel})")
+    return text
 
 
 def _reinit_through_alias(dae: SemiExplicitDAE, origin: str, target: str,
@@ -212,7 +223,8 @@ class EventLoop:
         self.pos = np.array([dae.p_names.index(r.name) for r in dae.relations], dtype=int)
         self.whens = compile_whens(dae, whens or [])
         self.events: list[Event] = []
-        self._recent: dict[tuple[int, bool], list[float]] = {}
+        # instants of each relation's changes (per direction) and each when clause's firings
+        self._recent: dict[tuple[str, int, bool], list[float]] = {}
         sizes = np.asarray(dae.out_sizes, dtype=int)
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         self._offset = {n: int(offsets[k]) for k, n in enumerate(dae.out_names)}
@@ -301,7 +313,7 @@ class EventLoop:
             if not fire:
                 changed = np.flatnonzero(d != d0)
                 if len(changed) or fired or kind == "time":
-                    self._log(s.t, kind, d, changed, it, fired)
+                    self._log(s.t, kind, d, changed, it, fired, sorted(done))
                 return HybridState(s.t, x, z, p)
             names = sorted({n for k in fire for a in self.whens[k].actions for n in a.names})
             now = dict(zip(names, self._named(x, z, p, s.t, names), strict=True))
@@ -344,7 +356,8 @@ class EventLoop:
         return kind != "initial" and not before and bool(w.condition(p, t) > 0.5)
 
     def _log(self, t: float, kind: str, d: np.ndarray, changed: np.ndarray,
-             iterations: int, fired: list[str] | None = None) -> None:
+             iterations: int, fired: list[str] | None = None,
+             fired_whens: list[int] | None = None) -> None:
         rels = self.dae.relations
         comps = {c for k in changed for c in rels[k].components}
         comps |= {f.rsplit("[", 1)[-1].rstrip("]") for f in fired or []}
@@ -352,19 +365,24 @@ class EventLoop:
             t, kind, [f"{rels[k].text} -> {bool(d[k])}" for k in changed] + list(fired or []),
             sorted(comps), iterations))
         for k in changed:
-            self._recent.setdefault((int(k), bool(d[k])), []).append(t)
+            self._recent.setdefault(("relation", int(k), bool(d[k])), []).append(t)
+        # a when clause counts by itself: its relation may flip back within the iteration
+        # (an impact whose reinit reverses the motion), leaving no net change to count
+        for k in fired_whens or []:
+            self._recent.setdefault(("when", int(k), True), []).append(t)
 
     def zeno(self, t: float, span: float) -> str | None:
-        """A description if one relation's events accumulate (Zeno), else None.
+        """A description if the events of one relation or one when clause accumulate
+        (Zeno), else None.
 
-        Accumulating means: the last :data:`_ZENO_EVENTS` intervals between its changes in
-        one direction shrink by a steady ratio below 1 (a geometric series), and the time
-        left to the accumulation point, ``gap r / (1 - r)``, is below 1e-3 of the run (the
-        events would then crowd into the last thousandth); or one interval is below 1e-9
-        of the run, whatever the ratio.
+        Accumulating means: the last :data:`_ZENO_EVENTS` intervals between a relation's
+        changes in one direction, or between a when clause's firings, shrink by a steady
+        ratio below 1 (a geometric series), and the time left to the accumulation point,
+        ``gap r / (1 - r)``, is below 1e-3 of the run (the events would then crowd into the
+        last thousandth); or one interval is below 1e-9 of the run, whatever the ratio.
         """
         scale = max(span, abs(t))
-        for (k, _), times in self._recent.items():
+        for (what, k, _), times in self._recent.items():
             if len(times) < _ZENO_EVENTS + 1:
                 continue
             gaps = np.diff(np.array(times[-(_ZENO_EVENTS + 1):]))
@@ -372,21 +390,28 @@ class EventLoop:
             ratio = float(np.median(ratios))
             steady = ratio < 0.99 and float(np.max(ratios)) < 1.0
             left = gaps[-1] * ratio / max(1.0 - ratio, 1e-12)
+            name = self._describe(what, k)
             if gaps[-1] < 1e-9 * scale and not steady:
-                r = self.dae.relations[k]
-                return (f"chattering: {r.text} [{', '.join(r.components)}] keeps changing "
+                return (f"chattering: {name} keeps changing "
                         f"every {gaps[-1]:.3g} s without settling (the model slides along "
                         "the switching surface, e.g. a discontinuous force that reverses on "
                         "both sides of zero); the run stops here. Give the component a mode "
                         "that can stay on the surface (a stuck friction state, a dead zone).")
             if gaps[-1] < 1e-9 * scale or (steady and left < 1e-3 * scale):
-                r = self.dae.relations[k]
-                return (f"Zeno behaviour: the events of {r.text} [{', '.join(r.components)}] "
+                return (f"Zeno behaviour: the events of {name} "
                         f"accumulate (intervals shrinking by {ratio:.3g} each, the last "
                         f"{gaps[-1]:.3g} s) towards t = {t + left:.9g} s, where the motion "
                         "comes to rest; the run stops here. Model the resting phase (e.g. a "
                         "contact that can stay closed) to go on.")
         return None
+
+    def _describe(self, what: str, k: int) -> str:
+        """A relation or a when clause as written, with its components."""
+        if what == "when":
+            w = self.whens[k]
+            return f"when {w.text} [{w.origin}]"
+        r = self.dae.relations[k]
+        return f"{r.text} [{', '.join(r.components)}]"
 
     # ----- integration -----
     def _advance(self, p: np.ndarray, s: HybridState, t1: float,

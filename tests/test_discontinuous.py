@@ -881,11 +881,6 @@ class ElasticStopBall(StopBall):
         super().__init__(v_rest=0.0)
 
 
-@pytest.mark.xfail(strict=True, reason="Zeno detection counts net changes of relations; "
-                   "a when clause whose relation flips back within its own event "
-                   "iteration (an impact watched only while moving towards the stop) is "
-                   "never counted, so accumulating impacts are not reported (past the "
-                   "accumulation point the run does not end)")
 def test_zeno_impacts_of_a_when_clause_are_detected():
     t_inf = np.sqrt(2 * H0 / GRAV) * (1 + 2 * E_STOP / (1 - E_STOP))
     with pytest.warns(ac.SolverWarning, match="Zeno"):
