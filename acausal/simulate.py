@@ -283,14 +283,19 @@ class _Run:
             stats.time_events = events
         bounds = [grid[0], *events, grid[-1]]
         status, message = "ok", ""
+        t_left = float(grid[0])  # the time of x, z
         for s, (ta, tb) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
             seg = grid[(grid >= ta) & (grid <= tb)]
             if s > 0:  # restart just after the event, algebraic variables on the new side
                 seg = np.concatenate([[ta + _EVENT_EPS * max(1.0, abs(ta))], seg[1:]])
                 if loop is not None:
-                    post = loop.iterate(HybridState(float(seg[0]), x, z, self.p), "time")
-                    z, self.p = post.z, post.p
-
+                    post = loop.time_event(HybridState(t_left, x, z, self.p), float(ta),
+                                           float(seg[0]))
+                    x, z, self.p = post.x, post.z, post.p
+                    # the instant is in the result twice, as at a state event: its left
+                    # limit ends the last segment, the values after the event start this one
+                    pieces.append((dae, x.reshape(-1, 1), z.reshape(-1, 1), seg[:1].copy(),
+                                   self.p.copy()))
                 else:
                     z = consistent_algebraic(dae, x, z, self.p, float(seg[0]))
             if loop is not None:
@@ -304,7 +309,7 @@ class _Run:
             pieces += [b for b in new if len(b[3])]
             if status != "ok" or not new:
                 break
-            x, z = _last(new[-1][1]), _last(new[-1][2])
+            x, z, t_left = _last(new[-1][1]), _last(new[-1][2]), float(new[-1][3][-1])
         t_all = np.concatenate([b[3] for b in pieces])
         p = self.p
         evaluate = _LazyOutputs(pieces)
@@ -489,16 +494,26 @@ class _Run:
         return d2, x1, z1, new
 
     def _time_events(self, dae: SemiExplicitDAE, t0: float, t1: float) -> list[float]:
-        """Time events of the model with these parameter values (cached on the model)."""
+        """Time events of the model with these parameter values (cached on the model).
+
+        Searched in the equations and in the indicators of the frozen relations, as the
+        alias elimination and causalisation wrote them in ``(x, z, p, t)``: a function of
+        time that reaches a relation through signal ports (a pulse driving a switch's
+        control) leaves no trace of time in the equations, whose relation is frozen, but
+        its indicator is that function, and where it jumps or crosses zero (``g < 0``
+        changes) is a known instant."""
         cache = self.cm.run_cache
         key = (id(dae), self.p.tobytes(), t0, t1)
         if key not in cache.time_events:
-            if not cs.depends_on(cs.vertcat(dae.ode, dae.alg), dae.t):
+            exprs = cs.vertcat(dae.ode, dae.alg)
+            if dae.indicators is not None and dae.indicators.numel():
+                exprs = cs.vertcat(exprs, dae.indicators < 0)
+            if not cs.depends_on(exprs, dae.t):
                 cache.time_events[key] = []
             else:
                 pv = cs.DM(self.p) if dae.p.numel() else cs.DM(0, 1)
                 f = cs.Function("rhs", [dae.x, dae.z, dae.t], [
-                    cs.substitute(cs.vertcat(dae.ode, dae.alg), dae.p, pv)])
+                    cs.substitute(exprs, dae.p, pv)])
                 cache.time_events[key] = time_events(f, 2, t0, t1)
         return list(cache.time_events[key])
 
