@@ -278,8 +278,8 @@ class _Run:
         if loop is not None:  # the clocks of sampled when clauses
             events = sorted(set(events) | set(loop.clock_instants(grid[0], grid[-1])) - {
                 float(grid[-1])})
+        events, grid = _with_events(grid, events)
         if events:
-            grid = np.union1d(grid, events)  # event instants are output points
             stats.time_events = events
         bounds = [grid[0], *events, grid[-1]]
         status, message = "ok", ""
@@ -516,6 +516,32 @@ class _Run:
                     cs.substitute(exprs, dae.p, pv)])
                 cache.time_events[key] = time_events(f, 2, t0, t1)
         return list(cache.time_events[key])
+
+
+def _with_events(grid: np.ndarray, events: list[float]) -> tuple[list[float], np.ndarray]:
+    """The time events and the output grid with them as points. Instants closer than a
+    few restart offsets (:data:`_EVENT_EPS`) are one: an event that near the start or the
+    end of the run is dropped, an output point or another event that near an event is
+    that event (round-off makes ``k * dt`` and ``start + k * interval`` differ by 1e-17;
+    the run would otherwise stop just before an instant it has passed)."""
+    def near(a: np.ndarray, b: float) -> np.ndarray:
+        return np.abs(a - b) <= 4 * _EVENT_EPS * np.maximum(1.0, np.abs(b))
+
+    kept: list[float] = []
+    for e in sorted(events):
+        if near(grid[[0, -1]], e).any() or (kept and near(np.array(kept[-1:]), e).any()):
+            continue
+        kept.append(float(e))
+    if not kept:
+        return [], grid
+    inner = grid[1:-1]
+    ev = np.array(kept)
+    j = np.clip(np.searchsorted(ev, inner), 1, len(ev)) - 1  # the events either side
+    close = np.zeros(len(inner), dtype=bool)
+    for k in (j, np.minimum(j + 1, len(ev) - 1)):
+        close |= np.abs(inner - ev[k]) <= 4 * _EVENT_EPS * np.maximum(1.0, np.abs(ev[k]))
+    grid = np.union1d(np.concatenate([grid[:1], inner[~close], grid[-1:]]), ev)
+    return kept, grid
 
 
 def _outputs(dae: SemiExplicitDAE, X: Any, Z: Any, T: np.ndarray, p: np.ndarray,

@@ -298,3 +298,25 @@ def test_reinit_of_a_variable_that_no_state_stands_for_is_refused_with_the_reaso
     msg = str(err.value)
     assert msg.startswith(f"{model.__name__}: reinit(y) needs a state or an alias of one")
     assert why in msg
+
+
+class Sawtooth(ac.Model):
+    """x' = 1, set back to 0 by a clock every 0.1 s from 0.1 s."""
+
+    x = ac.Variable(start=0.0, fixed=True, unit="1")
+
+    def equations(self):
+        return [ac.der(self.x) == 1.0,
+                ac.when(ac.sample(0.1, 0.1), ac.reinit(self.x, 0.0))]
+
+
+def test_a_clock_reinitialises_a_state_and_the_tick_is_in_the_result_twice():
+    res = ac.simulate(Sawtooth(), 0.35, n_points=8, rtol=1e-10, atol=1e-12)
+    # x = t - 0.1 floor(t / 0.1): after each tick it restarts from 0 (the offset of the
+    # restart, 1e-12 s, is crossed with the rate 1: x = 1e-12 just after the tick)
+    np.testing.assert_allclose(res.final("x"), 0.05, atol=1e-9)
+    for tk in (0.1, 0.2, 0.3):
+        at = np.flatnonzero(np.abs(res.t - tk) < 1e-9)
+        assert len(at) == 2  # before and after the tick
+        assert res["x"][at[0]] == pytest.approx(0.1, abs=1e-9)
+        assert res["x"][at[1]] == pytest.approx(0.0, abs=1e-9)
