@@ -392,8 +392,10 @@ class EventLoop:
             self._recent.setdefault(("relation", int(k), bool(d[k])), []).append(t)
         # a when clause counts by itself: its relation may flip back within the iteration
         # (an impact whose reinit reverses the motion), leaving no net change to count
+        # (a clock's ticks are regular by construction: not counted)
         for k in fired_whens or []:
-            self._recent.setdefault(("when", int(k), True), []).append(t)
+            if self.whens[k].clock is None:
+                self._recent.setdefault(("when", int(k), True), []).append(t)
 
     def zeno(self, t: float, span: float) -> str | None:
         """A description if the events of one relation or one when clause accumulate
