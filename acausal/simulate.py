@@ -368,7 +368,7 @@ class _Run:
             init = initialize(self.cm, self.p, t0, start=self.start)
             post = loop.iterate(HybridState(t0, init.x0, init.z0, self.p), "initial")
             if np.array_equal(loop.frozen(post.p), d):
-                init.z0, self.p = post.z, post.p
+                init.x0, init.z0, self.p = post.x, post.z, post.p  # (x: a tick's reinit)
                 return init
             d = loop.frozen(post.p)
         raise SimulationError("the relations do not settle during initialisation: "

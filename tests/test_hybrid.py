@@ -301,17 +301,19 @@ def test_reinit_of_a_variable_that_no_state_stands_for_is_refused_with_the_reaso
 
 
 class Sawtooth(ac.Model):
-    """x' = 1, set back to 0 by a clock every 0.1 s from 0.1 s."""
+    """x' = 1, set back to 0 by a clock every 0.1 s (from 0: x starts at 0, whatever its
+    start value)."""
 
-    x = ac.Variable(start=0.0, fixed=True, unit="1")
+    x = ac.Variable(start=5.0, fixed=True, unit="1")
 
     def equations(self):
         return [ac.der(self.x) == 1.0,
-                ac.when(ac.sample(0.1, 0.1), ac.reinit(self.x, 0.0))]
+                ac.when(ac.sample(0.0, 0.1), ac.reinit(self.x, 0.0))]
 
 
 def test_a_clock_reinitialises_a_state_and_the_tick_is_in_the_result_twice():
     res = ac.simulate(Sawtooth(), 0.35, n_points=8, rtol=1e-10, atol=1e-12)
+    assert res["x"][0] == 0.0  # the tick at the start time, at initialisation
     # x = t - 0.1 floor(t / 0.1): after each tick it restarts from 0 (the offset of the
     # restart, 1e-12 s, is crossed with the rate 1: x = 1e-12 just after the tick)
     np.testing.assert_allclose(res.final("x"), 0.05, atol=1e-9)
