@@ -6,7 +6,10 @@ restarts on the other side with consistent values (what Modelica tools call time
 The instants are found in the compiled DAE function by following expressions that are affine
 in time (``a t + b``) through its instruction list to the comparisons that use them, and to
 ``floor``/``ceil`` of them (a periodic pulse ``floor((t - t0) / T)`` jumps at every period:
-all its instants inside the simulated interval are events).
+all its instants inside the simulated interval are events). The simulation searches the
+equations and the indicators ``g < 0`` of the frozen relations (:mod:`acausal.relations`):
+a relation of a variable that the model makes a function of time (a pulse reaching a
+switch through signal ports) changes at such instants too.
 """
 
 from __future__ import annotations

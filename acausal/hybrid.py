@@ -131,7 +131,7 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
         if isinstance(w.condition, Sample):
             clock, text = w.condition, f"sample({w.condition.start}, {w.condition.interval})"
         else:
-            text = str(w.condition)
+            text = _condition_text(w.condition, dae.relations)
             extra = [s for s in cs.symvar(w.condition)
                      if s.name() not in p_sym and s.name() != dae.t.name()]
             if extra:
@@ -143,12 +143,10 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
         actions = []
         for target, kind, value in w.actions:
             if kind == "reinit":
-                if target not in x_pos:
-                    raise SimulationError(
-                        f"{w.origin}: reinit({target}) needs {target} to be a state, but the "
-                        f"index reduction chose {', '.join(dae.x_names) or 'no state'}; "
-                        f"declare it with state_priority=1 to make it one")
-                index = x_pos[target]
+                if target in x_pos:
+                    index = x_pos[target]
+                else:  # an alias of a state: the state takes what makes the alias `value`
+                    index, value = _reinit_through_alias(dae, w.origin, target, value)
             else:
                 index = dae.p_names.index(target)
             syms = cs.symvar(value)
@@ -163,6 +161,58 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
     return out
 
 
+def _condition_text(cond: cs.SX, relations: list[Any]) -> str:
+    """A when condition as written: its relation symbols replaced by their text."""
+    by_name = {r.name: r.text for r in relations}
+    if cond.is_symbolic() and cond.name() in by_name:
+        return by_name[cond.name()]
+    text = str(cond)
+    for name, rel in by_name.items():
+        text = text.replace(name, f"({rel})")
+    return text
+
+
+def _reinit_through_alias(dae: SemiExplicitDAE, origin: str, target: str,
+                          value: cs.SX) -> tuple[int, cs.SX]:
+    """``reinit(target, value)`` for a target that is not a state: the state ``x_k`` and
+    its new value, where the target is ``c x_k + b`` with ``c`` and ``b`` functions of the
+    parameters and time only (an alias, possibly negated or offset, or a variable the
+    causalisation solved as such): ``x_k := (value - b) / c``. Anything else is an error
+    that says what the target is."""
+    chosen = ", ".join(dae.x_names) or "no state"
+    head = f"{origin}: reinit({target}) needs a state or an alias of one, but {target}"
+    k_out = dae.out_index.get(target)
+    if k_out is None:
+        raise SimulationError(f"{head} is not a variable of the model's equations")
+    e = cs.SX(dae.out_expr[k_out])
+    text = str(e) if len(str(e)) <= 80 else str(e)[:77] + "..."
+    if dae.z.numel() and cs.depends_on(e, dae.z):
+        raise SimulationError(
+            f"{head} is an algebraic variable ("
+            + ("" if e.is_symbolic() else f"{target} = {text}, ")
+            + "solved from the equations at every instant): it cannot jump by itself. "
+            "Reinit the state it "
+            f"follows from (the index reduction chose {chosen}), or declare {target} with "
+            "state_priority=1 to make it a state")
+    deps = [k for k in range(int(dae.x.numel())) if cs.depends_on(e, dae.x[k])]
+    if not deps:
+        raise SimulationError(
+            f"{head} = {text} depends on no state (parameters and time only): there is "
+            "nothing to reinitialise")
+    if len(deps) > 1:
+        raise SimulationError(
+            f"{head} = {text} combines the states {', '.join(dae.x_names[k] for k in deps)}:"
+            " reinit cannot tell which of them jumps. Reinit one of them instead")
+    k = deps[0]
+    c = cs.jacobian(e, dae.x[k])
+    if cs.depends_on(c, dae.x):
+        raise SimulationError(
+            f"{head} = {text} is a nonlinear function of the state {dae.x_names[k]}: "
+            f"reinit {dae.x_names[k]} instead")
+    b = cs.substitute(e, dae.x[k], cs.SX(0))
+    return k, (value - b) / c
+
+
 class EventLoop:
     """The event handling of one run of a DAE with frozen relations and when clauses."""
 
@@ -173,7 +223,8 @@ class EventLoop:
         self.pos = np.array([dae.p_names.index(r.name) for r in dae.relations], dtype=int)
         self.whens = compile_whens(dae, whens or [])
         self.events: list[Event] = []
-        self._recent: dict[tuple[int, bool], list[float]] = {}
+        # instants of each relation's changes (per direction) and each when clause's firings
+        self._recent: dict[tuple[str, int, bool], list[float]] = {}
         sizes = np.asarray(dae.out_sizes, dtype=int)
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         self._offset = {n: int(offsets[k]) for k, n in enumerate(dae.out_names)}
@@ -258,12 +309,11 @@ class EventLoop:
                 d[flip] = live[flip]
                 continue
             fire = [k for k, w in enumerate(self.whens)
-                    if k not in done and kind != "initial" and self._fires(w, before[k], p, s.t,
-                                                                          kind)]
+                    if k not in done and self._fires(w, before[k], p, s.t, kind)]
             if not fire:
                 changed = np.flatnonzero(d != d0)
                 if len(changed) or fired or kind == "time":
-                    self._log(s.t, kind, d, changed, it, fired)
+                    self._log(s.t, kind, d, changed, it, fired, sorted(done))
                 return HybridState(s.t, x, z, p)
             names = sorted({n for k in fire for a in self.whens[k].actions for n in a.names})
             now = dict(zip(names, self._named(x, z, p, s.t, names), strict=True))
@@ -290,17 +340,48 @@ class EventLoop:
             "makes another one wrong): the model has no consistent mode at this instant "
             "(check the switching conditions of these components)")
 
+    def time_event(self, left: HybridState, t_event: float, t_right: float) -> HybridState:
+        """Across a time event at ``t_event``: from the left limit ``left`` (integrated to
+        just before it, where the functions of time still have their old values) to
+        ``t_right`` just after it, with the event iteration in between.
+
+        The states cross the two short gaps by explicit Euler steps, with the rates of
+        their own side (error ``gap^2 |x''| / 2``, some 1e-24 for gaps of 1e-12 s: without
+        them a fast state would lag by the gaps times its rate, 1e-7 A per event for an
+        inductor current ramping at 1e5 A/s); the iteration reads the values at the
+        instant and sees the functions of time on the right side (the event is logged,
+        and the values after it are in the result, at ``t_right``)."""
+        def euler(x: np.ndarray, z: np.ndarray, p: np.ndarray, t: float,
+                  dt: float) -> np.ndarray:
+            if not x.size or dt == 0.0:
+                return x
+            xdot = np.asarray(self.dae.default_function(x, z, p, t)[0]).ravel()
+            return x + dt * xdot
+
+        x_event = euler(left.x, left.z, left.p, left.t, t_event - left.t)
+        post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time")
+        x_right = euler(post.x, post.z, post.p, t_right, t_right - t_event)
+        z_right = consistent_algebraic(self.dae, x_right, post.z, post.p, t_right)
+        return HybridState(t_right, x_right, z_right, post.p)
+
     @staticmethod
     def _fires(w: _When, before: bool, p: np.ndarray, t: float, kind: str) -> bool:
+        """Whether ``w`` fires at this event. A clock fires at its instants, the one at
+        the initial time included (Modelica: ``sample(start, interval)`` is true at
+        initialisation when ``start`` is the start time); a condition fires where it
+        becomes true, never at initialisation (it was not false before)."""
         if w.clock is not None:
-            return kind == "time" and any(
+            # the instant is a time event at t (or the start time): within 1e-9 relative,
+            # far above the round-off of start + k interval, far below any sample period
+            return kind in ("time", "initial") and any(
                 abs(t - ti) <= 1e-9 * max(1.0, abs(t))
                 for ti in w.clock.instants(t - 1e-6 * max(1.0, abs(t)), t + 1e-6))
         assert w.condition is not None
-        return not before and bool(w.condition(p, t) > 0.5)
+        return kind != "initial" and not before and bool(w.condition(p, t) > 0.5)
 
     def _log(self, t: float, kind: str, d: np.ndarray, changed: np.ndarray,
-             iterations: int, fired: list[str] | None = None) -> None:
+             iterations: int, fired: list[str] | None = None,
+             fired_whens: list[int] | None = None) -> None:
         rels = self.dae.relations
         comps = {c for k in changed for c in rels[k].components}
         comps |= {f.rsplit("[", 1)[-1].rstrip("]") for f in fired or []}
@@ -308,19 +389,26 @@ class EventLoop:
             t, kind, [f"{rels[k].text} -> {bool(d[k])}" for k in changed] + list(fired or []),
             sorted(comps), iterations))
         for k in changed:
-            self._recent.setdefault((int(k), bool(d[k])), []).append(t)
+            self._recent.setdefault(("relation", int(k), bool(d[k])), []).append(t)
+        # a when clause counts by itself: its relation may flip back within the iteration
+        # (an impact whose reinit reverses the motion), leaving no net change to count
+        # (a clock's ticks are regular by construction: not counted)
+        for k in fired_whens or []:
+            if self.whens[k].clock is None:
+                self._recent.setdefault(("when", int(k), True), []).append(t)
 
     def zeno(self, t: float, span: float) -> str | None:
-        """A description if one relation's events accumulate (Zeno), else None.
+        """A description if the events of one relation or one when clause accumulate
+        (Zeno), else None.
 
-        Accumulating means: the last :data:`_ZENO_EVENTS` intervals between its changes in
-        one direction shrink by a steady ratio below 1 (a geometric series), and the time
-        left to the accumulation point, ``gap r / (1 - r)``, is below 1e-3 of the run (the
-        events would then crowd into the last thousandth); or one interval is below 1e-9
-        of the run, whatever the ratio.
+        Accumulating means: the last :data:`_ZENO_EVENTS` intervals between a relation's
+        changes in one direction, or between a when clause's firings, shrink by a steady
+        ratio below 1 (a geometric series), and the time left to the accumulation point,
+        ``gap r / (1 - r)``, is below 1e-3 of the run (the events would then crowd into the
+        last thousandth); or one interval is below 1e-9 of the run, whatever the ratio.
         """
         scale = max(span, abs(t))
-        for (k, _), times in self._recent.items():
+        for (what, k, _), times in self._recent.items():
             if len(times) < _ZENO_EVENTS + 1:
                 continue
             gaps = np.diff(np.array(times[-(_ZENO_EVENTS + 1):]))
@@ -328,21 +416,28 @@ class EventLoop:
             ratio = float(np.median(ratios))
             steady = ratio < 0.99 and float(np.max(ratios)) < 1.0
             left = gaps[-1] * ratio / max(1.0 - ratio, 1e-12)
+            name = self._describe(what, k)
             if gaps[-1] < 1e-9 * scale and not steady:
-                r = self.dae.relations[k]
-                return (f"chattering: {r.text} [{', '.join(r.components)}] keeps changing "
+                return (f"chattering: {name} keeps changing "
                         f"every {gaps[-1]:.3g} s without settling (the model slides along "
                         "the switching surface, e.g. a discontinuous force that reverses on "
                         "both sides of zero); the run stops here. Give the component a mode "
                         "that can stay on the surface (a stuck friction state, a dead zone).")
             if gaps[-1] < 1e-9 * scale or (steady and left < 1e-3 * scale):
-                r = self.dae.relations[k]
-                return (f"Zeno behaviour: the events of {r.text} [{', '.join(r.components)}] "
+                return (f"Zeno behaviour: the events of {name} "
                         f"accumulate (intervals shrinking by {ratio:.3g} each, the last "
                         f"{gaps[-1]:.3g} s) towards t = {t + left:.9g} s, where the motion "
                         "comes to rest; the run stops here. Model the resting phase (e.g. a "
                         "contact that can stay closed) to go on.")
         return None
+
+    def _describe(self, what: str, k: int) -> str:
+        """A relation or a when clause as written, with its components."""
+        if what == "when":
+            w = self.whens[k]
+            return f"when {w.text} [{w.origin}]"
+        r = self.dae.relations[k]
+        return f"{r.text} [{', '.join(r.components)}]"
 
     # ----- integration -----
     def _advance(self, p: np.ndarray, s: HybridState, t1: float,

@@ -10,7 +10,9 @@ takes its new value, the algebraic variables are solved again and the integratio
 (:mod:`acausal.hybrid`).
 
 Relations of time and parameters only (a step input, a pulse) are left as they are: their
-instants are known in advance and handled as time events (:mod:`acausal.events`).
+instants are known in advance and handled as time events (:mod:`acausal.events`). A
+relation of an unknown that turns out to be a function of time only (a pulse through
+signal ports) is frozen, and its instants are found as time events in its indicator.
 
 The pass rewrites the flat equations (CasADi expression graphs are rebuilt node by node
 from their instruction list, with each relation node replaced by its discrete symbol);

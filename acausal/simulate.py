@@ -278,19 +278,24 @@ class _Run:
         if loop is not None:  # the clocks of sampled when clauses
             events = sorted(set(events) | set(loop.clock_instants(grid[0], grid[-1])) - {
                 float(grid[-1])})
+        events, grid = _with_events(grid, events)
         if events:
-            grid = np.union1d(grid, events)  # event instants are output points
             stats.time_events = events
         bounds = [grid[0], *events, grid[-1]]
         status, message = "ok", ""
+        t_left = float(grid[0])  # the time of x, z
         for s, (ta, tb) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
             seg = grid[(grid >= ta) & (grid <= tb)]
             if s > 0:  # restart just after the event, algebraic variables on the new side
                 seg = np.concatenate([[ta + _EVENT_EPS * max(1.0, abs(ta))], seg[1:]])
                 if loop is not None:
-                    post = loop.iterate(HybridState(float(seg[0]), x, z, self.p), "time")
-                    z, self.p = post.z, post.p
-
+                    post = loop.time_event(HybridState(t_left, x, z, self.p), float(ta),
+                                           float(seg[0]))
+                    x, z, self.p = post.x, post.z, post.p
+                    # the instant is in the result twice, as at a state event: its left
+                    # limit ends the last segment, the values after the event start this one
+                    pieces.append((dae, x.reshape(-1, 1), z.reshape(-1, 1), seg[:1].copy(),
+                                   self.p.copy()))
                 else:
                     z = consistent_algebraic(dae, x, z, self.p, float(seg[0]))
             if loop is not None:
@@ -304,7 +309,7 @@ class _Run:
             pieces += [b for b in new if len(b[3])]
             if status != "ok" or not new:
                 break
-            x, z = _last(new[-1][1]), _last(new[-1][2])
+            x, z, t_left = _last(new[-1][1]), _last(new[-1][2]), float(new[-1][3][-1])
         t_all = np.concatenate([b[3] for b in pieces])
         p = self.p
         evaluate = _LazyOutputs(pieces)
@@ -363,7 +368,7 @@ class _Run:
             init = initialize(self.cm, self.p, t0, start=self.start)
             post = loop.iterate(HybridState(t0, init.x0, init.z0, self.p), "initial")
             if np.array_equal(loop.frozen(post.p), d):
-                init.z0, self.p = post.z, post.p
+                init.x0, init.z0, self.p = post.x, post.z, post.p  # (x: a tick's reinit)
                 return init
             d = loop.frozen(post.p)
         raise SimulationError("the relations do not settle during initialisation: "
@@ -489,18 +494,54 @@ class _Run:
         return d2, x1, z1, new
 
     def _time_events(self, dae: SemiExplicitDAE, t0: float, t1: float) -> list[float]:
-        """Time events of the model with these parameter values (cached on the model)."""
+        """Time events of the model with these parameter values (cached on the model).
+
+        Searched in the equations and in the indicators of the frozen relations, as the
+        alias elimination and causalisation wrote them in ``(x, z, p, t)``: a function of
+        time that reaches a relation through signal ports (a pulse driving a switch's
+        control) leaves no trace of time in the equations, whose relation is frozen, but
+        its indicator is that function, and where it jumps or crosses zero (``g < 0``
+        changes) is a known instant."""
         cache = self.cm.run_cache
         key = (id(dae), self.p.tobytes(), t0, t1)
         if key not in cache.time_events:
-            if not cs.depends_on(cs.vertcat(dae.ode, dae.alg), dae.t):
+            exprs = cs.vertcat(dae.ode, dae.alg)
+            if dae.indicators is not None and dae.indicators.numel():
+                exprs = cs.vertcat(exprs, dae.indicators < 0)
+            if not cs.depends_on(exprs, dae.t):
                 cache.time_events[key] = []
             else:
                 pv = cs.DM(self.p) if dae.p.numel() else cs.DM(0, 1)
                 f = cs.Function("rhs", [dae.x, dae.z, dae.t], [
-                    cs.substitute(cs.vertcat(dae.ode, dae.alg), dae.p, pv)])
+                    cs.substitute(exprs, dae.p, pv)])
                 cache.time_events[key] = time_events(f, 2, t0, t1)
         return list(cache.time_events[key])
+
+
+def _with_events(grid: np.ndarray, events: list[float]) -> tuple[list[float], np.ndarray]:
+    """The time events and the output grid with them as points. Instants closer than a
+    few restart offsets (:data:`_EVENT_EPS`) are one: an event that near the start or the
+    end of the run is dropped, an output point or another event that near an event is
+    that event (round-off makes ``k * dt`` and ``start + k * interval`` differ by 1e-17;
+    the run would otherwise stop just before an instant it has passed)."""
+    def near(a: np.ndarray, b: float) -> np.ndarray:
+        return np.abs(a - b) <= 4 * _EVENT_EPS * np.maximum(1.0, np.abs(b))
+
+    kept: list[float] = []
+    for e in sorted(events):
+        if near(grid[[0, -1]], e).any() or (kept and near(np.array(kept[-1:]), e).any()):
+            continue
+        kept.append(float(e))
+    if not kept:
+        return [], grid
+    inner = grid[1:-1]
+    ev = np.array(kept)
+    j = np.clip(np.searchsorted(ev, inner), 1, len(ev)) - 1  # the events either side
+    close = np.zeros(len(inner), dtype=bool)
+    for k in (j, np.minimum(j + 1, len(ev) - 1)):
+        close |= np.abs(inner - ev[k]) <= 4 * _EVENT_EPS * np.maximum(1.0, np.abs(ev[k]))
+    grid = np.union1d(np.concatenate([grid[:1], inner[~close], grid[-1:]]), ev)
+    return kept, grid
 
 
 def _outputs(dae: SemiExplicitDAE, X: Any, Z: Any, T: np.ndarray, p: np.ndarray,

@@ -1159,9 +1159,8 @@ class DiscreteBlock(SISO):
 
     At a tick the block reads its input and updates its discrete state and output; the
     output is held until the next tick (``ac.when(ac.sample(...), ac.assign(...))``).
-    When clauses do not run while the model is initialised, so a tick at the start time
-    of the run itself is not taken: until the first tick after it, the output is
-    ``y_start``.
+    A tick at the start time of the run is taken at initialisation (as Modelica's
+    ``sample``, true at ``k = 0``); ``y_start`` is the output before the first tick.
 
     Parameters
     ----------

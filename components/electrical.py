@@ -458,8 +458,9 @@ class IdealThyristor(OnePort):
     * it turns **off** when its current ``s`` crosses zero, and stays off, whatever the
       gate, until it is fired again.
 
-    Both are state events (a gate driven by a function of time, such as a
-    :class:`components.blocks.Pulse`, switches at the instant of its edge).
+    Both are events: state events where the bias or the current crosses zero, time
+    events at the edges of a gate driven by a function of time (such as a
+    :class:`components.blocks.Pulse`).
 
     Ports
     -----

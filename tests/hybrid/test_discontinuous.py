@@ -8,8 +8,7 @@ a matrix-exponential periodic steady state for the buck converter, and the textb
 formulas (average output ``D Vin``, ripple ``(1 - D) Vout / (8 L C f^2)``,
 ``V (1 + cos alpha) / (2 pi)`` for the controlled rectifier).
 
-The last section holds minimal models on which the event core misbehaves
-(``xfail(strict=True)``: they pass once the core is fixed).
+The last section holds minimal models on which the event core used to misbehave.
 """
 
 from __future__ import annotations
@@ -690,17 +689,25 @@ def buck_periodic(n=20_000):
 def test_buck_converter_average_and_ripple():
     x0, v_exact = buck_periodic(4000)
     periods = 5
-    # 80 output points a period: the PWM edges enter through the switch's control port
-    # and are found as state events only where an indicator sample falls inside each
-    # phase (see test_pwm_through_a_signal_port_is_a_time_event below)
+    # 80 output points a period (for the ripple below): the PWM edges enter through the
+    # switch's control port and are time events whatever the grid (see
+    # test_pwm_through_a_signal_port_is_a_time_event below)
     res = ac.simulate(Buck(*x0), periods / FSW, n_points=80 * periods + 1, rtol=RTOL,
                       atol=ATOL)
     T = 1 / FSW
     # it starts on the periodic orbit and stays there: the state after each period is
-    # the start state (IDAS at rtol 1e-10; measured 1.1e-9 A and 1.6e-9 V)
-    ends = [np.flatnonzero(np.abs(res.t - k * T) < 1e-12)[-1] for k in range(1, periods + 1)]
-    np.testing.assert_allclose(res["inductor.i"][ends], x0[0], rtol=0, atol=1e-8)
-    np.testing.assert_allclose(res["capacitor.v"][ends], x0[1], rtol=0, atol=1e-8)
+    # the start state (IDAS at rtol 1e-10; measured 1.1e-9 A and 1.6e-9 V). A period
+    # ends at a time event, in the result twice, just before and just after k T (by
+    # 1e-12 s, or at k T itself at the end of the run): the point after it is compared
+    # with the orbit carried that far by the rates of the closed phase, x0 + dt (A x0 +
+    # b) (exact to dt^2 |A|^2 |x0| / 2, 1e-16 A)
+    ends = [np.flatnonzero(np.abs(res.t - k * T) < 1e-9)[-1] for k in range(1, periods + 1)]
+    off = res.t[ends] - T * np.arange(1, periods + 1)
+    assert np.abs(off).max() <= 2e-12
+    A = np.array([[0.0, -1 / LB], [1 / CB, -1 / (RB * CB)]])
+    ref = x0[:, None] + np.outer(A @ x0 + np.array([VIN / LB, 0.0]), off)
+    np.testing.assert_allclose(res["inductor.i"][ends], ref[0], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(res["capacitor.v"][ends], ref[1], rtol=0, atol=1e-8)
     # the switch closes at k T and opens at (k + D) T; the diode mirrors it (CCM)
     sw = transitions(res, "switch.control")
     assert len(sw) >= 2 * periods - 1
@@ -800,7 +807,8 @@ def test_discrete_pi_loop_against_the_exact_recursion():
 
 
 # ----------------------------------------------------------------------------------------
-# Where the event core misbehaves (xfail until it is fixed; see the report of branch disc)
+# Where the event core misbehaved (fixed: reinit through an alias, time events through
+# signal ports, a sample tick at the start time, Zeno impacts of a when clause)
 class RelativeStop(tr.PartialCompliant):
     """A hard stop between two flanges: the relative velocity reverses with e = 0.8 where
     ``s_rel`` exceeds 0 (as a stop on a joint's axis flange would)."""
@@ -824,9 +832,6 @@ class BallOnRelativeStop(ac.Model):
         self.connect(self.weight.flange, self.ball.flange_b)
 
 
-@pytest.mark.xfail(strict=True, reason="reinit() of a variable that alias elimination "
-                   "made an alias of a state (stop.v_rel = ball.v) is refused: 'needs "
-                   "stop.v_rel to be a state'; a stop through a flange cannot reinit")
 def test_reinit_of_an_alias_of_a_state():
     res = ac.simulate(BallOnRelativeStop(), 1.0, rtol=RTOL, atol=ATOL)
     t1 = np.sqrt(2 * H0 / GRAV)
@@ -852,12 +857,6 @@ class SwitchedResistor(ac.Model):
         self.connect(self.pwm.y, self.switch.control)
 
 
-@pytest.mark.xfail(strict=True, reason="a function of time that reaches a frozen relation "
-                   "through a signal port (a Pulse driving a switch) is not a time event: "
-                   "time events are searched in the DAE with the current relation values "
-                   "substituted, not in the indicators; the edges are then state events "
-                   "found only where an indicator sample falls in a pulse, so pulses "
-                   "shorter than the sample spacing are missed silently")
 def test_pwm_through_a_signal_port_is_a_time_event():
     res = ac.simulate(SwitchedResistor(), 10 / 17e3, n_points=11)
     closings = [t for t, a, b in transitions(res, "switch.control") if b == 1.0]
@@ -872,10 +871,6 @@ class HoldConstant(ac.Model):
         self.connect(self.one.y, self.zoh.u)
 
 
-@pytest.mark.xfail(strict=True, reason="sample(start, interval) does not tick at start "
-                   "when start is the initial time (when clauses do not run at "
-                   "initialisation); in Modelica it does, and the docs say start + k "
-                   "interval, k = 0, 1, ...")
 def test_sample_ticks_at_the_start_time():
     res = ac.simulate(HoldConstant(), 0.25, n_points=6)
     assert res["zoh.y"][1] == 1.0  # t = 0.05 s: the input held since the tick at 0
@@ -888,11 +883,6 @@ class ElasticStopBall(StopBall):
         super().__init__(v_rest=0.0)
 
 
-@pytest.mark.xfail(strict=True, reason="Zeno detection counts net changes of relations; "
-                   "a when clause whose relation flips back within its own event "
-                   "iteration (an impact watched only while moving towards the stop) is "
-                   "never counted, so accumulating impacts are not reported (past the "
-                   "accumulation point the run does not end)")
 def test_zeno_impacts_of_a_when_clause_are_detected():
     t_inf = np.sqrt(2 * H0 / GRAV) * (1 + 2 * E_STOP / (1 - E_STOP))
     with pytest.warns(ac.SolverWarning, match="Zeno"):

@@ -210,3 +210,98 @@ def test_discrete_variables_are_not_user_parameters():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert res["n"][0] == 0.0
+
+
+# ----------------------------------------------------------------------------------------
+# reinit of a variable that is not a state
+class AffineOfState(ac.Model):
+    """A ball whose when clause reinitialises y = 2 v + 1 (an offset multiple of the
+    state v): v takes what makes y the new value."""
+
+    h = ac.Variable(start=H0, fixed=True, unit="m")
+    v = ac.Variable(start=0.0, fixed=True, unit="m/s")
+    y = ac.Variable(unit="m/s")
+
+    def equations(self):
+        return [ac.der(self.h) == self.v, ac.der(self.v) == -G, self.y == 2 * self.v + 1,
+                ac.when(self.h < 0, ac.reinit(self.y, -E * ac.pre(self.y)))]
+
+
+def test_reinit_maps_through_an_affine_alias_to_its_state():
+    res = ac.simulate(AffineOfState(), 0.6, rtol=1e-10, atol=1e-12)
+    assert impacts(res)[0] == pytest.approx(T1, abs=1e-9)
+    at = np.flatnonzero(np.abs(res.t - T1) < 1e-9)
+    y0, y1 = res["y"][at[0]], res["y"][at[-1]]
+    assert y1 == pytest.approx(-E * y0, rel=1e-12)  # y jumps as written
+    assert res["v"][at[-1]] == pytest.approx((y1 - 1) / 2, rel=1e-12)  # through v
+
+
+class ReinitOfAlgebraic(ac.Model):
+    h = ac.Variable(start=H0, fixed=True, unit="m")
+    v = ac.Variable(start=0.0, fixed=True, unit="m/s")
+    y = ac.Variable(doc="solved implicitly from v")
+
+    def equations(self):
+        return [ac.der(self.h) == self.v, ac.der(self.v) == -G,
+                self.y + 0.1 * cs.sin(self.y) == self.v,
+                ac.when(self.h < 0, ac.reinit(self.y, 0.0))]
+
+
+class ReinitOfTwoStates(ac.Model):
+    """(No units: h + v is a formal combination.)"""
+
+    h = ac.Variable(start=H0, fixed=True)
+    v = ac.Variable(start=0.0, fixed=True)
+    y = ac.Variable()
+
+    def equations(self):
+        return [ac.der(self.h) == self.v, ac.der(self.v) == -G, self.y == self.h + self.v,
+                ac.when(self.h < 0, ac.reinit(self.y, 0.0))]
+
+
+class ReinitOfNonlinear(ac.Model):
+    h = ac.Variable(start=H0, fixed=True, unit="m")
+    v = ac.Variable(start=0.0, fixed=True, unit="m/s")
+    y = ac.Variable(unit="m3/s3")
+
+    def equations(self):
+        return [ac.der(self.h) == self.v, ac.der(self.v) == -G, self.y == self.v**3,
+                ac.when(self.h < 0, ac.reinit(self.y, 0.0))]
+
+
+@pytest.mark.parametrize("model, why", [
+    (ReinitOfAlgebraic, "y is an algebraic variable"),
+    (ReinitOfTwoStates, "combines the states h, v"),
+    (ReinitOfNonlinear, "nonlinear function of the state v"),
+])
+def test_reinit_of_a_variable_that_no_state_stands_for_is_refused_with_the_reason(model,
+                                                                                   why):
+    with pytest.raises(ac.SimulationError) as err:
+        ac.simulate(model(), 0.6)
+    msg = str(err.value)
+    assert msg.startswith(f"{model.__name__}: reinit(y) needs a state or an alias of one")
+    assert why in msg
+
+
+class Sawtooth(ac.Model):
+    """x' = 1, set back to 0 by a clock every 0.1 s (from 0: x starts at 0, whatever its
+    start value)."""
+
+    x = ac.Variable(start=5.0, fixed=True, unit="1")
+
+    def equations(self):
+        return [ac.der(self.x) == 1.0,
+                ac.when(ac.sample(0.0, 0.1), ac.reinit(self.x, 0.0))]
+
+
+def test_a_clock_reinitialises_a_state_and_the_tick_is_in_the_result_twice():
+    res = ac.simulate(Sawtooth(), 0.35, n_points=8, rtol=1e-10, atol=1e-12)
+    assert res["x"][0] == 0.0  # the tick at the start time, at initialisation
+    # x = t - 0.1 floor(t / 0.1): after each tick it restarts from 0 (the offset of the
+    # restart, 1e-12 s, is crossed with the rate 1: x = 1e-12 just after the tick)
+    np.testing.assert_allclose(res.final("x"), 0.05, atol=1e-9)
+    for tk in (0.1, 0.2, 0.3):
+        at = np.flatnonzero(np.abs(res.t - tk) < 1e-9)
+        assert len(at) == 2  # before and after the tick
+        assert res["x"][at[0]] == pytest.approx(0.1, abs=1e-9)
+        assert res["x"][at[1]] == pytest.approx(0.0, abs=1e-9)
