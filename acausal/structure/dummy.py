@@ -59,6 +59,8 @@ class DummyBlock:
         pos = [self.candidates.index(c) for c in self.chosen]
         w = self.weights if self.weights is not None else np.ones(H.shape[1])
         best = _pivot(H, w, n)
+        if set(best) == set(pos):  # the pivoting would keep this choice
+            return 1.0
         s_cur = np.linalg.svd(H[:, pos], compute_uv=False)[-1]
         s_best = np.linalg.svd(H[:, best], compute_uv=False)[-1]
         if s_best == 0.0:
