@@ -2,8 +2,9 @@
 
 The four-bar (two turns) and the panels (20 s) run in full, the four-bar and the
 slider-crank also for their first degrees (the slider-crank's full run, stiffening off, is
-compared with Exudyn in ``test_exudyn_ffrf.py``, a slow test); the numbers asserted are the examples' own checks (loop closure, rigid kinematics of the
-pinned chord frames, drive laws, bounded deflections of the measured size).
+compared with Exudyn in ``test_exudyn_ffrf.py``, a slow test); the numbers asserted are the
+examples' own checks (loop closure, rigid kinematics of the pinned chord frames, drive
+laws, bounded deflections of the measured size).
 """
 
 from __future__ import annotations
