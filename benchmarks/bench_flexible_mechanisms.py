@@ -5,7 +5,7 @@
 * flexible four-bar (chapter 5.1): crank at 210 rad/s, one crank revolution, 2 modes per
   link, the example's tolerances (rtol 1e-6, atol 1e-8), 181 output points;
 * deployment of two DKT panels (chapter 5.2): 20 s of motion, 4 modes per panel, the
-  example's settings (rtol 1e-6, atol 1e-9, error test on the states, 401 output points).
+  example's settings (rtol 1e-6, atol 1e-9, 401 output points).
 
 The accuracy of each is stated against a run of the same model at rtol 1e-9 (largest
 difference of the link mid-point / panel-centre deflections, relative to their peak).
@@ -79,11 +79,14 @@ def bench_panels(check: bool = True, repeat: int = 3) -> dict[str, float]:
         return ac.build(ex.build_model())
 
     tb, ts, res = _timed(build, lambda cm: ac.simulate(
-        cm, ex.T_END, rtol=ex.RTOL, atol=ex.ATOL, n_points=ex.N_POINTS, mode=ex.MODE), repeat)
+        cm, ex.T_END, rtol=ex.RTOL, atol=ex.ATOL, n_points=ex.N_POINTS), repeat)
     out = {"build": tb, "simulate": ts, "steps": sum(s.steps for s in res.stats.segments)}
     if check:
+        # at rtol 1e-9 IDAS fails the error test of the algebraic variables at t = 0 and
+        # falls back (with a warning) to the states-only test: asked for directly here (this
+        # reference is within 0.13 nm of an rtol 1e-10 run)
         ref = ac.simulate(build(), ex.T_END, rtol=1e-9, atol=1e-12, n_points=ex.N_POINTS,
-                          mode=ex.MODE)
+                          mode="states_error_only")
         out["error"], out["peak"] = _error(res, ref, ("panel1", "panel2"))
     return out
 

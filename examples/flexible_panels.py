@@ -33,7 +33,7 @@ The chapter's Fig. 8 (ADAMS/Flex and the authors' code) is not in the text we ha
 here: the drive angles follow eqs. 71-72, the deflections vanish with the accelerations
 (quasi-static part), and the result converges when the mode count doubles (8 modes).
 
-Run settings: ``T_END``, ``RTOL``, ``ATOL``, ``N_POINTS``, ``MODE`` below.
+Run settings: ``T_END``, ``RTOL``, ``ATOL``, ``N_POINTS`` below.
 """
 
 from __future__ import annotations
@@ -53,12 +53,6 @@ T_END = 20.0
 RTOL = 1e-6
 ATOL = 1e-9
 N_POINTS = 401
-# IDAS error test on the states only: with the algebraic variables (joint reactions,
-# accelerations) in it, IDAS fails at t = 0 with steps down to 2e-10 s and the simulator
-# falls back to this mode anyway (with a warning). Accuracy: the panel-centre deflections
-# are within 41 nm (3e-6 of the 13.4 mm peak) of an rtol 1e-9 run
-# (benchmarks/bench_flexible_mechanisms.py).
-MODE = "states_error_only"
 SIDE, THICKNESS, MODES = 2.0, 0.003, 4
 STEEL = Material(E=2.1e11, nu=0.3, rho=7800.0)
 OUTDIR = Path(__file__).resolve().parent / "output"
@@ -117,7 +111,7 @@ def build_model(modes: int = MODES) -> PanelDeployment:
 def run(plot: bool = True, outdir: str | Path | None = None, model=None,
         t_end: float = T_END, n_points: int = N_POINTS) -> ac.Result:
     res = ac.simulate(model if model is not None else build_model(), t_end, rtol=RTOL,
-                      atol=ATOL, n_points=n_points, mode=MODE)
+                      atol=ATOL, n_points=n_points)
     if plot:
         plot_result(res, Path(outdir) if outdir is not None else OUTDIR)
     return res
