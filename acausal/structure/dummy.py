@@ -43,16 +43,24 @@ class DummyBlock:
     chosen: list[int]
     jacobian: cs.Function | None  # (all variables, p, t) -> d res / d candidates
     constant: bool  # Jacobian independent of the unknowns and time
+    weights: np.ndarray | None = None  # column weights of the pivoting (state priorities)
 
     def quality(self, H: np.ndarray) -> float:
         """Conditioning of the chosen columns relative to the best available choice (<= ~1).
 
         The smallest singular value of the chosen square sub-matrix divided by that of the
-        sub-matrix the pivoting would choose now.
+        sub-matrix the pivoting would choose now, with the same priority weights as the
+        selection (otherwise a choice that the priorities dictate, e.g. joint angles as
+        dummies so that the elastic coordinates of a flexible link stay states, would look
+        permanently poor next to an unweighted optimum that :func:`select_states` never
+        picks, and the simulator would re-check it at every output point).
         """
         n = len(self.equations)
         pos = [self.candidates.index(c) for c in self.chosen]
-        best = _pivot(H, np.ones(H.shape[1]), n)
+        w = self.weights if self.weights is not None else np.ones(H.shape[1])
+        best = _pivot(H, w, n)
+        if set(best) == set(pos):  # the pivoting would keep this choice
+            return 1.0
         s_cur = np.linalg.svd(H[:, pos], compute_uv=False)[-1]
         s_best = np.linalg.svd(H[:, best], compute_uv=False)[-1]
         if s_best == 0.0:
@@ -182,7 +190,7 @@ def select_states(
                 picks = sparse_picks
             chosen = [cands[k] for k in picks]
             blocks.append(DummyBlock(level, eqs, cands, chosen, None if constant else f,
-                                     constant))
+                                     constant, 10.0 ** (-3.0 * prio)))
             chosen_all.extend(chosen)
         dummies.update(chosen_all)
         G = [sys.eq_int[i] for i in G if sys.eq_int[sys.eq_int[i]] >= 0]
