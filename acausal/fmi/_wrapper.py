@@ -124,6 +124,7 @@ typedef struct {
 #define K_STATE 1
 #define K_DERIVATIVE 2
 #define K_OUTPUT 3
+#define K_DISCRETE 4 /* a discrete variable: its value is kept in p */
 
 #define NEWTON_MAX_ITER 50
 #define NEWTON_TOL 1e-10 /* on max_i |dz_i| / (|z_i| + 1): the next error is ~ its square */
@@ -149,6 +150,14 @@ typedef struct {
   /* Newton work (sized for the largest system: algebraic or initial equations) */
   double *u, *g, *gt, *du, *ut, *jnz, *lu;
   int* piv;
+#if HAS_EVENTS
+  /* events: indicator values and their offsets (see event_offsets), the point where the
+     current event began (pre values), the clocks' next ticks, the next time event */
+  double ind[NI1], off[NI1], xpre[NX1], zpre[NZ1], ppre[NP1];
+  long clk_next[NC1];
+  double t_next;
+  int event_pending, x_changed;
+#endif
 } Model;
 
 typedef int (*casadi_fun)(const casadi_real**, casadi_real**, casadi_int*, casadi_real*, int);
@@ -397,6 +406,232 @@ static int ensure_y(Model* m) {
   return 0;
 }
 
+#if HAS_EVENTS
+/* ---- events (the semantics of acausal.hybrid.EventLoop.iterate) ----
+   The relations of the model are frozen between events: their values are entries of p.
+   The importer watches the indicators g (the relation is g < 0, or g <= 0) and calls
+   fmi2NewDiscreteStates where one changes sign; the time discretes (relations of time,
+   floor/ceil of time) change at the time events announced as nextEventTime; when clauses
+   run their reinit/assign actions where their condition becomes true or their clock
+   ticks. */
+#define EVENT_BAND 1e-10    /* |g| below this (relative to 1 + |g|) flips no relation in the
+                               iteration: round-off of an indicator held at zero */
+#define EVENT_MAX_ITER 50   /* iterations at one instant before calling it chattering */
+#define TIME_EPS 1e-12      /* the right limit of a time event: t + TIME_EPS max(1, |t|) */
+#define TICK_TOL 1e-9       /* a clock ticks at t when |t - tick| <= TICK_TOL max(1, |t|) */
+
+static int rel_value(int k, double g) { return REL_STRICT[k] ? g < 0.0 : g <= 0.0; }
+static int rel_frozen(const Model* m, int k) { return m->p[REL_POS[k]] > 0.5; }
+static double scale_t(double t) { return fabs(t) > 1.0 ? fabs(t) : 1.0; }
+
+static int call_fun(casadi_fun f, Model* m, const double** args, int nargs, double* r0,
+                    double* r1) {
+  int i;
+  for (i = 0; i < nargs; i++) m->arg[i] = args[i];
+  m->res[0] = r0;
+  m->res[1] = r1;
+  return f(m->arg, m->res, m->iw, m->w, 0);
+}
+
+/* the indicators at the current point (z solved) */
+static int eval_ind(Model* m) {
+  if (ensure_z(m)) return 1;
+  if (call4(@@IND@@, m, m->z, m->ind, 0)) {
+    logmsg(m, fmi2Error, "logStatusError", "evaluating the event indicators failed at t = %.17g",
+           m->t);
+    return 1;
+  }
+  return 0;
+}
+
+/* the time discretes at the right limit of t (1 if one changed), and the next time event */
+static int update_time(Model* m, int* changed) {
+#if NTD > 0
+  double tr = m->t + TIME_EPS * scale_t(m->t), vals[NTD1], next[NTD1];
+  const double* args[2];
+  int k;
+  args[0] = m->p;
+  args[1] = &tr;
+  if (call_fun(@@TDISC@@, m, args, 2, vals, next)) return 1;
+  m->t_next = INFINITY;
+  for (k = 0; k < NTD; k++) {
+    if (m->p[TD_POS[k]] != vals[k]) {
+      m->p[TD_POS[k]] = vals[k];
+      *changed = 1;
+    }
+    if (next[k] > m->t + TIME_EPS * scale_t(m->t) && next[k] < m->t_next) m->t_next = next[k];
+  }
+#else
+  (void)changed;
+  m->t_next = INFINITY;
+#endif
+  return 0;
+}
+
+/* after an event: the indicators as the importer will see them. A relation held against the
+   sign of its indicator (|g| within the band, or g exactly zero) gets an offset that puts
+   the reported value on its side, so that the importer sees its next crossing. */
+static void event_offsets(Model* m) {
+  int k;
+  double s, g;
+  for (k = 0; k < NI; k++) {
+    g = m->ind[k];
+    s = rel_frozen(m, k) ? -1.0 : 1.0;
+    m->off[k] = 0.0;
+    if (!(g * s > 0.0)) m->off[k] = s * (fabs(g) > 1e-300 ? fabs(g) : 1e-300) - g;
+  }
+}
+
+static double next_tick(int c, long k) { return CLK_START[c] + (double)k * CLK_INTERVAL[c]; }
+
+/* The event iteration at m->t (initial: after the initialisation, when no clause runs). */
+static int event_update(Model* m, int initial) {
+  double before[NW1], now[NW1], fire[NW1], xnew[NX1], pnew[NP1];
+  int done[NW1], d0[NI1];
+  const double* args[8];
+  int it, k, c, any, changed;
+  if (ensure_z(m)) return 1;
+  memcpy(m->xpre, m->x, sizeof(m->x));
+  memcpy(m->zpre, m->z, sizeof(m->z));
+  memcpy(m->ppre, m->p, sizeof(m->p));
+  args[0] = m->ppre;
+  args[1] = &m->t;
+  if (call_fun(@@WHENCOND@@, m, args, 2, before, 0)) return 1;
+  for (k = 0; k < NW; k++) done[k] = 0;
+  for (k = 0; k < NI; k++) d0[k] = rel_frozen(m, k);
+  m->x_changed = 0;
+  if (!initial) { /* the relations whose reported indicator changed sign: the crossings the
+                     importer located (or stepped over) */
+    if (eval_ind(m)) return 1;
+    for (k = 0; k < NI; k++)
+      if (rel_value(k, m->ind[k] + m->off[k]) != d0[k]) m->p[REL_POS[k]] = d0[k] ? 0.0 : 1.0;
+    invalidate(m);
+  }
+  for (it = 1; it <= EVENT_MAX_ITER; it++) {
+    changed = 0;
+    if (update_time(m, &changed)) return 1;
+    if (changed) invalidate(m);
+    if (eval_ind(m)) return 1;
+    any = 0;
+    for (k = 0; k < NI; k++) {
+      double g = m->ind[k];
+      if (rel_value(k, g) != rel_frozen(m, k) && fabs(g) > EVENT_BAND * (1.0 + fabs(g))) {
+        m->p[REL_POS[k]] = rel_value(k, g) ? 1.0 : 0.0;
+        any = 1;
+      }
+    }
+    if (any) {
+      invalidate(m);
+      continue;
+    }
+    if (initial) break;
+    args[0] = m->p;
+    args[1] = &m->t;
+    if (call_fun(@@WHENCOND@@, m, args, 2, now, 0)) return 1;
+    for (k = 0; k < NW; k++) fire[k] = !done[k] && before[k] <= 0.5 && now[k] > 0.5;
+    for (c = 0; c < NC; c++) {
+      k = CLK_WHEN[c];
+      fire[k] = 0.0;
+      if (!done[k] && fabs(m->t - next_tick(c, m->clk_next[c])) <= TICK_TOL * scale_t(m->t)) {
+        fire[k] = 1.0;
+        m->clk_next[c]++;
+      }
+    }
+    any = 0;
+    for (k = 0; k < NW; k++)
+      if (fire[k] > 0.5) {
+        any = 1;
+        done[k] = 1;
+        if (m->logging)
+          logmsg(m, fmi2OK, "logEvents", "t = %.17g: %s", m->t, WHEN_TEXT[k]);
+      }
+    if (!any) break;
+    args[0] = m->x;
+    args[1] = m->z;
+    args[2] = m->p;
+    args[3] = &m->t;
+    args[4] = m->xpre;
+    args[5] = m->zpre;
+    args[6] = m->ppre;
+    args[7] = fire;
+    if (call_fun(@@WHENACT@@, m, args, 8, xnew, pnew)) {
+      logmsg(m, fmi2Error, "logStatusError", "evaluating the when actions failed at t = %.17g",
+             m->t);
+      return 1;
+    }
+    for (k = 0; k < NX; k++)
+      if (xnew[k] != m->x[k]) m->x_changed = 1;
+    memcpy(m->x, xnew, sizeof(double) * NX);
+    memcpy(m->p, pnew, sizeof(double) * NP);
+    invalidate(m);
+  }
+  if (it > EVENT_MAX_ITER) {
+    char buf[1024];
+    size_t n = 0;
+    buf[0] = 0;
+    for (k = 0; k < NI && n + 2 < sizeof(buf); k++)
+      if (rel_frozen(m, k) != d0[k])
+        n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "; " : "", REL_TEXT[k]);
+    logmsg(m, fmi2Error, "logStatusError",
+           "chattering at t = %.17g: the relations %s keep changing after %d event iterations "
+           "(each new value makes another one wrong): the model has no consistent mode at this "
+           "instant (check the switching conditions of these components)",
+           m->t, buf, EVENT_MAX_ITER);
+    return 1;
+  }
+  event_offsets(m);
+  for (c = 0; c < NC; c++) { /* ticks the importer stepped over are not taken later */
+    while (next_tick(c, m->clk_next[c]) < m->t - TICK_TOL * scale_t(m->t)) m->clk_next[c]++;
+    if (next_tick(c, m->clk_next[c]) < m->t_next) m->t_next = next_tick(c, m->clk_next[c]);
+  }
+  return 0;
+}
+
+/* the clocks' first ticks: strictly after the start time (acausal.discrete.Sample) */
+static void start_clocks(Model* m) {
+  int c;
+  long k;
+  for (c = 0; c < NC; c++) {
+    k = (long)floor((m->t - CLK_START[c]) / CLK_INTERVAL[c]) + 1;
+    if (k < 0) k = 0;
+    while (next_tick(c, k) <= m->t) k++;
+    m->clk_next[c] = k;
+  }
+}
+
+/* The relations at the start: evaluated at the initial point and iterated with the initial
+   problem until they agree with its solution (acausal.simulate does the same). */
+static int settle_initial(Model* m) {
+  int round, k, any, changed = 0;
+  if (update_time(m, &changed)) return 1;
+  if (changed) {
+    invalidate(m);
+#if HAS_INIT
+    if (solve_init(m)) return 1;
+#endif
+  }
+  for (round = 0; round < 10; round++) {
+    if (eval_ind(m)) return 1;
+    any = 0;
+    for (k = 0; k < NI; k++) {
+      double g = m->ind[k];
+      if (rel_value(k, g) != rel_frozen(m, k) && fabs(g) > EVENT_BAND * (1.0 + fabs(g))) {
+        m->p[REL_POS[k]] = rel_value(k, g) ? 1.0 : 0.0;
+        any = 1;
+      }
+    }
+    if (!any) return 0;
+    invalidate(m);
+#if HAS_INIT
+    if (solve_init(m)) return 1;
+#endif
+  }
+  logmsg(m, fmi2Error, "logStatusError",
+         "the relations do not settle during initialisation (t = %.17g)", m->t);
+  return 1;
+}
+#endif
+
 static void set_defaults(Model* m) {
   memcpy(m->p, P_DEFAULT, sizeof(m->p));
   memcpy(m->x, X0_DEFAULT, sizeof(m->x));
@@ -406,6 +641,13 @@ static void set_defaults(Model* m) {
   m->t = 0.0;
   m->init_dirty = 0;
   invalidate(m);
+#if HAS_EVENTS
+  memset(m->off, 0, sizeof(m->off));
+  memset(m->ind, 0, sizeof(m->ind));
+  m->t_next = INFINITY;
+  m->event_pending = 0;
+  m->x_changed = 0;
+#endif
 }
 
 static Model* as_model(fmi2Component c) { return (Model*)c; }
@@ -577,6 +819,15 @@ FMI2_Export fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
     }
     m->init_dirty = 0;
   }
+#if HAS_EVENTS
+  start_clocks(m);
+  if (settle_initial(m) || event_update(m, 1)) {
+    logmsg(m, fmi2Error, "logStatusError", "initialisation failed: the events at the start");
+    m->mode = M_ERROR;
+    return fmi2Error;
+  }
+  m->event_pending = 0;
+#endif
   m->mode = M_EVENT;
   return fmi2OK;
 }
@@ -612,6 +863,7 @@ FMI2_Export fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[
     switch (VR_KIND[v]) {
       case K_PARAMETER: value[i] = m->p[VR_INDEX[v]]; break;
       case K_STATE: value[i] = m->x[VR_INDEX[v]]; break;
+      case K_DISCRETE: value[i] = m->p[VR_INDEX[v]]; break;
       case K_DERIVATIVE:
         if (ensure_xdot(m)) return fmi2Error;
         value[i] = m->xdot[VR_INDEX[v]];
@@ -638,16 +890,16 @@ FMI2_Export fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[
       logmsg(m, fmi2Error, "logStatusError", "fmi2SetReal: unknown value reference %u", v);
       return fmi2Error;
     }
-    if (VR_KIND[v] == K_PARAMETER && before_init) {
+    if ((VR_KIND[v] == K_PARAMETER || VR_KIND[v] == K_DISCRETE) && before_init) {
       m->p[VR_INDEX[v]] = value[i];
     } else if (VR_KIND[v] == K_STATE && before_init && X_SETTABLE[VR_INDEX[v]]) {
       m->x[VR_INDEX[v]] = value[i];
     } else {
       logmsg(m, fmi2Error, "logStatusError",
              "fmi2SetReal: %s cannot be set %s", vr_name(v),
-             VR_KIND[v] == K_PARAMETER || VR_KIND[v] == K_STATE
-                 ? "after initialisation (parameters are fixed; states are set with "
-                   "fmi2SetContinuousStates)"
+             VR_KIND[v] == K_PARAMETER || VR_KIND[v] == K_STATE || VR_KIND[v] == K_DISCRETE
+                 ? "after initialisation (parameters are fixed, discrete variables change at "
+                   "events; states are set with fmi2SetContinuousStates)"
                  : "(it is calculated by the model)");
       return fmi2Error;
     }
@@ -767,10 +1019,15 @@ FMI2_Export fmi2Status fmi2GetDirectionalDerivative(fmi2Component c,
 FMI2_Export fmi2Status fmi2EnterEventMode(fmi2Component c) {
   Model* m = as_model(c);
   REQUIRE(m, m->mode == M_EVENT || m->mode == M_CONT, "fmi2EnterEventMode");
+#if HAS_EVENTS
+  if (m->mode == M_CONT) m->event_pending = 1;
+#endif
   m->mode = M_EVENT;
   return fmi2OK;
 }
 
+/* The whole event iteration runs in the first call after fmi2EnterEventMode (the FMU
+   iterates internally, as acausal.simulate does), so newDiscreteStatesNeeded is false. */
 FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo* info) {
   Model* m = as_model(c);
   REQUIRE(m, m->mode == M_EVENT, "fmi2NewDiscreteStates");
@@ -780,6 +1037,21 @@ FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo* inf
   info->valuesOfContinuousStatesChanged = fmi2False;
   info->nextEventTimeDefined = fmi2False;
   info->nextEventTime = 0.0;
+#if HAS_EVENTS
+  if (m->event_pending) {
+    m->event_pending = 0;
+    if (event_update(m, 0)) {
+      m->mode = M_ERROR;
+      return fmi2Error;
+    }
+    info->valuesOfContinuousStatesChanged = m->x_changed ? fmi2True : fmi2False;
+    m->x_changed = 0;
+  }
+  if (isfinite(m->t_next)) {
+    info->nextEventTimeDefined = fmi2True;
+    info->nextEventTime = m->t_next;
+  }
+#endif
   return fmi2OK;
 }
 
@@ -842,6 +1114,18 @@ FMI2_Export fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[
 FMI2_Export fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[],
                                               size_t ni) {
   Model* m = as_model(c);
+#if HAS_EVENTS
+  size_t k;
+  REQUIRE(m, m->mode != M_ERROR && m->mode != M_INSTANTIATED, "fmi2GetEventIndicators");
+  if (ni != NI) {
+    logmsg(m, fmi2Error, "logStatusError", "fmi2GetEventIndicators: ni = %u, the model has %d",
+           (unsigned)ni, NI);
+    return fmi2Error;
+  }
+  if (eval_ind(m)) return fmi2Discard;
+  for (k = 0; k < ni; k++) eventIndicators[k] = m->ind[k] + m->off[k];
+  return fmi2OK;
+#else
   (void)eventIndicators;
   if (!m) return fmi2Error;
   if (ni != 0) {
@@ -850,6 +1134,7 @@ FMI2_Export fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventInd
     return fmi2Error;
   }
   return fmi2OK;
+#endif
 }
 
 FMI2_Export fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx) {
