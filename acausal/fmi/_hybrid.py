@@ -170,6 +170,15 @@ def freeze_time(exprs: list[cs.SX], t: cs.SX, unknowns: set[str]
     return parts, found
 
 
+def _origins(cm: Any, op: str, t: cs.SX) -> list[str]:
+    """The components whose equations use ``op`` (floor, ceil) of time (for messages)."""
+    out = []
+    for eq in cm.flat.equations:
+        if eq.res is not None and cs.depends_on(eq.res, t) and f"{op}(" in str(eq.res):
+            out.append(eq.origin or type(cm.model).__name__)
+    return sorted(set(out))
+
+
 def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
     """The event functions of ``cm`` (named ``<prefix>_ind`` etc.) and ``exprs`` (the
     FMU's other expressions in ``(x, z, p, t)``) with the time discretes frozen.
@@ -250,9 +259,12 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
         elif td.kind in ("lt", "le"):
             extra_ind.append((td, td.arg))
         else:
+            where = _origins(cm, td.kind, t)
             raise HybridExportError(
-                f"{td.text}: {td.kind} of a function of time that is not affine in time; "
-                "the FMU can schedule its jumps only for an affine argument (a t + b)")
+                f"{td.text}" + (f" in {', '.join(where)}" if where else "") + f": {td.kind} "
+                "of a function of time that is not affine in time; the FMU can schedule its "
+                "jumps only for an affine argument (a t + b); acausal.simulate evaluates it "
+                "as it is")
     P = cs.vertcat(p, *[td.sym for td in tds]) if tds else p
     n_p = int(p.numel())
     td_pos = {id(td): n_p + k for k, td in enumerate(tds)}

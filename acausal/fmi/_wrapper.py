@@ -2,13 +2,17 @@
 
 :data:`WRAPPER_C` is completed by :func:`acausal.fmi.fmi2.export` with a block of
 definitions (sizes, default values, the value-reference table, the names of the CasADi
-functions) in place of ``@@DEFINITIONS@@``. It calls four CasADi-generated functions:
+functions) in place of ``@@DEFINITIONS@@``. It calls CasADi-generated functions:
 
 * ``ODE(x, z, p, t) -> xdot``, ``OUT(x, z, p, t) -> y`` (the selected outputs);
 * ``RES(x, z, p, t) -> (g, dg/dz)`` and ``ALG(x, z, p, t) -> g`` (only when the model has
   algebraic variables ``z``): the algebraic equations ``0 = g`` and their sparse Jacobian,
   for the damped Newton method below that solves ``g = 0`` for ``z`` at every evaluation,
-  warm-started from the previous solution.
+  warm-started from the previous solution;
+* for a model with events (:mod:`acausal.fmi._hybrid`): ``IND`` (the event indicators),
+  ``TDISC`` (the time discretes and their next instants), ``WHENCOND`` and ``WHENACT``
+  (the ``when`` clauses' conditions and actions), called by the event iteration in
+  ``fmi2NewDiscreteStates``.
 
 The FMI types are declared here with the layout of the standard headers
 (``fmi2TypesPlatform.h``, ``fmi2FunctionTypes.h``, FMI 2.0, 2-clause BSD), so that nothing

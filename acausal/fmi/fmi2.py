@@ -19,6 +19,10 @@ The FMU is a zip archive with
 Initial values are those of :func:`acausal.initialize.initialize` for the default
 parameters, computed at export and embedded. See :func:`export` for what is re-solved when
 an importer changes parameters or start values.
+
+A hybrid model's events are the FMU's: its relations are event indicators, its ``when``
+clauses and the relations of time run in ``fmi2NewDiscreteStates``, its sample clocks and
+steps of time are announced as ``nextEventTime`` (:mod:`acausal.fmi._hybrid`).
 """
 
 from __future__ import annotations
@@ -182,8 +186,17 @@ def export(model: CompiledModel | Component, path: str | Path, *,
       determines a motor angle through a gear). Initial equations (``der(w) == 0``) are
       not exported: such a model's calculated states keep their exported values (it
       warns at export). Fixed start values of non-state variables are not FMU variables;
-    * no events: no event indicators, no time events (an ``if_else`` in the model is
-      evaluated as it is, so a discontinuity is left to the importer's step control);
+    * events as in :func:`acausal.simulate`: every frozen relation of the model
+      (``cm.dae.relations``) is an event indicator, its indicator ``g`` (the relation is
+      ``g < 0`` or ``g <= 0``); ``fmi2NewDiscreteStates`` runs the whole event iteration
+      of :class:`acausal.hybrid.EventLoop` (relations, algebraic variables, ``when``
+      clauses with ``reinit`` and ``assign``, ``pre`` values) and announces the next time
+      event. Relations of time (steps) and ``floor``/``ceil`` of an affine function of
+      time (pulse trains) are frozen too, and change at time events, as do sample
+      clocks; discrete variables are FMU variables (``variability="discrete"``, settable
+      before initialisation). A relation of time that is not affine in time is an event
+      indicator; ``floor``/``ceil`` of one cannot be scheduled and raises
+      :class:`FMUExportError`;
     * the state choice of ``cm.dae``: a model that needs dynamic state selection warns at
       export, and the FMU fails (``fmi2Discard``, then an error) where that choice becomes
       singular;
