@@ -43,6 +43,7 @@ from typing import Any
 import casadi as cs
 
 from ..discrete import Sample
+from ..errors import AcausalError
 
 __all__ = ["HybridParts", "hybrid_parts", "TimeDiscrete", "Indicator", "Clock"]
 
@@ -99,12 +100,9 @@ class HybridParts:
         return bool(self.indicators or self.time_discretes or self.when_texts)
 
 
-class HybridExportError(ValueError):
-    """Raised with the message of an FMUExportError (wrapped by the caller)."""
-
-
-def _depends(e: cs.SX, syms: set[str]) -> bool:
-    return any(s.name() in syms for s in cs.symvar(e))
+class HybridExportError(AcausalError):
+    """What cannot be exported; :func:`acausal.fmi.export` raises it as an
+    ``FMUExportError`` with the model's name."""
 
 
 def freeze_time(exprs: list[cs.SX], t: cs.SX, unknowns: set[str]
@@ -214,7 +212,10 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
                     f"{w.origin}: the condition of a when() depends on {', '.join(extra)} "
                     "without a relation the FMU can watch; write it as a comparison of the "
                     "model's variables (h < 0)")
-            texts.append(f"when {cond} [{w.origin}]")
+            text = str(cond)
+            for r in d.relations:  # the relations as written, not their symbols
+                text = text.replace(r.name, f"({r.text})")
+            texts.append(f"when {text} [{w.origin}]")
             conds.append(cond)
         for target, kind, value in w.actions:
             if kind == "reinit" and target not in x_index:

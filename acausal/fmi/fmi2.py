@@ -102,6 +102,10 @@ class FMUExport:
     #: change (False: only the algebraic variables; the model has initial equations)
     reinitializes_states: bool = True
     timings: dict[str, float] = field(default_factory=dict)
+    #: the FMI event indicators in order: each relation as written, with its components
+    event_indicators: list[str] = field(default_factory=list)
+    #: the relations of time and floor/ceil of time that change at time events
+    time_events: list[str] = field(default_factory=list)
 
     def value_reference(self, name: str) -> int:
         """Value reference of the variable called ``name``."""
@@ -317,7 +321,9 @@ def export(model: CompiledModel | Component, path: str | Path, *,
                "compile": t_compile, "total": time.perf_counter() - t_start}
     return FMUExport(out, guid, ident, variables,
                      [n for n, e in zip(d.x_names, exact, strict=True) if e], calculated,
-                     init_system is not None or not calculated, timings)
+                     init_system is not None or not calculated, timings,
+                     [i.text for i in hybrid.indicators],
+                     [td.text for td in hybrid.time_discretes])
 
 
 def _initialize(cm: CompiledModel, p: np.ndarray, model_name: str) -> tuple[np.ndarray, Any]:

@@ -405,6 +405,7 @@ def test_bouncing_ball_fmu_impacts(tmp_path):
     assert validate(info.path) == []
     md = fmpy.read_model_description(str(info.path))
     assert md.numberOfEventIndicators == 1
+    assert info.event_indicators == ["h < 0 [BouncingBall]"]
     var = {v.name: v for v in md.modelVariables}
     # the discrete variable is an FMU variable; the relation's value is internal
     assert (var["n"].variability, var["n"].causality) == ("discrete", "output")
