@@ -638,6 +638,8 @@ def _model_description(cm: CompiledModel, model_name: str, ident: str, guid: str
     cats = ET.SubElement(root, "LogCategories")
     ET.SubElement(cats, "Category", {"name": "logStatusError",
                                      "description": "errors: failed Newton solves, misuse"})
+    ET.SubElement(cats, "Category", {"name": "logStatusWarning",
+                                     "description": "warnings: Zeno behaviour, chattering"})
     ET.SubElement(cats, "Category", {"name": "logEvents",
                                      "description": "when clauses run at events"})
     ET.SubElement(root, "DefaultExperiment", {"startTime": "0.0"})

@@ -681,3 +681,30 @@ def test_what_cannot_be_exported_is_named():
 
     with pytest.raises(FMUExportError, match=r"Chirp.*floor.*not affine in time"):
         fmu(ac.build(Chirp()), "unused.fmu")
+
+
+@needs_cc
+def test_zeno_behaviour_stops_the_importer(tmp_path, capsys):
+    """Past its accumulation point a ball without a resting phase would fall through the
+    floor (the when clause runs where h < 0 becomes true, not while it stays true); the
+    FMU detects the accumulating events as ac.simulate does and asks the importer to stop
+    (terminateSimulation), with the predicted accumulation time in the log."""
+    from models import BouncingBall
+
+    fmpy = fmpy_or_skip()
+    cm = ac.build(BouncingBall())
+    path = fmu(cm, tmp_path / "ball.fmu")
+    r = fmpy.simulate_fmu(str(path), stop_time=5.0, solver="CVode", relative_tolerance=RTOL,
+                          output_interval=5e-3, output=["h", "n"])
+    out = capsys.readouterr().out
+    assert "Zeno behaviour: the events of h < 0 [BouncingBall] accumulate" in out
+    t_zeno = np.sqrt(2 / 9.81) * (1 + 2 * 0.8 / (1 - 0.8))
+    assert r["time"][-1] < t_zeno and r["h"][-1] > -1e-9  # stopped, not fallen through
+    with pytest.warns(ac.SolverWarning, match="Zeno"):
+        res = ac.simulate(cm, 5.0, rtol=RTOL, atol=1e-12, n_points=N + 1)
+    assert res.status == "stopped"
+    # both stop at the same impact, the 31st: its instant carries the integration error
+    # of the slow late impacts (down to 5e-3 m/s), as in test_bouncing_ball_fmu_impacts
+    exact = np.sqrt(2 / 9.81) * (1 + np.concatenate([[0.0], np.cumsum(2 * 0.8 ** np.arange(
+        1, 31))]))
+    assert r["time"][-1] == pytest.approx(res.t[-1], abs=impact_time_bound(exact, 0.8))
