@@ -711,3 +711,38 @@ def test_zeno_behaviour_stops_the_importer(tmp_path, capsys):
     exact = np.sqrt(2 / 9.81) * (1 + np.concatenate([[0.0], np.cumsum(2 * 0.8 ** np.arange(
         1, 31))]))
     assert r["time"][-1] == pytest.approx(res.t[-1], abs=impact_time_bound(exact, 0.8))
+
+
+@needs_cc
+def test_initial_mode_follows_the_importers_parameters(tmp_path):
+    """The rectifier's source started at -90 degrees by the importer: the diode starts
+    blocking (the relation s < 0 is evaluated at the start again, in
+    fmi2ExitInitializationMode) and first conducts where the source reaches the
+    capacitor's 0 V, a quarter period later."""
+    import half_wave_rectifier as hw
+
+    fmpy = fmpy_or_skip()
+    cm = ac.build(hw.build_model())
+    path = fmu(cm, tmp_path / "rectifier.fmu")
+    phase = -np.pi / 2
+    r = fmpy.simulate_fmu(str(path), stop_time=0.03, solver="CVode", relative_tolerance=RTOL,
+                          output_interval=3e-5, output=["capacitor.v", "diode.s"],
+                          start_values={"source.phase": phase}, record_events=True)
+    assert r["diode.s"][0] < 0  # blocking from the start
+    t_ev, _, s_after = fmu_events(r, "diode.s")
+    first_on = t_ev[s_after > 0][0]
+    # the blocking diode's indicator is v_src - v_C, v_src = 10 sin(w t - pi/2): zero at a
+    # quarter period, 5 ms, for v_C = 0; the leak Goff = 1e-9 S charges the capacitor to
+    # about -3e-7 V meanwhile, which the source, rising at 3.1e3 V/s, reaches 1e-10 s
+    # earlier
+    assert first_on == pytest.approx(0.25 / hw.F, abs=2e-10)
+    res = ac.simulate(cm, 0.03, rtol=RTOL, atol=1e-12, n_points=N + 1,
+                      params={"source.phase": phase})
+    _, on = hw.switchings(res)
+    # the same crossing located by both (the capacitor voltages agree to ~1e-10 V here:
+    # 3e-14 s at 3.1e3 V/s)
+    assert first_on == pytest.approx(on[0], abs=1e-12)
+    rr = r[np.concatenate([[True], np.diff(r["time"]) > 0])]
+    keep, idx = on_grid(rr, res, [e.t for e in res.events], away=1e-6)
+    diff = np.max(np.abs(rr["capacitor.v"][keep] - res["capacitor.v"][idx]))
+    assert diff < REL * hw.V, diff  # both integrators at rtol 1e-10
