@@ -19,6 +19,10 @@ The FMU is a zip archive with
 Initial values are those of :func:`acausal.initialize.initialize` for the default
 parameters, computed at export and embedded. See :func:`export` for what is re-solved when
 an importer changes parameters or start values.
+
+A hybrid model's events are the FMU's: its relations are event indicators, its ``when``
+clauses and the relations of time run in ``fmi2NewDiscreteStates``, its sample clocks and
+steps of time are announced as ``nextEventTime`` (:mod:`acausal.fmi._hybrid`).
 """
 
 from __future__ import annotations
@@ -47,14 +51,15 @@ from scipy.sparse.csgraph import breadth_first_order, maximum_bipartite_matching
 from ..codegen import compile_shared, generate_c, shared_library_suffix
 from ..compiler import CompiledModel, build
 from ..component import Component
-from ..errors import AcausalError, AcausalWarning
+from ..errors import AcausalError, AcausalWarning, SimulationError
 from ..initialize import initial_system, initialize
+from ._hybrid import HybridExportError, HybridParts, hybrid_parts
 from ._units import base_unit
 from ._wrapper import WRAPPER_C
 
 __all__ = ["FMUExportError", "FMUExport", "FMUVariable", "export", "fmu", "platform_folder"]
 
-PARAMETER, STATE, DERIVATIVE, OUTPUT = 0, 1, 2, 3
+PARAMETER, STATE, DERIVATIVE, OUTPUT, DISCRETE = 0, 1, 2, 3, 4
 
 
 class FMUExportError(AcausalError):
@@ -63,11 +68,13 @@ class FMUExportError(AcausalError):
 
 @dataclass
 class FMUVariable:
-    """One ``ScalarVariable`` of the FMU (``kind``: parameter, state, derivative, output)."""
+    """One ``ScalarVariable`` of the FMU (``kind``: parameter, state, derivative, output,
+    discrete variable)."""
 
     name: str
     kind: int
-    index: int  # into the parameter, state, derivative or output vector
+    index: int  # into the parameter (discrete variables too), state, derivative or output
+    # vector
     causality: str
     variability: str
     initial: str | None
@@ -95,6 +102,10 @@ class FMUExport:
     #: change (False: only the algebraic variables; the model has initial equations)
     reinitializes_states: bool = True
     timings: dict[str, float] = field(default_factory=dict)
+    #: the FMI event indicators in order: each relation as written, with its components
+    event_indicators: list[str] = field(default_factory=list)
+    #: the relations of time and floor/ceil of time that change at time events
+    time_events: list[str] = field(default_factory=list)
 
     def value_reference(self, name: str) -> int:
         """Value reference of the variable called ``name``."""
@@ -179,8 +190,17 @@ def export(model: CompiledModel | Component, path: str | Path, *,
       determines a motor angle through a gear). Initial equations (``der(w) == 0``) are
       not exported: such a model's calculated states keep their exported values (it
       warns at export). Fixed start values of non-state variables are not FMU variables;
-    * no events: no event indicators, no time events (an ``if_else`` in the model is
-      evaluated as it is, so a discontinuity is left to the importer's step control);
+    * events as in :func:`acausal.simulate`: every frozen relation of the model
+      (``cm.dae.relations``) is an event indicator, its indicator ``g`` (the relation is
+      ``g < 0`` or ``g <= 0``); ``fmi2NewDiscreteStates`` runs the whole event iteration
+      of :class:`acausal.hybrid.EventLoop` (relations, algebraic variables, ``when``
+      clauses with ``reinit`` and ``assign``, ``pre`` values) and announces the next time
+      event. Relations of time (steps) and ``floor``/``ceil`` of an affine function of
+      time (pulse trains) are frozen too, and change at time events, as do sample
+      clocks; discrete variables are FMU variables (``variability="discrete"``, settable
+      before initialisation). A relation of time that is not affine in time is an event
+      indicator; ``floor``/``ceil`` of one cannot be scheduled and raises
+      :class:`FMUExportError`;
     * the state choice of ``cm.dae``: a model that needs dynamic state selection warns at
       export, and the FMU fails (``fmi2Discard``, then an error) where that choice becomes
       singular;
@@ -191,8 +211,7 @@ def export(model: CompiledModel | Component, path: str | Path, *,
     d = cm.dae
     model_name = name or type(cm.model).__name__
     ident = _identifier(model_name)
-    p0 = np.asarray(d.p_values, dtype=float).ravel()
-    init = initialize(cm, p0, 0.0)
+    p0, init = _initialize(cm, np.asarray(d.p_values, dtype=float).ravel(), model_name)
     x0 = np.asarray(init.x0, dtype=float).ravel()
     z0 = np.asarray(init.z0, dtype=float).ravel()
     nz = int(d.z.numel())
@@ -219,28 +238,41 @@ def export(model: CompiledModel | Component, path: str | Path, *,
             f"(it re-solves only the algebraic variables): {why}", AcausalWarning,
             stacklevel=3)
 
-    variables, y_expr = _variables(cm, outputs, x0, exact)
+    variables, y_expr = _variables(cm, outputs, x0, exact, p0)
+
+    # events: the relations' indicators, the when clauses, the time discretes (frozen in
+    # every expression of the FMU, see acausal.fmi._hybrid)
+    exprs = [d.ode, y_expr, d.alg] + ([init_system[0]] if init_system is not None else [])
+    try:
+        hybrid = hybrid_parts(cm, exprs, ident)
+    except HybridExportError as exc:
+        raise FMUExportError(f"{model_name} cannot be exported as an FMU: {exc}") from None
+    ode, y_expr, alg = hybrid.frozen[:3]
+    P0 = _discrete_start(hybrid, p0, x0, z0, cm.dae.p_names)
     docs_time = time.perf_counter()
 
     # CasADi functions, named after the model identifier (symbols unique per FMU)
-    x, z, p, t = d.x, d.z, d.p, d.t
+    x, z, p, t = d.x, d.z, hybrid.P, d.t
     # dense outputs: the wrapper indexes them as plain arrays (a structural zero of a
     # sparse output would shift every later entry)
-    funcs = [cs.Function(f"{ident}_ode", [x, z, p, t], [cs.densify(d.ode)]),
+    funcs = [cs.Function(f"{ident}_ode", [x, z, p, t], [cs.densify(ode)]),
              cs.Function(f"{ident}_out", [x, z, p, t], [cs.densify(y_expr)])]
+    if hybrid.has_events:
+        funcs += [hybrid.functions[k] for k in ("ind", "tdisc", "whencond", "whenact")]
     # Newton systems F(u; known, p, t) = 0: the algebraic equations for z (known: x), and
     # when some initial states are calculated, the initial system for w = [x; z] (known:
     # the start values of the other states)
     jac_nnz = 0
     if nz:
-        J = cs.jacobian(d.alg, z)
+        J = cs.jacobian(alg, z)
         jac_nnz = int(J.nnz())
-        funcs += [cs.Function(f"{ident}_res", [z, x, p, t], [cs.densify(d.alg), J]),
-                  cs.Function(f"{ident}_alg", [z, x, p, t], [cs.densify(d.alg)])]
+        funcs += [cs.Function(f"{ident}_res", [z, x, p, t], [cs.densify(alg), J]),
+                  cs.Function(f"{ident}_alg", [z, x, p, t], [cs.densify(alg)])]
     init_rows: list[str] = []
     if init_system is not None:
         w = cs.vertcat(x, z)
-        F, x_start, init_rows = init_system
+        _, x_start, init_rows = init_system
+        F = hybrid.frozen[3]
         Jw = cs.jacobian(F, w)
         jac_nnz = max(jac_nnz, int(Jw.nnz()))
         funcs += [cs.Function(f"{ident}_ires", [w, x_start, p, t], [cs.densify(F), Jw]),
@@ -252,12 +284,13 @@ def export(model: CompiledModel | Component, path: str | Path, *,
         src = tmp / "sources"
         model_c = generate_c(funcs, src, f"{ident}_model", export=False)
         t_generate = time.perf_counter() - tic
-        guid = _guid(model_c.read_text(), variables, p0, x0, z0)
-        defs = _definitions(ident, model_name, guid, variables, p0, x0, z0, exact,
+        guid = _guid(model_c.read_text(), variables, P0, x0, z0)
+        defs = _definitions(ident, model_name, guid, variables, P0, x0, z0, exact,
                             list(d.x_names), list(d.z_names), jac_nnz,
-                            int(y_expr.numel()), init_rows)
+                            int(y_expr.numel()), init_rows, hybrid)
         wrapper = WRAPPER_C.replace("@@DEFINITIONS@@", defs)
-        for key in ("res", "alg", "ode", "out", "ires", "ialg"):
+        for key in ("res", "alg", "ode", "out", "ires", "ialg", "ind", "tdisc", "whencond",
+                    "whenact"):
             wrapper = wrapper.replace(f"@@{key.upper()}@@", f"{ident}_{key}")
         wrapper_c = src / f"{ident}_fmi2.c"
         wrapper_c.write_text(wrapper)
@@ -269,7 +302,7 @@ def export(model: CompiledModel | Component, path: str | Path, *,
         t_compile = time.perf_counter() - tic
 
         xml = _model_description(cm, model_name, ident, guid, variables, y_expr,
-                                 [model_c.name, wrapper_c.name])
+                                 [model_c.name, wrapper_c.name], len(hybrid.indicators))
         (tmp / "modelDescription.xml").write_bytes(xml)
 
         out = Path(path)
@@ -288,7 +321,59 @@ def export(model: CompiledModel | Component, path: str | Path, *,
                "compile": t_compile, "total": time.perf_counter() - t_start}
     return FMUExport(out, guid, ident, variables,
                      [n for n, e in zip(d.x_names, exact, strict=True) if e], calculated,
-                     init_system is not None or not calculated, timings)
+                     init_system is not None or not calculated, timings,
+                     [i.text for i in hybrid.indicators],
+                     [td.text for td in hybrid.time_discretes])
+
+
+def _initialize(cm: CompiledModel, p: np.ndarray, model_name: str) -> tuple[np.ndarray, Any]:
+    """The consistent initial point for the default parameters, and the parameters with
+    the relations' values there.
+
+    A hybrid model's relations are evaluated at the start and iterated with the initial
+    problem until they agree with its solution, as :func:`acausal.simulate` does (its
+    ``_Run._initialize_hybrid``, repeated here with the public event-loop methods)."""
+    d = cm.dae
+    if not (d.relations or cm.flat.whens):
+        return p, initialize(cm, p, 0.0)
+    from ..hybrid import EventLoop, HybridState
+
+    try:
+        loop = EventLoop(d, None, cm.flat.whens)  # type: ignore[arg-type]  # no integration
+    except SimulationError as exc:
+        raise FMUExportError(f"{model_name} cannot be exported as an FMU: {exc}") from None
+    start = cm.start_values
+    x = np.array([start.get(n, 0.0) for n in d.x_names])
+    z = np.array([start.get(n, 0.0) for n in d.z_names])
+    live = loop.live(loop.indicators(x, z, p, 0.0)[:, 0])
+    for _ in range(10):
+        p = loop.set_relations(p, live)
+        init = initialize(cm, p, 0.0)
+        post = loop.iterate(HybridState(0.0, init.x0, init.z0, p), "initial")
+        if np.array_equal(loop.frozen(post.p), live):
+            init.z0 = post.z
+            return post.p, init
+        live = loop.frozen(post.p)
+    raise FMUExportError(f"{model_name}: the relations do not settle during initialisation: "
+                         + "; ".join(str(e) for e in loop.events[-3:]))
+
+
+def _discrete_start(hybrid: HybridParts, p0: np.ndarray, x0: np.ndarray, z0: np.ndarray,
+                    p_names: list[str]) -> np.ndarray:
+    """The FMU's parameter vector at the start: the DAE's parameters (relations included)
+    and the time discretes at the right limit of t = 0 (a relation of time that is not
+    affine in time, an indicator, at t = 0)."""
+    n_p = len(p_names)
+    P0 = np.concatenate([p0, np.zeros(int(hybrid.P.numel()) - n_p)])
+    if hybrid.time_positions:
+        vals = np.asarray(hybrid.functions["tdisc"](P0, 1e-12)[0]).ravel()
+        P0[hybrid.time_positions] = vals
+    late = [(k, ind) for k, ind in enumerate(hybrid.indicators) if ind.pos >= n_p]
+    if late:
+        g = np.asarray(hybrid.functions["ind"](x0, z0, P0, 0.0)).ravel()
+        for k, ind in late:
+            P0[ind.pos] = float(g[k] < 0.0 if ind.strict else g[k] <= 0.0)
+    return P0
 
 
 # ----------------------------------------------------------------------------------------
@@ -338,9 +423,11 @@ def _annotations(cm: CompiledModel) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _variables(cm: CompiledModel, outputs: Sequence[str] | None, x0: np.ndarray,
-               exact: list[bool]) -> tuple[list[FMUVariable], cs.SX]:
-    """The FMU's variables (parameters, states, derivatives, outputs) and the outputs'
-    expressions stacked (those not already states or derivatives)."""
+               exact: list[bool], p0: np.ndarray) -> tuple[list[FMUVariable], cs.SX]:
+    """The FMU's variables (parameters, discrete variables, states, derivatives, outputs)
+    and the outputs' expressions stacked (those not already states or derivatives).
+
+    The relations' values (``relation[k]``) are internal: not FMU variables."""
     d = cm.dae
     docs, units = _annotations(cm)
     idx = {n: k for k, n in enumerate(d.out_names)}
@@ -361,10 +448,19 @@ def _variables(cm: CompiledModel, outputs: Sequence[str] | None, x0: np.ndarray,
     chosen = set(selected)
     x_names = list(d.x_names)
     der_names = [f"der({n})" for n in x_names]
-    n_p, n_x = len(d.p_names), len(x_names)
+    n_x = len(x_names)
 
     variables: list[FMUVariable] = []
+    kinds = [q.kind for q in cm.system.parameters]
     for k, n in enumerate(d.p_names):
+        if kinds[k] == "relation":
+            continue
+        if kinds[k] == "discrete":  # constant between events, changed by when clauses
+            variables.append(FMUVariable(
+                n, DISCRETE, k, "output" if n in chosen else "local", "discrete", "exact",
+                float(p0[k]), units.get(n, ""), docs.get(n, "") or "discrete variable",
+                path=n))
+            continue
         variables.append(FMUVariable(n, PARAMETER, k, "parameter", "fixed", "exact",
                                      float(d.p_values[k]), units.get(n, ""), docs.get(n, ""),
                                      path=n))
@@ -373,11 +469,12 @@ def _variables(cm: CompiledModel, outputs: Sequence[str] | None, x0: np.ndarray,
             n, STATE, k, "output" if n in chosen else "local", "continuous",
             "exact" if exact[k] else "calculated", float(x0[k]) if exact[k] else None,
             units.get(n, ""), docs.get(n, "") or "continuous state", path=n))
+    n_v = len(variables) - n_x  # variables before the states
     for k, n in enumerate(der_names):
         variables.append(FMUVariable(
             n, DERIVATIVE, k, "output" if n in chosen else "local", "continuous",
             "calculated", None, units.get(n, ""), f"time derivative of {x_names[k]}",
-            derivative_of=n_p + k + 1, path=n))
+            derivative_of=n_v + k + 1, path=n))
     taken = set(x_names) | set(der_names) | p_set
     parts: list[cs.SX] = []
     n_y = 0
@@ -401,7 +498,7 @@ def _variables(cm: CompiledModel, outputs: Sequence[str] | None, x0: np.ndarray,
     clash = sorted(n for n, c in counts.items() if c > 1)
     if clash:
         raise FMUExportError(f"variable names occur twice in the FMU: {clash[:10]}")
-    assert len(variables) == n_p + 2 * n_x + n_y
+    assert len(variables) == n_v + 2 * n_x + n_y
     y = cs.vertcat(*parts) if parts else cs.SX(0, 1)
     return variables, y
 
@@ -492,11 +589,12 @@ def _num(v: float) -> str:
 
 def _model_description(cm: CompiledModel, model_name: str, ident: str, guid: str,
                        variables: list[FMUVariable], y_expr: cs.SX,
-                       sources: list[str]) -> bytes:
+                       sources: list[str], n_indicators: int = 0) -> bytes:
     from .. import __version__  # here: acausal/__init__ may still be importing this module
 
     d = cm.dae
-    n_p, n_x = len(d.p_names), int(d.x.numel())
+    n_x = int(d.x.numel())
+    state_index = {v.index: k + 1 for k, v in enumerate(variables) if v.kind == STATE}
     root = ET.Element("fmiModelDescription", {
         "fmiVersion": "2.0",
         "modelName": model_name,
@@ -507,7 +605,7 @@ def _model_description(cm: CompiledModel, model_name: str, ident: str, guid: str
         "generationDateAndTime": datetime.datetime.now(datetime.UTC).strftime(
             "%Y-%m-%dT%H:%M:%SZ"),
         "variableNamingConvention": "flat",
-        "numberOfEventIndicators": "0",
+        "numberOfEventIndicators": str(n_indicators),
     })
     me = ET.SubElement(root, "ModelExchange", {
         "modelIdentifier": ident,
@@ -540,6 +638,10 @@ def _model_description(cm: CompiledModel, model_name: str, ident: str, guid: str
     cats = ET.SubElement(root, "LogCategories")
     ET.SubElement(cats, "Category", {"name": "logStatusError",
                                      "description": "errors: failed Newton solves, misuse"})
+    ET.SubElement(cats, "Category", {"name": "logStatusWarning",
+                                     "description": "warnings: Zeno behaviour, chattering"})
+    ET.SubElement(cats, "Category", {"name": "logEvents",
+                                     "description": "when clauses run at events"})
     ET.SubElement(root, "DefaultExperiment", {"startTime": "0.0"})
 
     mv = ET.SubElement(root, "ModelVariables")
@@ -570,6 +672,8 @@ def _model_description(cm: CompiledModel, model_name: str, ident: str, guid: str
             return [v.index]
         if v.kind == DERIVATIVE:
             return der_deps[v.index]
+        if v.kind == DISCRETE:  # changes at events only
+            return []
         return y_deps[v.index]
 
     ms = ET.SubElement(root, "ModelStructure")
@@ -579,14 +683,14 @@ def _model_description(cm: CompiledModel, model_name: str, ident: str, guid: str
         for k, v in outs:
             ET.SubElement(el, "Unknown", {
                 "index": str(k + 1),
-                "dependencies": " ".join(str(n_p + j + 1) for j in deps_of(v))})
+                "dependencies": " ".join(str(state_index[j]) for j in deps_of(v))})
     if n_x:
         el = ET.SubElement(ms, "Derivatives")
         for k, v in enumerate(variables):
             if v.kind == DERIVATIVE:
                 ET.SubElement(el, "Unknown", {
                     "index": str(k + 1),
-                    "dependencies": " ".join(str(n_p + j + 1) for j in deps_of(v))})
+                    "dependencies": " ".join(str(state_index[j]) for j in deps_of(v))})
     initial = [k for k, v in enumerate(variables)
                if v.initial == "calculated" and (v.causality == "output"
                                                  or v.kind in (STATE, DERIVATIVE))]
@@ -631,7 +735,7 @@ def _c_array(ctype: str, name: str, values: Sequence[str], size: str) -> str:
 def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVariable],
                  p0: np.ndarray, x0: np.ndarray, z0: np.ndarray, exact: list[bool],
                  x_names: list[str], z_names: list[str], jac_nnz: int, ny: int,
-                 init_rows: list[str]) -> str:
+                 init_rows: list[str], hybrid: HybridParts | None = None) -> str:
     np_ = len(p0)
     nx, nz = len(x_names), len(z_names)
     nvr = len(variables)
@@ -641,6 +745,9 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
         work += [f"WORK({ident}_res)", f"WORK({ident}_alg)"]
     if has_init:
         work += [f"WORK({ident}_ires)", f"WORK({ident}_ialg)"]
+    has_events = hybrid is not None and hybrid.has_events
+    if has_events:
+        work += [f"WORK({ident}_{k})" for k in ("ind", "tdisc", "whencond", "whenact")]
     newton_n = nx + nz if has_init else nz
 
     def names(ctype: str, name: str, values: list[str]) -> str:
@@ -673,6 +780,26 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
     if has_init:
         lines += [names("char* const", "W_NAMES", x_names + z_names),
                   names("char* const", "INIT_ROWS", init_rows)]
+    lines.append(f"#define HAS_EVENTS {int(has_events)}")
+    if has_events:
+        assert hybrid is not None
+        ind, tds, clocks = hybrid.indicators, hybrid.time_positions, hybrid.clocks
+        nw = len(hybrid.when_texts)
+        lines += [
+            f"#define NI {len(ind)}", f"#define NI1 {max(len(ind), 1)}",
+            f"#define NTD {len(tds)}", f"#define NTD1 {max(len(tds), 1)}",
+            f"#define NW {nw}", f"#define NW1 {max(nw, 1)}",
+            f"#define NC {len(clocks)}", f"#define NC1 {max(len(clocks), 1)}",
+            _c_array("int", "REL_POS", [str(i.pos) for i in ind], "NI1"),
+            _c_array("int", "REL_STRICT", ["1" if i.strict else "0" for i in ind], "NI1"),
+            names("char* const", "REL_TEXT", [i.text for i in ind]),
+            names("char* const", "WHEN_TEXT", hybrid.when_texts),
+            *([_c_array("int", "TD_POS", [str(k) for k in tds], "NTD")] if tds else []),
+            _c_array("int", "CLK_WHEN", [str(c.when) for c in clocks], "NC1"),
+            _c_array("double", "CLK_START", [_c_double(c.start) for c in clocks], "NC1"),
+            _c_array("double", "CLK_INTERVAL", [_c_double(c.interval) for c in clocks],
+                     "NC1"),
+        ]
     return "\n".join(lines)
 
 
