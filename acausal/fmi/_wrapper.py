@@ -585,11 +585,14 @@ static int event_update(Model* m, int initial) {
       invalidate(m);
       continue;
     }
-    if (initial) break;
-    args[0] = m->p;
-    args[1] = &m->t;
-    if (call_fun(@@WHENCOND@@, m, args, 2, now, 0)) return 1;
-    for (k = 0; k < NW; k++) fire[k] = !done[k] && before[k] <= 0.5 && now[k] > 0.5;
+    if (initial) { /* at the start only the clocks tick (a tick at the start time) */
+      for (k = 0; k < NW; k++) fire[k] = 0.0;
+    } else {
+      args[0] = m->p;
+      args[1] = &m->t;
+      if (call_fun(@@WHENCOND@@, m, args, 2, now, 0)) return 1;
+      for (k = 0; k < NW; k++) fire[k] = !done[k] && before[k] <= 0.5 && now[k] > 0.5;
+    }
     for (c = 0; c < NC; c++) {
       k = CLK_WHEN[c];
       fire[k] = 0.0;
@@ -651,14 +654,15 @@ static int event_update(Model* m, int initial) {
   return 0;
 }
 
-/* the clocks' first ticks: strictly after the start time (acausal.discrete.Sample) */
+/* the clocks' first ticks: at or after the start time (a tick at the start time is taken by
+   the initial event iteration, as acausal.simulate does) */
 static void start_clocks(Model* m) {
   int c;
   long k;
   for (c = 0; c < NC; c++) {
-    k = (long)floor((m->t - CLK_START[c]) / CLK_INTERVAL[c]) + 1;
+    k = (long)floor((m->t - CLK_START[c]) / CLK_INTERVAL[c]);
     if (k < 0) k = 0;
-    while (next_tick(c, k) <= m->t) k++;
+    while (next_tick(c, k) < m->t - TICK_TOL * scale_t(m->t)) k++;
     m->clk_next[c] = k;
   }
 }

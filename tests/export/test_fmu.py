@@ -566,17 +566,17 @@ def test_time_events_and_sample_clock_fmu(tmp_path):
 
 
 @needs_cc
-@pytest.mark.parametrize("part", ["hold", "pulse"])
+@pytest.mark.parametrize("part", ["hold", "pulse", "both"])
 def test_time_events_fmu_matches_simulate(tmp_path, part):
-    """The same signals against ac.simulate, which restarts at the same instants; one part
-    at a time: with both, ac.simulate stops at 0.03 s (the pulse's first edge is two time
-    events 4e-18 s apart, t >= startTime and the floor, and the hybrid loop ends the run
-    there: a defect of the event core, reported)."""
+    """The same signals against ac.simulate, which restarts at the same instants; each part
+    alone and both together (the pulse's first edge is two time events 4e-18 s apart,
+    t >= startTime and the floor: one instant)."""
     fmpy = fmpy_or_skip()
-    cm = ac.build(signals_model(hold=part == "hold", pulse=part == "pulse"))
+    cm = ac.build(signals_model(hold=part != "pulse", pulse=part != "hold"))
     info = export(cm, tmp_path / f"{part}.fmu")
     assert validate(info.path) == []
-    outputs = ["lag.y", "zoh.y"] if part == "hold" else ["lag2.y", "pulse.y"]
+    outputs = {"hold": ["lag.y", "zoh.y"], "pulse": ["lag2.y", "pulse.y"],
+               "both": ["lag.y", "zoh.y", "lag2.y", "pulse.y"]}[part]
     t_end = 1.0
     r = fmpy.simulate_fmu(str(info.path), stop_time=t_end, solver="CVode",
                           relative_tolerance=RTOL, output_interval=t_end / N, output=outputs)
@@ -590,6 +590,27 @@ def test_time_events_fmu_matches_simulate(tmp_path, part):
         diff = np.max(np.abs(r[name][keep] - res[name][idx]))
         # both integrators at rtol 1e-10; the held and pulse values are exact
         assert diff < REL * np.max(np.abs(res[name])), (name, diff)
+
+
+@needs_cc
+def test_a_clock_ticks_at_the_start_time_in_the_fmu(tmp_path):
+    """sample(0, Ts) ticks at t = 0 (Modelica semantics, as ac.simulate): a hold of a
+    constant 1 holds 1 from the start, not 0 until the first interval has passed."""
+    from components import blocks as bl
+
+    fmpy = fmpy_or_skip()
+
+    class Hold(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.one = bl.Constant(k=1.0)
+            self.zoh = bl.ZeroOrderHold(samplePeriod=0.05, startTime=0.0)
+            self.connect(self.one.y, self.zoh.u)
+
+    info = export(ac.build(Hold()), tmp_path / "hold.fmu")
+    r = fmpy.simulate_fmu(str(info.path), stop_time=0.12, solver="CVode",
+                          output_interval=0.01, output=["zoh.y"])
+    assert np.all(r["zoh.y"] == 1.0)  # held values are exact
 
 
 @needs_cc
