@@ -15,9 +15,9 @@ text and of its ADAMS table fix most of it, every other choice is ours):
 * **Panels.** Rigid plates lying flat side by side in the plane y = 0, 2.0 m along x,
   1.0 m deep along z, the fold lines between them parallel to z (an accordion). Each
   panel is pinned at four of the six nodes on its long edges: the middle nodes of its
-  front and back edges and two opposite corners, front-left and back-right (the pattern
-  is unchanged by a half turn of the panel about its normal). Its mass properties are
-  those of the 2.0 m x 1.0 m plate whatever the pins.
+  front and back edges and the two corners of its short edge on the side of node 1 (the
+  hinge line it carries; the last line, nodes 9 and 18, is carried by bars only). Its
+  mass properties are those of the 2.0 m x 1.0 m plate whatever the pins.
 * **Nodes.** A front line ``node1`` ... ``node9`` (z = 0) and a back line ``node10`` ...
   ``node18`` (z = 1), 1.0 m apart along x: the odd nodes of the front line (1, 3, 5, 7, 9)
   and the even ones of the back line (10, 12, ..., 18) are at the panel corners (the
@@ -52,7 +52,10 @@ its four corners only, each panel leaves the pair of middle nodes of its edges (
 two bars in line, tied by a cross bar) one infinitesimal mode, sliding along z: 10 modes
 and 23 redundant rows. Any of the four-node choices that includes a middle node gives 6
 and 19 (see the table in ``docs/nodal.md``); they differ only in which rows are
-redundant, the motion is the same.
+redundant, the motion is the same. Of those, this one lets the paper's unprojected update
+(``mode="taylor"``) run as far as the corner-pinned panels did: with other choices its
+drift makes a redundant row count as independent at the next rank check, and a mode is
+lost.
 
 Reference values
 ----------------
@@ -111,8 +114,8 @@ def panel_corners(i: int) -> list[int]:
 
 def panel_pins(i: int) -> list[int]:
     """The four nodes that carry panel i (0..3), in order round its edge: front-left
-    corner, front middle, back-right corner, back middle."""
-    return [FRONT[2 * i], FRONT[2 * i + 1], BACK[2 * i + 2], BACK[2 * i + 1]]
+    corner, front middle, back middle, back-left corner."""
+    return [FRONT[2 * i], FRONT[2 * i + 1], BACK[2 * i + 1], BACK[2 * i]]
 
 
 def panel_mass_properties(i: int) -> tuple[np.ndarray, np.ndarray]:
