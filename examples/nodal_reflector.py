@@ -30,7 +30,7 @@ text and of its ADAMS table fix most of it, every other choice is ours):
   fold): at the hinge nodes (3, 5, 7, 12, 14, 16) the arms to the two neighbouring
   mid-edge nodes turn by equal and opposite angles, which synchronises the accordion (a
   gear pair on a carrier); at the mid-edge nodes (2, 4, 6, 8, 11, 13, 15, 17) the two
-  half-edge bars turn by equal angles, which keeps the node on its panel's edge.
+  half-edge bars turn by equal angles, which keeps them in line along the panel's edge.
 * **Cables (8)** of 50 N: between the apexes of panels 1-2 and 3-4 (they start the fold:
   at the flat start every other cable is in line with the panels and has no lever arm),
   and along both lines across each hinge, between the far corners of the two panels

@@ -534,6 +534,18 @@ def test_reflector_counts(reflector):
     assert mode_table(res) == [(0.0, ex.T_END, 6)]  # constant along the fold
 
 
+def test_reflector_corner_pinned_panels_leave_four_infinitesimal_modes(reflector, monkeypatch):
+    """The counting argument of docs/nodal.md: with the paper's element and joint counts
+    p - r = 3 N - s = -13 whatever the geometry; panels pinned at their four corners only
+    leave each pair of middle edge nodes a mode (10 modes, 23 redundant rows)."""
+    ex, cm, _ = reflector
+    monkeypatch.setattr(ex, "panel_pins", ex.panel_corners)
+    modes = ac.build(ex.build_model()).domain_pass("pin").report.modes
+    assert (modes.n_modes, modes.n_constraints - modes.rank) == (10, 23)
+    for m in (modes, cm.domain_pass("pin").report.modes):
+        assert m.n_modes - (m.n_constraints - m.rank) == m.n_coordinates - m.n_constraints == -13
+
+
 def test_reflector_folds_symmetrically_and_conserves_energy(reflector):
     ex, cm, res = reflector
     ts = ex.stow_time(res)
