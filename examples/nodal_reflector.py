@@ -12,14 +12,17 @@ and folds like an accordion into the predetermined stowed configuration.
 Reconstruction (the paper's Fig. 7 is not available as text; the element counts of the
 text and of its ADAMS table fix most of it, every other choice is ours):
 
-* **Panels.** Plates (four corner pins) lying flat side by side in the plane y = 0,
-  2.0 m along x, 1.0 m deep along z; neighbours share the corner pins of their common
-  edge, so the panels are hinged along three lines parallel to z (an accordion).
+* **Panels.** Rigid plates lying flat side by side in the plane y = 0, 2.0 m along x,
+  1.0 m deep along z, the fold lines between them parallel to z (an accordion). Each
+  panel is pinned at four of the six nodes on its long edges: the middle nodes of its
+  front and back edges and the two corners of its short edge on the side of node 1 (the
+  hinge line it carries; the last line, nodes 9 and 18, is carried by bars only). Its
+  mass properties are those of the 2.0 m x 1.0 m plate whatever the pins.
 * **Nodes.** A front line ``node1`` ... ``node9`` (z = 0) and a back line ``node10`` ...
   ``node18`` (z = 1), 1.0 m apart along x: the odd nodes of the front line (1, 3, 5, 7, 9)
-  and the even ones of the back line (10, 12, ..., 18) are panel corners; the others are
-  the mid-points of the panel edges. Below each panel, 1.0 m under its centre, an apex
-  ``node19`` ... ``node22``: 22 nodes.
+  and the even ones of the back line (10, 12, ..., 18) are at the panel corners (the
+  hinges); the others are the mid-points of the panel edges. Below each panel, 1.0 m under
+  its centre, an apex ``node19`` ... ``node22``: 22 nodes.
 * **Bars (41).** 16 bars of 1.0 m along the two lines (two per panel edge), 9 bars of
   1.0 m from each front node to the back node behind it, and 16 diagonals of 1.5 m from
   each apex to its panel's four corners (sqrt(1^2 + 0.5^2 + 1^2) = 1.5 m exactly).
@@ -27,7 +30,7 @@ text and of its ADAMS table fix most of it, every other choice is ours):
   fold): at the hinge nodes (3, 5, 7, 12, 14, 16) the arms to the two neighbouring
   mid-edge nodes turn by equal and opposite angles, which synchronises the accordion (a
   gear pair on a carrier); at the mid-edge nodes (2, 4, 6, 8, 11, 13, 15, 17) the two
-  half-edge bars turn by equal angles, which keeps the node on its panel's edge.
+  half-edge bars turn by equal angles, which keeps them in line along the panel's edge.
 * **Cables (8)** of 50 N: between the apexes of panels 1-2 and 3-4 (they start the fold:
   at the flat start every other cable is in line with the panels and has no lever arm),
   and along both lines across each hinge, between the far corners of the two panels
@@ -40,19 +43,26 @@ text and of its ADAMS table fix most of it, every other choice is ours):
 
 With these choices the counts of the paper's ADAMS model come out exactly: 45 moving
 parts (41 bars + 4 panels), 76 spherical joints (the pins: sum over the nodes of the
-parts meeting there, minus one), 14 general constraints. The paper's 6 independent modes
-(the 3 translations, the 2 tilts out of the fold plane and the fold itself, the gears
-fixing the rotation about z) become 10 here: each pair of mid-edge nodes keeps one
-infinitesimal (second-order rigid) mode, sliding along z between two bars in line, that
-the paper's model does not have -- the figure must differ there in a detail the text does
-not give. Those modes carry no load and stay at rest.
+parts meeting there, minus one), 14 general constraints -- and so do its mode count and
+redundancy: **6 independent modes and 19 redundant constraints** (the 3 translations,
+the 2 tilts out of the fold plane and the fold itself, the gears fixing the rotation about
+z). With these element counts ``p - r = 3 N - s = -13`` whatever the geometry, so the
+paper's 6 and 19 are one statement. Which four nodes carry a panel decides it: pinned at
+its four corners only, each panel leaves the pair of middle nodes of its edges (between
+two bars in line, tied by a cross bar) one infinitesimal mode, sliding along z: 10 modes
+and 23 redundant rows. Any of the four-node choices that includes a middle node gives 6
+and 19 (see the table in ``docs/nodal.md``); they differ only in which rows are
+redundant, the motion is the same. Of those, this one lets the paper's unprojected update
+(``mode="taylor"``) run as far as the corner-pinned panels did: with other choices its
+drift makes a redundant row count as independent at the next rank check, and a mode is
+lost.
 
 Reference values
 ----------------
 The paper: 6 independent modes, 19 redundant constraints, stowed at t = 9.07 s (masses
-not given: not comparable with ours). Checked here: the mode count and its constancy,
-the energy balance (cable work = kinetic energy), the symmetry of the fold, and the same
-model on IDAS.
+not given: not comparable with ours). Checked here: the mode count (the paper's 6), the
+redundancy (its 19) and their constancy along the fold, the energy balance (cable work =
+kinetic energy), the symmetry of the fold, and the same model on IDAS.
 
 Run settings: ``T_END``, ``DT`` below.
 """
@@ -102,6 +112,20 @@ def panel_corners(i: int) -> list[int]:
     return [FRONT[2 * i], FRONT[2 * i + 2], BACK[2 * i + 2], BACK[2 * i]]
 
 
+def panel_pins(i: int) -> list[int]:
+    """The four nodes that carry panel i (0..3), in order round its edge: front-left
+    corner, front middle, back middle, back-left corner."""
+    return [FRONT[2 * i], FRONT[2 * i + 1], BACK[2 * i + 1], BACK[2 * i]]
+
+
+def panel_mass_properties(i: int) -> tuple[np.ndarray, np.ndarray]:
+    """Centre of mass and inertia tensor (about it, world axes) of panel i deployed: the
+    uniform 2.0 m x 1.0 m plate (the thin-plate inertia of its four corners)."""
+    pos = node_positions()
+    c, J = nd.Plate().default_cm_inertia(np.array([pos[k] for k in panel_corners(i)]))
+    return c, PANEL_MASS * J
+
+
 class Reflector(ac.Model):
     """The reconstructed reflector (see the module documentation)."""
 
@@ -114,9 +138,12 @@ class Reflector(ac.Model):
         def pin(k: int):
             return getattr(self, f"node{k}").pin
 
-        self.panels = [nd.Plate(m=PANEL_MASS) for _ in range(4)]
+        self.panels = []
+        for i in range(4):
+            c, J = panel_mass_properties(i)
+            self.panels.append(nd.Plate(m=PANEL_MASS, r_cm=c, inertia=J))
         for i, panel in enumerate(self.panels):
-            for p, k in zip(panel.pins, panel_corners(i), strict=True):
+            for p, k in zip(panel.pins, panel_pins(i), strict=True):
                 self.connect(p, pin(k))
         members = [(a, a + 1) for line in (FRONT, BACK) for a in line[:-1]]
         members += [(f, b) for f, b in zip(FRONT, BACK, strict=True)]

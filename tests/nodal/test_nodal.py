@@ -507,9 +507,8 @@ def reflector():
 
 
 def test_reflector_counts(reflector):
-    """The reconstruction has the paper's element counts and ADAMS joint counts; its mode
-    count is 10 = the paper's 6 + 4 infinitesimal modes of the mid-edge nodes (see the
-    example's documentation)."""
+    """The reconstruction has the paper's element counts, ADAMS joint counts, mode count
+    (6) and redundancy (19) (see the example's documentation)."""
     ex, cm, res = reflector
     model = cm.model
     comps = list(model.walk())
@@ -529,8 +528,22 @@ def test_reflector_counts(reflector):
         parts_at[k] += sum(isinstance(o, (nd.Bar, nd.Plate)) for o in owners)
     assert sum(n - 1 for n in parts_at.values()) == 76
     modes = cm.domain_pass("pin").report.modes
-    assert (modes.n_coordinates, modes.n_constraints, modes.rank) == (66, 79, 56)
-    assert mode_table(res) == [(0.0, ex.T_END, 10)]
+    assert (modes.n_coordinates, modes.n_constraints, modes.rank) == (66, 79, 60)
+    assert modes.n_modes == 6  # the paper's count
+    assert modes.n_constraints - modes.rank == 19  # the paper's redundant constraints
+    assert mode_table(res) == [(0.0, ex.T_END, 6)]  # constant along the fold
+
+
+def test_reflector_corner_pinned_panels_leave_four_infinitesimal_modes(reflector, monkeypatch):
+    """The counting argument of docs/nodal.md: with the paper's element and joint counts
+    p - r = 3 N - s = -13 whatever the geometry; panels pinned at their four corners only
+    leave each pair of middle edge nodes a mode (10 modes, 23 redundant rows)."""
+    ex, cm, _ = reflector
+    monkeypatch.setattr(ex, "panel_pins", ex.panel_corners)
+    modes = ac.build(ex.build_model()).domain_pass("pin").report.modes
+    assert (modes.n_modes, modes.n_constraints - modes.rank) == (10, 23)
+    for m in (modes, cm.domain_pass("pin").report.modes):
+        assert m.n_modes - (m.n_constraints - m.rank) == m.n_coordinates - m.n_constraints == -13
 
 
 def test_reflector_folds_symmetrically_and_conserves_energy(reflector):
