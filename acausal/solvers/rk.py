@@ -73,10 +73,10 @@ class _Stepper:
         self.K = np.zeros((n, int(f.size2_out(4))), order="F")
         self._buf, self._eval = f.buffer()
         for i, a in enumerate((self.x, self.t, self.h, self.f0)):
-            self._buf.set_arg(i, memoryview(a))  # type: ignore[call-arg]
+            self._buf.set_arg(i, memoryview(a))  # type: ignore[call-arg, arg-type]
         for i, a in enumerate((self.x1, self.f1, self.err, self.hrho,
                                self.K.reshape(-1, order="F"))):
-            self._buf.set_res(i, memoryview(a))  # type: ignore[call-arg]
+            self._buf.set_res(i, memoryview(a))  # type: ignore[call-arg, arg-type]
 
     def __call__(self, x: np.ndarray, t: float, h: float, f0: np.ndarray) -> tuple[float,
                                                                                    float]:
