@@ -29,6 +29,7 @@ from ..dae import SemiExplicitDAE
 from ..errors import AcausalError, SolverWarning
 from . import _tableaux as tb_
 from .base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
+from .machine import COMPILE_MIN_INSTRUCTIONS, BackgroundCompile, c_compiler
 from .ode import NotAnODE, ODEForm, ode_form
 
 __all__ = ["RungeKuttaIntegrator", "DOPRI5Integrator", "DOP853Integrator"]
@@ -100,6 +101,17 @@ class RungeKuttaIntegrator(Integrator):
         if options.mode is not None:
             raise AcausalError(f"the {self.name} solver has no modes (got {options.mode!r})")
         self._forms: dict[tuple[int, bytes], tuple[ODEForm, _Stepper, Any]] = {}
+        self._machine: dict[tuple[int, bytes], BackgroundCompile] = {}
+        extra = dict(options.extra)
+        unknown = set(extra) - {"compile"}
+        if unknown:
+            raise AcausalError(f"the {self.name} solver has no option(s) "
+                               f"{', '.join(sorted(unknown))} (solver_options: 'compile')")
+        self._compile = extra.get("compile", "auto")
+        if self._compile not in ("auto", True, False):
+            raise AcausalError(f"solver_options={{'compile': {self._compile!r}}}: use 'auto' "
+                               "(compile large right-hand sides in the background), True "
+                               "(compile and wait for it) or False (virtual machine only)")
         self._fallback: Integrator | None = None
         self._warned = False
 
@@ -116,11 +128,31 @@ class RungeKuttaIntegrator(Integrator):
             except NotAnODE as exc:
                 raise AcausalError(f"the {self.name} solver needs an explicit ODE: {exc}; "
                                    "use solver='idas'") from None
-            got = self._forms[key] = (form, _Stepper(self._step_function(form)),
-                                      self._dense_function(form))
+            got = self._forms[key] = (form, _Stepper(self._step_function(form, form.f)),
+                                      self._dense_function(form, form.f))
+            cc = c_compiler() if self._compile is not False else None
+            if cc is not None and (self._compile is True or form.f.n_instructions()
+                                   >= COMPILE_MIN_INSTRUCTIONS):
+                self._machine[key] = BackgroundCompile(form.f, cc)
         return got
 
-    def _step_function(self, form: ODEForm) -> cs.Function:
+    def _upgrade(self, key: tuple[int, bytes], wait: bool = False) -> tuple[ODEForm, _Stepper,
+                                                                             Any] | None:
+        """The step and dense-output functions on the compiled right-hand side, once its
+        background compile has finished (None before, or if it failed)."""
+        job = self._machine.get(key)
+        if job is None or not (wait or job.done):
+            return None
+        del self._machine[key]
+        fc = job.result(wait=True)
+        if fc is None:
+            return None
+        form = self._forms[key][0]
+        got = self._forms[key] = (form, _Stepper(self._step_function(form, fc)),
+                                  self._dense_function(form, fc))
+        return got
+
+    def _step_function(self, form: ODEForm, rhs: cs.Function) -> cs.Function:
         """``(x, t, h, f0) -> (x1, f1, err, h*rho, K)``: one step from ``x`` (``f0 = f(x)``,
         first same as last), the weighted RMS error norm, the stiffness estimate and the
         stages (columns; the last one ``f1``)."""
@@ -133,10 +165,10 @@ class RungeKuttaIntegrator(Integrator):
         for s in range(1, len(tb.C)):
             ys = x + h * sum((float(tb.A[s, j]) * K[j] for j in range(s) if tb.A[s, j] != 0),
                              cs.MX.zeros(n))
-            K.append(form.f(ys, t + float(tb.C[s]) * h))
+            K.append(rhs(ys, t + float(tb.C[s]) * h))
         x1 = x + h * sum((float(tb.B[j]) * K[j] for j in range(len(K)) if tb.B[j] != 0),
                          cs.MX.zeros(n))
-        f1 = form.f(x1, t + h)
+        f1 = rhs(x1, t + h)
         K.append(f1)
         scale = o.atol + o.rtol * cs.fmax(cs.fabs(x), cs.fabs(x1))
         err = self._error_norm(K, h, scale, n)
@@ -150,7 +182,7 @@ class RungeKuttaIntegrator(Integrator):
                 cs.MX.zeros(n))
         return cs.norm_2(h * e / scale) / np.sqrt(n)
 
-    def _dense_function(self, form: ODEForm) -> Any:
+    def _dense_function(self, form: ODEForm, rhs: cs.Function) -> Any:
         """``(x0, x1, h, K) -> Q``: coefficients of the interpolant on the step."""
         return None
 
@@ -164,11 +196,14 @@ class RungeKuttaIntegrator(Integrator):
     # ----- integration -----
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
+        key = (id(dae), p.tobytes())
         form, step, dense = self._compiled(dae, p)
+        if self._compile is True:
+            step, dense = (self._upgrade(key, wait=True) or (form, step, dense))[1:]
         stats = SegmentStats(mode=self.name)
         X = np.zeros((form.n, len(grid) - 1))
         try:
-            self._run(form, step, dense, np.asarray(x0, float).copy(), grid, X, stats)
+            self._run(form, step, dense, np.asarray(x0, float).copy(), grid, X, stats, key)
         except _Stiff as st:
             reached = int(np.searchsorted(grid, st.t, side="right")) - 1  # outputs done
             if not allow_fallback:
@@ -221,7 +256,8 @@ class RungeKuttaIntegrator(Integrator):
         return self.integrate(dae, p, x0, z0, np.array([t0, t1]))
 
     def _run(self, form: ODEForm, step: _Stepper, dense: Any, x: np.ndarray,
-             grid: np.ndarray, X: np.ndarray, stats: SegmentStats) -> None:
+             grid: np.ndarray, X: np.ndarray, stats: SegmentStats,
+             key: tuple[int, bytes] | None = None) -> None:
         """Step from ``grid[0]`` to ``grid[-1]``, filling ``X`` at the output points."""
         o, tb = self.options, self.tableau
         exponent = -1.0 / (tb.order + 1)
@@ -284,6 +320,10 @@ class RungeKuttaIntegrator(Integrator):
                 if nonstiff >= _NONSTIFF_RESET:
                     stiff = 0
             t, x, f = t1, x1, step.f1.copy()
+            if key is not None and key in self._machine:  # machine code ready? switch
+                better = self._upgrade(key)
+                if better is not None:
+                    step, dense = better[1], better[2]
             factor = _MAX_FACTOR if err == 0.0 else min(_MAX_FACTOR,
                                                         _SAFETY * err ** exponent)
             h *= factor
@@ -335,7 +375,7 @@ class DOP853Integrator(RungeKuttaIntegrator):
         denom = cs.fmax(n5 + 0.01 * n3, 1e-300)
         return cs.fabs(h) * n5 / cs.sqrt(denom * n)
 
-    def _dense_function(self, form: ODEForm) -> cs.Function:
+    def _dense_function(self, form: ODEForm, rhs: cs.Function) -> cs.Function:
         """``(x0, x1, t0, h, K) -> F``: the three extra stages and the seven
         coefficients of the continuous extension of order 7."""
         n = form.n
@@ -346,7 +386,7 @@ class DOP853Integrator(RungeKuttaIntegrator):
         for a, c in zip(tb_.DOP853_A_EXTRA, tb_.DOP853_C_EXTRA, strict=True):
             s = len(K)
             dy = h * sum((float(a[j]) * K[j] for j in range(s) if a[j] != 0), cs.MX.zeros(n))
-            K.append(form.f(x0 + dy, t0 + float(c) * h))
+            K.append(rhs(x0 + dy, t0 + float(c) * h))
         Kall = cs.horzcat(*K)  # (n, 16)
         dx = x1 - x0
         F = [dx, h * K[0] - dx, 2 * dx - h * (K[12] + K[0])]
