@@ -9,12 +9,13 @@ at 20 000; ``-O1`` would run 4 times faster but compiles ten times slower on suc
 straight-line code). So the compile is worth it for long runs only, and a run cannot
 know in advance how long it will be.
 
-:class:`BackgroundCompile` therefore starts the C compiler as a separate process at the
-start of a run and lets the integrator go on with the virtual machine; the integrator
-polls it between steps and switches to the machine code as soon as it is there (same
-arithmetic, same results to rounding). A short run never waits for the compiler; a long
-one runs mostly on machine code; the compiler uses the second core meanwhile. Without a
-C compiler (none on the ``PATH``, or ``CC`` unset and no ``cc``/``gcc``), or if it fails,
+:class:`BackgroundCompile` therefore starts the C compiler as a separate process once a
+run has lasted a quarter of the compiler's expected time, and lets the integrator go on
+with the virtual machine; the integrator polls it between steps and switches to the
+machine code as soon as it is there (same arithmetic, same results to rounding). A
+short run never waits for the compiler; a long one runs mostly on machine code; the
+compiler uses the second core meanwhile (on a busy machine it competes with the run).
+Without a C compiler (none on the ``PATH``, or ``CC`` unset and no ``cc``/``gcc``), or if it fails,
 everything stays on the virtual machine, silently: it is an optimisation only. The
 temporary directory is removed as soon as the library is loaded (or the compile is
 abandoned).
@@ -31,11 +32,15 @@ import weakref
 
 import casadi as cs
 
-__all__ = ["BackgroundCompile", "c_compiler", "COMPILE_MIN_INSTRUCTIONS"]
+__all__ = ["BackgroundCompile", "c_compiler", "COMPILE_MIN_INSTRUCTIONS",
+           "COMPILE_SECONDS_PER_INSTRUCTION"]
 
-#: right-hand sides with fewer instructions stay on the virtual machine (their runs are
-#: short, and a process start costs more than it could save)
-COMPILE_MIN_INSTRUCTIONS = 4000
+#: right-hand sides with fewer instructions stay on the virtual machine under
+#: ``compile="auto"`` (their runs are short: a 50-link chain's 5 000 instructions, 1 s of
+#: motion in 0.2 s, ran slower with a compiler competing for the processor)
+COMPILE_MIN_INSTRUCTIONS = 10_000
+#: compiler time per instruction at ``-O0`` (measured: 0.25 s for 5 000, 0.9 s for 20 000)
+COMPILE_SECONDS_PER_INSTRUCTION = 45e-6
 
 _COUNTER = itertools.count()
 

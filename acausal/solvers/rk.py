@@ -18,6 +18,7 @@ up. With fallback allowed it continues with CVODES BDF from that point and says 
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -29,7 +30,12 @@ from ..dae import SemiExplicitDAE
 from ..errors import AcausalError, SolverWarning
 from . import _tableaux as tb_
 from .base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
-from .machine import COMPILE_MIN_INSTRUCTIONS, BackgroundCompile, c_compiler
+from .machine import (
+    COMPILE_MIN_INSTRUCTIONS,
+    COMPILE_SECONDS_PER_INSTRUCTION,
+    BackgroundCompile,
+    c_compiler,
+)
 from .ode import NotAnODE, ODEForm, ode_form
 
 __all__ = ["RungeKuttaIntegrator", "DOPRI5Integrator", "DOP853Integrator"]
@@ -102,6 +108,7 @@ class RungeKuttaIntegrator(Integrator):
             raise AcausalError(f"the {self.name} solver has no modes (got {options.mode!r})")
         self._forms: dict[tuple[int, bytes], tuple[ODEForm, _Stepper, Any]] = {}
         self._machine: dict[tuple[int, bytes], BackgroundCompile] = {}
+        self._compile_tried: set[tuple[int, bytes]] = set()
         extra = dict(options.extra)
         unknown = set(extra) - {"compile"}
         if unknown:
@@ -130,11 +137,25 @@ class RungeKuttaIntegrator(Integrator):
                                    "use solver='idas'") from None
             got = self._forms[key] = (form, _Stepper(self._step_function(form, form.f)),
                                       self._dense_function(form, form.f))
-            cc = c_compiler() if self._compile is not False else None
-            if cc is not None and (self._compile is True or form.f.n_instructions()
-                                   >= COMPILE_MIN_INSTRUCTIONS):
-                self._machine[key] = BackgroundCompile(form.f, cc)
         return got
+
+    def _compile_delay(self, key: tuple[int, bytes], form: ODEForm) -> float | None:
+        """After how many seconds of stepping a run starts compiling its right-hand side
+        (None: not at all). A quarter of the compiler's expected time: a run shorter than
+        that would not see the machine code, and the compiler would only compete with
+        it for the processor."""
+        if self._compile is False or key in self._compile_tried:
+            return None
+        n = form.f.n_instructions()
+        if self._compile == "auto" and n < COMPILE_MIN_INSTRUCTIONS:
+            return None
+        return 0.0 if self._compile is True else 0.25 * COMPILE_SECONDS_PER_INSTRUCTION * n
+
+    def _start_compile(self, key: tuple[int, bytes], form: ODEForm) -> None:
+        self._compile_tried.add(key)
+        cc = c_compiler()
+        if cc is not None:
+            self._machine[key] = BackgroundCompile(form.f, cc)
 
     def _upgrade(self, key: tuple[int, bytes], wait: bool = False) -> tuple[ODEForm, _Stepper,
                                                                              Any] | None:
@@ -198,7 +219,8 @@ class RungeKuttaIntegrator(Integrator):
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
         key = (id(dae), p.tobytes())
         form, step, dense = self._compiled(dae, p)
-        if self._compile is True:
+        if self._compile is True and self._compile_delay(key, form) is not None:
+            self._start_compile(key, form)
             step, dense = (self._upgrade(key, wait=True) or (form, step, dense))[1:]
         stats = SegmentStats(mode=self.name)
         X = np.zeros((form.n, len(grid) - 1))
@@ -265,6 +287,8 @@ class RungeKuttaIntegrator(Integrator):
         f = np.asarray(form.f(x, t)).ravel()
         stats.rhs_evaluations += 1
         h = self._initial_step(form, x, t, f, t_end)
+        compile_at = self._compile_delay(key, form) if key is not None else None
+        started = time.perf_counter()
         hmax = o.max_step if o.max_step is not None else np.inf
         k = 1  # next output point
         steps_since_output = 0
@@ -320,10 +344,15 @@ class RungeKuttaIntegrator(Integrator):
                 if nonstiff >= _NONSTIFF_RESET:
                     stiff = 0
             t, x, f = t1, x1, step.f1.copy()
-            if key is not None and key in self._machine:  # machine code ready? switch
+            if key is None:
+                pass
+            elif key in self._machine:  # machine code ready? switch
                 better = self._upgrade(key)
                 if better is not None:
                     step, dense = better[1], better[2]
+            elif compile_at is not None and time.perf_counter() - started > compile_at:
+                self._start_compile(key, form)  # a long run: compile in the background
+                compile_at = None
             factor = _MAX_FACTOR if err == 0.0 else min(_MAX_FACTOR,
                                                         _SAFETY * err ** exponent)
             h *= factor
