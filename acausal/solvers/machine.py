@@ -10,15 +10,15 @@ straight-line code). So the compile is worth it for long runs only, and a run ca
 know in advance how long it will be.
 
 :class:`BackgroundCompile` therefore starts the C compiler as a separate process once a
-run has lasted a quarter of the compiler's expected time, and lets the integrator go on
-with the virtual machine; the integrator polls it between steps and switches to the
-machine code as soon as it is there (same arithmetic, same results to rounding). A
-short run never waits for the compiler; a long one runs mostly on machine code; the
-compiler uses the second core meanwhile (on a busy machine it competes with the run).
-Without a C compiler (none on the ``PATH``, or ``CC`` unset and no ``cc``/``gcc``), or if it fails,
-everything stays on the virtual machine, silently: it is an optimisation only. The
-temporary directory is removed as soon as the library is loaded (or the compile is
-abandoned).
+run has lasted as long as the compiler is expected to take (the ski-rental rule), and
+lets the integrator go on with the virtual machine; the integrator polls it between
+steps and switches to the machine code as soon as it is there (same arithmetic, same
+results to rounding). A short run never starts the compiler; a long one runs mostly on
+machine code; the compiler uses the second core meanwhile (on a busy machine it competes
+with the run). Without a C compiler (none on the ``PATH``, or ``CC`` unset and no
+``cc``/``gcc``), or if it fails, everything stays on the virtual machine, silently: it
+is an optimisation only. The temporary directory is removed as soon as the library is
+loaded (or the compile is abandoned).
 """
 
 from __future__ import annotations

@@ -141,15 +141,16 @@ class RungeKuttaIntegrator(Integrator):
 
     def _compile_delay(self, key: tuple[int, bytes], form: ODEForm) -> float | None:
         """After how many seconds of stepping a run starts compiling its right-hand side
-        (None: not at all). A quarter of the compiler's expected time: a run shorter than
-        that would not see the machine code, and the compiler would only compete with
-        it for the processor."""
+        (None: not at all): the compiler's expected time, as in the ski-rental rule (a
+        run never spends more than about twice what the better choice would have cost;
+        a shorter run would not see the machine code, and on a busy machine the compiler
+        would only compete with it for the processor)."""
         if self._compile is False or key in self._compile_tried:
             return None
         n = form.f.n_instructions()
         if self._compile == "auto" and n < COMPILE_MIN_INSTRUCTIONS:
             return None
-        return 0.0 if self._compile is True else 0.25 * COMPILE_SECONDS_PER_INSTRUCTION * n
+        return 0.0 if self._compile is True else COMPILE_SECONDS_PER_INSTRUCTION * n
 
     def _start_compile(self, key: tuple[int, bytes], form: ODEForm) -> None:
         self._compile_tried.add(key)
