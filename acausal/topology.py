@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -98,7 +99,6 @@ class Topology:
         self.tree = [j for j in range(m) if in_tree[j]]
         self.cotree = [j for j in range(m) if not in_tree[j]]
         self._root_forest(uf)
-        self._build_D()
 
     # ----- forest -----
     def _root_forest(self, uf: _UnionFind) -> None:
@@ -143,7 +143,11 @@ class Topology:
                     self.root_of[w] = r
                     q.append(w)
 
-    def _build_D(self) -> None:
+    @cached_property
+    def D(self) -> sp.csr_matrix:
+        """The chord part ``D`` of the fundamental cutset matrix (tree edges x chords),
+        computed on first use: a mechanism's tree walk needs only the parents, and the
+        body chords of a long chain have long paths (quadratic cost in the chain length)."""
         row_of = {j: k for k, j in enumerate(self.tree)}
         rows: list[int] = []
         cols: list[int] = []
@@ -169,7 +173,7 @@ class Topology:
                     rows.append(row_of[e])
                     cols.append(c)
                     vals.append(float(s))
-        self.D = sp.csr_matrix(
+        return sp.csr_matrix(
             (vals, (rows, cols)), shape=(len(self.tree), len(self.cotree))
         )
 

@@ -21,6 +21,7 @@ import argparse
 import os
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -65,12 +66,14 @@ def measure(make):
     model = make()
     cm = ac.build(model)
     t_build = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    res = ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=N_POINTS)
-    t_sim = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=N_POINTS, solver="idas")
-    t_idas = time.perf_counter() - t0
+    with warnings.catch_warnings():  # 101 points are the benchmark's setting, not a view
+        warnings.simplefilter("ignore", ac.UnresolvedWarning)  # of the rope's fast modes
+        t0 = time.perf_counter()
+        res = ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=N_POINTS)
+        t_sim = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=N_POINTS, solver="idas")
+        t_idas = time.perf_counter() - t0
     return cm, res, t_build, t_sim, t_idas
 
 

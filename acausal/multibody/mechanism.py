@@ -550,24 +550,30 @@ class Mechanism(DomainPass):
                             [cs.densify(cs.vertcat(*vals))])
         JW = cs.reshape(got[0], JW.shape)
         b_all = got[1]
+        # each row block of JW has its nonzeros in its own column block (checked above):
+        # summing the column blocks gives every M_v in one product, split in one call
+        # (few CasADi calls per frame: their Python overhead dominates a long chain's build)
         inertia: dict[int, cs.SX] = {}
         bias: dict[int, cs.SX] = {}
-        for n, v in enumerate(vs):
-            cv = 6 * col_of[v]
-            inertia[v] = cs.densify(-JW[6 * n: 6 * n + 6, cv: cv + 6])
-            bias[v] = cs.densify(b_all[6 * n: 6 * n + 6])
+        if vs:
+            blocks = cs.mtimes(JW, cs.repmat(cs.DM.eye(6), len(verts), 1))
+            inertia = dict(zip(vs, cs.vertsplit(-blocks, 6), strict=True))
+            bias = dict(zip(vs, cs.vertsplit(b_all, 6), strict=True))
         if cs.depends_on(b_all, udot) or cs.depends_on(tau, udot):
             return None, "a force depends on the derivatives of the speeds"
         geometry: dict[int, tuple[int, Any, cs.SX, cs.SX, cs.SX, list[int]]] = {}
         u_vec = cs.vertcat(*u_all)
+        S_rows = cs.vertsplit(S_all, 6) if edges_v else []
+        Jd_rows = cs.vertsplit(Jd_all, 6) if edges_v else []
         for n, v in enumerate(edges_v):
             p = int(topo.parent[v])
             m = motions[int(topo.parent_edge[v])]
             idx = [speed_index[s.name()] for s in m.u]
-            S_loc = cs.densify(S_all[6 * n: 6 * n + 6, idx]) if idx else cs.SX(6, 0)
+            S_loc = S_rows[n][:, idx] if idx else cs.SX(6, 0)
+            # (a CasADi function takes sparse arguments of the right shape as they are)
             d, S, c_edge = edge_motion_world(len(idx))(
-                cs.densify(kin[p].R), cs.densify(kin[p].w), cs.densify(ds[n]), S_loc,
-                cs.densify(Jd_all[6 * n: 6 * n + 6]), u_vec[idx] if idx else cs.SX(0, 1))
+                kin[p].R, kin[p].w, ds[n], S_loc, Jd_rows[n],
+                u_vec[idx] if idx else cs.SX(0, 1))
             geometry[v] = (p, m, d, S, c_edge, idx)
         order = [v for v in topo.order if v == self.datum or topo.parent[v] >= 0]
         axis_joint = {v: self.edges[int(topo.parent_edge[v])].comp for v in geometry

@@ -18,6 +18,7 @@ up. With fallback allowed it continues with CVODES BDF from that point and says 
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -29,6 +30,12 @@ from ..dae import SemiExplicitDAE
 from ..errors import AcausalError, SolverWarning
 from . import _tableaux as tb_
 from .base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
+from .machine import (
+    COMPILE_MIN_INSTRUCTIONS,
+    COMPILE_SECONDS_PER_INSTRUCTION,
+    BackgroundCompile,
+    c_compiler,
+)
 from .ode import NotAnODE, ODEForm, ode_form
 
 __all__ = ["RungeKuttaIntegrator", "DOPRI5Integrator", "DOP853Integrator"]
@@ -59,6 +66,36 @@ class _Stiff(Exception):
         self.t, self.x, self.hrho = t, x, hrho
 
 
+class _Stepper:
+    """The step function called through CasADi's buffer interface: the arguments are
+    copied into, and the results read from, preallocated numpy arrays. A regular call
+    converts every result to a new matrix and back (the stages ``K`` included, which are
+    needed only at output points): about a fifth of a step's cost at 400 states."""
+
+    def __init__(self, f: cs.Function) -> None:
+        n = int(f.size1_in(0))
+        self.x, self.t, self.h, self.f0 = np.zeros(n), np.zeros(1), np.zeros(1), np.zeros(n)
+        self.x1, self.f1 = np.zeros(n), np.zeros(n)
+        self.err, self.hrho = np.zeros(1), np.zeros(1)
+        self.K = np.zeros((n, int(f.size2_out(4))), order="F")
+        self._buf, self._eval = f.buffer()
+        for i, a in enumerate((self.x, self.t, self.h, self.f0)):
+            self._buf.set_arg(i, memoryview(a))  # type: ignore[call-arg, arg-type]
+        for i, a in enumerate((self.x1, self.f1, self.err, self.hrho,
+                               self.K.reshape(-1, order="F"))):
+            self._buf.set_res(i, memoryview(a))  # type: ignore[call-arg, arg-type]
+
+    def __call__(self, x: np.ndarray, t: float, h: float, f0: np.ndarray) -> tuple[float,
+                                                                                   float]:
+        """One step from ``x``; returns the error norm and the stiffness estimate (the
+        new state, its derivative and the stages are in ``x1``, ``f1`` and ``K``)."""
+        self.x[:] = x
+        self.t[0], self.h[0] = t, h
+        self.f0[:] = f0
+        self._eval()
+        return float(self.err[0]), float(self.hrho[0])
+
+
 class RungeKuttaIntegrator(Integrator):
     """Embedded explicit Runge-Kutta method with error control and dense output (see the
     module documentation); the subclasses choose the tableau."""
@@ -69,12 +106,24 @@ class RungeKuttaIntegrator(Integrator):
         super().__init__(cm, options)
         if options.mode is not None:
             raise AcausalError(f"the {self.name} solver has no modes (got {options.mode!r})")
-        self._forms: dict[tuple[int, bytes], tuple[ODEForm, cs.Function, Any]] = {}
+        self._forms: dict[tuple[int, bytes], tuple[ODEForm, _Stepper, Any]] = {}
+        self._machine: dict[tuple[int, bytes], BackgroundCompile] = {}
+        self._compile_tried: set[tuple[int, bytes]] = set()
+        extra = dict(options.extra)
+        unknown = set(extra) - {"compile"}
+        if unknown:
+            raise AcausalError(f"the {self.name} solver has no option(s) "
+                               f"{', '.join(sorted(unknown))} (solver_options: 'compile')")
+        self._compile = extra.get("compile", "auto")
+        if self._compile not in ("auto", True, False):
+            raise AcausalError(f"solver_options={{'compile': {self._compile!r}}}: use 'auto' "
+                               "(compile large right-hand sides in the background), True "
+                               "(compile and wait for it) or False (virtual machine only)")
         self._fallback: Integrator | None = None
         self._warned = False
 
     # ----- building -----
-    def _compiled(self, dae: SemiExplicitDAE, p: np.ndarray) -> tuple[ODEForm, cs.Function,
+    def _compiled(self, dae: SemiExplicitDAE, p: np.ndarray) -> tuple[ODEForm, _Stepper,
                                                                       Any]:
         """The ODE, the step function and the dense-output function for these parameter
         values (kept for repeated runs)."""
@@ -86,11 +135,46 @@ class RungeKuttaIntegrator(Integrator):
             except NotAnODE as exc:
                 raise AcausalError(f"the {self.name} solver needs an explicit ODE: {exc}; "
                                    "use solver='idas'") from None
-            got = self._forms[key] = (form, self._step_function(form),
-                                      self._dense_function(form))
+            got = self._forms[key] = (form, _Stepper(self._step_function(form, form.f)),
+                                      self._dense_function(form, form.f))
         return got
 
-    def _step_function(self, form: ODEForm) -> cs.Function:
+    def _compile_delay(self, key: tuple[int, bytes], form: ODEForm) -> float | None:
+        """After how many seconds of stepping a run starts compiling its right-hand side
+        (None: not at all): the compiler's expected time, as in the ski-rental rule (a
+        run never spends more than about twice what the better choice would have cost;
+        a shorter run would not see the machine code, and on a busy machine the compiler
+        would only compete with it for the processor)."""
+        if self._compile is False or key in self._compile_tried:
+            return None
+        n = form.f.n_instructions()
+        if self._compile == "auto" and n < COMPILE_MIN_INSTRUCTIONS:
+            return None
+        return 0.0 if self._compile is True else COMPILE_SECONDS_PER_INSTRUCTION * n
+
+    def _start_compile(self, key: tuple[int, bytes], form: ODEForm) -> None:
+        self._compile_tried.add(key)
+        cc = c_compiler()
+        if cc is not None:
+            self._machine[key] = BackgroundCompile(form.f, cc)
+
+    def _upgrade(self, key: tuple[int, bytes], wait: bool = False) -> tuple[ODEForm, _Stepper,
+                                                                             Any] | None:
+        """The step and dense-output functions on the compiled right-hand side, once its
+        background compile has finished (None before, or if it failed)."""
+        job = self._machine.get(key)
+        if job is None or not (wait or job.done):
+            return None
+        del self._machine[key]
+        fc = job.result(wait=True)
+        if fc is None:
+            return None
+        form = self._forms[key][0]
+        got = self._forms[key] = (form, _Stepper(self._step_function(form, fc)),
+                                  self._dense_function(form, fc))
+        return got
+
+    def _step_function(self, form: ODEForm, rhs: cs.Function) -> cs.Function:
         """``(x, t, h, f0) -> (x1, f1, err, h*rho, K)``: one step from ``x`` (``f0 = f(x)``,
         first same as last), the weighted RMS error norm, the stiffness estimate and the
         stages (columns; the last one ``f1``)."""
@@ -103,10 +187,10 @@ class RungeKuttaIntegrator(Integrator):
         for s in range(1, len(tb.C)):
             ys = x + h * sum((float(tb.A[s, j]) * K[j] for j in range(s) if tb.A[s, j] != 0),
                              cs.MX.zeros(n))
-            K.append(form.f(ys, t + float(tb.C[s]) * h))
+            K.append(rhs(ys, t + float(tb.C[s]) * h))
         x1 = x + h * sum((float(tb.B[j]) * K[j] for j in range(len(K)) if tb.B[j] != 0),
                          cs.MX.zeros(n))
-        f1 = form.f(x1, t + h)
+        f1 = rhs(x1, t + h)
         K.append(f1)
         scale = o.atol + o.rtol * cs.fmax(cs.fabs(x), cs.fabs(x1))
         err = self._error_norm(K, h, scale, n)
@@ -120,7 +204,7 @@ class RungeKuttaIntegrator(Integrator):
                 cs.MX.zeros(n))
         return cs.norm_2(h * e / scale) / np.sqrt(n)
 
-    def _dense_function(self, form: ODEForm) -> Any:
+    def _dense_function(self, form: ODEForm, rhs: cs.Function) -> Any:
         """``(x0, x1, h, K) -> Q``: coefficients of the interpolant on the step."""
         return None
 
@@ -134,11 +218,15 @@ class RungeKuttaIntegrator(Integrator):
     # ----- integration -----
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
+        key = (id(dae), p.tobytes())
         form, step, dense = self._compiled(dae, p)
+        if self._compile is True and self._compile_delay(key, form) is not None:
+            self._start_compile(key, form)
+            step, dense = (self._upgrade(key, wait=True) or (form, step, dense))[1:]
         stats = SegmentStats(mode=self.name)
         X = np.zeros((form.n, len(grid) - 1))
         try:
-            self._run(form, step, dense, np.asarray(x0, float).copy(), grid, X, stats)
+            self._run(form, step, dense, np.asarray(x0, float).copy(), grid, X, stats, key)
         except _Stiff as st:
             reached = int(np.searchsorted(grid, st.t, side="right")) - 1  # outputs done
             if not allow_fallback:
@@ -190,8 +278,9 @@ class RungeKuttaIntegrator(Integrator):
                 t0: float, t1: float) -> Segment:
         return self.integrate(dae, p, x0, z0, np.array([t0, t1]))
 
-    def _run(self, form: ODEForm, step: cs.Function, dense: Any, x: np.ndarray,
-             grid: np.ndarray, X: np.ndarray, stats: SegmentStats) -> None:
+    def _run(self, form: ODEForm, step: _Stepper, dense: Any, x: np.ndarray,
+             grid: np.ndarray, X: np.ndarray, stats: SegmentStats,
+             key: tuple[int, bytes] | None = None) -> None:
         """Step from ``grid[0]`` to ``grid[-1]``, filling ``X`` at the output points."""
         o, tb = self.options, self.tableau
         exponent = -1.0 / (tb.order + 1)
@@ -199,6 +288,8 @@ class RungeKuttaIntegrator(Integrator):
         f = np.asarray(form.f(x, t)).ravel()
         stats.rhs_evaluations += 1
         h = self._initial_step(form, x, t, f, t_end)
+        compile_at = self._compile_delay(key, form) if key is not None else None
+        started = time.perf_counter()
         hmax = o.max_step if o.max_step is not None else np.inf
         k = 1  # next output point
         steps_since_output = 0
@@ -213,9 +304,8 @@ class RungeKuttaIntegrator(Integrator):
             if h < hmin:
                 raise _Failed(f"step size {h:.3g} s below the minimum at t = {t:.6g} s "
                               "(a singularity or a blow-up of the model)", t, k - 1)
-            x1, f1, err, hrho, K = step(x, t, h, f)
+            err, hrho = step(x, t, h, f)
             stats.rhs_evaluations += evals
-            err = float(err)
             if not np.isfinite(err):
                 h *= _MIN_FACTOR  # NaN/Inf at a trial point: shorter step
                 stats.error_test_failures += 1
@@ -224,14 +314,14 @@ class RungeKuttaIntegrator(Integrator):
                 h *= max(_MIN_FACTOR, _SAFETY * err ** exponent)
                 stats.error_test_failures += 1
                 continue
-            x1 = np.asarray(x1).ravel()
+            x1 = step.x1.copy()
             t1 = t_end if last else t + h
             # outputs inside the step, by the continuous extension
             j = k
             while j < len(grid) and grid[j] <= t1 + 1e-14 * max(1.0, abs(t1)):
                 j += 1
             if j > k:
-                Kn = np.asarray(K)
+                Kn = step.K
                 inside = grid[k:j]
                 theta = (inside - t) / h
                 Xi = self._interpolate(x, x1, h, Kn, dense, t, theta, form)
@@ -246,15 +336,24 @@ class RungeKuttaIntegrator(Integrator):
                 raise _Failed(f"more than {o.max_num_steps} steps between two output points "
                               f"(at t = {t1:.6g} s)", t1, k - 1)
             # stiffness watch (Hairer)
-            if float(hrho) > tb.stability:
+            if hrho > tb.stability:
                 stiff, nonstiff = stiff + 1, 0
                 if stiff >= _STIFF_STEPS:
-                    raise _Stiff(t1, x1, float(hrho))
+                    raise _Stiff(t1, x1, hrho)
             else:
                 nonstiff += 1
                 if nonstiff >= _NONSTIFF_RESET:
                     stiff = 0
-            t, x, f = t1, x1, np.asarray(f1).ravel()
+            t, x, f = t1, x1, step.f1.copy()
+            if key is None:
+                pass
+            elif key in self._machine:  # machine code ready? switch
+                better = self._upgrade(key)
+                if better is not None:
+                    step, dense = better[1], better[2]
+            elif compile_at is not None and time.perf_counter() - started > compile_at:
+                self._start_compile(key, form)  # a long run: compile in the background
+                compile_at = None
             factor = _MAX_FACTOR if err == 0.0 else min(_MAX_FACTOR,
                                                         _SAFETY * err ** exponent)
             h *= factor
@@ -306,7 +405,7 @@ class DOP853Integrator(RungeKuttaIntegrator):
         denom = cs.fmax(n5 + 0.01 * n3, 1e-300)
         return cs.fabs(h) * n5 / cs.sqrt(denom * n)
 
-    def _dense_function(self, form: ODEForm) -> cs.Function:
+    def _dense_function(self, form: ODEForm, rhs: cs.Function) -> cs.Function:
         """``(x0, x1, t0, h, K) -> F``: the three extra stages and the seven
         coefficients of the continuous extension of order 7."""
         n = form.n
@@ -317,7 +416,7 @@ class DOP853Integrator(RungeKuttaIntegrator):
         for a, c in zip(tb_.DOP853_A_EXTRA, tb_.DOP853_C_EXTRA, strict=True):
             s = len(K)
             dy = h * sum((float(a[j]) * K[j] for j in range(s) if a[j] != 0), cs.MX.zeros(n))
-            K.append(form.f(x0 + dy, t0 + float(c) * h))
+            K.append(rhs(x0 + dy, t0 + float(c) * h))
         Kall = cs.horzcat(*K)  # (n, 16)
         dx = x1 - x0
         F = [dx, h * K[0] - dx, 2 * dx - h * (K[12] + K[0])]

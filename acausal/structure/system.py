@@ -8,6 +8,7 @@ obtained by differentiating equation ``i``, ``eq_int[i]`` the equation it was ob
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import casadi as cs
@@ -83,18 +84,23 @@ class EquationSystem:
 
     def incidence_matrix(self, rows: list[int] | None = None,
                          cols: list[int] | None = None) -> sp.csr_matrix:
-        """0/1 incidence restricted to the given equations and variables."""
+        """0/1 incidence restricted to the given equations and variables (vectorised:
+        the recursive equations of motion of a long chain have dense rows)."""
         rows = list(range(self.n_eqs)) if rows is None else rows
-        cols = list(range(self.n_vars)) if cols is None else cols
-        cpos = {j: k for k, j in enumerate(cols)}
-        r, c = [], []
-        for a, i in enumerate(rows):
-            for j in self.incidence[i]:
-                k = cpos.get(j)
-                if k is not None:
-                    r.append(a)
-                    c.append(k)
-        return sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(rows), len(cols)))
+        inc = self.incidence
+        lens = np.fromiter((len(inc[i]) for i in rows), dtype=np.int64, count=len(rows))
+        flat = np.fromiter(itertools.chain.from_iterable(inc[i] for i in rows),
+                           dtype=np.int64, count=int(lens.sum()))
+        r = np.repeat(np.arange(len(rows), dtype=np.int64), lens)
+        if cols is None:
+            c, ncol = flat, self.n_vars
+        else:
+            cpos = np.full(self.n_vars, -1, dtype=np.int64)
+            cpos[np.asarray(cols, dtype=np.int64)] = np.arange(len(cols), dtype=np.int64)
+            c = cpos[flat] if flat.size else flat
+            keep = c >= 0
+            r, c, ncol = r[keep], c[keep], len(cols)
+        return sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(rows), ncol))
 
     def add_derivative_variable(self, j: int) -> int:
         """Create the symbol ``der(v_j)`` and return its index."""
