@@ -23,7 +23,11 @@ remembered for the model; ``simulate(..., mode=...)`` forces one):
 
 A pure ODE (no algebraic variables) has no algebraic error test to decide on: it runs
 ``idas_ic`` (for an ODE, ``IDACalcIC`` is one linear solve), or ``exact_xdot`` where that
-fails (it can at very tight tolerances). A mode not yet proven on the model gets
+fails (it can at very tight tolerances). Where ``IDACalcIC`` failed at one start point
+but has succeeded at more points of the model than it failed at (a switched circuit whose
+restarts after events are new start points), ``idas_ic`` is tried first again at the next
+start: its integrator is kept, where ``exact_xdot`` builds one per start (its derivatives
+are an option of the CasADi integrator). A mode not yet proven on the model gets
 :data:`PROBE_STEPS` steps per output interval, so a failing attempt is cheap; only when every
 mode runs out of steps does the first one get the full budget. What IDAS prints while a mode
 fails is collected, not shown: it is dropped when another mode succeeds and becomes part of
@@ -252,6 +256,8 @@ class IDASIntegrator(Integrator):
         self._live: dict[int, np.ndarray] = {}
         self._mode_start = 0  # position in the ladder that worked last on this model
         self._proven: set[str] = set()  # modes that completed a segment on this model
+        self._ic_ok = 0  # segments idas_ic completed on this model
+        self._ic_failed = 0  # and its failures in IDACalcIC
         self._tolerant = False  # NaN/Inf at trial points must be retried, not fatal
         self._warned: set[str] = set()
 
@@ -312,8 +318,13 @@ class IDASIntegrator(Integrator):
         if self.options.mode is not None:
             return (self.options.mode,)
         if dae.z.numel() == 0:  # an ODE: no algebraic error test to decide on
-            return _LADDER[min(self._mode_start, 1):2]
-        return _LADDER[self._mode_start:]
+            ladder = _LADDER[min(self._mode_start, 1):2]
+        else:
+            ladder = _LADDER[self._mode_start:]
+        if self._mode_start == 1 and self._ic_ok > self._ic_failed:
+            # IDACalcIC failed at some start, but works at most (see the module docs)
+            ladder = ("idas_ic", *ladder)
+        return ladder
 
     # ----- integration -----
     def _call(self, f: cs.Function, args: dict[str, Any]) -> tuple[Any, str]:
@@ -359,6 +370,8 @@ class IDASIntegrator(Integrator):
             except _CallFailed as cf:
                 att = _Attempt.read(mode, cf.exc, cf.output)
                 failed.append(att)
+                if mode == "idas_ic" and "IDACalcIC" in str(cf.exc):
+                    self._ic_failed += 1
                 if att.nonfinite and not self._tolerant:
                     # NaN/Inf at a trial point may be recoverable (a square root of a
                     # negative trial value): retry once letting IDAS cut the step; a
@@ -369,13 +382,15 @@ class IDASIntegrator(Integrator):
                 if (budget < full and "TOO_MUCH_WORK" in att.flag
                         and not any(a.nonfinite for a in failed)):
                     out_of_steps.append(mode)
-                if not att.cheap:  # the model, not the method: no other mode
-                    plan = []
+                if not att.cheap and not (mode == "idas_ic" and self._mode_start == 1):
+                    plan = []  # the model, not the method: no other mode (but idas_ic
+                    # tried again ahead of the model's mode leaves that mode its turn)
                 if not plan and out_of_steps:  # every mode ran out: full budget
                     plan = [(out_of_steps[0], full)]
                     out_of_steps = []
                 continue
             self._proven.add(mode)
+            self._ic_ok += mode == "idas_ic"
             if self.options.mode is None and mode in _LADDER:
                 pos = _LADDER.index(mode)
                 if pos > self._mode_start:
