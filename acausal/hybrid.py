@@ -475,8 +475,7 @@ class EventLoop:
         before the event, state after the event iteration)`` at the same time.
         """
         knots = np.concatenate([[s.t], outputs])
-        T = np.concatenate([np.linspace(a, b, SAMPLES + 1)[1:]
-                            for a, b in zip(knots[:-1], knots[1:], strict=True)])
+        T = _samples(knots)
         seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
                                                np.concatenate([[s.t], T])))
         X, Z = seg.x, seg.z
@@ -601,6 +600,15 @@ class EventLoop:
             if t < t_best:
                 best, t_best = int(k), t
         return best
+
+
+def _samples(knots: np.ndarray) -> np.ndarray:
+    """:data:`SAMPLES` equally spaced points in each interval of ``knots`` (its end
+    included, its start not), as ``np.linspace`` computes them, for all intervals at once."""
+    a, b = knots[:-1, None], knots[1:, None]
+    T = a + np.arange(1, SAMPLES + 1)[None, :] * ((b - a) / SAMPLES)
+    T[:, -1] = b[:, 0]
+    return T.ravel()
 
 
 def _col(M: Any, j: int) -> np.ndarray:
