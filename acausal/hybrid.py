@@ -30,6 +30,7 @@ import numpy as np
 from .discrete import Sample
 from .errors import SimulationError, SolverWarning
 from .initialize import consistent_algebraic
+from .pointcall import PointCall, point_call
 from .solvers.base import SegmentStats
 
 if TYPE_CHECKING:
@@ -229,6 +230,11 @@ class EventLoop:
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         self._offset = {n: int(offsets[k]) for k, n in enumerate(dae.out_names)}
         self.work = SegmentStats()  # the integrator's counts since the last take_work()
+        self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
+
+    def _rate_at(self, x: np.ndarray, z: np.ndarray, p: np.ndarray, t: float) -> np.ndarray:
+        """The states' rates at one point."""
+        return point_call(self._calls, self.dae.default_function)(x, z, p, t)[0]
 
     def _count(self, seg: Segment) -> Segment:
         w, s = self.work, seg.stats
@@ -266,6 +272,9 @@ class EventLoop:
     def indicators(self, x: Any, z: Any, p: np.ndarray, t: Any) -> np.ndarray:
         """Indicators ``g`` at one or several points: ``(n_relations, nt)``."""
         T = np.atleast_1d(np.asarray(t, dtype=float)).reshape(1, -1)
+        if T.shape[1] == 1 and isinstance(x, np.ndarray) and isinstance(z, np.ndarray):
+            return point_call(self._calls, self.dae.indicator_function)(
+                x, z, p, T[0, 0])[0].reshape(-1, 1)
         X = x if not isinstance(x, np.ndarray) or x.ndim == 2 else x.reshape(-1, 1)
         Z = z if not isinstance(z, np.ndarray) or z.ndim == 2 else z.reshape(-1, 1)
         return np.asarray(self.dae.indicator_function(X, Z, p.reshape(-1, 1), T))
@@ -355,8 +364,7 @@ class EventLoop:
                   dt: float) -> np.ndarray:
             if not x.size or dt == 0.0:
                 return x
-            xdot = np.asarray(self.dae.default_function(x, z, p, t)[0]).ravel()
-            return x + dt * xdot
+            return x + dt * self._rate_at(x, z, p, t)
 
         x_event = euler(left.x, left.z, left.p, left.t, t_event - left.t)
         post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time")
@@ -448,8 +456,7 @@ class EventLoop:
         through CasADi returns the start value unchanged for such intervals; the error of
         the Euler step, ``dt^2 |x''| / 2``, is far below any tolerance there)."""
         if t1 - s.t < _MIN_STEP * max(1.0, abs(s.t)):
-            xdot = np.asarray(self.dae.default_function(s.x, s.z, p, s.t)[0]).ravel()
-            x1 = s.x + (t1 - s.t) * xdot
+            x1 = s.x + (t1 - s.t) * self._rate_at(s.x, s.z, p, s.t)
             z1 = consistent_algebraic(self.dae, x1, s.z, p, t1)
             return np.array([t1]), x1.reshape(-1, 1), z1.reshape(-1, 1)
         if n == 1:

@@ -47,6 +47,7 @@ import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import SolverWarning
+from ..pointcall import PointCall, point_call
 from ..regularity import singular_for_values
 from .base import (
     IntegrationFailure,
@@ -254,6 +255,7 @@ class IDASIntegrator(Integrator):
         # (substitution, sparsity) costs more than the integrator made from it
         self._problems: dict[tuple, tuple[dict[str, Any], str]] = {}
         self._live: dict[int, np.ndarray] = {}
+        self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
         self._mode_start = 0  # position in the ladder that worked last on this model
         self._proven: set[str] = set()  # modes that completed a segment on this model
         self._ic_ok = 0  # segments idas_ic completed on this model
@@ -350,7 +352,7 @@ class IDASIntegrator(Integrator):
         args = dict(x0=x0 if x0.size else 0.0, z0=z0,
                     p=np.concatenate([p[self.live(dae)], tp]))
         if xdot is None:
-            xdot = np.asarray(dae.default_function(x0, z0, p, grid[0])[0]).ravel()
+            xdot = point_call(self._calls, dae.default_function)(x0, z0, p, grid[0])[0]
         if normalized:
             xdot = span * xdot
         rel = np.array([0.0, 1.0]) if normalized else grid - grid[0]
@@ -436,7 +438,7 @@ class IDASIntegrator(Integrator):
                      z0: np.ndarray, t0: float) -> np.ndarray:
         """A start whose values or rates are beyond :data:`OVERFLOW` would hang IDAS (its
         norms overflow): a failure that names the variable instead. Returns the rates."""
-        xdot = np.asarray(dae.default_function(x0, z0, p, t0)[0]).ravel()
+        xdot = point_call(self._calls, dae.default_function)(x0, z0, p, t0)[0]
         for names, vals, fmt in ((dae.x_names, x0, "{}"), (dae.z_names, z0, "{}"),
                                  (dae.x_names, xdot, "der({})")):
             bad = np.flatnonzero(~(np.abs(vals) <= OVERFLOW))
