@@ -461,10 +461,10 @@ class EventLoop:
             return np.array([t1]), x1.reshape(-1, 1), z1.reshape(-1, 1)
         if n == 1:
             seg = self._count(self.integ.advance(self.dae, p, s.x, s.z, s.t, t1))
-            return np.array([t1]), seg.x, seg.z
+            return np.array([t1]), _dense(seg.x), _dense(seg.z)
         T = np.linspace(s.t, t1, n + 1)
         seg = self._count(self.integ.integrate(self.dae, p, s.x, s.z, T))
-        return T[1:], seg.x, seg.z
+        return T[1:], _dense(seg.x), _dense(seg.z)
 
     def advance(self, s: HybridState, outputs: np.ndarray
                 ) -> tuple[Reached, HybridState | None, HybridState]:
@@ -486,12 +486,13 @@ class EventLoop:
         seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
                                                np.concatenate([[s.t], T])))
         X, Z = seg.x, seg.z
+        Xn, Zn = _dense(X), _dense(Z)  # numpy, for the columns read below
         d = self.frozen(s.p)
         Tall = np.concatenate([[s.t], T])
         n_all = len(Tall)
         # the start and the samples in one evaluation of the indicators and of their rates
-        Xall = cs.horzcat(cs.DM(s.x), X) if s.x.size else cs.DM(0, n_all)
-        Zall = cs.horzcat(cs.DM(s.z), Z) if s.z.size else cs.DM(0, n_all)
+        Xall = np.hstack([s.x.reshape(-1, 1), Xn])
+        Zall = np.hstack([s.z.reshape(-1, 1), Zn])
         Gall = self.indicators(Xall, Zall, s.p, Tall)
         G = Gall[:, 1:]
         changed = self.live_matrix(G) != d[:, None]
@@ -501,8 +502,8 @@ class EventLoop:
         peak = _hermite_crossings(Tall[:first + 1], Gall[:, :first + 1], R[:, :first + 1], d,
                                   self.dae.relations)
         for j, t_peak in peak:  # earliest first
-            prev = s if j == 0 else HybridState(float(T[j - 1]), _col(X, j - 1),
-                                                _col(Z, j - 1), s.p)
+            prev = s if j == 0 else HybridState(float(T[j - 1]), _col(Xn, j - 1),
+                                                _col(Zn, j - 1), s.p)
             Tp, Xp, Zp = self._advance(s.p, prev, t_peak, 1)
             gp = self.indicators(Xp, Zp, s.p, Tp)[:, 0]
             if (self.live(gp) != d).any():
@@ -510,13 +511,13 @@ class EventLoop:
                 reached = self._reached(T, X, Z, first, s.p)
                 return (reached, *self._locate(prev, t_peak, _col(Xp, 0), _col(Zp, 0), gp))
         if first < len(T):
-            prev = s if first == 0 else HybridState(float(T[first - 1]), _col(X, first - 1),
-                                                    _col(Z, first - 1), s.p)
+            prev = s if first == 0 else HybridState(float(T[first - 1]), _col(Xn, first - 1),
+                                                    _col(Zn, first - 1), s.p)
             reached = self._reached(T, X, Z, first, s.p)
-            return (reached, *self._locate(prev, float(T[first]), _col(X, first),
-                                           _col(Z, first), G[:, first], Gall[:, first]))
+            return (reached, *self._locate(prev, float(T[first]), _col(Xn, first),
+                                           _col(Zn, first), G[:, first], Gall[:, first]))
         reached = self._reached(T, X, Z, len(T), s.p)
-        last = HybridState(float(T[-1]), _col(X, -1), _col(Z, -1), s.p)
+        last = HybridState(float(T[-1]), _col(Xn, -1), _col(Zn, -1), s.p)
         return reached, None, last
 
     @staticmethod
@@ -616,6 +617,11 @@ def _samples(knots: np.ndarray) -> np.ndarray:
     T = a + np.arange(1, SAMPLES + 1)[None, :] * ((b - a) / SAMPLES)
     T[:, -1] = b[:, 0]
     return T.ravel()
+
+
+def _dense(M: Any) -> np.ndarray:
+    """A CasADi or numpy matrix as a numpy array of its shape."""
+    return M.full() if hasattr(M, "full") else np.asarray(M, dtype=float)
 
 
 def _col(M: Any, j: int) -> np.ndarray:
