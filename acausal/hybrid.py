@@ -30,6 +30,7 @@ import numpy as np
 from .discrete import Sample
 from .errors import SimulationError, SolverWarning
 from .initialize import consistent_algebraic
+from .pointcall import PointCall, point_call
 from .solvers.base import SegmentStats
 
 if TYPE_CHECKING:
@@ -229,6 +230,11 @@ class EventLoop:
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         self._offset = {n: int(offsets[k]) for k, n in enumerate(dae.out_names)}
         self.work = SegmentStats()  # the integrator's counts since the last take_work()
+        self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
+
+    def _rate_at(self, x: np.ndarray, z: np.ndarray, p: np.ndarray, t: float) -> np.ndarray:
+        """The states' rates at one point."""
+        return point_call(self._calls, self.dae.default_function)(x, z, p, t)[0]
 
     def _count(self, seg: Segment) -> Segment:
         w, s = self.work, seg.stats
@@ -266,6 +272,9 @@ class EventLoop:
     def indicators(self, x: Any, z: Any, p: np.ndarray, t: Any) -> np.ndarray:
         """Indicators ``g`` at one or several points: ``(n_relations, nt)``."""
         T = np.atleast_1d(np.asarray(t, dtype=float)).reshape(1, -1)
+        if T.shape[1] == 1 and isinstance(x, np.ndarray) and isinstance(z, np.ndarray):
+            return point_call(self._calls, self.dae.indicator_function)(
+                x, z, p, T[0, 0])[0].reshape(-1, 1)
         X = x if not isinstance(x, np.ndarray) or x.ndim == 2 else x.reshape(-1, 1)
         Z = z if not isinstance(z, np.ndarray) or z.ndim == 2 else z.reshape(-1, 1)
         return np.asarray(self.dae.indicator_function(X, Z, p.reshape(-1, 1), T))
@@ -355,8 +364,7 @@ class EventLoop:
                   dt: float) -> np.ndarray:
             if not x.size or dt == 0.0:
                 return x
-            xdot = np.asarray(self.dae.default_function(x, z, p, t)[0]).ravel()
-            return x + dt * xdot
+            return x + dt * self._rate_at(x, z, p, t)
 
         x_event = euler(left.x, left.z, left.p, left.t, t_event - left.t)
         post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time")
@@ -448,16 +456,15 @@ class EventLoop:
         through CasADi returns the start value unchanged for such intervals; the error of
         the Euler step, ``dt^2 |x''| / 2``, is far below any tolerance there)."""
         if t1 - s.t < _MIN_STEP * max(1.0, abs(s.t)):
-            xdot = np.asarray(self.dae.default_function(s.x, s.z, p, s.t)[0]).ravel()
-            x1 = s.x + (t1 - s.t) * xdot
+            x1 = s.x + (t1 - s.t) * self._rate_at(s.x, s.z, p, s.t)
             z1 = consistent_algebraic(self.dae, x1, s.z, p, t1)
             return np.array([t1]), x1.reshape(-1, 1), z1.reshape(-1, 1)
         if n == 1:
             seg = self._count(self.integ.advance(self.dae, p, s.x, s.z, s.t, t1))
-            return np.array([t1]), seg.x, seg.z
+            return np.array([t1]), _dense(seg.x), _dense(seg.z)
         T = np.linspace(s.t, t1, n + 1)
         seg = self._count(self.integ.integrate(self.dae, p, s.x, s.z, T))
-        return T[1:], seg.x, seg.z
+        return T[1:], _dense(seg.x), _dense(seg.z)
 
     def advance(self, s: HybridState, outputs: np.ndarray
                 ) -> tuple[Reached, HybridState | None, HybridState]:
@@ -475,28 +482,28 @@ class EventLoop:
         before the event, state after the event iteration)`` at the same time.
         """
         knots = np.concatenate([[s.t], outputs])
-        T = np.concatenate([np.linspace(a, b, SAMPLES + 1)[1:]
-                            for a, b in zip(knots[:-1], knots[1:], strict=True)])
+        T = _samples(knots)
         seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
                                                np.concatenate([[s.t], T])))
         X, Z = seg.x, seg.z
+        Xn, Zn = _dense(X), _dense(Z)  # numpy, for the columns read below
         d = self.frozen(s.p)
-        G = self.indicators(X, Z, s.p, T)
-        g0 = self.indicators(s.x, s.z, s.p, s.t)
-        Gall = np.hstack([g0, G])
         Tall = np.concatenate([[s.t], T])
+        n_all = len(Tall)
+        # the start and the samples in one evaluation of the indicators and of their rates
+        Xall = np.hstack([s.x.reshape(-1, 1), Xn])
+        Zall = np.hstack([s.z.reshape(-1, 1), Zn])
+        Gall = self.indicators(Xall, Zall, s.p, Tall)
+        G = Gall[:, 1:]
         changed = self.live_matrix(G) != d[:, None]
         first = int(np.argmax(changed.any(axis=0))) if changed.any() else len(T)
         # excursions between samples, on the intervals before the first sign change
-        n_all = len(Tall)
-        R = self.rates(cs.horzcat(cs.DM(s.x), X) if s.x.size else cs.DM(0, n_all),
-                       cs.horzcat(cs.DM(s.z), Z) if s.z.size else cs.DM(0, n_all), s.p, Tall) \
-            if len(d) else np.zeros((0, n_all))
+        R = self.rates(Xall, Zall, s.p, Tall) if len(d) else np.zeros((0, n_all))
         peak = _hermite_crossings(Tall[:first + 1], Gall[:, :first + 1], R[:, :first + 1], d,
                                   self.dae.relations)
         for j, t_peak in peak:  # earliest first
-            prev = s if j == 0 else HybridState(float(T[j - 1]), _col(X, j - 1),
-                                                _col(Z, j - 1), s.p)
+            prev = s if j == 0 else HybridState(float(T[j - 1]), _col(Xn, j - 1),
+                                                _col(Zn, j - 1), s.p)
             Tp, Xp, Zp = self._advance(s.p, prev, t_peak, 1)
             gp = self.indicators(Xp, Zp, s.p, Tp)[:, 0]
             if (self.live(gp) != d).any():
@@ -504,13 +511,13 @@ class EventLoop:
                 reached = self._reached(T, X, Z, first, s.p)
                 return (reached, *self._locate(prev, t_peak, _col(Xp, 0), _col(Zp, 0), gp))
         if first < len(T):
-            prev = s if first == 0 else HybridState(float(T[first - 1]), _col(X, first - 1),
-                                                    _col(Z, first - 1), s.p)
+            prev = s if first == 0 else HybridState(float(T[first - 1]), _col(Xn, first - 1),
+                                                    _col(Zn, first - 1), s.p)
             reached = self._reached(T, X, Z, first, s.p)
-            return (reached, *self._locate(prev, float(T[first]), _col(X, first),
-                                           _col(Z, first), G[:, first]))
+            return (reached, *self._locate(prev, float(T[first]), _col(Xn, first),
+                                           _col(Zn, first), G[:, first], Gall[:, first]))
         reached = self._reached(T, X, Z, len(T), s.p)
-        last = HybridState(float(T[-1]), _col(X, -1), _col(Z, -1), s.p)
+        last = HybridState(float(T[-1]), _col(Xn, -1), _col(Zn, -1), s.p)
         return reached, None, last
 
     @staticmethod
@@ -535,10 +542,17 @@ class EventLoop:
         return np.asarray(f(X, Z, p.reshape(-1, 1), Tm))
 
     def _locate(self, a: HybridState, tb: float, xb: np.ndarray, zb: np.ndarray,
-                gb: np.ndarray) -> tuple[HybridState, HybridState]:
-        """The first crossing in ``(a.t, tb]`` by Illinois' method, then the iteration."""
+                gb: np.ndarray, ga: np.ndarray | None = None
+                ) -> tuple[HybridState, HybridState]:
+        """The first crossing in ``(a.t, tb]`` by Illinois' method, then the iteration
+        (``ga``: the indicators at ``a``, when the caller has them).
+
+        Illinois starts from the secant: a first trial point from the cubic Hermite
+        interpolant of the indicator and its rates lands, for a stiff indicator (a diode's
+        current through Ron = 1e-5 Ohm), where the integration error makes it cross zero
+        early, and adds a pair of events there."""
         d = self.frozen(a.p)
-        ga = self.indicators(a.x, a.z, a.p, a.t)[:, 0]
+        ga = ga if ga is not None else self.indicators(a.x, a.z, a.p, a.t)[:, 0]
         changed = np.flatnonzero(self.live(gb) != d)
         target = self._earliest(changed, a.t, tb, ga, gb)
         fa, fb = ga[target], gb[target]
@@ -594,6 +608,20 @@ class EventLoop:
             if t < t_best:
                 best, t_best = int(k), t
         return best
+
+
+def _samples(knots: np.ndarray) -> np.ndarray:
+    """:data:`SAMPLES` equally spaced points in each interval of ``knots`` (its end
+    included, its start not), as ``np.linspace`` computes them, for all intervals at once."""
+    a, b = knots[:-1, None], knots[1:, None]
+    T = a + np.arange(1, SAMPLES + 1)[None, :] * ((b - a) / SAMPLES)
+    T[:, -1] = b[:, 0]
+    return T.ravel()
+
+
+def _dense(M: Any) -> np.ndarray:
+    """A CasADi or numpy matrix as a numpy array of its shape."""
+    return M.full() if hasattr(M, "full") else np.asarray(M, dtype=float)
 
 
 def _col(M: Any, j: int) -> np.ndarray:

@@ -82,6 +82,32 @@ def _merged(pieces: list[tuple[Any, Any, Any, np.ndarray, np.ndarray]]
     return out
 
 
+def _rates(pieces: list[tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+           ) -> list[np.ndarray]:
+    """The states' rates at every point of every piece: one evaluation for consecutive
+    pieces of one system (a hybrid run has one piece per stretch between events), up to
+    :data:`_MAX_VALUES` values at a time."""
+    out: list[np.ndarray] = []
+    k = 0
+    while k < len(pieces):
+        dae, nx = pieces[k][0], int(pieces[k][0].x.numel())
+        j, cols = k, 0
+        while j < len(pieces) and pieces[j][0] is dae and (
+                j == k or nx * (cols + len(pieces[j][3])) <= _MAX_VALUES):
+            cols += len(pieces[j][3])
+            j += 1
+        batch = pieces[k:j]
+        nts = [len(b[3]) for b in batch]
+        P = np.hstack([np.repeat(np.asarray(b[4], dtype=float).reshape(-1, 1), n, axis=1)
+                       for b, n in zip(batch, nts, strict=True)])
+        F = np.asarray(dae.default_function(
+            np.hstack([b[1] for b in batch]), np.hstack([b[2] for b in batch]), P,
+            np.concatenate([b[3] for b in batch]).reshape(1, -1))[0], dtype=float)
+        out += np.split(F, np.cumsum(nts)[:-1], axis=1)
+        k = j
+    return out
+
+
 def unresolved_states(pieces: list[tuple[Any, Any, Any, np.ndarray, np.ndarray]],
                       atol: float, breaks: list[float] | None = None) -> list[Unresolved]:
     """The states the output points do not resolve, worst first.
@@ -104,9 +130,7 @@ def unresolved_states(pieces: list[tuple[Any, Any, Any, np.ndarray, np.ndarray]]
         if nt < 2 or nx * nt > _MAX_VALUES:
             continue
         per_piece.append((dae, Xn, Z, T, p))
-    for dae, Xn, Z, T, p in per_piece:
-        F = np.asarray(dae.default_function(Xn, Z, np.asarray(p).reshape(-1, 1),
-                                            T.reshape(1, -1))[0], dtype=float)
+    for (dae, Xn, _z, T, _p), F in zip(per_piece, _rates(per_piece), strict=True):
         h = np.diff(T)
         defect = np.abs(np.diff(Xn, axis=1) - 0.5 * h * (F[:, :-1] + F[:, 1:]))
         if len(brk):  # an interval with a time event at an end: the rate there jumps

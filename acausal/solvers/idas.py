@@ -23,7 +23,11 @@ remembered for the model; ``simulate(..., mode=...)`` forces one):
 
 A pure ODE (no algebraic variables) has no algebraic error test to decide on: it runs
 ``idas_ic`` (for an ODE, ``IDACalcIC`` is one linear solve), or ``exact_xdot`` where that
-fails (it can at very tight tolerances). A mode not yet proven on the model gets
+fails (it can at very tight tolerances). Where ``IDACalcIC`` failed at one start point
+but has succeeded at more points of the model than it failed at (a switched circuit whose
+restarts after events are new start points), ``idas_ic`` is tried first again at the next
+start: its integrator is kept, where ``exact_xdot`` builds one per start (its derivatives
+are an option of the CasADi integrator). A mode not yet proven on the model gets
 :data:`PROBE_STEPS` steps per output interval, so a failing attempt is cheap; only when every
 mode runs out of steps does the first one get the full budget. What IDAS prints while a mode
 fails is collected, not shown: it is dropped when another mode succeeds and becomes part of
@@ -43,6 +47,7 @@ import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import SolverWarning
+from ..pointcall import PointCall, point_call
 from ..regularity import singular_for_values
 from .base import (
     IntegrationFailure,
@@ -88,7 +93,8 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
                     init_xdot: np.ndarray | None = None,
                     suppress_algebraic: bool = False,
                     regularity_check: bool = True, normalized: bool = False,
-                    newton_scheme: str | None = None) -> cs.Function:
+                    newton_scheme: str | None = None,
+                    live: Sequence[int] | np.ndarray = ()) -> cs.Function:
     """IDAS integrator of ``dae`` on ``grid`` (relative to the start time).
 
     The returned function takes ``x0``, ``z0`` and ``p = [parameters; t_start]`` and gives
@@ -100,8 +106,25 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
     into a blow-up). With ``normalized`` the time is ``t_start + span tau`` and ``grid`` is
     in ``tau`` (``p = [..., t_start, span]``): one integrator serves every interval. With
     ``newton_scheme="gmres"`` Newton's linear systems are solved by GMRES on
-    Jacobian-vector products (matrix-free) instead of a factorisation.
+    Jacobian-vector products (matrix-free) instead of a factorisation. With ``p_values``,
+    the parameters at the positions ``live`` (relations and discrete variables, which
+    change at events) stay inputs: ``p = [p[live]; t_start; ...]``, so one integrator
+    serves every mode of a hybrid model.
     """
+    problem, lin = dae_problem(dae, p_values=p_values, normalized=normalized, live=live)
+    return integrator_from_problem(
+        problem, lin, grid, rtol=rtol, atol=atol, max_step=max_step,
+        max_num_steps=max_num_steps, name=name, init_xdot=init_xdot,
+        suppress_algebraic=suppress_algebraic, regularity_check=regularity_check,
+        newton_scheme=newton_scheme)
+
+
+def dae_problem(dae: SemiExplicitDAE, *, p_values: np.ndarray | None = None,
+                normalized: bool = False,
+                live: Sequence[int] | np.ndarray = ()) -> tuple[dict[str, Any], str]:
+    """The symbolic IDAS problem of :func:`make_integrator` and its direct linear solver
+    (the part that does not depend on the grid, the tolerances or the start: built once
+    and reused for every integrator of a run)."""
     toff = cs.SX.sym("t_start")
     tau = cs.SX.sym("tau")
     span = cs.SX.sym("span")
@@ -109,9 +132,14 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
     ode, alg = dae.ode, dae.alg
     p_in = dae.p
     if p_values is not None and dae.p.numel():
-        ode = cs.substitute(ode, dae.p, cs.DM(p_values))
-        alg = cs.substitute(alg, dae.p, cs.DM(p_values))
-        p_in = cs.SX(0, 1)
+        keep = sorted(set(int(k) for k in live))
+        fixed = [k for k in range(int(dae.p.numel())) if k not in set(keep)]
+        if fixed:
+            syms = cs.vertcat(*[dae.p[k] for k in fixed])
+            vals = cs.DM(np.asarray(p_values, dtype=float)[fixed])
+            ode = cs.substitute(ode, syms, vals)
+            alg = cs.substitute(alg, syms, vals)
+        p_in = cs.vertcat(*[dae.p[k] for k in keep]) if keep else cs.SX(0, 1)
     if x.numel() == 0:  # IDAS needs a state: a dummy one that stays zero
         x = cs.SX.sym("_dummy_state")
         ode = cs.SX(0)
@@ -131,6 +159,18 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
     if z.numel():
         problem["z"] = z
         problem["alg"] = alg
+    return problem, _linear_solver(cs.vertcat(ode, alg), cs.vertcat(x, z))
+
+
+def integrator_from_problem(problem: dict[str, Any], linear_solver: str,
+                            grid: Sequence[float] | np.ndarray, *, rtol: float = 1e-6,
+                            atol: float = 1e-8, max_step: float | None = None,
+                            max_num_steps: int = 100_000, name: str = "idas",
+                            init_xdot: np.ndarray | None = None,
+                            suppress_algebraic: bool = False, regularity_check: bool = True,
+                            newton_scheme: str | None = None) -> cs.Function:
+    """The CasADi IDAS integrator of a :func:`dae_problem` on ``grid`` (see
+    :func:`make_integrator`)."""
     opts: dict[str, Any] = {"abstol": atol, "reltol": rtol, "max_num_steps": max_num_steps,
                             "verbose": False, "regularity_check": regularity_check}
     if init_xdot is not None:
@@ -142,7 +182,7 @@ def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
     if newton_scheme is not None:
         opts["newton_scheme"] = newton_scheme
     else:
-        opts["linear_solver"] = _linear_solver(cs.vertcat(ode, alg), cs.vertcat(x, z))
+        opts["linear_solver"] = linear_solver
     return cs.integrator(name, "idas", problem, 0.0, [float(g) for g in grid[1:]], opts)
 
 
@@ -211,8 +251,15 @@ class IDASIntegrator(Integrator):
 
             raise AcausalError(f"unknown IDAS mode {options.mode!r}; use one of {MODES}")
         self._functions: dict[tuple, cs.Function] = {}
+        # the symbolic problem per (DAE, fixed parameter values, normalised): building it
+        # (substitution, sparsity) costs more than the integrator made from it
+        self._problems: dict[tuple, tuple[dict[str, Any], str]] = {}
+        self._live: dict[int, np.ndarray] = {}
+        self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
         self._mode_start = 0  # position in the ladder that worked last on this model
         self._proven: set[str] = set()  # modes that completed a segment on this model
+        self._ic_ok = 0  # segments idas_ic completed on this model
+        self._ic_failed = 0  # and its failures in IDACalcIC
         self._tolerant = False  # NaN/Inf at trial points must be retried, not fatal
         self._warned: set[str] = set()
 
@@ -222,25 +269,34 @@ class IDASIntegrator(Integrator):
                   normalized: bool = False) -> cs.Function:
         """The CasADi integrator for this mode, grid and start (kept for repeated runs).
 
-        The exact initial derivatives are an option of the CasADi integrator, so they are
-        part of the key: a repeated simulation from the same start reuses the integrator,
-        a new start point (a restart after an event) builds one.
+        The parameters are folded in as constants, except the relations' values and the
+        discrete variables (:meth:`live`), which are inputs: a hybrid model's change of
+        mode at an event reuses the integrator. The exact initial derivatives are an
+        option of the CasADi integrator, so they are part of the key: a repeated
+        simulation from the same start reuses the integrator, a new start point (a
+        restart after an event) builds one from the kept symbolic problem.
         """
         o = self.options
-        key = (id(dae), tuple(np.round(rel, 12)), mode, p.tobytes(),
+        live = self.live(dae)
+        fixed = np.delete(p, live).tobytes()
+        key = (id(dae), tuple(np.round(rel, 12)), mode, fixed,
                b"" if mode == "idas_ic" else xdot.tobytes(), max_num_steps, self._tolerant,
                normalized)
         f = self._functions.get(key)
         if f is None:
             try:
-                f = make_integrator(
-                    dae, rel, rtol=o.rtol, atol=o.atol, max_step=o.max_step,
-                    max_num_steps=max_num_steps, p_values=p,
+                pkey = (id(dae), fixed, normalized)
+                problem = self._problems.get(pkey)
+                if problem is None:
+                    problem = self._problems[pkey] = dae_problem(
+                        dae, p_values=p, normalized=normalized, live=live)
+                f = integrator_from_problem(
+                    *problem, rel, rtol=o.rtol, atol=o.atol, max_step=o.max_step,
+                    max_num_steps=max_num_steps,
                     init_xdot=None if mode == "idas_ic" else (xdot if xdot.size
                                                               else np.zeros(1)),
                     suppress_algebraic=mode == "states_error_only",
-                    regularity_check=not self._tolerant, normalized=normalized,
-                    newton_scheme=self.newton_scheme)
+                    regularity_check=not self._tolerant, newton_scheme=self.newton_scheme)
             except RuntimeError as exc:  # CasADi refuses a structurally singular DAE
                 if "is_singular" not in str(exc):
                     raise
@@ -248,12 +304,29 @@ class IDASIntegrator(Integrator):
             self._functions[key] = f
         return f
 
+    def live(self, dae: SemiExplicitDAE) -> np.ndarray:
+        """Positions in ``dae.p`` of the values that change at events (the relations and
+        the discrete variables): inputs of the integrators, not constants."""
+        out = self._live.get(id(dae))
+        if out is None:
+            changing = {r.name for r in dae.relations} | {
+                q.name for q in getattr(getattr(self.cm, "system", None), "parameters", ())
+                if q.discrete}
+            out = self._live[id(dae)] = np.array(
+                [k for k, n in enumerate(dae.p_names) if n in changing], dtype=int)
+        return out
+
     def _ladder(self, dae: SemiExplicitDAE) -> tuple[str, ...]:
         if self.options.mode is not None:
             return (self.options.mode,)
         if dae.z.numel() == 0:  # an ODE: no algebraic error test to decide on
-            return _LADDER[min(self._mode_start, 1):2]
-        return _LADDER[self._mode_start:]
+            ladder = _LADDER[min(self._mode_start, 1):2]
+        else:
+            ladder = _LADDER[self._mode_start:]
+        if self._mode_start == 1 and self._ic_ok > self._ic_failed:
+            # IDACalcIC failed at some start, but works at most (see the module docs)
+            ladder = ("idas_ic", *ladder)
+        return ladder
 
     # ----- integration -----
     def _call(self, f: cs.Function, args: dict[str, Any]) -> tuple[Any, str]:
@@ -270,14 +343,16 @@ class IDASIntegrator(Integrator):
 
     def _attempt(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                  grid: np.ndarray, allow_fallback: bool = True,
-                 normalized: bool = False) -> Segment:
+                 normalized: bool = False, xdot: np.ndarray | None = None) -> Segment:
         """The whole grid in one IDAS call, trying the modes of the ladder in turn (with
         ``normalized``, ``grid`` is ``[t0, t1]`` and a time-normalised integrator that
         serves every interval is used)."""
         span = float(grid[-1] - grid[0])
+        tp = [grid[0], span] if normalized else [grid[0]]
         args = dict(x0=x0 if x0.size else 0.0, z0=z0,
-                    p=[grid[0], span] if normalized else [grid[0]])
-        xdot = np.asarray(dae.default_function(x0, z0, p, grid[0])[0]).ravel()
+                    p=np.concatenate([p[self.live(dae)], tp]))
+        if xdot is None:
+            xdot = point_call(self._calls, dae.default_function)(x0, z0, p, grid[0])[0]
         if normalized:
             xdot = span * xdot
         rel = np.array([0.0, 1.0]) if normalized else grid - grid[0]
@@ -297,6 +372,8 @@ class IDASIntegrator(Integrator):
             except _CallFailed as cf:
                 att = _Attempt.read(mode, cf.exc, cf.output)
                 failed.append(att)
+                if mode == "idas_ic" and "IDACalcIC" in str(cf.exc):
+                    self._ic_failed += 1
                 if att.nonfinite and not self._tolerant:
                     # NaN/Inf at a trial point may be recoverable (a square root of a
                     # negative trial value): retry once letting IDAS cut the step; a
@@ -307,13 +384,15 @@ class IDASIntegrator(Integrator):
                 if (budget < full and "TOO_MUCH_WORK" in att.flag
                         and not any(a.nonfinite for a in failed)):
                     out_of_steps.append(mode)
-                if not att.cheap:  # the model, not the method: no other mode
-                    plan = []
+                if not att.cheap and not (mode == "idas_ic" and self._mode_start == 1):
+                    plan = []  # the model, not the method: no other mode (but idas_ic
+                    # tried again ahead of the model's mode leaves that mode its turn)
                 if not plan and out_of_steps:  # every mode ran out: full budget
                     plan = [(out_of_steps[0], full)]
                     out_of_steps = []
                 continue
             self._proven.add(mode)
+            self._ic_ok += mode == "idas_ic"
             if self.options.mode is None and mode in _LADDER:
                 pos = _LADDER.index(mode)
                 if pos > self._mode_start:
@@ -356,10 +435,10 @@ class IDASIntegrator(Integrator):
                                      "".join(a.output for a in af.attempts)) from None
 
     def _check_range(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray,
-                     z0: np.ndarray, t0: float) -> None:
+                     z0: np.ndarray, t0: float) -> np.ndarray:
         """A start whose values or rates are beyond :data:`OVERFLOW` would hang IDAS (its
-        norms overflow): a failure that names the variable instead."""
-        xdot = np.asarray(dae.default_function(x0, z0, p, t0)[0]).ravel()
+        norms overflow): a failure that names the variable instead. Returns the rates."""
+        xdot = point_call(self._calls, dae.default_function)(x0, z0, p, t0)[0]
         for names, vals, fmt in ((dae.x_names, x0, "{}"), (dae.z_names, z0, "{}"),
                                  (dae.x_names, xdot, "der({})")):
             bad = np.flatnonzero(~(np.abs(vals) <= OVERFLOW))
@@ -374,12 +453,13 @@ class IDASIntegrator(Integrator):
                     " a parameter or a source far out of scale (a huge source, a tiny "
                     "coefficient that something is divided by)", t0,
                     _join([], [], [], dae, SegmentStats()))
+        return xdot
 
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
-        self._check_range(dae, p, x0, z0, float(grid[0]))
+        xdot = self._check_range(dae, p, x0, z0, float(grid[0]))
         try:
-            return self._attempt(dae, p, x0, z0, grid, allow_fallback)
+            return self._attempt(dae, p, x0, z0, grid, allow_fallback, xdot=xdot)
         except _AttemptsFailed as af:
             last = af.attempts[-1]
             partial = self._partial(dae, p, x0, z0, grid, last, allow_fallback)
