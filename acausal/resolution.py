@@ -19,7 +19,9 @@ the defect is at most ``(2 pi / n)^3 / 24`` of its peak-to-peak range: 0.13 % wi
 points, 1 % with ten, 8 % with five, 15 % with four. A larger defect means the curve
 between the two points is not what the points show. The check costs one evaluation of
 the model's right-hand side per output point and flags the states (and so the components)
-concerned, with the worst interval.
+concerned, with the worst interval; :mod:`acausal.simulate` runs it only when the
+integrator took at least as many steps as there are output intervals (a grid finer than
+the integrator's steps is resolved by them).
 """
 
 from __future__ import annotations

@@ -145,9 +145,12 @@ def dae_problem(dae: SemiExplicitDAE, *, p_values: np.ndarray | None = None,
         ode = cs.SX(0)
     # IDAS does not return once the solution or its rates pass ~1e150 (the squares in its
     # norms overflow): an infinite residual there stops it through the regularity check,
-    # reported as a blow-up
-    w = cs.vertcat(x, z, ode)
-    ode = ode + cs.if_else(cs.mmax(cs.fabs(w)) > OVERFLOW, np.inf, 0.0)
+    # reported as a blow-up. Element by element (each state and rate guards its own
+    # equation, each algebraic variable one algebraic equation): a guard on the largest
+    # of them all would make every equation depend on every unknown, a dense Jacobian
+    ode = ode + cs.if_else(cs.fmax(cs.fabs(x), cs.fabs(ode)) > OVERFLOW, np.inf, 0.0)
+    if z.numel():
+        alg = alg + cs.if_else(cs.fabs(z) > OVERFLOW, np.inf, 0.0)
     t_of_tau = toff + span * tau if normalized else toff + tau
     if cs.depends_on(cs.vertcat(ode, alg), dae.t):
         ode = cs.substitute(ode, dae.t, t_of_tau)
