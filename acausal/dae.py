@@ -119,6 +119,58 @@ class SemiExplicitDAE:
     def _column_functions(self) -> dict[int, cs.Function]:
         return {}
 
+    def output_column(self, k: int, X: np.ndarray, Z: np.ndarray, p: np.ndarray,
+                      T: np.ndarray) -> np.ndarray:
+        """Output ``k`` over a grid, ``(nt, size)``, from the states ``X`` and algebraic
+        variables ``Z`` (one column per time point).
+
+        Costs what the output's expression costs, not what the model does: the function
+        takes only the entries of ``x``, ``z`` and ``p`` the expression depends on, and
+        only those rows of ``X`` and ``Z`` are passed."""
+        e = cs.vec(self.out_expr[k])
+        nt = len(T)
+        if e.is_constant():  # (a structural zero, a constant)
+            return np.tile(np.asarray(cs.DM(e)).reshape(1, -1), (nt, 1))
+        xi: list[int] = []
+        zi: list[int] = []
+        pi: list[int] = []
+        names = self._input_names
+        inputs = (self.x, self.z, self.p)
+        for s in cs.symvar(e):
+            h = s.element_hash()
+            kind, j = names.get(s.name(), (3, 0))
+            if kind < 3 and inputs[kind][j].element_hash() != h:  # (two symbols, one name)
+                kind, j = self._input_positions.get(h, (3, 0))
+            (xi, zi, pi, [])[kind].append(j)
+        xs = [self.x[j] for j in xi]
+        zs = [self.z[j] for j in zi]
+        ps = [self.p[j] for j in pi]
+        f = cs.Function("output", [cs.vertcat(*xs) if xs else cs.SX(0, 1),
+                                   cs.vertcat(*zs) if zs else cs.SX(0, 1),
+                                   cs.vertcat(*ps) if ps else cs.SX(0, 1), self.t], [e])
+        Xs = np.asarray(X).reshape(-1, nt)[xi] if xi else np.zeros((0, nt))
+        Zs = np.asarray(Z).reshape(-1, nt)[zi] if zi else np.zeros((0, nt))
+        Ps = np.asarray(p, dtype=float).ravel()[pi].reshape(-1, 1)
+        return np.asarray(f(Xs, Zs, Ps, np.asarray(T, dtype=float).reshape(1, -1))).T
+
+    @cached_property
+    def _input_names(self) -> dict[str, tuple[int, int]]:
+        """``name -> (0 for x, 1 for z, 2 for p; position)`` of every input."""
+        out: dict[str, tuple[int, int]] = {}
+        for kind, names in ((2, self.p_names), (1, self.z_names), (0, self.x_names)):
+            out.update(zip(names, zip([kind] * len(names), range(len(names)),
+                                      strict=True), strict=True))
+        return out
+
+    @cached_property
+    def _input_positions(self) -> dict[int, tuple[int, int]]:
+        """``element_hash -> (0 for x, 1 for z, 2 for p; position)`` of every input."""
+        out: dict[int, tuple[int, int]] = {}
+        for kind, v in ((0, self.x), (1, self.z), (2, self.p)):
+            for j, s in enumerate(cs.vertsplit(v)) if v.numel() else ():
+                out[s.element_hash()] = (kind, j)
+        return out
+
     @cached_property
     def _output_function(self) -> cs.Function:
         stacked = self.out_stacked
