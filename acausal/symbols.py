@@ -87,13 +87,19 @@ class SymbolTable:
                 unit: str = "", nominal: float | None = None, state_priority: int = 0,
                 origin: str = "", hint: str = "", decl: Any = None) -> cs.SX:
         """Create ``size`` scalar unknowns named ``name`` (``name_k`` elements if a vector)."""
+        if size == 1:  # (a scalar symbol is named exactly ``name``; the common case)
+            if name in self.index:
+                raise ModelDefinitionError(f"two unknowns are named {name!r}")
+            sym = cs.SX.sym(name)
+            self.index[name] = len(self.variables)
+            self.variables.append(FlatVariable(
+                name, sym, float(start), fixed, unit, nominal, state_priority, origin, None,
+                None, hint, decl))
+            return sym
         sym = cs.SX.sym(name, size)
-        if size == 1:  # (a scalar symbol is named exactly ``name``)
-            elems, starts, names = [sym], [float(start)], [name]
-        else:
-            elems = [sym[k] for k in range(size)]
-            starts = list(np.broadcast_to(np.asarray(start, dtype=float), (size,)))
-            names = [e.name() for e in elems]
+        elems = [sym[k] for k in range(size)]
+        starts = list(np.broadcast_to(np.asarray(start, dtype=float), (size,)))
+        names = [e.name() for e in elems]
         for e, s0, sname in zip(elems, starts, names, strict=True):
             if sname in self.index:
                 raise ModelDefinitionError(f"two unknowns are named {sname!r}")
