@@ -349,10 +349,9 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         d = sys.variables[sys.var_der[j]]
         ode.append(solved.solved.get(d.name, d.sym))
     z = cs.vertcat(*solved.z) if solved.z else cs.SX(0, 1)
-    pv = cs.vertcat(*[p.sym for p in sys.parameters]) if sys.parameters else cs.SX(0, 1)
+    pv = sys.parameter_symbols()
 
     # outputs: every variable, every alias, every port quantity
-    all_syms = [v.sym for v in sys.variables]
     all_expr = [solved.solved.get(v.name, v.sym) for v in sys.variables]
     out_names = [v.name for v in sys.variables]
     out_expr = list(all_expr)
@@ -377,7 +376,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         if alias[0]:
             stacked = cs.substitute(stacked, cs.vertcat(*alias[0]), cs.vertcat(*alias[1]))
         # alias expressions refer to representatives, which may themselves be solved
-        stacked = cs.substitute(stacked, cs.vertcat(*all_syms), cs.vertcat(*all_expr))
+        stacked = cs.substitute(stacked, sys.symbols(), sys_stacked)
         offsets = np.cumsum([0] + [a * b for a, b in shapes])
         parts = cs.vertsplit(stacked, [int(o) for o in offsets])
         for part, shp in zip(parts, shapes, strict=True):

@@ -168,12 +168,13 @@ class SymbolTable:
         """The symbol ``der(v_k)`` (created on first use)."""
         v = self.variables[k]
         if v.der is None:
-            sym = cs.SX.sym(f"der({v.name})")
+            name = f"der({v.name})"  # (the symbol's name)
+            sym = cs.SX.sym(name)
             idx = len(self.variables)
-            self.index[sym.name()] = idx
+            self.index[name] = idx
             self.variables.append(
-                FlatVariable(sym.name(), sym, unit=f"{v.unit}/s" if v.unit else "1/s",
-                             origin=v.origin, der_of=k)
+                FlatVariable(name, sym, 0.0, False, f"{v.unit}/s" if v.unit else "1/s",
+                             None, 0, v.origin, k)
             )
             v.der = idx
         return self.variables[v.der].sym

@@ -11,7 +11,8 @@ Each size runs in a fresh process (so that the peak memory is that size's own) a
    3), and the ratio (goal <= 1.2 at N = 1 000 and 10 000);
 3. the time of reading every named output once (goal: < 0.1 s at N = 1 000, < 1 s at
    N = 10 000) and again;
-4. the cold import time of ``acausal``.
+4. the cold import time of ``acausal`` and a cold RC script (fresh interpreter: import,
+   build, simulate) against the same RC written by hand in CasADi (goal <= 1.5x).
 
 Goals of issue 14: build at N = 10 000 < 2 s, at N = 100 000 < 20 s and < 2 GB.
 """
@@ -103,6 +104,46 @@ def cold_import() -> float:
     return best
 
 
+RC_ACAUSAL = """
+import acausal as ac
+from components import electrical as el
+class RC(ac.Model):
+    def __init__(self):
+        super().__init__()
+        self.source = el.ConstantVoltage(V=10.0)
+        self.resistor = el.Resistor(R=1e3)
+        self.capacitor = el.Capacitor(C=1e-3, v=0.0)
+        self.ground = el.Ground()
+        self.connect(self.source.p, self.resistor.p)
+        self.connect(self.resistor.n, self.capacitor.p)
+        self.connect(self.capacitor.n, self.source.n, self.ground.p)
+res = ac.simulate(RC(), 5.0, n_points=101)
+print(res["capacitor.v"][-1])
+"""
+RC_CASADI = """
+import casadi as cs
+import numpy as np
+v = cs.SX.sym("v")
+f = cs.integrator("rc", "idas", {"x": v, "ode": (10.0 - v) / (1e3 * 1e-3)}, 0.0,
+                  np.linspace(0.0, 5.0, 101)[1:], {"abstol": 1e-8, "reltol": 1e-6})
+print(float(f(x0=0.0)["xf"][-1]))
+"""
+
+
+def cold_scripts(reps: int = 5) -> tuple[float, float]:
+    """Best wall time of a fresh interpreter running the RC script: acausal, hand-written
+    CasADi (interleaved)."""
+    best = [float("inf"), float("inf")]
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    for _ in range(reps):
+        for k, code in enumerate((RC_ACAUSAL, RC_CASADI)):
+            tic = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
+                           env=env)
+            best[k] = min(best[k], time.perf_counter() - tic)
+    return best[0], best[1]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="N = 1 000 and 10 000 only")
@@ -117,6 +158,9 @@ def main() -> None:
     sizes = args.sizes or ([1000, 10000] if args.quick else [1000, 10000, 100000])
     print("== Mass-spring-damper chain (benchmarks/_models.py): build, simulate, outputs ==")
     print(f"   cold `import acausal`: {cold_import():.3f} s")
+    ours, floor = cold_scripts()
+    print(f"   cold RC script (import, build, simulate): {ours:.3f} s vs the same in CasADi "
+          f"{floor:.3f} s: ratio {ours / floor:.2f} (goal <= 1.5)")
     rows = []
     for N in sizes:
         r = subprocess.run([sys.executable, __file__, "--one", str(N), "--simulate-up-to",
