@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SemiExplicitDAE", "assemble_dae", "dae_pass"]
 
+_RAW = getattr(cs, "_casadi", None)
+_NAME = getattr(_RAW, "SX_name", cs.SX.name)
+_SIZE1 = getattr(_RAW, "GenSX_size1", cs.SX.size1)
+_SIZE2 = getattr(_RAW, "GenSX_size2", cs.SX.size2)
+
 
 @dataclass(eq=False)
 class SemiExplicitDAE:
@@ -365,14 +370,17 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     for r in relations:  # indicators go through the same substitution as the outputs
         pending[f"__indicator__{r.name}"] = r.indicator
     for s, e in zip(*alias, strict=True):
-        if s.name() not in known:
-            pending.setdefault(s.name(), e)
+        name = _NAME(s)
+        if name not in known:
+            pending.setdefault(name, e)
     if pending:
         names = list(pending)
-        exprs = [pending[n] if isinstance(pending[n], cs.SX) else cs.SX(pending[n])
-                 for n in names]
-        shapes = [e.shape for e in exprs]
-        stacked = cs.vertcat(*[e if e.size2() == 1 else cs.vec(e) for e in exprs])
+        exprs = [e if type(e) is cs.SX else cs.SX(e) for e in pending.values()]
+        # (the C functions behind SX.shape: a call each instead of four through the
+        # wrappers, for every output of the model)
+        shapes = [(_SIZE1(e), _SIZE2(e)) for e in exprs]
+        stacked = cs.vertcat(*[e if shp[1] == 1 else cs.vec(e)
+                               for e, shp in zip(exprs, shapes, strict=True)])
         if alias[0]:
             stacked = cs.substitute(stacked, cs.vertcat(*alias[0]), cs.vertcat(*alias[1]))
         # alias expressions refer to representatives, which may themselves be solved

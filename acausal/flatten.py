@@ -350,7 +350,7 @@ class _Flattener:
             ) from exc
         n = sx.numel()
         if n == 1:  # (the common case)
-            return [FlatEquation(None if sx.is_op(_OP_EQ) else sx, origin, "", sx)]
+            return [FlatEquation(None if _OP(sx) == _OP_EQ else sx, origin, "", sx)]
         out = []
         for k in range(n):
             e = sx[k]
@@ -401,6 +401,9 @@ def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenCl
             ) from exc
     return WhenClause(cond, actions, origin)
 _OP_EQ = cs.OP_EQ
+_OP = getattr(getattr(cs, "_casadi", None), "SX_op", cs.SX.op)
+_DEP = getattr(getattr(cs, "_casadi", None), "SX_dep", cs.SX.dep)
+_BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
 
 
 def _edge_names(g: LinearGraph, path: dict[int, str]) -> list[str]:
@@ -491,13 +494,14 @@ def _signal(c: Component, name: str, f: Any, t: cs.SX) -> cs.SX:
 
 def _residuals(eqs: list[FlatEquation]) -> None:
     """Fill ``res = lhs - rhs`` of the equations written as ``lhs == rhs``."""
-    todo: list[Any] = [e for e in eqs if e.res is None]
-    if not todo:
-        return
-    lhs: Any = cs.vertcat(*[e.source.dep(0) for e in todo])
-    rhs: Any = cs.vertcat(*[e.source.dep(1) for e in todo])
-    for e, r in zip(todo, cs.vertsplit(lhs - rhs), strict=True):
-        e.res = r
+    # one subtraction per equation through the C functions behind SX.dep and SX.binary:
+    # three calls, where stacking and splitting cost a call per element for each of lhs,
+    # rhs and the difference
+    dep, binary, sub = _DEP, _BINARY, cs.OP_SUB
+    for e in eqs:
+        if e.res is None:
+            src: Any = e.source
+            e.res = binary(sub, dep(src, 0), dep(src, 1))
 
 
 def flatten(model: Component, graph: LinearGraph,
