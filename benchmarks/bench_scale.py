@@ -36,7 +36,7 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def one_size(N: int, simulate: bool) -> dict:
+def one_size(N: int, simulate: bool, solver: str = "auto") -> dict:
     """Everything measured at one size, in this process."""
     sys.path.insert(0, ROOT)
     sys.path.insert(0, HERE)
@@ -76,7 +76,7 @@ def one_size(N: int, simulate: bool) -> dict:
     for _ in range(3):
         cm.run_cache = None  # each run creates its integrator, as the floor does
         tic = time.perf_counter()
-        res = ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=N_POINTS)
+        res = ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=N_POINTS, solver=solver)
         sims.append(time.perf_counter() - tic)
         floors.append(floor())
         names = res.names()
@@ -150,10 +150,11 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="*", default=None)
     ap.add_argument("--simulate-up-to", type=int, default=10000,
                     help="largest N that is simulated (larger ones are built only)")
+    ap.add_argument("--solver", default="auto", help="simulate(..., solver=) (default auto)")
     ap.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one is not None:
-        print(json.dumps(one_size(args.one, args.one <= args.simulate_up_to)))
+        print(json.dumps(one_size(args.one, args.one <= args.simulate_up_to, args.solver)))
         return
     sizes = args.sizes or ([1000, 10000] if args.quick else [1000, 10000, 100000])
     print("== Mass-spring-damper chain (benchmarks/_models.py): build, simulate, outputs ==")
@@ -164,7 +165,8 @@ def main() -> None:
     rows = []
     for N in sizes:
         r = subprocess.run([sys.executable, __file__, "--one", str(N), "--simulate-up-to",
-                            str(args.simulate_up_to)], capture_output=True, text=True,
+                            str(args.simulate_up_to), "--solver", args.solver],
+                           capture_output=True, text=True,
                            env={**os.environ, "PYTHONPATH": ROOT})
         if r.returncode != 0:
             print(f"N={N}: failed\n{r.stderr[-2000:]}")
