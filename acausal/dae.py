@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SemiExplicitDAE", "assemble_dae", "dae_pass"]
 
+_RAW = getattr(cs, "_casadi", None)
+_NAME = getattr(_RAW, "SX_name", cs.SX.name)
+_SIZE1 = getattr(_RAW, "GenSX_size1", cs.SX.size1)
+_SIZE2 = getattr(_RAW, "GenSX_size2", cs.SX.size2)
+
 
 @dataclass(eq=False)
 class SemiExplicitDAE:
@@ -118,6 +123,58 @@ class SemiExplicitDAE:
     @cached_property
     def _column_functions(self) -> dict[int, cs.Function]:
         return {}
+
+    def output_column(self, k: int, X: np.ndarray, Z: np.ndarray, p: np.ndarray,
+                      T: np.ndarray) -> np.ndarray:
+        """Output ``k`` over a grid, ``(nt, size)``, from the states ``X`` and algebraic
+        variables ``Z`` (one column per time point).
+
+        Costs what the output's expression costs, not what the model does: the function
+        takes only the entries of ``x``, ``z`` and ``p`` the expression depends on, and
+        only those rows of ``X`` and ``Z`` are passed."""
+        e = cs.vec(self.out_expr[k])
+        nt = len(T)
+        if e.is_constant():  # (a structural zero, a constant)
+            return np.tile(np.asarray(cs.DM(e)).reshape(1, -1), (nt, 1))
+        xi: list[int] = []
+        zi: list[int] = []
+        pi: list[int] = []
+        names = self._input_names
+        inputs = (self.x, self.z, self.p)
+        for s in cs.symvar(e):
+            h = s.element_hash()
+            kind, j = names.get(s.name(), (3, 0))
+            if kind < 3 and inputs[kind][j].element_hash() != h:  # (two symbols, one name)
+                kind, j = self._input_positions.get(h, (3, 0))
+            (xi, zi, pi, [])[kind].append(j)
+        xs = [self.x[j] for j in xi]
+        zs = [self.z[j] for j in zi]
+        ps = [self.p[j] for j in pi]
+        f = cs.Function("output", [cs.vertcat(*xs) if xs else cs.SX(0, 1),
+                                   cs.vertcat(*zs) if zs else cs.SX(0, 1),
+                                   cs.vertcat(*ps) if ps else cs.SX(0, 1), self.t], [e])
+        Xs = np.asarray(X).reshape(-1, nt)[xi] if xi else np.zeros((0, nt))
+        Zs = np.asarray(Z).reshape(-1, nt)[zi] if zi else np.zeros((0, nt))
+        Ps = np.asarray(p, dtype=float).ravel()[pi].reshape(-1, 1)
+        return np.asarray(f(Xs, Zs, Ps, np.asarray(T, dtype=float).reshape(1, -1))).T
+
+    @cached_property
+    def _input_names(self) -> dict[str, tuple[int, int]]:
+        """``name -> (0 for x, 1 for z, 2 for p; position)`` of every input."""
+        out: dict[str, tuple[int, int]] = {}
+        for kind, names in ((2, self.p_names), (1, self.z_names), (0, self.x_names)):
+            out.update(zip(names, zip([kind] * len(names), range(len(names)),
+                                      strict=True), strict=True))
+        return out
+
+    @cached_property
+    def _input_positions(self) -> dict[int, tuple[int, int]]:
+        """``element_hash -> (0 for x, 1 for z, 2 for p; position)`` of every input."""
+        out: dict[int, tuple[int, int]] = {}
+        for kind, v in ((0, self.x), (1, self.z), (2, self.p)):
+            for j, s in enumerate(cs.vertsplit(v)) if v.numel() else ():
+                out[s.element_hash()] = (kind, j)
+        return out
 
     @cached_property
     def _output_function(self) -> cs.Function:
@@ -297,10 +354,9 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         d = sys.variables[sys.var_der[j]]
         ode.append(solved.solved.get(d.name, d.sym))
     z = cs.vertcat(*solved.z) if solved.z else cs.SX(0, 1)
-    pv = cs.vertcat(*[p.sym for p in sys.parameters]) if sys.parameters else cs.SX(0, 1)
+    pv = sys.parameter_symbols()
 
     # outputs: every variable, every alias, every port quantity
-    all_syms = [v.sym for v in sys.variables]
     all_expr = [solved.solved.get(v.name, v.sym) for v in sys.variables]
     out_names = [v.name for v in sys.variables]
     out_expr = list(all_expr)
@@ -314,18 +370,21 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     for r in relations:  # indicators go through the same substitution as the outputs
         pending[f"__indicator__{r.name}"] = r.indicator
     for s, e in zip(*alias, strict=True):
-        if s.name() not in known:
-            pending.setdefault(s.name(), e)
+        name = _NAME(s)
+        if name not in known:
+            pending.setdefault(name, e)
     if pending:
         names = list(pending)
-        exprs = [pending[n] if isinstance(pending[n], cs.SX) else cs.SX(pending[n])
-                 for n in names]
-        shapes = [e.shape for e in exprs]
-        stacked = cs.vertcat(*[e if e.size2() == 1 else cs.vec(e) for e in exprs])
+        exprs = [e if type(e) is cs.SX else cs.SX(e) for e in pending.values()]
+        # (the C functions behind SX.shape: a call each instead of four through the
+        # wrappers, for every output of the model)
+        shapes = [(_SIZE1(e), _SIZE2(e)) for e in exprs]
+        stacked = cs.vertcat(*[e if shp[1] == 1 else cs.vec(e)
+                               for e, shp in zip(exprs, shapes, strict=True)])
         if alias[0]:
             stacked = cs.substitute(stacked, cs.vertcat(*alias[0]), cs.vertcat(*alias[1]))
         # alias expressions refer to representatives, which may themselves be solved
-        stacked = cs.substitute(stacked, cs.vertcat(*all_syms), cs.vertcat(*all_expr))
+        stacked = cs.substitute(stacked, sys.symbols(), sys_stacked)
         offsets = np.cumsum([0] + [a * b for a, b in shapes])
         parts = cs.vertsplit(stacked, [int(o) for o in offsets])
         for part, shp in zip(parts, shapes, strict=True):

@@ -24,7 +24,8 @@ import casadi as cs
 __all__ = ["fast_operators"]
 
 _SX = cs.SX
-_binary = cs.SX.binary
+# the C function behind the ``SX.binary`` wrapper (one Python call less per operation)
+_binary = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
 _FAST = (cs.SX, float, int)
 
 # (method, operation, reflected): reflected ones compute ``other op self``

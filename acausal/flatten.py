@@ -124,7 +124,7 @@ class _Flattener:
         comps = list(self.model.walk())
         path = {id(c): c.path() for c in comps}
         x = self._graph_unknowns(path)
-        self._bind_graph_ports(comps, x)
+        self._bind_graph_ports(comps, x, path)
         self._bind_declarations(comps, path)
         tab = self.table
         equations: list[FlatEquation] = []
@@ -204,13 +204,16 @@ class _Flattener:
         topo = g.topology
         AV: dict[int, cs.SX] = {}
         TV: dict[int, cs.SX] = {}
+        in_tree = topo.in_tree.tolist() if hasattr(topo.in_tree, "tolist") else topo.in_tree
+        edge_names = self._edge_names = _edge_names(g, path)
         for e in g.edges:
-            q = e.domain.across if topo.in_tree[e.index] else e.domain.through
-            name = f"{e.name}.{q.name}"
-            if e.domain.causal and e.decl.initial is DATUM and topo.in_tree[e.index]:
+            tree_edge = in_tree[e.index]
+            q = e.domain.across if tree_edge else e.domain.through
+            name = f"{edge_names[e.index]}.{q.name}"
+            if e.domain.causal and e.decl.initial is DATUM and tree_edge:
                 name = e.component.ports()[e.decl.final].path()  # a block output: "pi.y"
             sym = tab.new_var(name, q.size, unit=q.unit, origin=path[id(e.component)])
-            (AV if topo.in_tree[e.index] else TV)[e.index] = sym
+            (AV if tree_edge else TV)[e.index] = sym
         x: dict[int, cs.SX] = {}
         for vtx in topo.order:
             size = g.vertices[vtx].domain.across.size
@@ -237,42 +240,50 @@ class _Flattener:
                 else:
                     acc = acc - term if d == 1.0 else (acc + term if d == -1.0 else acc - d * term)
             TV[j] = acc if acc is not None else cs.SX.zeros(size)
+        outputs = tab.outputs
         for e in g.edges:  # every edge's across and through quantity, by edge name
-            tab.add_output(f"{e.name}.{e.domain.across.name}", AV[e.index])
-            tab.add_output(f"{e.name}.{e.domain.through.name}", TV[e.index])
+            en = edge_names[e.index]
+            outputs[f"{en}.{e.domain.across.name}"] = AV[e.index]
+            outputs[f"{en}.{e.domain.through.name}"] = TV[e.index]
         self._through = TV
         return x
 
-    def _bind_graph_ports(self, comps: list[Component], x: dict[int, cs.SX]) -> None:
+    def _bind_graph_ports(self, comps: list[Component], x: dict[int, cs.SX],
+                          path: dict[int, str]) -> None:
         g, tab, TV = self.graph, self.table, self._through
         flows: dict[int, Any] = {}
         for e in g.edges:
-            cp = e.component.ports()
-            for end, sign in ((e.decl.initial, 1.0), (e.decl.final, -1.0)):
+            cp = e.component.__dict__["_ports"]
+            tv = TV[e.index]
+            for end, positive in ((e.decl.initial, True), (e.decl.final, False)):
                 if end is DATUM:
                     continue
-                p = cp[end]
-                tv = TV[e.index]
-                if id(p) not in flows:
-                    flows[id(p)] = tv if sign > 0 else -tv
+                key = id(cp[end])
+                acc = flows.get(key)
+                if acc is None:
+                    flows[key] = tv if positive else -tv
                 else:
-                    flows[id(p)] = flows[id(p)] + tv if sign > 0 else flows[id(p)] - tv
+                    flows[key] = acc + tv if positive else acc - tv
         _composite_flows(comps, flows)
+        outputs, port_vertex = tab.outputs, g.port_vertex
         for c in comps:
-            for p in c.ports().values():
+            cpath = path[id(c)] or type(c).__name__
+            for p in c.__dict__["_ports"].values():
                 dom = p.domain
                 if not dom.graph:
                     continue  # bound by the domain's pass
-                v = g.port_vertex[id(p)]
+                v = port_vertex[id(p)]
                 across = x[v] if v >= 0 else cs.SX.zeros(dom.across.size)
-                through = flows.get(id(p), cs.SX.zeros(dom.through.size))
+                through = flows.get(id(p))
+                if through is None:
+                    through = cs.SX.zeros(dom.through.size)
                 p.__dict__["_binding"] = {dom.across.name: across, dom.through.name: through}
-                pp = p.path()
+                pp = f"{cpath}.{p.name}"
                 if dom.causal:  # a signal is addressed by its port: res["pi.y"]
-                    tab.add_output(pp, across)
+                    outputs[pp] = across
                     continue
-                tab.add_output(f"{pp}.{dom.across.name}", across)
-                tab.add_output(f"{pp}.{dom.through.name}", through)
+                outputs[f"{pp}.{dom.across.name}"] = across
+                outputs[f"{pp}.{dom.through.name}"] = through
 
     def _bind_declarations(self, comps: list[Component], path: dict[int, str]) -> None:
         """Symbols of every component's variables and parameters (bound for equations)."""
@@ -337,9 +348,12 @@ class _Flattener:
             raise ModelDefinitionError(
                 f"{c._describe()}: cannot read equation {eq!r} ({exc})"
             ) from exc
+        n = sx.numel()
+        if n == 1:  # (the common case)
+            return [FlatEquation(None if _OP(sx) == _OP_EQ else sx, origin, "", sx)]
         out = []
-        for k in range(sx.numel()):
-            e = sx if sx.numel() == 1 else sx[k]
+        for k in range(n):
+            e = sx[k]
             # lhs - rhs is formed for all equations at once in _residuals (one CasADi call
             # instead of one per equation)
             out.append(FlatEquation(None if e.is_op(cs.OP_EQ) else e, origin, "", e))
@@ -386,6 +400,22 @@ def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenCl
                 f"{c._describe()}: the condition of a when() is not an expression ({exc})"
             ) from exc
     return WhenClause(cond, actions, origin)
+_OP_EQ = cs.OP_EQ
+_OP = getattr(getattr(cs, "_casadi", None), "SX_op", cs.SX.op)
+_DEP = getattr(getattr(cs, "_casadi", None), "SX_dep", cs.SX.dep)
+_BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
+
+
+def _edge_names(g: LinearGraph, path: dict[int, str]) -> list[str]:
+    """``GraphEdge.name`` of every edge, with the component paths already known."""
+    out = []
+    for e in g.edges:
+        a = "datum" if e.decl.initial is DATUM else e.decl.initial
+        b = "datum" if e.decl.final is DATUM else e.decl.final
+        out.append(f"{path[id(e.component)] or type(e.component).__name__}[{a}->{b}]")
+    return out
+
+
 def _equations_failure(c: Component, method: str, exc: Exception) -> str:
     """The message for an exception raised inside a component's ``equations()``."""
     text = str(exc)
@@ -464,13 +494,14 @@ def _signal(c: Component, name: str, f: Any, t: cs.SX) -> cs.SX:
 
 def _residuals(eqs: list[FlatEquation]) -> None:
     """Fill ``res = lhs - rhs`` of the equations written as ``lhs == rhs``."""
-    todo: list[Any] = [e for e in eqs if e.res is None]
-    if not todo:
-        return
-    lhs: Any = cs.vertcat(*[e.source.dep(0) for e in todo])
-    rhs: Any = cs.vertcat(*[e.source.dep(1) for e in todo])
-    for e, r in zip(todo, cs.vertsplit(lhs - rhs), strict=True):
-        e.res = r
+    # one subtraction per equation through the C functions behind SX.dep and SX.binary:
+    # three calls, where stacking and splitting cost a call per element for each of lhs,
+    # rhs and the difference
+    dep, binary, sub = _DEP, _BINARY, cs.OP_SUB
+    for e in eqs:
+        if e.res is None:
+            src: Any = e.source
+            e.res = binary(sub, dep(src, 0), dep(src, 1))
 
 
 def flatten(model: Component, graph: LinearGraph,

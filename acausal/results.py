@@ -12,6 +12,10 @@ from .names import did_you_mean
 
 __all__ = ["Result"]
 
+#: names evaluated one by one (each costs its own expression) before the next read
+#: evaluates the whole table at once (which costs about as much as a few hundred names)
+_PER_NAME_READS = 64
+
 
 class Result:
     """Time series of every variable of a model.
@@ -65,6 +69,8 @@ class Result:
         if hasattr(lazy, "column"):
             col = self._columns.get(k)
             if col is None:
+                if len(self._columns) >= _PER_NAME_READS:  # reading many: the whole table
+                    return self._data[:, self._offsets[k]:self._offsets[k + 1]]
                 col = self._columns[k] = lazy.column(k)
             return col
         return self._data[:, self._offsets[k]:self._offsets[k + 1]]

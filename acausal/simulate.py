@@ -579,9 +579,7 @@ class _LazyOutputs:
         self.pieces = pieces
 
     def column(self, k: int) -> np.ndarray:
-        parts = [b[0].output_column_function(k)(b[1], b[2], b[4].reshape(-1, 1),
-                                                 b[3].reshape(1, -1)).full().T
-                 for b in self.pieces]
+        parts = [b[0].output_column(k, b[1], b[2], b[4], b[3]) for b in self.pieces]
         return np.vstack(parts)
 
     def matrix(self) -> np.ndarray:

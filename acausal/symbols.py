@@ -87,13 +87,19 @@ class SymbolTable:
                 unit: str = "", nominal: float | None = None, state_priority: int = 0,
                 origin: str = "", hint: str = "", decl: Any = None) -> cs.SX:
         """Create ``size`` scalar unknowns named ``name`` (``name_k`` elements if a vector)."""
+        if size == 1:  # (a scalar symbol is named exactly ``name``; the common case)
+            if name in self.index:
+                raise ModelDefinitionError(f"two unknowns are named {name!r}")
+            sym = cs.SX.sym(name)
+            self.index[name] = len(self.variables)
+            self.variables.append(FlatVariable(
+                name, sym, float(start), fixed, unit, nominal, state_priority, origin, None,
+                None, hint, decl))
+            return sym
         sym = cs.SX.sym(name, size)
-        if size == 1:  # (a scalar symbol is named exactly ``name``)
-            elems, starts, names = [sym], [float(start)], [name]
-        else:
-            elems = [sym[k] for k in range(size)]
-            starts = list(np.broadcast_to(np.asarray(start, dtype=float), (size,)))
-            names = [e.name() for e in elems]
+        elems = [sym[k] for k in range(size)]
+        starts = list(np.broadcast_to(np.asarray(start, dtype=float), (size,)))
+        names = [e.name() for e in elems]
         for e, s0, sname in zip(elems, starts, names, strict=True):
             if sname in self.index:
                 raise ModelDefinitionError(f"two unknowns are named {sname!r}")
@@ -162,12 +168,13 @@ class SymbolTable:
         """The symbol ``der(v_k)`` (created on first use)."""
         v = self.variables[k]
         if v.der is None:
-            sym = cs.SX.sym(f"der({v.name})")
+            name = f"der({v.name})"  # (the symbol's name)
+            sym = cs.SX.sym(name)
             idx = len(self.variables)
-            self.index[sym.name()] = idx
+            self.index[name] = idx
             self.variables.append(
-                FlatVariable(sym.name(), sym, unit=f"{v.unit}/s" if v.unit else "1/s",
-                             origin=v.origin, der_of=k)
+                FlatVariable(name, sym, 0.0, False, f"{v.unit}/s" if v.unit else "1/s",
+                             None, 0, v.origin, k)
             )
             v.der = idx
         return self.variables[v.der].sym

@@ -135,8 +135,8 @@ def select_states(
     rng_seed: int = 0,
 ) -> StateSelection:
     """Mattsson–Söderlind selection at the point ``values`` (one value per variable)."""
-    allv = cs.vertcat(*[v.sym for v in sys.variables]) if sys.variables else cs.SX(0, 1)
-    pv = cs.vertcat(*[p.sym for p in sys.parameters]) if sys.parameters else cs.SX(0, 1)
+    allv = sys.symbols()
+    pv = sys.parameter_symbols()
     dummies: set[int] = set()
     blocks: list[DummyBlock] = []
     # level 1: the most differentiated equations that are derivatives of other equations

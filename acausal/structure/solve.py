@@ -69,7 +69,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     new_expr: list[cs.SX] = []  # columns of solutions found in the current level
     # the unknowns (and time) and the residuals stacked once: a level takes its rows by
     # index instead of stacking thousands of scalar expressions again
-    all_vars = cs.vertcat(*[v.sym for v in sys.variables], sys.t)
+    all_vars = cs.vertcat(sys.symbols(), sys.t)
     all_res = cs.vertcat(*[e.res for e in sys.equations]) if sys.equations else cs.SX(0, 1)
 
     def record(js: list[int], exprs: cs.SX) -> None:

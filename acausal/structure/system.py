@@ -37,6 +37,11 @@ class EquationSystem:
     eq_int: list[int] = field(default_factory=list)
     incidence: list[list[int]] = field(default_factory=list)
     name_index: dict[str, int] = field(default_factory=dict)
+    #: the symbols of ``variables`` / ``parameters`` stacked in one column, with the count
+    #: they hold (both lists only ever grow at the end: index reduction appends
+    #: derivatives); shared by copies. See :meth:`symbols`.
+    _stacked: dict[str, tuple[int, cs.SX]] = field(default_factory=dict, repr=False,
+                                                   compare=False)
 
     @classmethod
     def from_lists(
@@ -57,8 +62,7 @@ class EquationSystem:
                   [-1] * len(equations), [-1] * len(equations), [], idx)
         if equations and variables:
             F = cs.vertcat(*[e.res for e in equations])
-            V = cs.vertcat(*[v.sym for v in variables])
-            csr = cs.jacobian_sparsity(F, V).get_crs()
+            csr = cs.jacobian_sparsity(F, sys.symbols()).get_crs()
             ptr, col = csr
             sys.incidence = [sorted(col[ptr[i]: ptr[i + 1]]) for i in range(len(equations))]
         else:
@@ -72,7 +76,31 @@ class EquationSystem:
         return EquationSystem(
             self.t, [v.copy() for v in self.variables], list(self.equations),
             list(self.parameters), list(self.var_der), list(self.var_int),
-            list(self.eq_der), list(self.eq_int), list(self.incidence), dict(self.name_index))
+            list(self.eq_der), list(self.eq_int), list(self.incidence), dict(self.name_index),
+            dict(self._stacked))
+
+    def symbols(self) -> cs.SX:
+        """The unknowns' symbols stacked in one column (``vertcat`` of every
+        ``variables[j].sym``), formed once and extended when variables are appended:
+        stacking tens of thousands of scalar symbols from Python costs a call per
+        symbol."""
+        return self._stack("variables", self.variables)
+
+    def parameter_symbols(self) -> cs.SX:
+        """The parameters' symbols stacked in one column (see :meth:`symbols`)."""
+        return self._stack("parameters", self.parameters)
+
+    def _stack(self, key: str, items: list[FlatVariable] | list[FlatParameter]) -> cs.SX:
+        n = len(items)
+        got = self._stacked.get(key)
+        if got is not None and got[0] == n:
+            return got[1]
+        if got is not None and got[0] < n:
+            col = cs.vertcat(got[1], *[it.sym for it in items[got[0]:]])
+        else:
+            col = cs.vertcat(*[it.sym for it in items]) if items else cs.SX(0, 1)
+        self._stacked[key] = (n, col)
+        return col
 
     @property
     def n_vars(self) -> int:
@@ -154,8 +182,7 @@ class EquationSystem:
                 x = cs.vertcat(*[self.variables[j].sym for j in vs])
                 dx = cs.vertcat(*[self.variables[self.var_der[j]].sym for j in vs])
                 d = d + cs.jtimes(F, x, dx)
-            V = cs.vertcat(*[v.sym for v in self.variables])
-            ptr, col = cs.jacobian_sparsity(d, V).get_crs()
+            ptr, col = cs.jacobian_sparsity(d, self.symbols()).get_crs()
             for r, (k, e) in enumerate(zip(ready, cs.vertsplit(d), strict=True)):
                 self.equations[k].res = e
                 self.incidence[k] = sorted(col[ptr[r]: ptr[r + 1]])

@@ -1,0 +1,193 @@
+"""Build, simulate and output scaling of the mass-spring-damper chain (issue 14).
+
+Run: ``python benchmarks/bench_scale.py [--quick] [--sizes 1000 10000 100000]``.
+
+Each size runs in a fresh process (so that the peak memory is that size's own) and prints
+
+1. the build time with the per-pass split (``cm.report.timings``) and the peak resident
+   memory of the process (build, simulation and outputs included);
+2. the simulation time against the hand-written CasADi + IDAS floor (the same ODE written
+   by hand, same tolerances and output grid; each side creates its own integrator, best of
+   3), and the ratio (goal <= 1.2 at N = 1 000 and 10 000);
+3. the time of reading every named output once (goal: < 0.1 s at N = 1 000, < 1 s at
+   N = 10 000) and again;
+4. the cold import time of ``acausal`` and a cold RC script (fresh interpreter: import,
+   build, simulate) against the same RC written by hand in CasADi (goal <= 1.5x).
+
+Goals of issue 14: build at N = 10 000 < 2 s, at N = 100 000 < 20 s and < 2 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+T_END, RTOL, ATOL, N_POINTS = 1.0, 1e-6, 1e-8, 101
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def one_size(N: int, simulate: bool, solver: str = "auto") -> dict:
+    """Everything measured at one size, in this process."""
+    sys.path.insert(0, ROOT)
+    sys.path.insert(0, HERE)
+    import casadi as cs
+    import numpy as np
+    from _models import MassSpringChain
+
+    import acausal as ac
+
+    out: dict = {"N": N}
+    t0 = time.perf_counter()
+    model = MassSpringChain(N)
+    t1 = time.perf_counter()
+    cm = ac.build(model)
+    t2 = time.perf_counter()
+    out.update(construct=t1 - t0, build=t2 - t1, passes=dict(cm.report.timings),
+               peak_build_mb=_peak_mb())
+    if not simulate:
+        return out
+
+    def floor() -> float:
+        s, v = cs.SX.sym("s", N), cs.SX.sym("v", N)
+        ext, extv = cs.vertcat(cs.SX(0), s), cs.vertcat(cs.SX(0), v)
+        tension = 1e3 * (s - ext[:-1]) + 1.0 * (v - extv[:-1])
+        nxt = cs.vertcat(tension[1:], cs.SX(0))
+        force = cs.vertcat(cs.SX.zeros(N - 1), cs.SX(1.0))
+        grid = np.linspace(0.0, T_END, N_POINTS)
+        tic = time.perf_counter()
+        integ = cs.integrator("floor", "idas", {"x": cs.vertcat(s, v),
+                                                 "ode": cs.vertcat(v, nxt - tension + force)},
+                              0.0, grid[1:], {"abstol": ATOL, "reltol": RTOL})
+        integ(x0=np.zeros(2 * N))
+        return time.perf_counter() - tic
+
+    floor()  # load the plugin
+    sims, floors, outs, again = [], [], [], []
+    for _ in range(3):
+        cm.run_cache = None  # each run creates its integrator, as the floor does
+        tic = time.perf_counter()
+        res = ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=N_POINTS, solver=solver)
+        sims.append(time.perf_counter() - tic)
+        floors.append(floor())
+        names = res.names()
+        tic = time.perf_counter()
+        for name in names:
+            res[name]
+        outs.append(time.perf_counter() - tic)
+        tic = time.perf_counter()
+        for name in names:
+            res[name]
+        again.append(time.perf_counter() - tic)
+    out.update(simulate=min(sims), floor=min(floors), outputs=min(outs),
+               outputs_again=min(again), n_outputs=len(names), solver=res.stats.solver,
+               peak_mb=_peak_mb())
+    return out
+
+
+def cold_import() -> float:
+    code = "import time; t = time.perf_counter(); import acausal; print(time.perf_counter() - t)"
+    best = float("inf")
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONPATH": ROOT})
+        best = min(best, float(r.stdout.strip().splitlines()[-1]))
+    return best
+
+
+RC_ACAUSAL = """
+import acausal as ac
+from components import electrical as el
+class RC(ac.Model):
+    def __init__(self):
+        super().__init__()
+        self.source = el.ConstantVoltage(V=10.0)
+        self.resistor = el.Resistor(R=1e3)
+        self.capacitor = el.Capacitor(C=1e-3, v=0.0)
+        self.ground = el.Ground()
+        self.connect(self.source.p, self.resistor.p)
+        self.connect(self.resistor.n, self.capacitor.p)
+        self.connect(self.capacitor.n, self.source.n, self.ground.p)
+res = ac.simulate(RC(), 5.0, n_points=101)
+print(res["capacitor.v"][-1])
+"""
+RC_CASADI = """
+import casadi as cs
+import numpy as np
+v = cs.SX.sym("v")
+f = cs.integrator("rc", "idas", {"x": v, "ode": (10.0 - v) / (1e3 * 1e-3)}, 0.0,
+                  np.linspace(0.0, 5.0, 101)[1:], {"abstol": 1e-8, "reltol": 1e-6})
+print(float(f(x0=0.0)["xf"][-1]))
+"""
+
+
+def cold_scripts(reps: int = 5) -> tuple[float, float]:
+    """Best wall time of a fresh interpreter running the RC script: acausal, hand-written
+    CasADi (interleaved)."""
+    best = [float("inf"), float("inf")]
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    for _ in range(reps):
+        for k, code in enumerate((RC_ACAUSAL, RC_CASADI)):
+            tic = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
+                           env=env)
+            best[k] = min(best[k], time.perf_counter() - tic)
+    return best[0], best[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="N = 1 000 and 10 000 only")
+    ap.add_argument("--sizes", type=int, nargs="*", default=None)
+    ap.add_argument("--simulate-up-to", type=int, default=10000,
+                    help="largest N that is simulated (larger ones are built only)")
+    ap.add_argument("--solver", default="auto", help="simulate(..., solver=) (default auto)")
+    ap.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one is not None:
+        print(json.dumps(one_size(args.one, args.one <= args.simulate_up_to, args.solver)))
+        return
+    sizes = args.sizes or ([1000, 10000] if args.quick else [1000, 10000, 100000])
+    print("== Mass-spring-damper chain (benchmarks/_models.py): build, simulate, outputs ==")
+    print(f"   cold `import acausal`: {cold_import():.3f} s")
+    ours, floor = cold_scripts()
+    print(f"   cold RC script (import, build, simulate): {ours:.3f} s vs the same in CasADi "
+          f"{floor:.3f} s: ratio {ours / floor:.2f} (goal <= 1.5)")
+    rows = []
+    for N in sizes:
+        r = subprocess.run([sys.executable, __file__, "--one", str(N), "--simulate-up-to",
+                            str(args.simulate_up_to), "--solver", args.solver],
+                           capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": ROOT})
+        if r.returncode != 0:
+            print(f"N={N}: failed\n{r.stderr[-2000:]}")
+            continue
+        d = json.loads(r.stdout.strip().splitlines()[-1])
+        rows.append(d)
+        passes = " ".join(f"{k}={v:.2f}" for k, v in d["passes"].items())
+        print(f"N={N:7d}  construct {d['construct']:.2f} s  build {d['build']:.2f} s  "
+              f"peak after build {d['peak_build_mb']:.0f} MB")
+        print(f"           passes: {passes}")
+        if "simulate" in d:
+            print(f"           simulate ({d['solver']}) {d['simulate']:.3f} s vs hand-written "
+                  f"CasADi+IDAS {d['floor']:.3f} s: ratio {d['simulate'] / d['floor']:.2f} "
+                  "(goal <= 1.2)")
+            print(f"           all {d['n_outputs']} outputs: first read {d['outputs']:.3f} s, "
+                  f"again {d['outputs_again']:.3f} s; peak {d['peak_mb']:.0f} MB")
+    if len(rows) > 1:
+        print("build-time ratios time(b)/time(a) (linear = b/a):")
+        for a, b in zip(rows[:-1], rows[1:], strict=True):
+            print(f"   {b['N']}/{a['N']}: {b['build'] / a['build']:.1f}")
+
+
+if __name__ == "__main__":
+    main()
