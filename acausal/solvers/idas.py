@@ -86,6 +86,19 @@ def _linear_solver(F: cs.SX, y: cs.SX) -> str:
 OVERFLOW = 1e150
 
 
+def _algebraic_guard(alg: cs.SX, z: cs.SX) -> cs.SX:
+    """Per algebraic equation, ``inf`` once an algebraic variable it contains (the first
+    equation of each variable's column) passes :data:`OVERFLOW`, else 0."""
+    sp = cs.jacobian_sparsity(alg, z)
+    colind, row = sp.colind(), sp.row()
+    guard = [cs.SX(0.0)] * int(alg.numel())
+    for j in range(int(z.numel())):
+        if colind[j + 1] > colind[j]:
+            r = row[colind[j]]
+            guard[r] = guard[r] + cs.if_else(cs.fabs(z[j]) > OVERFLOW, np.inf, 0.0)
+    return cs.vertcat(*guard)
+
+
 def make_integrator(dae: SemiExplicitDAE, grid: Sequence[float] | np.ndarray, *,
                     rtol: float = 1e-6, atol: float = 1e-8, max_step: float | None = None,
                     max_num_steps: int = 100_000, name: str = "idas",
@@ -145,12 +158,14 @@ def dae_problem(dae: SemiExplicitDAE, *, p_values: np.ndarray | None = None,
         ode = cs.SX(0)
     # IDAS does not return once the solution or its rates pass ~1e150 (the squares in its
     # norms overflow): an infinite residual there stops it through the regularity check,
-    # reported as a blow-up. Element by element (each state and rate guards its own
-    # equation, each algebraic variable one algebraic equation): a guard on the largest
-    # of them all would make every equation depend on every unknown, a dense Jacobian
+    # reported as a blow-up. Element by element, where the structure already has the
+    # entry (a state and its rate in the state's own equation, whose x' entry is there
+    # anyway; an algebraic variable in an algebraic equation that contains it): a guard
+    # on the largest of them all would make the Jacobian dense, and a new entry could
+    # hide a structural singularity that CasADi reports
     ode = ode + cs.if_else(cs.fmax(cs.fabs(x), cs.fabs(ode)) > OVERFLOW, np.inf, 0.0)
     if z.numel():
-        alg = alg + cs.if_else(cs.fabs(z) > OVERFLOW, np.inf, 0.0)
+        alg = alg + _algebraic_guard(alg, z)
     t_of_tau = toff + span * tau if normalized else toff + tau
     if cs.depends_on(cs.vertcat(ode, alg), dae.t):
         ode = cs.substitute(ode, dae.t, t_of_tau)
