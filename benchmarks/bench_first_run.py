@@ -32,6 +32,7 @@ def example_cases():
     for path in sorted((ROOT / "examples").glob("*.py")):
         spec = importlib.util.spec_from_file_location(f"ex_{path.stem}", path)
         mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod  # dataclasses look their module up while it runs
         spec.loader.exec_module(mod)
         if not all(hasattr(mod, k) for k in ("build_model", "T_END", "RTOL", "ATOL")):
             continue
