@@ -14,7 +14,7 @@ from typing import Any, cast
 import casadi as cs
 import numpy as np
 
-__all__ = ["PointCall", "point_call"]
+__all__ = ["PointCall", "call_dense", "point_call"]
 
 
 class PointCall:
@@ -67,3 +67,36 @@ def point_call(cache: dict[int, tuple[cs.Function, PointCall]], f: cs.Function) 
     if entry is None or entry[0] is not f:
         entry = cache[id(f)] = (f, PointCall(f))
     return entry[1]
+
+
+def call_dense(f: cs.Function, args: dict[str, Any]) -> dict[str, Any]:
+    """``f(**args)`` with its outputs as numpy matrices, through the function's buffer: an
+    integrator's trajectory (states by output points, millions of values for a large
+    model) is written into numpy memory instead of being converted from a ``DM`` element
+    by element (65 ns each). A function with a sparse input or output is called the
+    ordinary way. Errors are those of the ordinary call (``RuntimeError``). The
+    function's statistics of this call (an integrator's steps) are under ``"_stats"``."""
+    n_in, n_out = f.n_in(), f.n_out()
+    if not (all(f.sparsity_in(i).is_dense() for i in range(n_in))
+            and all(f.sparsity_out(i).is_dense() for i in range(n_out))):
+        out = dict(f(**args))
+        out["_stats"] = f.stats()
+        return out
+    buf, trigger = f.buffer()
+    b = cast(Any, buf)
+    ins = []
+    for i in range(n_in):
+        a = np.zeros(f.nnz_in(i))
+        v = args.get(f.name_in(i))
+        if v is not None and a.size:
+            a[:] = np.ravel(np.asarray(v, dtype=float), order="F")
+        ins.append(a)
+        b.set_arg(i, a.data)
+    outs = [np.zeros(f.nnz_out(i)) for i in range(n_out)]
+    for i, r in enumerate(outs):
+        b.set_res(i, r.data)
+    trigger()
+    res: dict[str, Any] = {f.name_out(i): r.reshape(f.size_out(i), order="F")
+                           for i, r in enumerate(outs)}
+    res["_stats"] = b.stats()
+    return res

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import AcausalError
+from ..pointcall import call_dense
 from .base import (
     IntegrationFailure,
     Integrator,
@@ -108,7 +109,7 @@ class CVODESIntegrator(Integrator):
     def _call(self, f: cs.Function, args: dict[str, Any]) -> tuple[Any, str]:
         with captured_output() as out:
             try:
-                r = call_interruptibly(f, **args)
+                r = call_interruptibly(call_dense, f, args)
             except RuntimeError as exc:
                 text = str(exc)
                 if "nterrupt" in text:
@@ -120,7 +121,7 @@ class CVODESIntegrator(Integrator):
         X = np.asarray(r["xf"]) if form.n else np.zeros((0, len(t)))
         Z = np.asarray(form.z(X, t.reshape(1, -1))) if form.z.size1_out(0) \
             else np.zeros((0, len(t)))
-        s = f.stats()
+        s = r["_stats"]
         stats = SegmentStats(steps=int(s.get("nsteps", 0)),
                              rhs_evaluations=int(s.get("nfevals", 0)),
                              jacobian_evaluations=int(s.get("nlinsetups", 0)),

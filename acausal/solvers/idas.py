@@ -47,7 +47,7 @@ import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import SolverWarning
-from ..pointcall import PointCall, point_call
+from ..pointcall import PointCall, call_dense, point_call
 from ..regularity import singular_for_values
 from .base import (
     IntegrationFailure,
@@ -204,8 +204,7 @@ def integrator_from_problem(problem: dict[str, Any], linear_solver: str,
     return cs.integrator(name, "idas", problem, 0.0, [float(g) for g in grid[1:]], opts)
 
 
-def _stats(f: cs.Function, mode: str, attempts: list[str]) -> SegmentStats:
-    s = f.stats()
+def _stats(s: dict[str, Any], mode: str, attempts: list[str]) -> SegmentStats:
     return SegmentStats(
         steps=int(s.get("nsteps", 0)), rhs_evaluations=int(s.get("nfevals", 0)),
         jacobian_evaluations=int(s.get("nlinsetups", 0)),
@@ -351,7 +350,7 @@ class IDASIntegrator(Integrator):
         """One IDAS call: interruptible, its printing captured."""
         with captured_output() as out:
             try:
-                r = call_interruptibly(f, **args)
+                r = call_interruptibly(call_dense, f, args)
             except RuntimeError as exc:
                 if _interrupted(exc):
                     raise KeyboardInterrupt from None
@@ -418,9 +417,9 @@ class IDASIntegrator(Integrator):
                 if mode == "states_error_only":
                     self._warn_fallback(dae, [a.line() for a in failed])
             n = len(grid) - 1
-            X = r["xf"] if dae.x.numel() else cs.DM(0, n)
-            Z = r["zf"] if dae.z.numel() else cs.DM(0, n)
-            return Segment(grid[1:], X, Z, _stats(f, mode, [a.mode for a in failed]))
+            X = r["xf"] if dae.x.numel() else np.zeros((0, n))
+            Z = r["zf"] if dae.z.numel() else np.zeros((0, n))
+            return Segment(grid[1:], X, Z, _stats(r["_stats"], mode, [a.mode for a in failed]))
         raise _AttemptsFailed(failed)
 
     def _warn_fallback(self, dae: SemiExplicitDAE, reasons: list[str]) -> None:
@@ -596,9 +595,14 @@ def _shown(names: list[str]) -> str:
 def _join(ts: list[np.ndarray], xs: list[Any], zs: list[Any], dae: SemiExplicitDAE,
           stats: SegmentStats) -> Segment:
     if not ts:
-        return Segment(np.zeros(0), cs.DM(int(dae.x.numel()), 0),
-                       cs.DM(int(dae.z.numel()), 0), stats)
-    return Segment(np.concatenate(ts), cs.horzcat(*xs), cs.horzcat(*zs), stats)
+        return Segment(np.zeros(0), np.zeros((int(dae.x.numel()), 0)),
+                       np.zeros((int(dae.z.numel()), 0)), stats)
+    return Segment(np.concatenate(ts), np.hstack([_dense(m) for m in xs]),
+                   np.hstack([_dense(m) for m in zs]), stats)
+
+
+def _dense(m: Any) -> np.ndarray:
+    return m.full() if hasattr(m, "full") else np.asarray(m, dtype=float)
 
 
 class IDASKrylovIntegrator(IDASIntegrator):
