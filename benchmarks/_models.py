@@ -1,19 +1,21 @@
-"""Scalable models shared by the benchmark scripts."""
+"""Scalable models shared by the benchmark scripts (and the tests of the solvers)."""
 
 import acausal as ac
 from components import electrical as el
+from components import multibody as mb
 from components import translational as tr
 
 
 class RCLadder(ac.Model):
-    """A voltage source feeding N resistor-capacitor stages."""
+    """A voltage step into N resistor-capacitor stages: decay rates from ~1/(N^2 RC) to
+    4/(RC), all real (a stiff ODE for N >> 1)."""
 
-    def __init__(self, N: int):
+    def __init__(self, N: int = 40, R: float = 1.0, C: float = 1e-3):
         super().__init__()
         self.source = el.ConstantVoltage(V=1.0)
         self.ground = el.Ground()
-        self.r = [el.Resistor(R=1.0) for _ in range(N)]
-        self.c = [el.Capacitor(C=1e-3, v=0.0) for _ in range(N)]
+        self.r = [el.Resistor(R=R) for _ in range(N)]
+        self.c = [el.Capacitor(C=C, v=0.0) for _ in range(N)]
         self.connect(self.source.n, self.ground.p)
         prev = self.source.p
         for r, c in zip(self.r, self.c, strict=True):
@@ -111,3 +113,28 @@ class DiodeBridge(ac.Model):
         self.connect(b, self.d[1].p, self.d[3].n)
         self.connect(self.d[0].n, self.d[1].n, self.c.p, self.r.p)
         self.connect(self.d[2].p, self.d[3].p, self.c.n, self.r.n, self.gnd.p)
+
+
+class LinkChain(ac.Model):
+    """N rigid links in the x-y plane under gravity along -y: each a revolute about z, a
+    rigid arm of length ``length / N`` and a body at the arm's midpoint (mass
+    ``mass / N``, slender-rod inertia). The first joint starts at ``phi0`` (0: the chain
+    horizontal), the others straight; all at rest. Conservative: its linearisation has
+    mirrored eigenvalues (+-a), fast but nothing to damp."""
+
+    def __init__(self, N: int = 20, length: float = 1.0, mass: float = 1.0,
+                 phi0: float = 0.0):
+        super().__init__()
+        self.world = mb.World(g=[0.0, -9.81, 0.0])
+        ell, m = length / N, mass / N
+        # lists of components are registered when assigned: build them complete first
+        self.joints = [mb.Revolute(n=[0, 0, 1], phi=phi0 if k == 0 else 0.0, w=0.0)
+                       for k in range(N)]
+        self.arms = [mb.FixedTranslation(r=[ell, 0, 0]) for _ in range(N)]
+        self.bodies = [mb.Body(m=m, r_CM=[ell / 2, 0, 0], I_11=1e-6 * m,
+                               I_22=m * ell**2 / 12, I_33=m * ell**2 / 12) for _ in range(N)]
+        prev = self.world.frame_b
+        for j, a, b in zip(self.joints, self.arms, self.bodies, strict=True):
+            self.connect(prev, j.frame_a)
+            self.connect(j.frame_b, a.frame_a, b.frame_a)
+            prev = a.frame_b

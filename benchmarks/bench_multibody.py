@@ -28,37 +28,22 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+sys.path.insert(0, HERE)
 
+from _models import LinkChain  # noqa: E402
 from mb_models import FourBar  # noqa: E402
 
 import acausal as ac  # noqa: E402
-from components import multibody as mb  # noqa: E402
 
 T_END, RTOL, ATOL, N_POINTS = 1.0, 1e-8, 1e-8, 101
 
 
-class PendulumChain(ac.Model):
-    """N rigid links in a vertical plane, each a revolute about z, a rigid arm of length
-    ``L / N`` and a body at the arm's midpoint (total length and mass fixed); the chain
-    hangs straight and is released with the first link deflected by 0.3 rad, so it swings
-    as a heavy rope. (Released from a horizontal shape instead, the chain's free end
-    whips: the step size, not the formulation, then dominates the cost.)"""
-
-    def __init__(self, N: int, length: float = 1.0, mass: float = 1.0):
-        super().__init__()
-        self.world = mb.World(g=[0.0, -9.81, 0.0])
-        ell, m = length / N, mass / N
-        # lists of components are registered when assigned: build them complete first
-        self.joints = [mb.Revolute(n=[0, 0, 1], phi=-np.pi / 2 + 0.3 if k == 0 else 0.0,
-                                   w=0.0) for k in range(N)]
-        self.arms = [mb.FixedTranslation(r=[ell, 0, 0]) for _ in range(N)]
-        self.bodies = [mb.Body(m=m, r_CM=[ell / 2, 0, 0], I_11=1e-6 * m,
-                               I_22=m * ell**2 / 12, I_33=m * ell**2 / 12) for _ in range(N)]
-        prev = self.world.frame_b
-        for j, a, b in zip(self.joints, self.arms, self.bodies, strict=True):
-            self.connect(prev, j.frame_a)
-            self.connect(j.frame_b, a.frame_a, b.frame_a)
-            prev = a.frame_b
+def PendulumChain(N: int, length: float = 1.0, mass: float = 1.0) -> LinkChain:
+    """The chain of :class:`_models.LinkChain` hanging straight and released with the
+    first link deflected by 0.3 rad, so it swings as a heavy rope. (Released from a
+    horizontal shape instead, the chain's free end whips: the step size, not the
+    formulation, then dominates the cost.)"""
+    return LinkChain(N, length, mass, phi0=-np.pi / 2 + 0.3)
 
 
 def measure(make):

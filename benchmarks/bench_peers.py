@@ -41,11 +41,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
+from _models import LinkChain as HorizontalChain  # noqa: E402
 from _models import MassSpringChain  # noqa: E402
 from bench_multibody import PendulumChain as HangingRope  # noqa: E402
 
 import acausal as ac  # noqa: E402
-from components import multibody as mb  # noqa: E402
 
 T_END = 1.0
 G = 9.81
@@ -59,25 +59,6 @@ PINOCCHIO_MAX = 200  # links: Pinocchio's createData for a 1 000-joint chain too
 
 
 # ------------------------------------------------------------------------- the models
-class HorizontalChain(ac.Model):
-    """N links released horizontal: each a revolute about z, a rigid arm of length 1/N
-    and a body at the arm's midpoint (mass 1/N, slender-rod inertia)."""
-
-    def __init__(self, N: int):
-        super().__init__()
-        self.world = mb.World(g=[0.0, -G, 0.0])
-        ell, m = 1.0 / N, 1.0 / N
-        self.joints = [mb.Revolute(n=[0, 0, 1], phi=0.0, w=0.0) for _ in range(N)]
-        self.arms = [mb.FixedTranslation(r=[ell, 0, 0]) for _ in range(N)]
-        self.bodies = [mb.Body(m=m, r_CM=[ell / 2, 0, 0], I_11=1e-6 * m,
-                               I_22=m * ell**2 / 12, I_33=m * ell**2 / 12) for _ in range(N)]
-        prev = self.world.frame_b
-        for j, a, b in zip(self.joints, self.arms, self.bodies, strict=True):
-            self.connect(prev, j.frame_a)
-            self.connect(j.frame_b, a.frame_a, b.frame_a)
-            prev = a.frame_b
-
-
 def link_inertia(N: int) -> tuple[float, float, np.ndarray]:
     ell, m = 1.0 / N, 1.0 / N
     return ell, m, np.array([1e-6 * m, m * ell**2 / 12, m * ell**2 / 12])

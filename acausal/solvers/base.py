@@ -192,3 +192,31 @@ register_integrator("cvodes-bdf", "acausal.solvers.cvodes", "CVODESBDFIntegrator
 register_integrator("cvodes-krylov", "acausal.solvers.cvodes", "CVODESKrylovIntegrator")
 register_integrator("dopri5", "acausal.solvers.rk", "DOPRI5Integrator")
 register_integrator("dop853", "acausal.solvers.rk", "DOP853Integrator")
+
+
+class NativeCallFailed(Exception):
+    """A native integrator call that raised: its exception, the text and what the solver
+    printed meanwhile (the failure's details are parsed from both)."""
+
+    def __init__(self, exc: BaseException, output: str) -> None:
+        super().__init__(str(exc))
+        self.exc, self.text, self.output = exc, str(exc), output
+
+
+def call_native(f: Any, args: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """One call of a CasADi integrator: interruptible (Ctrl-C raises ``KeyboardInterrupt``
+    at once), its trajectory written into numpy memory
+    (:func:`~acausal.pointcall.call_dense`), what the solver prints captured and returned,
+    or carried by :class:`NativeCallFailed`."""
+    from ..pointcall import call_dense
+    from .interrupt import call_interruptibly
+
+    with captured_output() as out:
+        try:
+            r = call_interruptibly(call_dense, f, args)
+        except RuntimeError as exc:
+            if "nterrupt" in str(exc):  # CasADi's text of a KeyboardInterrupt in a callback
+                raise KeyboardInterrupt from None
+            exc.args = (str(exc),)
+            raise NativeCallFailed(exc, out.getvalue()) from None
+    return r, out.getvalue()

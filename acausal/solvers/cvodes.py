@@ -31,16 +31,15 @@ import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import AcausalError
-from ..pointcall import call_dense
 from .base import (
     IntegrationFailure,
     Integrator,
     IntegratorOptions,
+    NativeCallFailed,
     Segment,
     SegmentStats,
-    captured_output,
+    call_native,
 )
-from .interrupt import call_interruptibly
 from .ode import NotAnODE, ODEForm, ode_form
 
 __all__ = ["CVODESIntegrator", "CVODESAdamsIntegrator", "CVODESBDFIntegrator",
@@ -107,15 +106,7 @@ class CVODESIntegrator(Integrator):
         return f
 
     def _call(self, f: cs.Function, args: dict[str, Any]) -> tuple[Any, str]:
-        with captured_output() as out:
-            try:
-                r = call_interruptibly(call_dense, f, args)
-            except RuntimeError as exc:
-                text = str(exc)
-                if "nterrupt" in text:
-                    raise KeyboardInterrupt from None
-                raise _Failed(text, out.getvalue()) from None
-        return r, out.getvalue()
+        return call_native(f, args)
 
     def _segment(self, form: ODEForm, f: cs.Function, r: Any, t: np.ndarray) -> Segment:
         X = np.asarray(r["xf"]) if form.n else np.zeros((0, len(t)))
@@ -136,7 +127,7 @@ class CVODESIntegrator(Integrator):
         f = self._function(form, rel, False, self.options.max_num_steps)
         try:
             r, _ = self._call(f, dict(x0=x0 if form.n else 0.0, p=[grid[0]]))
-        except _Failed as fl:
+        except NativeCallFailed as fl:
             times = _AT_T.findall(fl.output)
             t_fail = float(grid[0]) + float(times[-1]) if times else float(grid[0])
             partial = self._partial(form, grid, x0, t_fail)
@@ -155,7 +146,7 @@ class CVODESIntegrator(Integrator):
         f = self._function(form, good - good[0], False, self.options.max_num_steps)
         try:
             r, _ = self._call(f, dict(x0=x0 if form.n else 0.0, p=[good[0]]))
-        except _Failed:
+        except NativeCallFailed:
             return empty
         return self._segment(form, f, r, good[1:])
 
@@ -166,19 +157,13 @@ class CVODESIntegrator(Integrator):
         f = self._function(form, np.array([0.0, 1.0]), True, self.options.max_num_steps)
         try:
             r, _ = self._call(f, dict(x0=x0 if form.n else 0.0, p=[t0, t1 - t0]))
-        except _Failed as fl:
+        except NativeCallFailed as fl:
             raise IntegrationFailure(f"{self.name}: {_reason(fl)}", t0, None,
                                      fl.output) from None
         return self._segment(form, f, r, np.array([t1]))
 
 
-class _Failed(Exception):
-    def __init__(self, text: str, output: str) -> None:
-        super().__init__(text)
-        self.text, self.output = text, output
-
-
-def _reason(fl: _Failed) -> str:
+def _reason(fl: NativeCallFailed) -> str:
     flag = next(iter(re.findall(r'returned "(\w+)"', fl.text)), "")
     said = [ln.strip() for ln in fl.output.splitlines() if ln.strip().startswith("At t")]
     return (f"CVODES returned {flag or fl.text.strip().splitlines()[-1]}"

@@ -47,17 +47,17 @@ import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import SolverWarning
-from ..pointcall import PointCall, call_dense, point_call
+from ..pointcall import PointCall, point_call
 from ..regularity import singular_for_values
 from .base import (
     IntegrationFailure,
     Integrator,
     IntegratorOptions,
+    NativeCallFailed,
     Segment,
     SegmentStats,
-    captured_output,
+    call_native,
 )
-from .interrupt import call_interruptibly
 
 __all__ = ["IDASIntegrator", "IDASKrylovIntegrator", "make_integrator", "MODES"]
 
@@ -251,10 +251,6 @@ class _Attempt:
         return f"{self.mode}: IDAS returned {self.flag}" + (f" ({said[-1]})" if said else "")
 
 
-def _interrupted(exc: BaseException) -> bool:
-    return "KeyboardInterrupt" in str(exc) or "nterrupt" in str(exc)
-
-
 class IDASIntegrator(Integrator):
     """IDAS with the mode ladder of the module documentation."""
 
@@ -348,15 +344,7 @@ class IDASIntegrator(Integrator):
     # ----- integration -----
     def _call(self, f: cs.Function, args: dict[str, Any]) -> tuple[Any, str]:
         """One IDAS call: interruptible, its printing captured."""
-        with captured_output() as out:
-            try:
-                r = call_interruptibly(call_dense, f, args)
-            except RuntimeError as exc:
-                if _interrupted(exc):
-                    raise KeyboardInterrupt from None
-                exc.args = (str(exc),)
-                raise _CallFailed(exc, out.getvalue()) from None
-        return r, out.getvalue()
+        return call_native(f, args)
 
     def _attempt(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                  grid: np.ndarray, allow_fallback: bool = True,
@@ -386,7 +374,7 @@ class IDASIntegrator(Integrator):
             f = self._function(dae, p, rel, mode, xdot, budget, normalized)
             try:
                 r, _ = self._call(f, args)
-            except _CallFailed as cf:
+            except NativeCallFailed as cf:
                 att = _Attempt.read(mode, cf.exc, cf.output)
                 failed.append(att)
                 if mode == "idas_ic" and "IDACalcIC" in str(cf.exc):
@@ -560,13 +548,6 @@ class IDASIntegrator(Integrator):
         elif grown:
             text += " after the states grew fast (" + "; ".join(grown) + ")"
         return text + f" [{last.flag}]"
-
-
-class _CallFailed(Exception):
-    def __init__(self, exc: BaseException, output: str) -> None:
-        super().__init__(str(exc))
-        self.exc = exc
-        self.output = output
 
 
 class _AttemptsFailed(Exception):

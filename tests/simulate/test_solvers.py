@@ -15,6 +15,8 @@ import warnings
 import casadi as cs
 import numpy as np
 import pytest
+from _models import LinkChain as Chain
+from _models import RCLadder
 from mb_models import FourBar, Pendulum
 
 import acausal as ac
@@ -23,30 +25,10 @@ from acausal.solvers.base import IntegrationFailure, IntegratorOptions, integrat
 from acausal.solvers.choice import STIFF_RATIO, analyse
 from acausal.solvers.machine import c_compiler
 from components import electrical as el
-from components import multibody as mb
 from components import translational as tr
 
 ODE_BACKENDS = ("cvodes-adams", "cvodes-bdf", "cvodes-krylov", "dopri5", "dop853",
                 "idas-krylov")
-
-
-class RCLadder(ac.Model):
-    """A voltage step into N resistor-capacitor stages: decay rates from ~1/(N^2 RC) to
-    4/(RC), all real (a stiff ODE for N >> 1)."""
-
-    def __init__(self, N: int = 40, R: float = 1.0, C: float = 1e-3):
-        super().__init__()
-        self.source = el.ConstantVoltage(V=1.0)
-        self.ground = el.Ground()
-        self.r = [el.Resistor(R=R) for _ in range(N)]
-        self.c = [el.Capacitor(C=C, v=0.0) for _ in range(N)]
-        self.connect(self.source.n, self.ground.p)
-        prev = self.source.p
-        for r, c in zip(self.r, self.c, strict=True):
-            self.connect(prev, r.p)
-            self.connect(r.n, c.p)
-            self.connect(c.n, self.ground.p)
-            prev = r.n
 
 
 class Oscillators(ac.Model):
@@ -67,25 +49,6 @@ class Oscillators(ac.Model):
         w0, z = float(k + 1), 0.1 / (2 * float(k + 1))
         wd = w0 * np.sqrt(1 - z**2)
         return np.exp(-z * w0 * t) * (np.cos(wd * t) + z * w0 / wd * np.sin(wd * t))
-
-
-class Chain(ac.Model):
-    """N pendulum links released horizontal: a conservative mechanism whose linearisation
-    has mirrored eigenvalues (+-a): fast, but nothing to damp."""
-
-    def __init__(self, N: int = 20):
-        super().__init__()
-        self.world = mb.World()
-        ell, m = 1.0 / N, 1.0 / N
-        self.joints = [mb.Revolute(n=[0, 0, 1], phi=0.0, w=0.0) for _ in range(N)]
-        self.arms = [mb.FixedTranslation(r=[ell, 0, 0]) for _ in range(N)]
-        self.bodies = [mb.Body(m=m, r_CM=[ell / 2, 0, 0], I_11=1e-6 * m,
-                               I_22=m * ell**2 / 12, I_33=m * ell**2 / 12) for _ in range(N)]
-        prev = self.world.frame_b
-        for j, a, b in zip(self.joints, self.arms, self.bodies, strict=True):
-            self.connect(prev, j.frame_a)
-            self.connect(j.frame_b, a.frame_a, b.frame_a)
-            prev = a.frame_b
 
 
 @pytest.fixture(scope="module")
