@@ -312,11 +312,7 @@ class IdealRollingWheel(ac.Component):
 __all__ += ["SignalTorque", "SignalSpeed", "SignalPosition", "SignalAngleSensor",
             "SignalSpeedSensor", "SignalTorqueSensor"]
 
-from math import pi  # noqa: E402 - this section is appended to the module
-
-# s and s^2 coefficients of the critically damped (Bessel) filter of MSL Position
-_BESSEL_AF = 1.3617
-_BESSEL_BF = 0.6180
+from ._following import follow_position, follow_speed  # noqa: E402 - appended section
 
 
 class SignalTorque(ac.Component):
@@ -370,10 +366,8 @@ class SignalSpeed(ac.Component):
     edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
 
     def equations(self):
-        eqs = [self.phi == self.flange.phi, self.w == der(self.phi)]
-        if self.exact:
-            return eqs + [self.w == self.w_ref]
-        return eqs + [der(self.w) == (self.w_ref - self.w) * 2 * pi * self.f_crit]
+        return [self.phi == self.flange.phi, self.w == der(self.phi),
+                *follow_speed(self.w, self.w_ref, self.exact, self.f_crit)]
 
 
 class SignalPosition(ac.Component):
@@ -414,12 +408,8 @@ class SignalPosition(ac.Component):
     edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
 
     def equations(self):
-        eqs = [self.phi == self.flange.phi, self.w == der(self.phi)]
-        if self.exact:
-            return eqs + [self.phi == self.phi_ref]
-        wc = 2 * pi * self.f_crit
-        return eqs + [der(self.w) == ((self.phi_ref - self.phi) * wc - _BESSEL_AF * self.w)
-                      * (wc / _BESSEL_BF)]
+        return [self.phi == self.flange.phi, self.w == der(self.phi),
+                *follow_position(self.phi, self.w, self.phi_ref, self.exact, self.f_crit)]
 
 
 class SignalAngleSensor(ac.Component):

@@ -260,11 +260,7 @@ class ForceSensor(ac.Component):
 __all__ += ["SignalForce", "SignalSpeed", "SignalPosition", "SignalPositionSensor",
             "SignalSpeedSensor", "SignalForceSensor"]
 
-from math import pi  # noqa: E402 - this section is appended to the module
-
-# s and s^2 coefficients of the critically damped (Bessel) filter of MSL Position
-_BESSEL_AF = 1.3617
-_BESSEL_BF = 0.6180
+from ._following import follow_position, follow_speed  # noqa: E402 - appended section
 
 
 class SignalForce(ac.Component):
@@ -317,10 +313,8 @@ class SignalSpeed(ac.Component):
     edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
 
     def equations(self):
-        eqs = [self.s == self.flange.s, self.v == der(self.s)]
-        if self.exact:
-            return eqs + [self.v == self.v_ref]
-        return eqs + [der(self.v) == (self.v_ref - self.v) * 2 * pi * self.f_crit]
+        return [self.s == self.flange.s, self.v == der(self.s),
+                *follow_speed(self.v, self.v_ref, self.exact, self.f_crit)]
 
 
 class SignalPosition(ac.Component):
@@ -360,12 +354,8 @@ class SignalPosition(ac.Component):
     edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
 
     def equations(self):
-        eqs = [self.s == self.flange.s, self.v == der(self.s)]
-        if self.exact:
-            return eqs + [self.s == self.s_ref]
-        wc = 2 * pi * self.f_crit
-        return eqs + [der(self.v) == ((self.s_ref - self.s) * wc - _BESSEL_AF * self.v)
-                      * (wc / _BESSEL_BF)]
+        return [self.s == self.flange.s, self.v == der(self.s),
+                *follow_position(self.s, self.v, self.s_ref, self.exact, self.f_crit)]
 
 
 class SignalPositionSensor(ac.Component):
