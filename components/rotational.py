@@ -332,7 +332,25 @@ class SignalTorque(ac.Component):
         return [self.flange.tau == -self.tau]
 
 
-class SignalSpeed(ac.Component):
+class _PrescribedMotion(ac.Component):
+    """What the signal-driven motion sources share: the driven flange, its angle and
+    angular velocity, and how the reference is followed (``exact`` or through a filter of
+    cut-off ``f_crit``; see :mod:`components._following`)."""
+
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
+    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
+                       min=0.0)
+    flange = Flange("driven flange")
+    phi = Variable(unit="rad", doc="flange angle", start=0.0)
+    w = Variable(unit="rad/s", doc="flange angular velocity")
+    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.phi == self.flange.phi, self.w == der(self.phi)]
+
+
+class SignalSpeed(_PrescribedMotion):
     """Angular velocity prescribed by a signal ``w_ref`` (MSL ``Sources.Speed``).
 
     With ``exact=False`` (default) the speed follows the reference through a first-order
@@ -356,21 +374,11 @@ class SignalSpeed(ac.Component):
     """
 
     w_ref = ac.RealInput("reference angular velocity [rad/s]")
-    exact = Parameter(False, structural=True, unit="1",
-                      doc="follow the reference exactly (no filter)")
-    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
-                       min=0.0)
-    flange = Flange("driven flange")
-    phi = Variable(unit="rad", doc="flange angle", start=0.0)
-    w = Variable(unit="rad/s", doc="flange angular velocity")
-    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
-
     def equations(self):
-        return [self.phi == self.flange.phi, self.w == der(self.phi),
-                *follow_speed(self.w, self.w_ref, self.exact, self.f_crit)]
+        return follow_speed(self.w, self.w_ref, self.exact, self.f_crit)
 
 
-class SignalPosition(ac.Component):
+class SignalPosition(_PrescribedMotion):
     """Angle prescribed by a signal ``phi_ref`` (MSL ``Sources.Position``).
 
     With ``exact=False`` (default) the angle follows the reference through a critically
@@ -398,18 +406,8 @@ class SignalPosition(ac.Component):
     """
 
     phi_ref = ac.RealInput("reference angle [rad]")
-    exact = Parameter(False, structural=True, unit="1",
-                      doc="follow the reference exactly (no filter)")
-    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
-                       min=0.0)
-    flange = Flange("driven flange")
-    phi = Variable(unit="rad", doc="flange angle", start=0.0)
-    w = Variable(unit="rad/s", doc="flange angular velocity")
-    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
-
     def equations(self):
-        return [self.phi == self.flange.phi, self.w == der(self.phi),
-                *follow_position(self.phi, self.w, self.phi_ref, self.exact, self.f_crit)]
+        return follow_position(self.phi, self.w, self.phi_ref, self.exact, self.f_crit)
 
 
 class SignalAngleSensor(ac.Component):

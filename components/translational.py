@@ -280,7 +280,25 @@ class SignalForce(ac.Component):
         return [self.flange.f == -self.f]
 
 
-class SignalSpeed(ac.Component):
+class _PrescribedMotion(ac.Component):
+    """What the signal-driven motion sources share: the driven flange, its position and
+    velocity, and how the reference is followed (``exact`` or through a filter of
+    cut-off ``f_crit``; see :mod:`components._following`)."""
+
+    exact = Parameter(False, structural=True, unit="1",
+                      doc="follow the reference exactly (no filter)")
+    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
+                       min=0.0)
+    flange = Flange("driven flange")
+    s = Variable(unit="m", doc="flange position", start=0.0)
+    v = Variable(unit="m/s", doc="flange velocity")
+    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.s == self.flange.s, self.v == der(self.s)]
+
+
+class SignalSpeed(_PrescribedMotion):
     """Velocity prescribed by a signal ``v_ref`` (MSL ``Sources.Speed``).
 
     With ``exact=False`` (default) the velocity follows the reference through a
@@ -303,21 +321,11 @@ class SignalSpeed(ac.Component):
     """
 
     v_ref = ac.RealInput("reference velocity [m/s]")
-    exact = Parameter(False, structural=True, unit="1",
-                      doc="follow the reference exactly (no filter)")
-    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
-                       min=0.0)
-    flange = Flange("driven flange")
-    s = Variable(unit="m", doc="flange position", start=0.0)
-    v = Variable(unit="m/s", doc="flange velocity")
-    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
-
     def equations(self):
-        return [self.s == self.flange.s, self.v == der(self.s),
-                *follow_speed(self.v, self.v_ref, self.exact, self.f_crit)]
+        return follow_speed(self.v, self.v_ref, self.exact, self.f_crit)
 
 
-class SignalPosition(ac.Component):
+class SignalPosition(_PrescribedMotion):
     """Position prescribed by a signal ``s_ref`` (MSL ``Sources.Position``).
 
     With ``exact=False`` (default) the position follows the reference through a critically
@@ -344,18 +352,8 @@ class SignalPosition(ac.Component):
     """
 
     s_ref = ac.RealInput("reference position [m]")
-    exact = Parameter(False, structural=True, unit="1",
-                      doc="follow the reference exactly (no filter)")
-    f_crit = Parameter(50.0, unit="Hz", doc="cut-off frequency of the filter (exact=False)",
-                       min=0.0)
-    flange = Flange("driven flange")
-    s = Variable(unit="m", doc="flange position", start=0.0)
-    v = Variable(unit="m/s", doc="flange velocity")
-    edges = [Edge(DATUM, "flange", TreePriority.ACROSS_SOURCE)]
-
     def equations(self):
-        return [self.s == self.flange.s, self.v == der(self.s),
-                *follow_position(self.s, self.v, self.s_ref, self.exact, self.f_crit)]
+        return follow_position(self.s, self.v, self.s_ref, self.exact, self.f_crit)
 
 
 class SignalPositionSensor(ac.Component):
