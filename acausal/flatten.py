@@ -121,7 +121,9 @@ class _Flattener:
 
     # ----- the pass -----
     def run(self) -> FlatSystem:
-        comps = list(self.model.walk())
+        g = self.graph
+        comps = (list(g.components) if getattr(g, "model", None) is self.model
+                 else list(self.model.walk()))
         path = {id(c): c.path() for c in comps}
         x = self._graph_unknowns(path)
         self._bind_graph_ports(comps, x, path)
