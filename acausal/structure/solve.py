@@ -70,7 +70,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # the unknowns (and time) and the residuals stacked once: a level takes its rows by
     # index instead of stacking thousands of scalar expressions again
     all_vars = cs.vertcat(sys.symbols(), sys.t)
-    all_res = cs.vertcat(*[e.res for e in sys.equations]) if sys.equations else cs.SX(0, 1)
+    all_res = sys.residuals()
 
     def record(js: list[int], exprs: cs.SX) -> None:
         for j, e in zip(js, cs.vertsplit(exprs), strict=True):

@@ -65,6 +65,7 @@ class EquationSystem:
                   [-1] * len(equations), [-1] * len(equations), [], idx)
         if equations and variables:
             F = residuals if residuals is not None else cs.vertcat(*[e.res for e in equations])
+            sys._stacked["equations"] = (len(equations), F)
             ptr, col = cs.jacobian_sparsity(F, sys.symbols()).get_crs()
             # (the column indices of a row of a compressed row storage are sorted)
             sys.incidence = [col[ptr[i]: ptr[i + 1]] for i in range(len(equations))]
@@ -93,15 +94,22 @@ class EquationSystem:
         """The parameters' symbols stacked in one column (see :meth:`symbols`)."""
         return self._stack("parameters", self.parameters)
 
-    def _stack(self, key: str, items: list[FlatVariable] | list[FlatParameter]) -> cs.SX:
+    def residuals(self) -> cs.SX:
+        """The equations' residuals stacked in one column (see :meth:`symbols`). Index
+        reduction appends derived equations whose residuals are set at its end
+        (:meth:`differentiate_symbolically`): ask after it, not during it."""
+        return self._stack("equations", self.equations, "res")
+
+    def _stack(self, key: str, items: list[FlatVariable] | list[FlatParameter]
+               | list[FlatEquation], attr: str = "sym") -> cs.SX:
         n = len(items)
         got = self._stacked.get(key)
         if got is not None and got[0] == n:
             return got[1]
         if got is not None and got[0] < n:
-            col = cs.vertcat(got[1], *[it.sym for it in items[got[0]:]])
+            col = cs.vertcat(got[1], *[getattr(it, attr) for it in items[got[0]:]])
         else:
-            col = cs.vertcat(*[it.sym for it in items]) if items else cs.SX(0, 1)
+            col = cs.vertcat(*[getattr(it, attr) for it in items]) if items else cs.SX(0, 1)
         self._stacked[key] = (n, col)
         return col
 
