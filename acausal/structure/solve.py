@@ -111,8 +111,9 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                         "unconnected port of that component: an unconnected port carries "
                         "zero through variable (zero current, force, heat flow)")
                 if not a_ok.is_constant():  # parameter-dependent divisors, checked per run
-                    out.pivots += [(a_ok[q], scalar[k].equations, scalar[k].unknowns)
-                                   for q, k in enumerate(ok) if not a_ok[q].is_constant()]
+                    coefs = cs.vertsplit(a_ok)  # (one call, not one per entry)
+                    out.pivots += [(coefs[q], scalar[k].equations, scalar[k].unknowns)
+                                   for q, k in enumerate(ok) if not coefs[q].is_constant()]
                 u_ok = us[ok]
                 r0 = cs.substitute(Fs[ok], u_ok, cs.SX.zeros(u_ok.shape))
                 record([scalar[k].unknowns[0] for k in ok], -r0 / a_ok)
