@@ -121,7 +121,9 @@ class _Flattener:
 
     # ----- the pass -----
     def run(self) -> FlatSystem:
-        comps = list(self.model.walk())
+        g = self.graph
+        comps = (list(g.components) if getattr(g, "model", None) is self.model
+                 else list(self.model.walk()))
         path = {id(c): c.path() for c in comps}
         x = self._graph_unknowns(path)
         self._bind_graph_ports(comps, x, path)
@@ -222,7 +224,7 @@ class _Flattener:
             else:
                 xp, a = x[int(topo.parent[vtx])], AV[int(topo.parent_edge[vtx])]
                 if topo.parent[int(topo.parent[vtx])] < 0:  # parent is the root (zero)
-                    x[vtx] = a if topo.parent_sign[vtx] > 0 else -a
+                    x[vtx] = a if topo.parent_sign[vtx] > 0 else _UNARY(_OP_NEG, a)
                 else:
                     x[vtx] = xp + a if topo.parent_sign[vtx] > 0 else xp - a
         for j in topo.cotree:
@@ -236,7 +238,8 @@ class _Flattener:
                 term = TV[topo.cotree[D.indices[ptr]]]
                 d = D.data[ptr]
                 if acc is None:
-                    acc = -term if d == 1.0 else (term if d == -1.0 else -d * term)
+                    acc = (_UNARY(_OP_NEG, term) if d == 1.0
+                           else (term if d == -1.0 else -d * term))
                 else:
                     acc = acc - term if d == 1.0 else (acc + term if d == -1.0 else acc - d * term)
             TV[j] = acc if acc is not None else cs.SX.zeros(size)
@@ -261,7 +264,7 @@ class _Flattener:
                 key = id(cp[end])
                 acc = flows.get(key)
                 if acc is None:
-                    flows[key] = tv if positive else -tv
+                    flows[key] = tv if positive else _UNARY(_OP_NEG, tv)
                 else:
                     flows[key] = acc + tv if positive else acc - tv
         _composite_flows(comps, flows)
@@ -404,6 +407,9 @@ _OP_EQ = cs.OP_EQ
 _OP = getattr(getattr(cs, "_casadi", None), "SX_op", cs.SX.op)
 _DEP = getattr(getattr(cs, "_casadi", None), "SX_dep", cs.SX.dep)
 _BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
+# (-x through the C function: the SX.__neg__ wrapper costs several times the negation)
+_UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
+_OP_NEG = cs.OP_NEG
 
 
 def _edge_names(g: LinearGraph, path: dict[int, str]) -> list[str]:

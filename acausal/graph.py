@@ -74,6 +74,9 @@ class LinearGraph:
 
     def __init__(self, model: Component, tree: Iterable[Any] | None = None) -> None:
         comps = list(model.walk())
+        #: the model and its components in :meth:`Component.walk` order (the flatten pass
+        #: reuses the list instead of walking the model tree again)
+        self.model, self.components = model, comps
         ports: list[PortInstance] = [
             p for c in comps for p in c.ports().values() if p.domain.graph
         ]

@@ -131,6 +131,23 @@ def _scan(f: cs.Function) -> bool:
     return any(f.instruction_id(k) in ops for k in range(f.n_instructions()))
 
 
+def _none_of(F: cs.SX, unknowns: cs.SX) -> bool:
+    """Whether ``F`` certainly holds no relation and no kink of ``unknowns`` (a pre-check
+    costing two passes over the graph in CasADi instead of a Python call per instruction).
+
+    CasADi counts ``<``, ``<=``, ``sign`` (and ``==``, ``floor``, ``if_else``...) as not
+    smooth, ``fabs``, ``fmin`` and ``fmax`` as smooth; but the derivative of a kink is a
+    sign or a comparison, so a kink of the unknowns shows in the directional derivative
+    along a symbolic seed (symbolic, so that no two terms can cancel). A kink of time and
+    parameters only is left as it is by :func:`freeze_relations` anyway.
+    """
+    if not F.is_smooth():
+        return False
+    if not unknowns.numel():
+        return True
+    return bool(cs.jtimes(F, unknowns, cs.SX.sym("seed", unknowns.numel())).is_smooth())
+
+
 def _rebuild(op: int, args: list[cs.SX]) -> cs.SX:
     return cs.SX.unary(op, args[0]) if len(args) == 1 else cs.SX.binary(op, args[0], args[1])
 
@@ -220,13 +237,9 @@ def relations_pass(state: CompileState) -> CompileState:
         when_exprs.extend(v for _, _, v in w.actions)
     # the common case first, cheaply: no relation in the equations at all (outputs are
     # port quantities and variables, which have none unless the equations do)
-    if not when_exprs and eqs:
-        F = cs.vertcat(*[e.res for e in eqs])
-        syms = cs.symvar(F)
-        if not _scan(cs.Function("scan", [cs.vertcat(*syms) if syms else cs.SX(0, 1)],
-                                 [F])):
-            return state
     unknowns = cs.vertcat(*[v.sym for v in fs.variables]) if fs.variables else cs.SX(0, 1)
+    if not when_exprs and eqs and _none_of(cs.vertcat(*[e.res for e in eqs]), unknowns):
+        return state
     origin_of = {v.name: v.origin for v in fs.variables}
     out_names = list(fs.outputs)
     exprs = ([e.res for e in eqs] + [cs.vec(cs.SX(fs.outputs[n])) for n in out_names]

@@ -38,6 +38,9 @@ class AliasResult:
     removed: list[FlatEquation] = field(default_factory=list)
     # start values and fixed flags moved onto representatives: index -> (start, fixed)
     starts: dict[int, tuple[float, bool]] = field(default_factory=dict)
+    #: the residuals of ``equations`` stacked in one column, when the elimination formed
+    #: it (saves stacking them again)
+    residuals: cs.SX | None = field(default=None, repr=False)
 
     def pairs(self, fs: FlatSystem) -> tuple[list[cs.SX], list[cs.SX]]:
         """(eliminated symbols, their expressions in the kept unknowns)."""
@@ -176,6 +179,7 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
     removed: list[FlatEquation] = []
     changed = True
     todo: set[int] | None = None  # equations to classify (None: all)
+    column: cs.SX | None = None  # the residuals of ``equations`` stacked, once formed
     while changed:
         changed = False
         keep: list[FlatEquation] = []
@@ -219,6 +223,8 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
                 const[ra] = expr / sa
                 removed.append(eq)
                 changed = True
+        if changed:
+            column = None
         equations = keep
         if changed and keep:
             subst = _substitution(fs, find, const)
@@ -228,14 +234,15 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
                 F = cs.vertcat(*[e.res for e in keep])
                 touched = cs.jacobian_sparsity(F, olds).get_crs()[0]
                 todo = {r for r in range(len(keep)) if touched[r + 1] > touched[r]}
-                resid = cs.vertsplit(cs.substitute(F, olds, news))
+                column = cs.substitute(F, olds, news)
+                resid = cs.vertsplit(column)
                 equations = [
                     FlatEquation(r, e.origin, e.label, e.source)
                     for r, e in zip(resid, keep, strict=True)
                 ]
     subst = _substitution(fs, find, const)
     starts = _merge_starts(fs, find, const)
-    return AliasResult(equations, subst, len(fs.equations), removed, starts)
+    return AliasResult(equations, subst, len(fs.equations), removed, starts, column)
 
 
 def _substitution(fs: FlatSystem, find, const) -> dict[int, cs.SX]:
@@ -323,16 +330,22 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     keep = [k for k in range(len(fs.variables)) if k not in al.substitution]
     new_index = {k: n for n, k in enumerate(keep)}
     variables = []
+    starts = al.starts
     for k in keep:
-        v = fs.variables[k].copy()
-        if k in al.starts:
-            v.start, v.fixed = al.starts[k]
-        if v.der is not None:
-            v.der = new_index.get(v.der)
-        if v.der_of is not None:
-            v.der_of = new_index.get(v.der_of)
+        v = fs.variables[k]
+        if k in starts or v.der is not None or v.der_of is not None:
+            # a copy where something changes; the others are shared with the flat system
+            # (no pass changes a variable in place: see EquationSystem.copy)
+            v = v.copy()
+            if k in starts:
+                v.start, v.fixed = starts[k]
+            if v.der is not None:
+                v.der = new_index.get(v.der)
+            if v.der_of is not None:
+                v.der_of = new_index.get(v.der_of)
         variables.append(v)
-    return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters)
+    return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters,
+                                     al.residuals)
 
 
 def alias_pass(state: CompileState) -> CompileState:

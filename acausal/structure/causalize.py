@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..state import need
 from .blt import Block, tarjan_blocks
@@ -57,28 +58,43 @@ def causalize(sys: EquationSystem, states: list[int],
     _, eq_of_var = match(inc)
     if (eq_of_var < 0).any():
         raise structural_error(sys, eqs, unknowns, diag)
-    upos = {j: k for k, j in enumerate(unknowns)}
-    succ: list[list[int]] = []
-    for k, j in enumerate(unknowns):
-        i = eq_of_var[k]
-        succ.append([upos[m] for m in sys.incidence[eqs[i]] if m in upos and m != j])
-    comps = tarjan_blocks(len(unknowns), succ)
-    block_of = np.empty(len(unknowns), dtype=int)
+    # unknown k depends on the other unknowns of the equation matched to it: the rows of
+    # the incidence taken in matching order, without the diagonal (columns ascending,
+    # as the neighbours' order decides the order of Tarjan's blocks)
+    dep = sp.csr_matrix(inc[eq_of_var])
+    dep.sort_indices()
+    n = len(unknowns)
+    counts = np.diff(dep.indptr)
+    other = dep.indices != np.repeat(np.arange(n), counts)
+    ptr = np.concatenate(([0], np.cumsum(_row_sums(other, dep.indptr))))
+    idx = dep.indices[other].tolist()
+    ptr_l = ptr.tolist()
+    succ = [idx[ptr_l[k]:ptr_l[k + 1]] for k in range(n)]
+    comps = tarjan_blocks(n, succ)
+    block_of = [0] * n
     for b_i, comp in enumerate(comps):
-        block_of[comp] = b_i
-    level = np.zeros(len(comps), dtype=int)
+        for k in comp:
+            block_of[k] = b_i
+    level = [0] * len(comps)
     blocks: list[Block] = []
+    eq_of = eq_of_var.tolist()
     for b_i, comp in enumerate(comps):
         lv = 0
         for k in comp:
             for m in succ[k]:
-                if block_of[m] != b_i:
-                    lv = max(lv, level[block_of[m]] + 1)
+                bm = block_of[m]
+                if bm != b_i and level[bm] >= lv:
+                    lv = level[bm] + 1
         level[b_i] = lv
         ks = sorted(comp)
-        blocks.append(Block([eqs[eq_of_var[k]] for k in ks], [unknowns[k] for k in ks],
-                            int(lv)))
+        blocks.append(Block([eqs[eq_of[k]] for k in ks], [unknowns[k] for k in ks], lv))
     return Causalization(list(states), blocks)
+
+
+def _row_sums(flags: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """How many entries of each row of a compressed row storage are flagged."""
+    c = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+    return c[indptr[1:]] - c[indptr[:-1]]
 
 
 def causalize_pass(state: CompileState) -> CompileState:

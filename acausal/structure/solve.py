@@ -70,7 +70,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # the unknowns (and time) and the residuals stacked once: a level takes its rows by
     # index instead of stacking thousands of scalar expressions again
     all_vars = cs.vertcat(sys.symbols(), sys.t)
-    all_res = cs.vertcat(*[e.res for e in sys.equations]) if sys.equations else cs.SX(0, 1)
+    all_res = sys.residuals()
 
     def record(js: list[int], exprs: cs.SX) -> None:
         for j, e in zip(js, cs.vertsplit(exprs), strict=True):
@@ -111,8 +111,9 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                         "unconnected port of that component: an unconnected port carries "
                         "zero through variable (zero current, force, heat flow)")
                 if not a_ok.is_constant():  # parameter-dependent divisors, checked per run
-                    out.pivots += [(a_ok[q], scalar[k].equations, scalar[k].unknowns)
-                                   for q, k in enumerate(ok) if not a_ok[q].is_constant()]
+                    coefs = cs.vertsplit(a_ok)  # (one call, not one per entry)
+                    out.pivots += [(coefs[q], scalar[k].equations, scalar[k].unknowns)
+                                   for q, k in enumerate(ok) if not coefs[q].is_constant()]
                 u_ok = us[ok]
                 r0 = cs.substitute(Fs[ok], u_ok, cs.SX.zeros(u_ok.shape))
                 record([scalar[k].unknowns[0] for k in ok], -r0 / a_ok)

@@ -50,7 +50,10 @@ class EquationSystem:
         variables: list[FlatVariable],
         equations: list[FlatEquation],
         parameters: list[FlatParameter],
+        residuals: cs.SX | None = None,
     ) -> EquationSystem:
+        """The system of these lists; ``residuals``, if given, is the column of the
+        equations' residuals already stacked (the alias pass has it)."""
         idx = {v.name: k for k, v in enumerate(variables)}
         var_der = [-1] * len(variables)
         var_int = [-1] * len(variables)
@@ -61,20 +64,21 @@ class EquationSystem:
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
         if equations and variables:
-            F = cs.vertcat(*[e.res for e in equations])
-            csr = cs.jacobian_sparsity(F, sys.symbols()).get_crs()
-            ptr, col = csr
-            sys.incidence = [sorted(col[ptr[i]: ptr[i + 1]]) for i in range(len(equations))]
+            F = residuals if residuals is not None else cs.vertcat(*[e.res for e in equations])
+            sys._stacked["equations"] = (len(equations), F)
+            ptr, col = cs.jacobian_sparsity(F, sys.symbols()).get_crs()
+            # (the column indices of a row of a compressed row storage are sorted)
+            sys.incidence = [col[ptr[i]: ptr[i + 1]] for i in range(len(equations))]
         else:
             sys.incidence = [[] for _ in equations]
         return sys
 
     def copy(self) -> EquationSystem:
-        """A copy that index reduction can extend without touching this one (variables
-        are copied because their derivative links change; equations and incidence rows are
-        only ever appended, never modified)."""
+        """A copy that index reduction can extend without touching this one (a variable
+        is copied when its derivative link changes, :meth:`add_derivative_variable`;
+        equations and incidence rows are only ever appended, never modified)."""
         return EquationSystem(
-            self.t, [v.copy() for v in self.variables], list(self.equations),
+            self.t, list(self.variables), list(self.equations),
             list(self.parameters), list(self.var_der), list(self.var_int),
             list(self.eq_der), list(self.eq_int), list(self.incidence), dict(self.name_index),
             dict(self._stacked))
@@ -90,15 +94,22 @@ class EquationSystem:
         """The parameters' symbols stacked in one column (see :meth:`symbols`)."""
         return self._stack("parameters", self.parameters)
 
-    def _stack(self, key: str, items: list[FlatVariable] | list[FlatParameter]) -> cs.SX:
+    def residuals(self) -> cs.SX:
+        """The equations' residuals stacked in one column (see :meth:`symbols`). Index
+        reduction appends derived equations whose residuals are set at its end
+        (:meth:`differentiate_symbolically`): ask after it, not during it."""
+        return self._stack("equations", self.equations, "res")
+
+    def _stack(self, key: str, items: list[FlatVariable] | list[FlatParameter]
+               | list[FlatEquation], attr: str = "sym") -> cs.SX:
         n = len(items)
         got = self._stacked.get(key)
         if got is not None and got[0] == n:
             return got[1]
         if got is not None and got[0] < n:
-            col = cs.vertcat(got[1], *[it.sym for it in items[got[0]:]])
+            col = cs.vertcat(got[1], *[getattr(it, attr) for it in items[got[0]:]])
         else:
-            col = cs.vertcat(*[it.sym for it in items]) if items else cs.SX(0, 1)
+            col = cs.vertcat(*[getattr(it, attr) for it in items]) if items else cs.SX(0, 1)
         self._stacked[key] = (n, col)
         return col
 
@@ -132,7 +143,9 @@ class EquationSystem:
 
     def add_derivative_variable(self, j: int) -> int:
         """Create the symbol ``der(v_j)`` and return its index."""
-        v = self.variables[j]
+        # copied before its link changes: the variable may be shared with the system this
+        # one was copied from
+        v = self.variables[j] = self.variables[j].copy()
         sym = cs.SX.sym(f"der({v.name})")
         k = len(self.variables)
         self.variables.append(
@@ -185,7 +198,7 @@ class EquationSystem:
             ptr, col = cs.jacobian_sparsity(d, self.symbols()).get_crs()
             for r, (k, e) in enumerate(zip(ready, cs.vertsplit(d), strict=True)):
                 self.equations[k].res = e
-                self.incidence[k] = sorted(col[ptr[r]: ptr[r + 1]])
+                self.incidence[k] = col[ptr[r]: ptr[r + 1]]  # (sorted: see from_lists)
 
     def level(self, i: int) -> int:
         """How many times equation ``i`` was differentiated."""
