@@ -36,7 +36,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..component import DATUM, Component, PortInstance, TreePriority
-from ..domain_passes import DomainEquation, DomainPass
+from ..domain_passes import DomainEquation, DomainPass, StateCoordinates
 from ..errors import RedundantConstraintWarning, TopologyError
 from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
@@ -332,6 +332,9 @@ class Mechanism(DomainPass):
         u = cs.vertcat(*u_all) if u_all else cs.SX(0, 1)
         qdot = cs.vertcat(*qdot_all) if qdot_all else cs.SX(0, 1)
         udot = cs.vertcat(*[fl.der(s) for s in u_all]) if u_all else cs.SX(0, 1)
+        # the equations of motion and the frames' definitions depend on (nearly) every
+        # coordinate of the tree: the structure stage keeps that incidence implicit
+        coords = StateCoordinates(frozenset(s.name() for s in q_all + u_all))
 
         # accelerations of every frame: one forward-mode sweep over all velocities
         verts = list(range(self.datum))
@@ -374,7 +377,7 @@ class Mechanism(DomainPass):
             kb = kin[e.final]
             ce = e.comp.cut(ka, kb)
             for d in ce.definitions:
-                eqs.append(DomainEquation(d, e.comp))
+                eqs.append(DomainEquation(d, e.comp, coordinates=coords))
             for res, lab in zip(ce.constraints, ce.labels, strict=True):
                 constraints.append(res)
                 labels.append((f"{e.name}: {lab}", e.comp))
@@ -434,11 +437,11 @@ class Mechanism(DomainPass):
                 if residual:  # a prescribed joint: the equation determines its force
                     eqs.append(DomainEquation(
                         expr == 0, owner, f"equation of motion along {sym.name()} "
-                        "(articulated body, motion prescribed)"))
+                        "(articulated body, motion prescribed)", coords))
                 else:
                     eqs.append(DomainEquation(
                         fl.der(sym) == expr, owner,
-                        f"equation of motion along {sym.name()} (articulated body)"))
+                        f"equation of motion along {sym.name()} (articulated body)", coords))
         elif u.numel():
             for c in self.comps:
                 kmap = kmaps[id(c)]
@@ -449,7 +452,8 @@ class Mechanism(DomainPass):
             R_dyn = cs.gradient(power, du)
             for sym, owner, res in zip(u_all, owners, cs.vertsplit(R_dyn), strict=True):
                 eqs.append(DomainEquation(
-                    res == 0, owner, f"equation of motion along {sym.name()} (virtual power)"))
+                    res == 0, owner, f"equation of motion along {sym.name()} (virtual power)",
+                    coords))
         self._report = self._make_report(q_all, u_all, constraints)
         return eqs
 

@@ -230,7 +230,7 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
                 todo = {r for r in range(len(keep)) if touched[r + 1] > touched[r]}
                 resid = cs.vertsplit(cs.substitute(F, olds, news))
                 equations = [
-                    FlatEquation(r, e.origin, e.label, e.source)
+                    FlatEquation(r, e.origin, e.label, e.source, coordinates=e.coordinates)
                     for r, e in zip(resid, keep, strict=True)
                 ]
     subst = _substitution(fs, find, const)
