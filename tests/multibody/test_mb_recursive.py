@@ -337,3 +337,32 @@ def test_frame_definition_differentiated_by_index_reduction(dynamics):
     # integrated at rtol 1e-10 (the reference at 1e-12) over 1 s in which the first
     # link turns ~2 rev: observed ~1e-8
     assert np.max(np.abs(res["j0.phi"] - ref)) < 1e-6
+
+
+class _AccelerationCoupling(mb.SpringDamper):
+    """A line force element that also pushes frame_a with 0.1 kg times frame_b's
+    acceleration (a frame wrench depending on another frame's acceleration)."""
+
+    def wrenches(self, kin, gravity):
+        out = super().wrenches(kin, gravity)
+        port, F, M = out[0]
+        return [(port, F + 0.1 * kin["frame_b"].a, M)] + out[1:]
+
+
+def test_wrench_on_another_frames_acceleration_keeps_virtual_power():
+    """The recursion needs every frame's wrench affine in its own acceleration: a
+    component coupling two frames' accelerations makes the pass fall back, naming why;
+    forcing the recursion is an error."""
+    for dynamics in ("auto", "recursive"):
+        m = SphericalDoublePendulum()
+        m.world.__dict__["dynamics"] = dynamics
+        m.coupling = _AccelerationCoupling(c=1.0, d=0.1, s_unstretched=0.5)
+        m.connect(m.world.frame_b, m.coupling.frame_a)
+        m.connect(m.b2.frame_a, m.coupling.frame_b)
+        if dynamics == "recursive":
+            with pytest.raises(ac.TopologyError, match="acceleration of another frame"):
+                ac.build(m)
+            continue
+        cm = ac.build(m)
+        assert cm.mechanism.dynamics == "virtual power"
+        assert "acceleration of another frame" in cm.mechanism.fallback_reason
