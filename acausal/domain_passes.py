@@ -14,6 +14,12 @@ model (``cm.domain_pass(name)``) for inspection and for solvers that need it.
 
 Registration is lazy (module path and class name), so a domain's pass is imported only
 when a model uses the domain.
+
+A pass whose equations depend densely on its own coordinates (a mechanism's recursive
+equations of motion: every joint acceleration depends on every joint angle and speed)
+marks them with its :class:`StateCoordinates`: the structure stage then leaves those
+coordinates out of the equations' incidence while they are states (a state is known to the
+matching and to the BLT ordering), so it neither computes nor stores the dense part.
 """
 
 from __future__ import annotations
@@ -28,16 +34,36 @@ from .domains import Domain
 from .errors import TopologyError
 from .symbols import SymbolTable
 
-__all__ = ["DomainEquation", "DomainPass", "register_domain_pass", "domain_pass_class"]
+__all__ = ["DomainEquation", "DomainPass", "StateCoordinates", "register_domain_pass",
+           "domain_pass_class"]
+
+
+@dataclass(frozen=True, eq=False)
+class StateCoordinates:
+    """Unknowns of a domain pass that its own equations give derivatives of (a mechanism's
+    branch coordinates and speeds: ``der(q) = qdot(q, u)``, ``der(u) = ...``), by name.
+
+    An equation marked with them may depend on any of them. The structure stage keeps its
+    incidence on those that have a derivative implicit: they are not highest derivatives
+    (Pantelides' matching never looks at them) and, once chosen as states, known to the
+    causalisation. The incidence on a coordinate is formed where it matters: for an
+    equation that index reduction differentiates, and for a coordinate that the state
+    selection makes a dummy (:meth:`acausal.structure.system.EquationSystem.for_states`).
+    """
+
+    names: frozenset[str]
 
 
 @dataclass
 class DomainEquation:
-    """An equation of a domain pass, the component it belongs to and a readable label."""
+    """An equation of a domain pass, the component it belongs to and a readable label;
+    ``coordinates``: the pass's state coordinates it may depend on densely (see
+    :class:`StateCoordinates`)."""
 
     equation: Any
     component: Component
     label: str | None = None
+    coordinates: StateCoordinates | None = None
 
 
 class DomainPass(ABC):

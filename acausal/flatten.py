@@ -53,6 +53,10 @@ class FlatEquation:
     #: the equation this one is the time derivative of (index reduction); its label
     #: ``d/dt[...]`` is rendered from it on first use
     derived_from: FlatEquation | None = None
+    #: state coordinates of a domain pass the equation may depend on densely, left out of
+    #: its structural incidence while they are states
+    #: (:class:`~acausal.domain_passes.StateCoordinates`)
+    coordinates: Any = None
 
     def text(self) -> str:
         """The equation as written, ``lhs == rhs``."""
@@ -142,6 +146,7 @@ class _Flattener:
                         origin = de.component._path_or_class()
                         for fe in self._normalise(de.equation, origin, de.component):
                             fe.label = de.label or fe.label
+                            fe.coordinates = de.coordinates
                             equations.append(fe)
                 ranges: dict[int, tuple[int, int]] = {}
                 for c in comps:

@@ -258,7 +258,7 @@ def relations_pass(state: CompileState) -> CompileState:
         rebuilt.append(cs.vertcat(*new[pos:pos + size]) if size != 1 else new[pos])
         pos += size
     n, n_all = len(fs.equations), len(eqs)
-    equations = [FlatEquation(r, e.origin, e.label, e.source)
+    equations = [FlatEquation(r, e.origin, e.label, e.source, coordinates=e.coordinates)
                  for r, e in zip(rebuilt[:n], fs.equations, strict=True)]
     initial = [FlatEquation(r, e.origin, e.label, e.source)
                for r, e in zip(rebuilt[n:n_all], fs.initial_equations, strict=True)]

@@ -12,7 +12,16 @@ no loop constraint), N = 10, 50, 200:
   Cartesian formulation of the same model (6 coordinates per body, 6 - dof constraints per
   joint), both from ``cm.mechanism``.
 
-``--quick`` skips N = 200. ``benchmarks/bench_peers.py`` compares with other tools.
+Then, for the chain released horizontal of ``bench_peers.py`` (``_models.LinkChain``) at
+N = 50, 200, 1 000: the build time (wall and CPU, the least of three interleaved rounds)
+and the cost of one evaluation of the right-hand side ``x' = f(x, p, t)`` (a CasADi call
+on numpy arrays, the least of three rounds, and its instruction count), each with the
+exponent of a power law fitted over the sizes. (The simulation's cost is the product of
+the right-hand side's and of the number of steps, which grows like N for any explicit
+method on this chain: its stiffest mode speeds up as the links shorten.)
+
+``--quick`` skips N = 200 (and N = 1 000 in the growth table); ``--growth`` prints the
+growth table only. ``benchmarks/bench_peers.py`` compares with other tools.
 """
 
 from __future__ import annotations
@@ -62,10 +71,64 @@ def measure(make):
     return cm, res, t_build, t_sim, t_idas
 
 
+def _exponent(Ns: list[int], ts: list[float]) -> float:
+    """Least-squares exponent ``b`` of ``t = a N^b``."""
+    return float(np.polyfit(np.log(Ns), np.log(ts), 1)[0])
+
+
+def growth(Ns: tuple[int, ...], rounds: int = 3) -> None:
+    """Build and right-hand-side cost of the horizontal chain against N (module doc)."""
+    import casadi as cs
+
+    build_wall = {N: np.inf for N in Ns}
+    build_cpu = {N: np.inf for N in Ns}
+    rhs = {N: np.inf for N in Ns}
+    instructions = {}
+    for _ in range(rounds):  # interleaved: every size once per round
+        for N in Ns:
+            model = LinkChain(N)
+            w0, c0 = time.perf_counter(), time.process_time()
+            cm = ac.build(model)
+            build_wall[N] = min(build_wall[N], time.perf_counter() - w0)
+            build_cpu[N] = min(build_cpu[N], time.process_time() - c0)
+            d = cm.dae
+            f = cs.Function("rhs", [d.x, d.p, d.t], [d.ode])
+            instructions[N] = f.n_instructions()
+            x = np.random.default_rng(0).uniform(-1.0, 1.0, int(d.x.numel()))
+            calls = max(20, 20000 // N)
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                f(x, d.p_values, 0.0)
+            rhs[N] = min(rhs[N], (time.perf_counter() - t0) / calls)
+    Nl = list(Ns)
+    print(f"== Horizontal chain (_models.LinkChain): build and one right-hand side, the least "
+          f"of {rounds} interleaved rounds ==")
+    head = (f"{'N':>5s} {'build wall [s]':>15s} {'build CPU [s]':>14s} {'RHS [us]':>9s} "
+            f"{'RHS/link [us]':>14s} {'instructions':>13s}")
+    print(head)
+    print("-" * len(head))
+    for N in Ns:
+        print(f"{N:5d} {build_wall[N]:15.3f} {build_cpu[N]:14.3f} {rhs[N] * 1e6:9.1f} "
+              f"{rhs[N] * 1e6 / N:14.2f} {instructions[N]:13d}")
+    if len(Ns) > 1:
+        nlogn = _exponent(Nl, [N * np.log(N) for N in Nl])
+        print(f"fitted exponent b of t ~ N^b over N = {Ns[0]}..{Ns[-1]}: build wall "
+              f"{_exponent(Nl, [build_wall[N] for N in Nl]):.2f}, build CPU "
+              f"{_exponent(Nl, [build_cpu[N] for N in Nl]):.2f}, RHS "
+              f"{_exponent(Nl, [rhs[N] for N in Nl]):.2f}, RHS instructions "
+              f"{_exponent(Nl, [instructions[N] for N in Nl]):.2f} (N log N fits "
+              f"{nlogn:.2f} over these sizes)")
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="skip the 200-link chain")
+    ap.add_argument("--growth", action="store_true", help="the growth table only")
     args = ap.parse_args()
+    if args.growth:
+        growth((50, 200) if args.quick else (50, 200, 1000))
+        return
     cases = [("four-bar", lambda: FourBar())]
     for N in (10, 50) if args.quick else (10, 50, 200):
         cases.append((f"chain N={N}", lambda N=N: PendulumChain(N)))
@@ -96,6 +159,8 @@ def main() -> None:
     print("formulation of the same model. dof = branch speeds - constraints (1D drives not")
     print("counted); states: differential states after index reduction. equations: the")
     print("equations of motion, recursive (articulated body) or virtual power.")
+    print()
+    growth((50, 200) if args.quick else (50, 200, 1000))
 
 
 if __name__ == "__main__":

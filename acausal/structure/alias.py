@@ -237,7 +237,7 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
                 column = cs.substitute(F, olds, news)
                 resid = cs.vertsplit(column)
                 equations = [
-                    FlatEquation(r, e.origin, e.label, e.source)
+                    FlatEquation(r, e.origin, e.label, e.source, coordinates=e.coordinates)
                     for r, e in zip(resid, keep, strict=True)
                 ]
     subst = _substitution(fs, find, const)

@@ -49,6 +49,7 @@ class Causalization:
 def causalize(sys: EquationSystem, states: list[int],
               diag: StructureDiagnostics | None = None) -> Causalization:
     """Match equations to the non-state unknowns and sort them into levelled BLT blocks."""
+    sys = sys.for_states(states)  # implicit coordinates that are not states, listed
     state_set = set(states)
     unknowns = [j for j in range(sys.n_vars) if j not in state_set]
     eqs = list(range(sys.n_eqs))

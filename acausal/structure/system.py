@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 import casadi as cs
 import numpy as np
@@ -37,6 +38,10 @@ class EquationSystem:
     eq_int: list[int] = field(default_factory=list)
     incidence: list[list[int]] = field(default_factory=list)
     name_index: dict[str, int] = field(default_factory=dict)
+    #: equations whose incidence leaves out state coordinates of a domain pass
+    #: (:class:`~acausal.domain_passes.StateCoordinates`): ``(rows, coordinate columns)``
+    #: per group; each row may depend on any of its group's columns (see :meth:`for_states`)
+    implicit: list[tuple[list[int], list[int]]] = field(default_factory=list)
     #: the symbols of ``variables`` / ``parameters`` stacked in one column, with the count
     #: they hold (both lists only ever grow at the end: index reduction appends
     #: derivatives); shared by copies. See :meth:`symbols`.
@@ -63,14 +68,18 @@ class EquationSystem:
                 var_der[v.der_of] = k
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
+        sys.incidence = [[] for _ in equations]
         if equations and variables:
-            F = residuals if residuals is not None else cs.vertcat(*[e.res for e in equations])
-            sys._stacked["equations"] = (len(equations), F)
-            ptr, col = cs.jacobian_sparsity(F, sys.symbols()).get_crs()
-            # (the column indices of a row of a compressed row storage are sorted)
-            sys.incidence = [col[ptr[i]: ptr[i + 1]] for i in range(len(equations))]
-        else:
-            sys.incidence = [[] for _ in equations]
+            if residuals is not None:
+                sys._stacked["equations"] = (len(equations), residuals)
+            explicit = _implicit_groups(sys)
+            if explicit:
+                F = (residuals if residuals is not None and len(explicit) == len(equations)
+                     else cs.vertcat(*[equations[i].res for i in explicit]))
+                ptr, col = cs.jacobian_sparsity(F, sys.symbols()).get_crs()
+                # (the column indices of a row of a compressed row storage are sorted)
+                for r, i in enumerate(explicit):
+                    sys.incidence[i] = col[ptr[r]: ptr[r + 1]]
         return sys
 
     def copy(self) -> EquationSystem:
@@ -81,7 +90,7 @@ class EquationSystem:
             self.t, list(self.variables), list(self.equations),
             list(self.parameters), list(self.var_der), list(self.var_int),
             list(self.eq_der), list(self.eq_int), list(self.incidence), dict(self.name_index),
-            dict(self._stacked))
+            list(self.implicit), dict(self._stacked))
 
     def symbols(self) -> cs.SX:
         """The unknowns' symbols stacked in one column (``vertcat`` of every
@@ -141,6 +150,28 @@ class EquationSystem:
             r, c, ncol = r[keep], c[keep], len(cols)
         return sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(rows), ncol))
 
+    def for_states(self, states: list[int]) -> EquationSystem:
+        """This system, or, when some implicit coordinates (:attr:`implicit`) are not
+        among ``states`` (dummy derivatives made them algebraic), a copy whose incidence
+        lists them where the equations depend on them."""
+        state_set = set(states)
+        missing = [(rows, [j for j in cols if j not in state_set])
+                   for rows, cols in self.implicit]
+        missing = [(rows, cols) for rows, cols in missing if cols]
+        if not missing:
+            return self
+        out = self.copy()
+        for rows, cols in missing:
+            for i, extra in zip(rows, self._dependence(rows, cols), strict=True):
+                out.incidence[i] = sorted(set(out.incidence[i]).union(extra))
+        return out
+
+    def _dependence(self, rows: list[int], cols: list[int]) -> list[list[int]]:
+        """The columns among ``cols`` each equation of ``rows`` depends on (CasADi)."""
+        F = cs.vertcat(*[self.equations[i].res for i in rows])
+        ptr, col = cs.jacobian_sparsity(F, self.symbols()[cols]).get_crs()
+        return [[cols[c] for c in col[ptr[r]: ptr[r + 1]]] for r in range(len(rows))]
+
     def add_derivative_variable(self, j: int) -> int:
         """Create the symbol ``der(v_j)`` and return its index."""
         # copied before its link changes: the variable may be shared with the system this
@@ -161,6 +192,10 @@ class EquationSystem:
 
     def add_differentiated_equation(self, i: int) -> int:
         """Append ``d/dt`` of equation ``i`` (structure only; symbolic form set later)."""
+        for rows, cols in self.implicit:  # a differentiated equation lists all it has
+            if i in rows:
+                self.incidence[i] = sorted(set(self.incidence[i]).union(
+                    self._dependence([i], cols)[0]))
         inc = set(self.incidence[i])
         for j in list(inc):
             d = self.var_der[j]
@@ -207,3 +242,38 @@ class EquationSystem:
             i = self.eq_int[i]
             n += 1
         return n
+
+
+def _implicit_groups(sys: EquationSystem) -> list[int]:
+    """Fill ``sys.implicit`` and the incidence of the equations marked with state
+    coordinates (:class:`~acausal.domain_passes.StateCoordinates`): their incidence on the
+    other unknowns only, formed per group by one sparsity computation with the coordinates
+    left out (the recursive equations of motion of an N-link chain would have N^2 entries
+    on them). A coordinate without a derivative is a highest derivative and stays
+    explicit; an equation with no other unknown gets its full incidence. Returns the rows
+    left to the caller (not marked)."""
+    groups: dict[int, tuple[Any, list[int]]] = {}
+    explicit: list[int] = []
+    for i, e in enumerate(sys.equations):
+        c = e.coordinates
+        if c is None:
+            explicit.append(i)
+        else:
+            groups.setdefault(id(c), (c, []))[1].append(i)
+    idx, var_der = sys.name_index, sys.var_der
+    for coords, rows in groups.values():
+        hidden = sorted(idx[n] for n in coords.names if n in idx and var_der[idx[n]] >= 0)
+        hidden_set = set(hidden)
+        shown = [j for j in range(sys.n_vars) if j not in hidden_set]
+        kept = []
+        for i, inc in zip(rows, sys._dependence(rows, shown), strict=True):
+            if inc:
+                sys.incidence[i] = sorted(inc)
+                kept.append(i)
+            else:
+                explicit.append(i)
+        if kept and hidden:
+            sys.implicit.append((kept, hidden))
+        else:
+            explicit += kept
+    return sorted(explicit)

@@ -178,3 +178,191 @@ def test_closed_loop_keeps_virtual_power_unless_asked():
     assert cm.mechanism.dynamics == "virtual power"
     assert "closed kinematic loop (cut joint j4)" in cm.mechanism.fallback_reason
     assert "not recursive: closed kinematic loop" in str(cm.mechanism)
+
+
+# ------------------------------------------------------------------------------------
+# the equations of motion in the structure stage: their incidence on the tree's
+# coordinates is implicit (acausal.domain_passes.StateCoordinates)
+
+
+def test_chain_equations_of_motion_reach_the_structure_stage_with_linear_incidence():
+    """The recursive equations of motion of an N-link chain depend on every joint angle
+    and speed (N^2 entries); the structure stage lists only what is not a state (each
+    equation its own unknown), so its incidence grows like N."""
+    from _models import LinkChain
+
+    for N in (10, 40):
+        cm = ac.build(LinkChain(N))
+        sys = cm.system
+        eom = [i for i, e in enumerate(sys.equations) if "equation of motion" in e.label]
+        assert len(eom) == N
+        assert len(sys.implicit) == 1 and set(eom) <= set(sys.implicit[0][0])
+        assert len(sys.implicit[0][1]) == 2 * N  # the angles and speeds
+        assert max(len(sys.incidence[i]) for i in eom) == 1  # der(w) only
+        assert sum(len(r) for r in sys.incidence) < 1.3 * len(sys.equations)
+        assert len(cm.states) == 2 * N and cm.dae.z.numel() == 0
+
+
+class _DrivenChain(ac.Model):
+    """Three planar links; the middle joint follows 0.5 sin(3 t) from a 1D position source,
+    directly on its axis flange (a prescribed joint of the recursion) or through a gear of
+    ratio 1 (index reduction makes its angle and speed algebraic: dummy coordinates)."""
+
+    def __init__(self, via_gear: bool, dynamics: str = "auto"):
+        super().__init__()
+        self.world = mb.World(g=[0, -9.81, 0], dynamics=dynamics)
+        prev = self.world.frame_b
+        for k in range(3):
+            j = mb.Revolute(n=[0, 0, 1], use_axis_flange=k == 1,
+                            phi=ac.guess(0.0) if k == 1 else 0.3 * (k == 0),
+                            w=ac.guess(0.0) if k == 1 else 0.0)
+            arm = mb.FixedTranslation(r=[0.5, 0, 0])
+            body = mb.Body(m=1.0, r_CM=[0.25, 0, 0], I_33=0.02)
+            setattr(self, f"j{k}", j)
+            setattr(self, f"a{k}", arm)
+            setattr(self, f"b{k}", body)
+            self.connect(prev, j.frame_a)
+            self.connect(j.frame_b, arm.frame_a, body.frame_a)
+            prev = arm.frame_b
+        self.src = rot.Position(phi_ref=lambda t: 0.5 * np.sin(3 * t))
+        if via_gear:
+            self.gear = rot.IdealGear(ratio=1.0)
+            self.connect(self.src.flange, self.gear.flange_a)
+            self.connect(self.gear.flange_b, self.j1.axis)
+        else:
+            self.connect(self.src.flange, self.j1.axis)
+
+
+def test_coordinates_made_algebraic_by_index_reduction_are_ordered_by_the_blt():
+    """Driven through a gear, the middle joint's angle and speed are dummy coordinates:
+    the structure stage lists them in the equations that depend on them, and the motion
+    equals that of the joint prescribed directly (hybrid dynamics, a different path)."""
+    direct = ac.build(_DrivenChain(via_gear=False))
+    runs = [ac.simulate(direct, 1.0, rtol=1e-10, atol=1e-10)]
+    for dynamics in ("auto", "virtual_power"):
+        cm = ac.build(_DrivenChain(via_gear=True, dynamics=dynamics))
+        assert "j1.phi" not in cm.states and "j1.w" not in cm.states
+        runs.append(ac.simulate(cm, 1.0, rtol=1e-10, atol=1e-10))
+    for res in runs[1:]:
+        for name in ("j0.phi", "j2.phi", "j1.phi"):
+            # two formulations integrated at rtol 1e-10 over a fast swing of the chain:
+            # observed differences ~1e-9
+            assert np.max(np.abs(res[name] - runs[0][name])) < 1e-7, name
+
+
+class _FreeTorque(ac.Component):
+    """An unknown torque on a flange (determined by a constraint of the model)."""
+
+    flange = rot.Flange("driven flange")
+    tau = ac.Variable(unit="N.m", doc="torque")
+    edges = [ac.Edge(ac.DATUM, "flange")]
+
+    def equations(self):
+        return [self.flange.tau == -self.tau]
+
+
+ALPHA = 2.0  # rad/s2: the second link's prescribed absolute angular acceleration
+
+
+class _SteeredLink(ac.Model):
+    """A planar double pendulum with a tip mass whose second link's absolute angular
+    velocity (a body variable, defined from the coordinates by the mechanism) is made to
+    follow ALPHA t by an unknown torque at the second joint: index reduction
+    differentiates that definition."""
+
+    def __init__(self, dynamics: str = "auto"):
+        super().__init__()
+        self.world = mb.World(g=[0, -9.81, 0], dynamics=dynamics)
+        self.j0 = mb.Revolute(n=[0, 0, 1], phi=0.3, w=0.0)
+        self.a0 = mb.FixedTranslation(r=[0.5, 0, 0])
+        self.b0 = mb.Body(m=1.0, r_CM=[0.25, 0, 0], I_33=0.02)
+        self.j1 = mb.Revolute(n=[0, 0, 1], use_axis_flange=True, phi=0.2, w=ac.guess(0.0))
+        self.a1 = mb.FixedTranslation(r=[0.5, 0, 0])
+        self.b1 = mb.Body(m=1.0, r_CM=[0.25, 0, 0], I_33=0.02)
+        self.tip = mb.Body(m=0.5, r_CM=[0.0, 0, 0], I_33=0.01)
+        self.drive = _FreeTorque()
+        self.connect(self.world.frame_b, self.j0.frame_a)
+        self.connect(self.j0.frame_b, self.a0.frame_a, self.b0.frame_a)
+        self.connect(self.a0.frame_b, self.j1.frame_a)
+        self.connect(self.j1.frame_b, self.a1.frame_a, self.b1.frame_a)
+        self.connect(self.a1.frame_b, self.tip.frame_a)
+        self.connect(self.drive.flange, self.j1.axis)
+
+    def equations(self):
+        return [self.b1.w_a[2] == ALPHA * self.time]
+
+
+def _steered_reference(theta20: float, t_eval: np.ndarray) -> np.ndarray:
+    """First joint angle of :class:`_SteeredLink` by Newton-Euler in the plane: the second
+    link (and the tip) a rigid body of mass M whose absolute angle is theta20 + ALPHA
+    t^2 / 2, hinged at the end of the first link."""
+    from scipy.integrate import solve_ivp
+
+    g, L, m0, M = np.array([0.0, -9.81]), 0.5, 1.0, 1.5
+    I1 = 0.02 + m0 * 0.25**2  # first link about its hinge
+    d = (1.0 * 0.25 + 0.5 * 0.5) / M  # second link's centre of mass from its hinge
+    I2 = 0.02 + 1.0 * (0.25 - d) ** 2 + 0.01 + 0.5 * (0.5 - d) ** 2  # about that centre
+
+    def cross(a, b):
+        return a[0] * b[1] - a[1] * b[0]
+
+    def rhs(t, y):
+        phi, w = y
+        th, om = theta20 + 0.5 * ALPHA * t**2, ALPHA * t
+        e1, p1 = np.array([np.cos(phi), np.sin(phi)]), np.array([-np.sin(phi), np.cos(phi)])
+        e2, p2 = np.array([np.cos(th), np.sin(th)]), np.array([-np.sin(th), np.cos(th)])
+
+        def residual(acc):  # first link's moment balance about its hinge
+            a2 = L * (acc * p1 - w**2 * e1) + d * (ALPHA * p2 - om**2 * e2)
+            F2 = M * (a2 - g)  # force of the first link on the second, at the hinge
+            tau2 = I2 * ALPHA + cross(d * e2, F2)  # torque of the first on the second
+            return I1 * acc - cross(0.25 * e1, m0 * g) + cross(L * e1, F2) + tau2
+
+        r0 = residual(0.0)
+        return [w, -r0 / (residual(1.0) - r0)]
+
+    return solve_ivp(rhs, (0.0, t_eval[-1]), [0.3, 0.0], t_eval=t_eval, rtol=1e-12,
+                     atol=1e-12).y[0]
+
+
+@pytest.mark.parametrize("dynamics", ["auto", "virtual_power"])
+def test_frame_definition_differentiated_by_index_reduction(dynamics):
+    """A constraint on a body's angular velocity makes Pantelides differentiate the
+    mechanism's definition of it (an equation with implicit incidence): the motion
+    agrees with a Newton-Euler reference."""
+    cm = ac.build(_SteeredLink(dynamics))
+    assert any("b1.w_a_2 == (j0.w+j1.w)" in d for d in cm.report.differentiated)
+    res = ac.simulate(cm, 1.0, rtol=1e-10, atol=1e-10)
+    ref = _steered_reference(float(res["j0.phi"][0] + res["j1.phi"][0]), res.t)
+    # integrated at rtol 1e-10 (the reference at 1e-12) over 1 s in which the first
+    # link turns ~2 rev: observed ~1e-8
+    assert np.max(np.abs(res["j0.phi"] - ref)) < 1e-6
+
+
+class _AccelerationCoupling(mb.SpringDamper):
+    """A line force element that also pushes frame_a with 0.1 kg times frame_b's
+    acceleration (a frame wrench depending on another frame's acceleration)."""
+
+    def wrenches(self, kin, gravity):
+        out = super().wrenches(kin, gravity)
+        port, F, M = out[0]
+        return [(port, F + 0.1 * kin["frame_b"].a, M)] + out[1:]
+
+
+def test_wrench_on_another_frames_acceleration_keeps_virtual_power():
+    """The recursion needs every frame's wrench affine in its own acceleration: a
+    component coupling two frames' accelerations makes the pass fall back, naming why;
+    forcing the recursion is an error."""
+    for dynamics in ("auto", "recursive"):
+        m = SphericalDoublePendulum()
+        m.world.__dict__["dynamics"] = dynamics
+        m.coupling = _AccelerationCoupling(c=1.0, d=0.1, s_unstretched=0.5)
+        m.connect(m.world.frame_b, m.coupling.frame_a)
+        m.connect(m.b2.frame_a, m.coupling.frame_b)
+        if dynamics == "recursive":
+            with pytest.raises(ac.TopologyError, match="acceleration of another frame"):
+                ac.build(m)
+            continue
+        cm = ac.build(m)
+        assert cm.mechanism.dynamics == "virtual power"
+        assert "acceleration of another frame" in cm.mechanism.fallback_reason
