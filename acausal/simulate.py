@@ -446,11 +446,8 @@ class _Run:
                  grid: np.ndarray, sel: StateSelection):
         """Integrate in chunks, checking the state choice at every output point.
 
-        A chunk has 20 output intervals and doubles after each one the choice stays good
-        in (every chunk is a new IDAS start, with a new integrator for its exact initial
-        derivatives); near a switch, one interval at a time. A chunk that fails (the
-        choice became singular between two checks) is retried from its start with the
-        best choice there, then with fewer output points.
+        A chunk that fails (the choice became singular between two checks) is retried
+        from its start with the best choice there, then with fewer output points.
         """
         pieces: list[_Piece] = []
         k, m0 = 0, 20
@@ -484,8 +481,7 @@ class _Run:
                     break
             seg.x, seg.z, seg.t = X[:, :keep], Z[:, :keep], T[:keep]
             # approaching a switch: check at every output point
-            m = (1 if (not degraded and quality < _NEAR_SWITCH)
-                 else m0 if degraded or m < m0 else 2 * m)
+            m = 1 if (not degraded and quality < _NEAR_SWITCH) else m0
             pieces.append(self._piece(dae, seg))
             x0, z0 = _last(seg.x), _last(seg.z)
             if degraded:

@@ -23,11 +23,13 @@ remembered for the model; ``simulate(..., mode=...)`` forces one):
 
 A pure ODE (no algebraic variables) has no algebraic error test to decide on: it runs
 ``idas_ic`` (for an ODE, ``IDACalcIC`` is one linear solve), or ``exact_xdot`` where that
-fails (it can at very tight tolerances). Where ``IDACalcIC`` failed at one start point
-but has succeeded at more points of the model than it failed at (a switched circuit whose
-restarts after events are new start points), ``idas_ic`` is tried first again at the next
-start: its integrator is kept, where ``exact_xdot`` builds one per start (its derivatives
-are an option of the CasADi integrator). A mode not yet proven on the model gets
+fails (it can at very tight tolerances). Where ``IDACalcIC`` failed at a start point,
+``idas_ic`` is tried first again at the next new start (a restart after an event, a chunk of
+dynamic state selection) for as long as it has failed at no more than one start point more
+than it has succeeded at: its integrator is kept, where ``exact_xdot`` builds one per start
+(its derivatives are an option of the CasADi integrator, 20-60 ms each). A closed-loop
+mechanism whose ``IDACalcIC`` fails only at its start position so builds 6 integrators in
+its first run instead of 22. A mode not yet proven on the model gets
 :data:`PROBE_STEPS` steps per output interval, so a failing attempt is cheap; only when every
 mode runs out of steps does the first one get the full budget. What IDAS prints while a mode
 fails is collected, not shown: it is dropped when another mode succeeds and becomes part of
@@ -271,8 +273,10 @@ class IDASIntegrator(Integrator):
         self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
         self._mode_start = 0  # position in the ladder that worked last on this model
         self._proven: set[str] = set()  # modes that completed a segment on this model
-        self._ic_ok = 0  # segments idas_ic completed on this model
-        self._ic_failed = 0  # and its failures in IDACalcIC
+        # start times where idas_ic completed a segment on this model, and where IDACalcIC
+        # failed (a set: a start is tried again with the fallback allowed)
+        self._ic_ok: set[float] = set()
+        self._ic_failed: set[float] = set()
         self._tolerant = False  # NaN/Inf at trial points must be retried, not fatal
         self._warned: set[str] = set()
 
@@ -336,7 +340,7 @@ class IDASIntegrator(Integrator):
             ladder = _LADDER[min(self._mode_start, 1):2]
         else:
             ladder = _LADDER[self._mode_start:]
-        if self._mode_start == 1 and self._ic_ok > self._ic_failed:
+        if self._mode_start == 1 and len(self._ic_ok) + 1 >= len(self._ic_failed):
             # IDACalcIC failed at some start, but works at most (see the module docs)
             ladder = ("idas_ic", *ladder)
         return ladder
@@ -378,7 +382,7 @@ class IDASIntegrator(Integrator):
                 att = _Attempt.read(mode, cf.exc, cf.output)
                 failed.append(att)
                 if mode == "idas_ic" and "IDACalcIC" in str(cf.exc):
-                    self._ic_failed += 1
+                    self._ic_failed.add(float(grid[0]))
                 if att.nonfinite and not self._tolerant:
                     # NaN/Inf at a trial point may be recoverable (a square root of a
                     # negative trial value): retry once letting IDAS cut the step; a
@@ -397,7 +401,8 @@ class IDASIntegrator(Integrator):
                     out_of_steps = []
                 continue
             self._proven.add(mode)
-            self._ic_ok += mode == "idas_ic"
+            if mode == "idas_ic":
+                self._ic_ok.add(float(grid[0]))
             if self.options.mode is None and mode in _LADDER:
                 pos = _LADDER.index(mode)
                 if pos > self._mode_start:
