@@ -73,6 +73,16 @@ class CSR:
         out[self.rows_of_entries(), self.indices] = self.data
         return out
 
+    def dot(self, W: np.ndarray) -> np.ndarray:
+        """``self @ W`` for a dense ``W`` (a temporary of ``nnz x W.shape[1]``: meant for
+        small matrices; large ones multiply faster as :meth:`to_scipy`)."""
+        out = np.zeros((self.shape[0], W.shape[1]))
+        if self.nnz:
+            rows = np.flatnonzero(np.diff(self.indptr))
+            out[rows] = np.add.reduceat(self.data[:, None] * W[self.indices],
+                                        self.indptr[rows], axis=0)
+        return out
+
     def to_scipy(self) -> Any:
         """The same matrix as a ``scipy.sparse.csr_matrix`` (imports scipy)."""
         import scipy.sparse as sp

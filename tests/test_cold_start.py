@@ -46,8 +46,20 @@ def _loaded_after(code: str) -> list[str]:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+MECHANICAL = f"""
+import sys
+sys.path.insert(0, {os.path.join(ROOT, "tests")!r})
+import acausal as ac
+from models import DCMotor, MassSpringDamper
+for model in (DCMotor(), MassSpringDamper()):  # state selection, outputs affine in states
+    res = ac.simulate(model, 0.1, n_points=1001)
+    outputs = [res[name] for name in res.names()]
+"""
+
+
 @pytest.mark.parametrize("what, code", [("import acausal", "import acausal"),
-                                        ("RC build and simulate", RC)])
+                                        ("RC build and simulate", RC),
+                                        ("DC motor and mass-spring-damper", MECHANICAL)])
 def test_cold_script_imports_no_heavy_package(what, code):
     floor = set(_loaded_after("import casadi, numpy"))  # what the hand-written script loads
     extra = [m for m in _loaded_after(code) if m not in floor]

@@ -1,7 +1,7 @@
 """Maximum bipartite matching of equations and unknowns, and Dulmage–Mendelsohn diagnostics.
 
 The incidence is a sparse 0/1 matrix (equations x unknowns: an :class:`~acausal.csr.CSR`, a
-scipy sparse matrix or a dense array). Systems with up to :data:`SCIPY_MATCHING_MIN`
+scipy sparse matrix or a dense array). Systems with up to :data:`SCIPY_GRAPH_MIN`
 equations plus unknowns are matched here by augmenting paths (Kuhn's algorithm after a
 greedy start), in pure Python: a small model then never imports scipy, whose first import
 costs more than building and simulating it. Larger systems use Hopcroft–Karp from
@@ -22,13 +22,14 @@ import numpy as np
 
 from ..csr import as_csr
 
-__all__ = ["match", "DMParts", "dulmage_mendelsohn", "SCIPY_MATCHING_MIN"]
+__all__ = ["match", "DMParts", "dulmage_mendelsohn", "SCIPY_GRAPH_MIN"]
 
-#: equations + unknowns from which the matching is scipy's Hopcroft–Karp (C) instead of the
-#: pure-Python augmenting paths. The Python matching costs O(n * nnz) in the worst case:
+#: vertices (equations + unknowns) from which the graph routines are scipy's (C): this
+#: matching (Hopcroft–Karp) and the connected components of the dummy-derivative blocks.
+#: Below it they run in Python; the matching costs O(n * nnz) in the worst case:
 #: just below this size about 0.3 ms on a chain and 4 ms on a random sparse system of four
 #: entries per row (scipy: 0.02 and 0.1 ms, but its first import costs 0.3 to 0.6 s)
-SCIPY_MATCHING_MIN = 1000
+SCIPY_GRAPH_MIN = 1000
 
 
 def match(inc: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -37,7 +38,7 @@ def match(inc: Any) -> tuple[np.ndarray, np.ndarray]:
     n_eq, n_var = m.shape
     if n_eq == 0 or n_var == 0:
         return np.full(n_eq, -1), np.full(n_var, -1)
-    if n_eq + n_var < SCIPY_MATCHING_MIN:
+    if n_eq + n_var < SCIPY_GRAPH_MIN:
         var_of_eq = np.array(_augmenting_paths(m.indptr.tolist(), m.indices.tolist(), n_eq,
                                                n_var), dtype=int)
     else:

@@ -2,8 +2,10 @@
 
 A small model is built and simulated without importing scipy (its first import costs more
 than the whole run): the incidence and cutset matrices are :class:`acausal.csr.CSR`, the
-matching is Python augmenting paths below ``SCIPY_MATCHING_MIN``, the Newton step a numpy
-LU up to ``DENSE_STEP_MAX`` unknowns. Each is checked here against scipy on the same
+matching is Python augmenting paths below ``SCIPY_GRAPH_MIN``, the Newton step a numpy
+LU up to ``DENSE_STEP_MAX`` unknowns, the affine outputs a numpy product below
+``SCIPY_PRODUCT_MIN`` nonzeros, the dummy-derivative pivoting a numpy QR with column
+pivoting and its blocks Python union-find. Each is checked here against scipy on the same
 systems, and whole builds are compared with the size thresholds forced either way.
 """
 
@@ -14,13 +16,14 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 import scipy.sparse as sp
-from models import RC, DCMotor, SeriesRLC, pendulum
+from models import RC, DCMotor, MassSpringDamper, SeriesRLC, pendulum
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 import acausal as ac
+from acausal import dae
 from acausal.csr import CSR, as_csr
 from acausal.solvers import newton
-from acausal.structure import matching
+from acausal.structure import dummy, matching
 
 
 def _random_sparse(rng: np.random.Generator, n_eq: int, n_var: int, per_row: int) -> np.ndarray:
@@ -56,6 +59,9 @@ def test_csr_agrees_with_scipy_sparse(name, a):
         np.testing.assert_array_equal(m.toarray(), a)
         np.testing.assert_array_equal(m.T.toarray(), a.T)
         assert (m.to_scipy() != ref).nnz == 0
+    W = np.random.default_rng(1).standard_normal((a.shape[1], 5))
+    # the same products up to the order of the sums of a row (a few entries)
+    np.testing.assert_allclose(CSR.from_dense(a).dot(W), ref @ W, rtol=1e-13, atol=1e-13)
     # triplets in any order give the same rows
     r, c = np.nonzero(a)
     perm = np.random.default_rng(0).permutation(len(r))
@@ -68,7 +74,7 @@ def test_python_matching_is_maximum_as_scipy_hopcroft_karp(name, a, monkeypatch)
     # the reference: scipy's Hopcroft-Karp, independent of the code under test
     size = int((maximum_bipartite_matching(sp.csr_matrix(a), perm_type="column") >= 0).sum())
     for threshold in (10**9, 0):  # every system in Python, then every system in scipy
-        monkeypatch.setattr(matching, "SCIPY_MATCHING_MIN", threshold)
+        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", threshold)
         var_of_eq, eq_of_var = matching.match(a)
         matched = np.flatnonzero(var_of_eq >= 0)
         assert len(matched) == size
@@ -80,17 +86,19 @@ def test_python_matching_is_maximum_as_scipy_hopcroft_karp(name, a, monkeypatch)
 
 @pytest.mark.parametrize("model", [RC, SeriesRLC, DCMotor, lambda: pendulum(30.0)],
                          ids=["RC", "SeriesRLC", "DCMotor", "pendulum"])
-def test_builds_agree_with_either_matching_and_newton_step(model, monkeypatch):
+def test_builds_agree_with_small_and_scipy_routines(model, monkeypatch):
     def run():
         res = ac.simulate(model(), 0.5, rtol=1e-9, atol=1e-11, n_points=401)
         return {n: np.asarray(res[n]) for n in res.names()}
 
-    monkeypatch.setattr(matching, "SCIPY_MATCHING_MIN", 10**9)
-    monkeypatch.setattr(newton, "DENSE_STEP_MAX", 10**9)
-    small = run()
-    monkeypatch.setattr(matching, "SCIPY_MATCHING_MIN", 0)
-    monkeypatch.setattr(newton, "DENSE_STEP_MAX", 0)
-    large = run()
+    for big in (10**9, 0):  # every routine the small one, then every routine scipy's
+        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", big)
+        monkeypatch.setattr(newton, "DENSE_STEP_MAX", big)
+        monkeypatch.setattr(dae, "SCIPY_PRODUCT_MIN", big)
+        if big:
+            small = run()
+        else:
+            large = run()
     assert small.keys() == large.keys()
     for n in small:
         # the two runs may pair the equations of a block differently: the same solution to
@@ -144,3 +152,52 @@ def test_newton_step_is_the_same_on_either_side_of_the_threshold(singular, monke
     for s in steps[1:]:
         # the same step from LU solves of a random matrix (condition number < 1e4)
         np.testing.assert_allclose(s, steps[0], rtol=1e-9, atol=1e-12)
+
+
+def _lapack_pivots(H: np.ndarray, n_pick: int) -> list[int]:
+    _, _, piv = sla.qr(H, pivoting=True, mode="economic")
+    return [int(k) for k in piv[:n_pick]]
+
+
+def test_numpy_column_pivoting_chooses_as_lapack():
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        m = int(rng.integers(1, 10))
+        n = int(rng.integers(m, 40))
+        H = rng.standard_normal((m, n)) * 10.0 ** (-3.0 * rng.integers(0, 3, n))
+        H[:, rng.integers(0, n, n // 3)] = 0.0  # structural zeros, as in a Jacobian
+        assert dummy._qr_pivots(H, m) == _lapack_pivots(H, m)
+    # exact ties (integer Jacobians) are decided by rounding: a different column may be
+    # picked, but the chosen square block is as well conditioned (full rank here)
+    for _ in range(300):
+        m = int(rng.integers(1, 8))
+        H = rng.integers(-1, 2, (m, int(rng.integers(m, 20)))).astype(float)
+        if np.linalg.matrix_rank(H) < m:
+            continue
+        assert np.linalg.matrix_rank(H[:, dummy._qr_pivots(H, m)]) == m
+
+
+def test_connected_components_agree_with_scipy(monkeypatch):
+    rng = np.random.default_rng(2)
+    for n, n_edges in ((1, 0), (7, 0), (30, 12), (200, 150), (200, 400)):
+        edges = [tuple(int(v) for v in e) for e in rng.integers(0, n, (n_edges, 2))]
+        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", 10**9)
+        ours = dummy._components(n, edges)
+        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", 0)
+        np.testing.assert_array_equal(ours, dummy._components(n, edges))
+
+
+@pytest.mark.parametrize("model", [MassSpringDamper, lambda: pendulum(30.0), DCMotor],
+                         ids=["MassSpringDamper", "pendulum", "DCMotor"])
+def test_state_selection_with_numpy_and_lapack_pivoting(model, monkeypatch):
+    def run():
+        cm = ac.build(model())
+        res = ac.simulate(cm, 0.5, rtol=1e-9, atol=1e-11, n_points=401)
+        return cm.states, {n: np.asarray(res[n]) for n in res.names()}
+
+    states, small = run()
+    monkeypatch.setattr(dummy, "_qr_pivots", _lapack_pivots)
+    states_lapack, large = run()
+    assert states == states_lapack
+    for n in small:  # the same states: the same equations, the same solution
+        np.testing.assert_allclose(small[n], large[n], rtol=1e-12, atol=1e-14, err_msg=n)
