@@ -98,8 +98,9 @@ def one_size(N: int, simulate: bool, solver: str = "auto") -> dict:
 
 
 def _cold_env() -> dict[str, str]:
-    """The environment of the fresh interpreters: this checkout first on the path, and the
-    bytecode cache in use (without it every run compiles acausal's sources, ~0.3 s)."""
+    """The environment of the fresh interpreters (run in this checkout's root, which
+    ``python -c`` puts first on the path): this checkout on the path, and the bytecode cache
+    in use (without it every run compiles acausal's sources, ~0.3 s)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = ROOT
     return env
@@ -110,7 +111,7 @@ def cold_import() -> float:
     best = float("inf")
     for k in range(4):
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True, env=_cold_env())
+                           check=True, env=_cold_env(), cwd=ROOT)
         if k:  # the first run fills the bytecode cache
             best = min(best, float(r.stdout.strip().splitlines()[-1]))
     return best
@@ -151,7 +152,7 @@ def cold_scripts(reps: int = 5) -> tuple[float, float]:
         for k, code in enumerate((RC_ACAUSAL, RC_CASADI)):
             tic = time.perf_counter()
             subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
-                           env=env)
+                           env=env, cwd=ROOT)
             if rep:  # the first round fills the bytecode cache
                 best[k] = min(best[k], time.perf_counter() - tic)
     return best[0], best[1]
