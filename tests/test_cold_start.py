@@ -57,11 +57,14 @@ for model in (DCMotor(), MassSpringDamper()):  # state selection, outputs affine
 """
 
 
-@pytest.mark.parametrize("what, code", [("import acausal", "import acausal"),
-                                        ("RC build and simulate", RC),
-                                        ("DC motor and mass-spring-damper", MECHANICAL)])
-def test_cold_script_imports_no_heavy_package(what, code):
+@pytest.mark.parametrize("what, code, allowed", [
+    ("import acausal", "import acausal", ()),
+    ("RC build and simulate", RC, ()),
+    # the dummy-derivative selection pivots with scipy's QR at a generic (random) point
+    ("DC motor and mass-spring-damper", MECHANICAL, ("scipy", "numpy.random"))])
+def test_cold_script_imports_no_heavy_package(what, code, allowed):
     floor = set(_loaded_after("import casadi, numpy"))  # what the hand-written script loads
-    extra = [m for m in _loaded_after(code) if m not in floor]
+    extra = [m for m in _loaded_after(code) if m not in floor
+             and not any(m == a or m.startswith(a + ".") for a in allowed)]
     top = sorted({m if m.startswith("numpy.") else m.split(".")[0] for m in extra})
     assert not extra, f"{what} imported {top}: import them where they are used"

@@ -23,9 +23,8 @@ __all__ = ["AlgebraicSystem", "NewtonResult", "NewtonFailure", "DIFFERENCE_JACOB
 #: unknowns above which an exact symbolic Jacobian is replaced by a difference Jacobian when
 #: the caller allows it (``jacobian="auto"``)
 DIFFERENCE_JACOBIAN_MIN = 50
-#: unknowns up to which the Newton step is a dense LU in numpy (:func:`_small_lu_step`, so
-#: that small models need no scipy), above which it is scipy's dense or sparse LU. The numpy
-#: LU loops over the columns in Python: 0.15 ms at 10 unknowns, 0.5 ms at 30 (scipy: 0.02)
+#: unknowns up to which the Newton step is numpy's dense LAPACK solve (:func:`_small_step`,
+#: so that small models need no scipy), above which it is scipy's dense or sparse LU
 DENSE_STEP_MAX = 30
 #: relative step of the forward differences (square root of the double precision epsilon)
 _FD_STEP = 1.5e-8
@@ -34,32 +33,17 @@ _FD_STEP = 1.5e-8
 _PIVOT_RATIO = 1e-12
 
 
-def _small_lu_step(J: np.ndarray, f: np.ndarray) -> np.ndarray | None:
-    """``-J^-1 f`` by Gaussian elimination with partial pivoting (the pivots LAPACK's
-    ``getrf`` chooses), or None when the smallest pivot is below :data:`_PIVOT_RATIO` times
-    the largest (the test made on scipy's LU for larger systems) or the step is not
-    finite."""
+def _small_step(J: np.ndarray, f: np.ndarray) -> np.ndarray | None:
+    """``-J^-1 f`` by numpy's LAPACK (no scipy), or None when ``J`` is not square, is
+    singular or nearly so (smallest singular value below :data:`_PIVOT_RATIO` times the
+    largest: the rank test of the minimum-norm step) or the step is not finite."""
     n = f.size
-    if J.shape != (n, n):
+    if J.shape != (n, n) or not np.all(np.isfinite(J)):
         return None
-    A = np.array(J, dtype=float)
-    b = -np.array(f, dtype=float)
-    for k in range(n):
-        p = k + int(np.argmax(np.abs(A[k:, k])))
-        if p != k:
-            A[[k, p]] = A[[p, k]]
-            b[[k, p]] = b[[p, k]]
-        if A[k, k] == 0.0 or not np.isfinite(A[k, k]):
-            return None
-        A[k + 1:, k] /= A[k, k]
-        A[k + 1:, k + 1:] -= np.outer(A[k + 1:, k], A[k, k + 1:])
-        b[k + 1:] -= A[k + 1:, k] * b[k]
-    d = np.abs(np.diag(A))
-    if not d.min() > _PIVOT_RATIO * d.max():
+    s = np.linalg.svd(J, compute_uv=False)
+    if not s[-1] > _PIVOT_RATIO * s[0]:
         return None
-    x = np.empty(n)
-    for k in range(n - 1, -1, -1):
-        x[k] = (b[k] - A[k, k + 1:] @ x[k + 1:]) / A[k, k]
+    x = np.linalg.solve(J, -f)
     return x if np.all(np.isfinite(x)) else None
 
 
@@ -138,12 +122,12 @@ class AlgebraicSystem:
         a fixed start that repeats another): an LU solve would throw the unknowns far along
         the null direction, where the problem is scaled so badly that Newton stalls.
 
-        Up to :data:`DENSE_STEP_MAX` unknowns the LU is dense, in numpy
-        (:func:`_small_lu_step`); larger systems use scipy's dense or sparse LU."""
+        Up to :data:`DENSE_STEP_MAX` unknowns numpy's dense solve (:func:`_small_step`);
+        larger systems use scipy's dense or sparse LU."""
         n = f.size
         if n <= DENSE_STEP_MAX:
             Jd = np.asarray(J.full() if hasattr(J, "full") else J, dtype=float)
-            step = _small_lu_step(Jd, f)
+            step = _small_step(Jd, f)
             if step is not None:
                 return step
             return np.linalg.lstsq(Jd, -f, rcond=_PIVOT_RATIO)[0]

@@ -124,53 +124,11 @@ def _sparse_pick(Hs: Any, prio: np.ndarray, n: int) -> list[int] | None:
 
 
 def _pivot(H: np.ndarray, weights: np.ndarray, n_pick: int) -> list[int]:
-    Hs = H * weights[None, :]
-    if Hs.shape[1] <= _DENSE_LIMIT:
-        return _qr_pivots(Hs, n_pick)
-    import scipy.linalg as sla
+    import scipy.linalg as sla  # (here: a model without dummy derivatives needs no scipy)
 
+    Hs = H * weights[None, :]
     _, _, piv = sla.qr(Hs, pivoting=True, mode="economic")
     return [int(k) for k in piv[:n_pick]]
-
-
-_TOL3Z = float(np.sqrt(np.finfo(float).eps))  # LAPACK's threshold to recompute a norm
-
-
-def _qr_pivots(H: np.ndarray, n_pick: int) -> list[int]:
-    """The first ``n_pick`` column pivots of Householder QR with column pivoting, chosen as
-    LAPACK's ``dgeqp3`` (scipy's ``qr(pivoting=True)``) chooses them, in numpy so that a
-    small model needs no scipy: the largest remaining column norm, the first of equal ones,
-    the norms downdated after each reflection and recomputed where cancellation makes the
-    update inaccurate. Equal norms (integer Jacobians) are told apart by rounding, here as
-    in LAPACK, so the two may pick different but equally valid columns among exact ties."""
-    A = np.array(H, dtype=float)
-    m, n = A.shape
-    perm = np.arange(n)
-    vn1 = np.linalg.norm(A, axis=0)  # remaining column norms, and their last recomputation
-    vn2 = vn1.copy()
-    for i in range(min(m, n, n_pick)):
-        p = i + int(np.argmax(vn1[i:]))
-        if p != i:
-            A[:, [i, p]] = A[:, [p, i]]
-            perm[[i, p]] = perm[[p, i]]
-            vn1[p], vn2[p] = vn1[i], vn2[i]
-        x = A[i:, i]
-        alpha, xnorm = float(x[0]), float(np.linalg.norm(x[1:]))
-        if xnorm != 0.0:  # the reflection of x onto beta e_1 (dlarfg), applied to the rest
-            beta = -np.copysign(np.hypot(alpha, xnorm), alpha)
-            v = x / (alpha - beta)
-            v[0] = 1.0
-            A[i:, i + 1:] -= np.outer((beta - alpha) / beta * v, v @ A[i:, i + 1:])
-        cols = np.flatnonzero(vn1[i + 1:]) + i + 1
-        if not cols.size:
-            continue
-        temp = np.maximum(0.0, 1.0 - (np.abs(A[i, cols]) / vn1[cols]) ** 2)
-        redo = temp * (vn1[cols] / vn2[cols]) ** 2 <= _TOL3Z
-        c = cols[redo]
-        vn1[c] = np.linalg.norm(A[i + 1:, c], axis=0) if i < m - 1 else 0.0
-        vn2[c] = vn1[c]
-        vn1[cols[~redo]] *= np.sqrt(temp[~redo])
-    return [int(k) for k in perm[:n_pick]]
 
 
 def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
