@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
+from .csr import CSR
 from .solvers.newton import AlgebraicSystem
 from .state import need
 from .structure.blt import Block
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SemiExplicitDAE", "assemble_dae", "dae_pass"]
 
+#: nonzeros of the affine output map from which it is multiplied by scipy instead of numpy
+#: (:meth:`CSR.dot`: as fast up to a few hundred, 20 times slower at 3 000)
+SCIPY_PRODUCT_MIN = 500
 _RAW = getattr(cs, "_casadi", None)
 _NAME = getattr(_RAW, "SX_name", cs.SX.name)
 _SIZE1 = getattr(_RAW, "GenSX_size1", cs.SX.size1)
@@ -312,8 +316,6 @@ class _BulkOutputs:
         """All outputs, ``(nt, n_out)``: the transpose of the ``(n_out, nt)`` table filled
         one output per row (``out``, if given, is that table, e.g. a slice of a larger
         one)."""
-        import scipy.sparse as sp
-
         P, Tr = p.reshape(-1, 1), T.reshape(1, -1)
         nt = len(T)
         Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
@@ -327,12 +329,12 @@ class _BulkOutputs:
             vals += 0.0
             out[self.read_rows] = vals
         if len(self.affine_rows):
-            A = sp.csr_matrix((np.asarray(self.A_nz(p)).ravel(), (self.A_rows, self.A_cols)),
-                              shape=(len(self.affine_rows), self.n_w))
-            Y = A @ W
-            Y += np.asarray(self.const(p)).reshape(-1, 1)
+            A = CSR.from_coo(self.A_rows, self.A_cols, np.asarray(self.A_nz(p)).ravel(),
+                             (len(self.affine_rows), self.n_w))
+            AW = A.dot(W) if A.nnz < SCIPY_PRODUCT_MIN else A.to_scipy() @ W
+            Y = AW + np.asarray(self.const(p)).reshape(-1, 1)
             if len(self.timed_rows):
-                Y[self.timed_rows] = (A[self.timed_rows] @ W + self.timed(P, Tr).full())
+                Y[self.timed_rows] = AW[self.timed_rows] + self.timed(P, Tr).full()
             out[self.affine_rows] = Y
         if len(self.other_rows):
             out[self.other_rows] = self.other(X, Z, P, Tr).full()

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sp
 
+from .csr import CSR
 from .dae import SemiExplicitDAE
 from .errors import InitializationError
 from .solvers.newton import AlgebraicSystem, NewtonFailure
@@ -195,11 +195,8 @@ def initial_system(cm: CompiledModel, dae: SemiExplicitDAE | None = None) -> Ini
     inc_rows = _incidence(rows, w)
     n_w = nx + nz
     assign_col = [-1] * n_w
-    mat = sp.csr_matrix(
-        (np.ones(sum(len(r) for r in inc_rows)),
-         ([i for i, r in enumerate(inc_rows) for _ in r], [c for r in inc_rows for c in r])),
-        shape=(len(rows), n_w),
-    )
+    mat = CSR.from_coo([i for i, r in enumerate(inc_rows) for _ in r],
+                       [c for r in inc_rows for c in r], None, (len(rows), n_w))
     var_of_row, _ = match(mat)
     unmatched_rows = [i for i, c in enumerate(var_of_row) if c < 0]
     if unmatched_rows:

@@ -9,7 +9,6 @@ last dotted segment under a similar path (``armature.R`` -> ``armature.resistor.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 __all__ = ["suggest", "did_you_mean"]
@@ -17,6 +16,8 @@ __all__ = ["suggest", "did_you_mean"]
 
 def suggest(name: str, candidates: Iterable[str], n: int = 5, cutoff: float = 0.6) -> list[str]:
     """Up to ``n`` names of ``candidates`` close to ``name``, best first."""
+    import difflib  # here: only a name that is not found needs it (1 ms of a cold start)
+
     cands = list(dict.fromkeys(candidates))
     if not cands:
         return []

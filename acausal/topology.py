@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import scipy.sparse as sp
+
+from .csr import CSR
 
 __all__ = ["Topology", "incidence_matrix", "cutset_matrix_by_row_operations"]
 
@@ -144,7 +145,7 @@ class Topology:
                     q.append(w)
 
     @cached_property
-    def D(self) -> sp.csr_matrix:
+    def D(self) -> CSR:
         """The chord part ``D`` of the fundamental cutset matrix (tree edges x chords),
         computed on first use: a mechanism's tree walk needs only the parents, and the
         body chords of a long chain have long paths (quadratic cost in the chain length)."""
@@ -173,9 +174,7 @@ class Topology:
                     rows.append(row_of[e])
                     cols.append(c)
                     vals.append(float(s))
-        return sp.csr_matrix(
-            (vals, (rows, cols)), shape=(len(self.tree), len(self.cotree))
-        )
+        return CSR.from_coo(rows, cols, vals, (len(self.tree), len(self.cotree)))
 
     # ----- matrices for inspection -----
     def incidence(self) -> np.ndarray:

@@ -14,22 +14,37 @@ from dataclasses import dataclass
 
 import casadi as cs
 import numpy as np
-import scipy.linalg as sla
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ..errors import InitializationError
 
-__all__ = ["AlgebraicSystem", "NewtonResult", "NewtonFailure", "DIFFERENCE_JACOBIAN_MIN"]
+__all__ = ["AlgebraicSystem", "NewtonResult", "NewtonFailure", "DIFFERENCE_JACOBIAN_MIN",
+           "DENSE_STEP_MAX"]
 
 #: unknowns above which an exact symbolic Jacobian is replaced by a difference Jacobian when
 #: the caller allows it (``jacobian="auto"``)
 DIFFERENCE_JACOBIAN_MIN = 50
+#: unknowns up to which the Newton step is numpy's dense LAPACK solve (:func:`_small_step`,
+#: so that small models need no scipy), above which it is scipy's dense or sparse LU
+DENSE_STEP_MAX = 30
 #: relative step of the forward differences (square root of the double precision epsilon)
 _FD_STEP = 1.5e-8
 #: smallest |pivot| / largest |pivot| of an LU step before the minimum-norm step is taken
 #: instead (a Jacobian this close to singular is treated as singular)
 _PIVOT_RATIO = 1e-12
+
+
+def _small_step(J: np.ndarray, f: np.ndarray) -> np.ndarray | None:
+    """``-J^-1 f`` by numpy's LAPACK (no scipy), or None when ``J`` is not square, is
+    singular or nearly so (smallest singular value below :data:`_PIVOT_RATIO` times the
+    largest: the rank test of the minimum-norm step) or the step is not finite."""
+    n = f.size
+    if J.shape != (n, n) or not np.all(np.isfinite(J)):
+        return None
+    s = np.linalg.svd(J, compute_uv=False)
+    if not s[-1] > _PIVOT_RATIO * s[0]:
+        return None
+    x = np.linalg.solve(J, -f)
+    return x if np.all(np.isfinite(x)) else None
 
 
 class NewtonFailure(InitializationError):
@@ -105,8 +120,20 @@ class AlgebraicSystem:
         """The Newton step ``-J^-1 f``; the minimum-norm least-squares step when ``J`` is
         singular or nearly so (the free scale of a quaternion that only enters normalised,
         a fixed start that repeats another): an LU solve would throw the unknowns far along
-        the null direction, where the problem is scaled so badly that Newton stalls."""
+        the null direction, where the problem is scaled so badly that Newton stalls.
+
+        Up to :data:`DENSE_STEP_MAX` unknowns numpy's dense solve (:func:`_small_step`);
+        larger systems use scipy's dense or sparse LU."""
+        n = f.size
+        if n <= DENSE_STEP_MAX:
+            Jd = np.asarray(J.full() if hasattr(J, "full") else J, dtype=float)
+            step = _small_step(Jd, f)
+            if step is not None:
+                return step
+            return np.linalg.lstsq(Jd, -f, rcond=_PIVOT_RATIO)[0]
         if isinstance(J, np.ndarray):
+            import scipy.linalg as sla
+
             try:
                 lu, piv = sla.lu_factor(J, check_finite=False)
                 d = np.abs(np.diag(lu))
@@ -117,6 +144,9 @@ class AlgebraicSystem:
             except (ValueError, np.linalg.LinAlgError):
                 pass
             return np.linalg.lstsq(J, -f, rcond=_PIVOT_RATIO)[0]
+        import scipy.sparse as sp
+        import scipy.sparse.linalg as spla
+
         Js = sp.csc_matrix(J.sparse()) if hasattr(J, "sparse") else sp.csc_matrix(J)
         try:
             slu = spla.splu(Js)

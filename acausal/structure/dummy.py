@@ -15,15 +15,13 @@ sub-matrix has become ill-conditioned, and :func:`select_states` is run again th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
-import scipy.linalg as sla
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from ..state import need
+from . import matching
 from .diagnostics import dependent_constraints_error
 from .system import EquationSystem
 
@@ -94,11 +92,15 @@ _DENSE_LIMIT = 60  # blocks with more candidates use the sparse selection
 _DENSE_FALLBACK = 2000  # ... and the dense pivoting when the sparse selection fails
 
 
-def _sparse_pick(H: sp.csc_matrix, prio: np.ndarray, n: int) -> list[int] | None:
-    """Columns for a large block: structural matching restricted to the candidates whose
-    variables least want to be states, widened class by class, checked by sparse LU."""
+def _sparse_pick(Hs: Any, prio: np.ndarray, n: int) -> list[int] | None:
+    """Columns for a large block (``Hs``: its Jacobian, scipy sparse): structural matching
+    restricted to the candidates whose variables least want to be states, widened class by
+    class, checked by sparse LU."""
+    import scipy.sparse as sp
     from scipy.sparse.csgraph import maximum_bipartite_matching
     from scipy.sparse.linalg import splu
+
+    H = sp.csc_matrix(Hs)
 
     order = np.unique(prio)
     allowed = np.zeros(H.shape[1], dtype=bool)
@@ -122,9 +124,42 @@ def _sparse_pick(H: sp.csc_matrix, prio: np.ndarray, n: int) -> list[int] | None
 
 
 def _pivot(H: np.ndarray, weights: np.ndarray, n_pick: int) -> list[int]:
+    import scipy.linalg as sla  # (here: a model without dummy derivatives needs no scipy)
+
     Hs = H * weights[None, :]
     _, _, piv = sla.qr(Hs, pivoting=True, mode="economic")
     return [int(k) for k in piv[:n_pick]]
+
+
+def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
+    """Connected-component labels of an undirected graph, numbered in the order of each
+    component's smallest vertex (as ``scipy.sparse.csgraph.connected_components``): union-
+    find in Python up to ``SCIPY_GRAPH_MIN`` vertices, scipy above."""
+    if n >= matching.SCIPY_GRAPH_MIN:
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import connected_components
+
+        r, c = (np.asarray(a, dtype=np.int64) for a in zip(*edges, strict=True)) \
+            if edges else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        adj = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n))
+        return np.asarray(connected_components(adj, directed=False)[1])
+    parent = list(range(n))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    label = np.empty(n, dtype=int)
+    number: dict[int, int] = {}
+    for v in range(n):
+        label[v] = number.setdefault(find(v), len(number))
+    return label
 
 
 def select_states(
@@ -143,19 +178,13 @@ def select_states(
     G = [i for i in range(sys.n_eqs) if sys.eq_der[i] < 0 and sys.eq_int[i] >= 0]
     Z = [j for j in range(sys.n_vars) if sys.var_der[j] < 0 and sys.var_int[j] >= 0]
     level = 1
-    rng = np.random.default_rng(rng_seed)
+    rng = None  # created when first needed (importing numpy.random costs ~10 ms)
     while G:
         # independent blocks of the G x Z incidence
         zpos = {j: k for k, j in enumerate(Z)}
-        r, c = [], []
-        for a, i in enumerate(G):
-            for j in sys.incidence[i]:
-                if j in zpos:
-                    r.append(a)
-                    c.append(len(G) + zpos[j])
-        n = len(G) + len(Z)
-        adj = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n))
-        _, label = connected_components(adj, directed=False)
+        edges = [(a, len(G) + zpos[j]) for a, i in enumerate(G) for j in sys.incidence[i]
+                 if j in zpos]
+        label = _components(len(G) + len(Z), edges)
         chosen_all: list[int] = []
         for lab in np.unique(label[: len(G)]):
             eqs = [G[a] for a in range(len(G)) if label[a] == lab]
@@ -173,11 +202,13 @@ def select_states(
                 weights = 10.0 ** (-3.0 * prio)
                 if np.linalg.matrix_rank(H) < len(eqs):
                     # degenerate at the start values (e.g. all zero): use a generic point
+                    if rng is None:
+                        rng = np.random.default_rng(rng_seed)
                     H = np.asarray(f(values + rng.standard_normal(values.shape), p_values, t0))
                 picks = _pivot(H, weights, len(eqs))
             else:
                 Hs = f(values, p_values, t0).sparse()
-                sparse_picks = _sparse_pick(sp.csc_matrix(Hs), prio, len(eqs))
+                sparse_picks = _sparse_pick(Hs, prio, len(eqs))
                 if sparse_picks is None and len(cands) <= _DENSE_FALLBACK:
                     # the structural matchings were numerically singular here (a symmetric
                     # configuration): pivot on the values instead

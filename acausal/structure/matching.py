@@ -1,6 +1,10 @@
 """Maximum bipartite matching of equations and unknowns, and Dulmage–Mendelsohn diagnostics.
 
-The incidence is a sparse 0/1 matrix (equations x unknowns). Hopcroft–Karp comes from
+The incidence is a sparse 0/1 matrix (equations x unknowns: an :class:`~acausal.csr.CSR`, a
+scipy sparse matrix or a dense array). Systems with up to :data:`SCIPY_GRAPH_MIN`
+equations plus unknowns are matched here by augmenting paths (Kuhn's algorithm after a
+greedy start), in pure Python: a small model then never imports scipy, whose first import
+costs more than building and simulating it. Larger systems use Hopcroft–Karp from
 ``scipy.sparse.csgraph.maximum_bipartite_matching``. When the matching is not perfect, the
 over-determined part (equations reachable by alternating paths from unmatched equations) and
 the under-determined part (unknowns reachable from unmatched unknowns) are reported with the
@@ -12,26 +16,86 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
-__all__ = ["match", "DMParts", "dulmage_mendelsohn"]
+from ..csr import as_csr
+
+__all__ = ["match", "DMParts", "dulmage_mendelsohn", "SCIPY_GRAPH_MIN"]
+
+#: vertices (equations + unknowns) from which the graph routines are scipy's (C): this
+#: matching (Hopcroft–Karp) and the connected components of the dummy-derivative blocks.
+#: Below it they run in Python; the matching costs O(n * nnz) in the worst case:
+#: just below this size about 0.3 ms on a chain and 4 ms on a random sparse system of four
+#: entries per row (scipy: 0.02 and 0.1 ms, but its first import costs 0.3 to 0.6 s)
+SCIPY_GRAPH_MIN = 1000
 
 
-def match(inc: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+def match(inc: Any) -> tuple[np.ndarray, np.ndarray]:
     """Maximum matching: ``(var_of_eq, eq_of_var)``, ``-1`` where unmatched."""
-    inc = sp.csr_matrix(inc)
-    n_eq, n_var = inc.shape
+    m = as_csr(inc)
+    n_eq, n_var = m.shape
     if n_eq == 0 or n_var == 0:
         return np.full(n_eq, -1), np.full(n_var, -1)
-    var_of_eq = maximum_bipartite_matching(inc, perm_type="column")
+    if n_eq + n_var < SCIPY_GRAPH_MIN:
+        var_of_eq = np.array(_augmenting_paths(m.indptr.tolist(), m.indices.tolist(), n_eq,
+                                               n_var), dtype=int)
+    else:
+        from scipy.sparse.csgraph import maximum_bipartite_matching
+
+        var_of_eq = np.asarray(maximum_bipartite_matching(m.to_scipy(), perm_type="column"),
+                               dtype=int)
     eq_of_var = np.full(n_var, -1, dtype=int)
-    for i, j in enumerate(var_of_eq):
-        if j >= 0:
-            eq_of_var[j] = i
-    return np.asarray(var_of_eq, dtype=int), eq_of_var
+    matched = var_of_eq >= 0
+    eq_of_var[var_of_eq[matched]] = np.flatnonzero(matched)
+    return var_of_eq, eq_of_var
+
+
+def _augmenting_paths(indptr: list[int], indices: list[int], n_eq: int,
+                      n_var: int) -> list[int]:
+    """Kuhn's maximum matching: a greedy start, then one depth-first search for an
+    augmenting path from each unmatched equation (iterative, so long chains do not reach
+    the recursion limit)."""
+    adj = [indices[indptr[i]:indptr[i + 1]] for i in range(n_eq)]
+    var_of_eq = [-1] * n_eq
+    eq_of_var = [-1] * n_var
+    for i, row in enumerate(adj):
+        for j in row:
+            if eq_of_var[j] < 0:
+                eq_of_var[j], var_of_eq[i] = i, j
+                break
+    for root in range(n_eq):
+        if var_of_eq[root] >= 0:
+            continue
+        seen = bytearray(n_var)
+        stack, pos = [root], [0]  # the equations on the path, the next edge of each
+        via: list[int] = []  # the variables between them
+        free = -1
+        while stack:
+            e, k = stack[-1], pos[-1]
+            row = adj[e]
+            if k == len(row):
+                stack.pop()
+                pos.pop()
+                if via:
+                    via.pop()
+                continue
+            pos[-1] = k + 1
+            j = row[k]
+            if seen[j]:
+                continue
+            seen[j] = 1
+            if eq_of_var[j] < 0:
+                free = j
+                break
+            via.append(j)
+            stack.append(eq_of_var[j])
+            pos.append(0)
+        if free >= 0:
+            for e, j in zip(stack, [*via, free], strict=True):
+                var_of_eq[e], eq_of_var[j] = j, e
+    return var_of_eq
 
 
 @dataclass
@@ -45,12 +109,12 @@ class DMParts:
 
 
 def dulmage_mendelsohn(
-    inc: sp.csr_matrix, var_of_eq: Sequence[int] | np.ndarray,
+    inc: Any, var_of_eq: Sequence[int] | np.ndarray,
     eq_of_var: Sequence[int] | np.ndarray,
 ) -> DMParts:
     """Coarse Dulmage–Mendelsohn decomposition from a maximum matching."""
-    inc = sp.csr_matrix(inc)
-    inc_t = sp.csr_matrix(inc.T)
+    inc = as_csr(inc)
+    inc_t = inc.T
     n_eq, n_var = inc.shape
     # over-determined: from unmatched equations, eq -> var (any) -> matched eq
     over_e = {i for i in range(n_eq) if var_of_eq[i] < 0}
@@ -58,7 +122,7 @@ def dulmage_mendelsohn(
     q = deque(over_e)
     while q:
         i = q.popleft()
-        for j in inc.indices[inc.indptr[i] : inc.indptr[i + 1]]:
+        for j in inc.row(i):
             if j in over_v:
                 continue
             over_v.add(int(j))
@@ -72,7 +136,7 @@ def dulmage_mendelsohn(
     q = deque(under_v)
     while q:
         j = q.popleft()
-        for i in inc_t.indices[inc_t.indptr[j] : inc_t.indptr[j + 1]]:
+        for i in inc_t.row(j):
             if i in under_e:
                 continue
             under_e.add(int(i))

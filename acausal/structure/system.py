@@ -14,8 +14,8 @@ from typing import Any
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sp
 
+from ..csr import CSR
 from ..flatten import FlatEquation
 from ..symbols import FlatParameter, FlatVariable
 
@@ -131,7 +131,7 @@ class EquationSystem:
         return len(self.equations)
 
     def incidence_matrix(self, rows: list[int] | None = None,
-                         cols: list[int] | None = None) -> sp.csr_matrix:
+                         cols: list[int] | None = None) -> CSR:
         """0/1 incidence restricted to the given equations and variables (vectorised:
         the recursive equations of motion of a long chain have dense rows)."""
         rows = list(range(self.n_eqs)) if rows is None else rows
@@ -148,7 +148,7 @@ class EquationSystem:
             c = cpos[flat] if flat.size else flat
             keep = c >= 0
             r, c, ncol = r[keep], c[keep], len(cols)
-        return sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(rows), ncol))
+        return CSR.from_coo(r, c, None, (len(rows), ncol))
 
     def for_states(self, states: list[int]) -> EquationSystem:
         """This system, or, when some implicit coordinates (:attr:`implicit`) are not

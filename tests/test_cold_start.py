@@ -1,0 +1,70 @@
+"""A cold script stays cheap: ``import acausal`` and a small model's build and simulation
+import none of the heavy packages that CasADi and numpy do not load themselves (issue 14:
+scipy alone costs 0.3 to 0.6 s on a cold start, more than the whole RC script;
+``benchmarks/bench_scale.py --cold`` measures the time). Each check runs in a fresh
+interpreter and reads its ``sys.modules``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEAVY = ("scipy", "networkx", "sympy", "matplotlib", "pandas", "numpy.random")
+
+RC = """
+import acausal as ac
+from components import electrical as el
+
+class RC(ac.Model):
+    def __init__(self):
+        super().__init__()
+        self.source = el.ConstantVoltage(V=10.0)
+        self.resistor = el.Resistor(R=1e3)
+        self.capacitor = el.Capacitor(C=1e-3, v=0.0)
+        self.ground = el.Ground()
+        self.connect(self.source.p, self.resistor.p)
+        self.connect(self.resistor.n, self.capacitor.p)
+        self.connect(self.capacitor.n, self.source.n, self.ground.p)
+
+res = ac.simulate(RC(), 5.0, n_points=101)
+assert abs(res["capacitor.v"][-1] - 10.0 * (1.0 - 2.718281828459045 ** -5.0)) < 1e-4
+"""
+
+
+def _loaded_after(code: str) -> list[str]:
+    """The heavy packages in ``sys.modules`` after running ``code`` in a fresh process."""
+    probe = (code + "\nimport json, sys\nprint(json.dumps(sorted(m for m in sys.modules if "
+             f"any(m == h or m.startswith(h + '.') for h in {HEAVY!r}))))\n")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": ROOT}, check=False, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+MECHANICAL = f"""
+import sys
+sys.path.insert(0, {os.path.join(ROOT, "tests")!r})
+import acausal as ac
+from models import DCMotor, MassSpringDamper
+for model in (DCMotor(), MassSpringDamper()):  # state selection, outputs affine in states
+    res = ac.simulate(model, 0.1, n_points=1001)
+    outputs = [res[name] for name in res.names()]
+"""
+
+
+@pytest.mark.parametrize("what, code, allowed", [
+    ("import acausal", "import acausal", ()),
+    ("RC build and simulate", RC, ()),
+    # the dummy-derivative selection pivots with scipy's QR at a generic (random) point
+    ("DC motor and mass-spring-damper", MECHANICAL, ("scipy", "numpy.random"))])
+def test_cold_script_imports_no_heavy_package(what, code, allowed):
+    floor = set(_loaded_after("import casadi, numpy"))  # what the hand-written script loads
+    extra = [m for m in _loaded_after(code) if m not in floor
+             and not any(m == a or m.startswith(a + ".") for a in allowed)]
+    top = sorted({m if m.startswith("numpy.") else m.split(".")[0] for m in extra})
+    assert not extra, f"{what} imported {top}: import them where they are used"
