@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..state import need
 from .blt import Block, tarjan_blocks
@@ -62,13 +61,15 @@ def causalize(sys: EquationSystem, states: list[int],
     # unknown k depends on the other unknowns of the equation matched to it: the rows of
     # the incidence taken in matching order, without the diagonal (columns ascending,
     # as the neighbours' order decides the order of Tarjan's blocks)
-    dep = sp.csr_matrix(inc[eq_of_var])
-    dep.sort_indices()
     n = len(unknowns)
-    counts = np.diff(dep.indptr)
-    other = dep.indices != np.repeat(np.arange(n), counts)
-    ptr = np.concatenate(([0], np.cumsum(_row_sums(other, dep.indptr))))
-    idx = dep.indices[other].tolist()
+    starts = inc.indptr[eq_of_var]
+    counts = inc.indptr[eq_of_var + 1] - starts
+    row_ptr = np.concatenate(([0], np.cumsum(counts)))
+    cols = inc.indices[np.repeat(starts - row_ptr[:-1], counts)
+                       + np.arange(int(row_ptr[-1]))]  # (a CSR's rows are sorted)
+    other = cols != np.repeat(np.arange(n), counts)
+    ptr = np.concatenate(([0], np.cumsum(_row_sums(other, row_ptr))))
+    idx = cols[other].tolist()
     ptr_l = ptr.tolist()
     succ = [idx[ptr_l[k]:ptr_l[k + 1]] for k in range(n)]
     comps = tarjan_blocks(n, succ)
