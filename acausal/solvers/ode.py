@@ -11,6 +11,7 @@ Parameters are folded into the expressions as constants, as in the IDAS backend.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import casadi as cs
@@ -65,7 +66,8 @@ class ODEForm:
 
 
 def ode_form(dae: SemiExplicitDAE, p: np.ndarray) -> ODEForm:
-    """The explicit ODE of ``dae`` at the parameter values ``p``.
+    """The explicit ODE of ``dae`` at the parameter values ``p``, derived once per DAE and
+    parameter values (the automatic choice and the backend of a run share it).
 
     Raises
     ------
@@ -73,6 +75,24 @@ def ode_form(dae: SemiExplicitDAE, p: np.ndarray) -> ODEForm:
         The algebraic part is nonlinear in its unknowns or larger than
         :data:`MAX_ELIMINATED`.
     """
+    kept = _FORMS.setdefault(dae, {})
+    key = np.asarray(p, dtype=float).tobytes()
+    got = kept.get(key)
+    if got is None:
+        try:
+            got = kept[key] = _derive(dae, p)
+        except NotAnODE as exc:
+            got = kept[key] = str(exc)
+    if isinstance(got, str):
+        raise NotAnODE(got)
+    return got
+
+
+_FORMS: weakref.WeakKeyDictionary[SemiExplicitDAE, dict[bytes, ODEForm | str]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _derive(dae: SemiExplicitDAE, p: np.ndarray) -> ODEForm:
     x, z, t = dae.x, dae.z, dae.t
     pv = cs.DM(np.asarray(p, dtype=float)) if dae.p.numel() else None
     ode, alg = dae.ode, dae.alg

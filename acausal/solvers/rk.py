@@ -28,6 +28,7 @@ import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import AcausalError, SolverWarning
+from ..pointcall import PointCall
 from . import _tableaux as tb_
 from .base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
 from .machine import (
@@ -136,7 +137,7 @@ class RungeKuttaIntegrator(Integrator):
                 raise AcausalError(f"the {self.name} solver needs an explicit ODE: {exc}; "
                                    "use solver='idas'") from None
             got = self._forms[key] = (form, _Stepper(self._step_function(form, form.f)),
-                                      self._dense_function(form, form.f))
+                                      _point_call(self._dense_function(form, form.f)))
         return got
 
     def _compile_delay(self, key: tuple[int, bytes], form: ODEForm) -> float | None:
@@ -171,7 +172,7 @@ class RungeKuttaIntegrator(Integrator):
             return None
         form = self._forms[key][0]
         got = self._forms[key] = (form, _Stepper(self._step_function(form, fc)),
-                                  self._dense_function(form, fc))
+                                  _point_call(self._dense_function(form, fc)))
         return got
 
     def _step_function(self, form: ODEForm, rhs: cs.Function) -> cs.Function:
@@ -377,6 +378,13 @@ class RungeKuttaIntegrator(Integrator):
         return float(min(100 * h0, h1, span))
 
 
+def _point_call(f: cs.Function | None) -> PointCall | None:
+    """The dense-output function called through its buffer: its stages (``n`` x 13
+    values) are copied into numpy memory, not converted to a ``DM`` element by element
+    (that conversion was most of the dense output's cost at 2 000 states)."""
+    return None if f is None else PointCall(f)
+
+
 class _Failed(Exception):
     def __init__(self, reason: str, t: float, reached: int) -> None:
         super().__init__(reason)
@@ -427,9 +435,12 @@ class DOP853Integrator(RungeKuttaIntegrator):
 
     def _interpolate(self, x0: np.ndarray, x1: np.ndarray, h: float, K: np.ndarray,
                      dense: Any, t0: float, theta: np.ndarray, form: ODEForm) -> np.ndarray:
-        F = np.asarray(dense(x0, x1, t0, h, K))  # (n, 7)
-        y = np.zeros((len(x0), len(theta)))
-        for i, Fi in enumerate(reversed(list(F.T))):
-            y += Fi[:, None]
-            y *= theta if i % 2 == 0 else 1.0 - theta
-        return x0[:, None] + y
+        n = len(x0)
+        F = dense(x0, x1, t0, h, K.reshape(-1, order="F"))[0].reshape(n, 7, order="F")
+        # Hairer's nested form th (F0 + th1 (F1 + th (F2 + th1 (F3 + ...)))), th1 = 1 - th,
+        # as one product with its basis th, th th1, th^2 th1, th^2 th1^2, ..., th^4 th1^3
+        B = np.empty((7, len(theta)))
+        B[0] = theta
+        for i in range(1, 7):
+            B[i] = B[i - 1] * (1.0 - theta if i % 2 else theta)
+        return x0[:, None] + F @ B
