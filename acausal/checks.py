@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -208,13 +209,34 @@ def current_value(p: Any) -> Any:
     return None if held is None or p.decl is None else held.get(p.decl.name)
 
 
+def _watched(cm: CompiledModel) -> list[tuple[dict[str, Any], str, FlatParameter]]:
+    """``(values held by the component, key, parameter)`` of the model's
+    parameters that a component holds (found once per model: the components keep their
+    dictionaries of values)."""
+    got = _WATCHED.get(cm)
+    if got is None:
+        got = []
+        for p in cm.system.parameters:
+            held = p.owner.__dict__.get("_params") if p.owner is not None else None
+            if held is not None and isinstance(p.decl, Parameter):
+                got.append((held, p.decl.name, p))
+        _WATCHED[cm] = got
+    return got
+
+
+_WATCHED: weakref.WeakKeyDictionary[CompiledModel, list[tuple[dict[str, Any], str,
+                                                             FlatParameter]]] = (
+    weakref.WeakKeyDictionary())
+
+
 def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> None:
     """Parameters changed on the model after the build (and not overridden by params=)."""
-    for p in cm.system.parameters:
-        if p.owner is None or p.name in overridden or not isinstance(p.decl, Parameter):
+    for held, key, p in _watched(cm):
+        now = held.get(key)
+        if now.__class__ is float and now == p.value:  # (the common case, first)
             continue
-        now = current_value(p)
-        if now is None or isinstance(now, (int, float)) and float(now) == p.value:
+        if now is None or p.name in overridden or (
+                isinstance(now, (int, float)) and float(now) == p.value):
             continue
         unit = f" {p.unit}" if p.unit and p.unit != "1" else ""
         if callable(now):

@@ -90,17 +90,23 @@ def _rates(pieces: list[tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarra
     """The states' rates at every point of every piece, one point at a time through the
     DAE function's buffer (no conversion of the states to CasADi matrices; a call with
     all points as columns would build a map of the function at every call)."""
+    from .solvers.ode import derived_form
+
     out: list[np.ndarray] = []
-    calls: dict[int, PointCall] = {}
+    calls: dict[tuple[int, bytes], tuple[PointCall, bool]] = {}
     for dae, X, Z, T, p in pieces:
-        f = dae.default_function
-        call = calls.get(id(f))
-        if call is None:
-            call = calls[id(f)] = PointCall(f)
-        F = np.empty((int(dae.x.numel()), len(T)))
         pv = np.asarray(p, dtype=float)
+        key = (id(dae), pv.tobytes())
+        got = calls.get(key)
+        if got is None:  # the explicit ODE if the run has it (parameters folded in: about
+            # half the operations of the DAE's function), else the DAE
+            form = derived_form(dae, pv)
+            got = calls[key] = (PointCall(form.f), True) if form is not None else (
+                PointCall(dae.default_function), False)
+        call, explicit = got
+        F = np.empty((int(dae.x.numel()), len(T)))
         for k, tk in enumerate(np.asarray(T, dtype=float).tolist()):
-            F[:, k] = call(X[:, k], Z[:, k], pv, tk)[0]
+            F[:, k] = call(X[:, k], tk)[0] if explicit else call(X[:, k], Z[:, k], pv, tk)[0]
         out.append(F)
     return out
 

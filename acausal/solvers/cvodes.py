@@ -90,7 +90,7 @@ class CVODESIntegrator(Integrator):
         if n == 0:  # CVODES needs a state: a dummy one that stays zero
             x, rhs = cs.SX.sym("_dummy_state"), cs.SX(0)
         t_of_tau = toff + span * tau if normalized else toff + tau
-        if cs.depends_on(rhs, form.t):
+        if form.timed:
             rhs = cs.substitute(rhs, form.t, t_of_tau)
         if normalized:
             rhs = span * rhs
