@@ -224,7 +224,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
             max_num_steps=5_000 if cm.selection.dynamic else 100_000)
         grid = _grid(t_start, t_end, n_points, dt, t_eval)
         p = cm.parameter_values(params)
-        solver = choose_solver(cm, solver, p, grid, mode)
+        solver = choose_solver(cm, solver, p, grid, mode, rtol)
         run = _Run(cm, _integrator(cm, solver, options), p, start)
         run.atol = atol
         run.progress = reporter(progress, what="simulate", span=(grid[0], grid[-1]))
@@ -593,10 +593,30 @@ class _LazyOutputs:
 
     def __init__(self, pieces: list[_Piece]) -> None:
         self.pieces = pieces
+        self._joined = False
+
+    def _join(self) -> list[_Piece]:
+        """The pieces with consecutive ones of the same system and parameter values
+        joined (the start point and the segment after it, chunks of one stretch): one
+        evaluation of a name per stretch (it builds a function of the name's inputs)."""
+        if not self._joined:
+            runs: list[tuple[SemiExplicitDAE, list[Any], list[Any], list[np.ndarray],
+                             np.ndarray]] = []
+            for dae, X, Z, T, p in self.pieces:
+                if runs and runs[-1][0] is dae and np.array_equal(runs[-1][4], p):
+                    runs[-1][1].append(X)
+                    runs[-1][2].append(Z)
+                    runs[-1][3].append(T)
+                else:
+                    runs.append((dae, [X], [Z], [T], p))
+            self.pieces = [(dae, _hstack(Xs), _hstack(Zs), np.concatenate(Ts), p)
+                           for dae, Xs, Zs, Ts, p in runs]
+            self._joined = True
+        return self.pieces
 
     def column(self, k: int) -> np.ndarray:
-        parts = [b[0].output_column(k, b[1], b[2], b[4], b[3]) for b in self.pieces]
-        return np.vstack(parts)
+        parts = [b[0].output_column(k, b[1], b[2], b[4], b[3]) for b in self._join()]
+        return parts[0] if len(parts) == 1 else np.vstack(parts)
 
     def matrix(self) -> np.ndarray:
         # one (n_out, nt) table filled piece by piece, returned transposed (a view: no
@@ -609,6 +629,14 @@ class _LazyOutputs:
             plan.evaluate(b[1], b[2], b[4], b[3], out=table[:, k:k + nt])
             k += nt
         return table.T
+
+
+def _hstack(Ms: list[Any]) -> Any:
+    """Matrices (CasADi or numpy) side by side, as one numpy matrix."""
+    if len(Ms) == 1:
+        return Ms[0]
+    return np.hstack([M.full() if hasattr(M, "full") else np.asarray(M, dtype=float)
+                      for M in Ms])
 
 
 def _last(M: Any) -> np.ndarray:

@@ -189,7 +189,7 @@ class CVODESBDFIntegrator(CVODESIntegrator):
         n = form.n
         dense = False
         if 0 < n <= _DENSE_MAX:
-            nnz = cs.jacobian_sparsity(form.rhs, form.x).nnz() + n
+            nnz = form.sparsity.nnz() + n
             dense = nnz > _DENSE_FRACTION * n * n
         return {**self.method, "linear_solver": "lapacklu" if dense else "csparse"}
 

@@ -53,6 +53,7 @@ class ODEForm:
     rhs: cs.SX
     _jvp: cs.Function | None = field(default=None, repr=False)
     _timed: bool | None = field(default=None, repr=False)
+    _sparsity: cs.Sparsity | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -64,6 +65,13 @@ class ODEForm:
         if self._timed is None:
             self._timed = bool(cs.depends_on(self.rhs, self.t))
         return self._timed
+
+    @property
+    def sparsity(self) -> cs.Sparsity:
+        """The sparsity of ``df/dx`` (found once)."""
+        if self._sparsity is None:
+            self._sparsity = cs.jacobian_sparsity(self.rhs, self.x)
+        return self._sparsity
 
     def jvp(self) -> cs.Function:
         """``(x, t, v) -> (df/dx) v`` (forward mode, no Jacobian formed)."""
