@@ -124,6 +124,10 @@ def unresolved_states(pieces: list[tuple[Any, Any, Any, np.ndarray, np.ndarray]]
     index: dict[str, int] = {}
     rows_of = []
     for dae, *_ in merged:
+        if not index:  # (the first system's states in order: one dict, no loop)
+            index = dict(zip(dae.x_names, range(len(dae.x_names)), strict=True))
+            rows_of.append(np.arange(len(index), dtype=np.int64))
+            continue
         rows_of.append(np.array([index.setdefault(n, len(index)) for n in dae.x_names],
                                 dtype=np.int64))
     lo, hi = np.full(len(index), np.inf), np.full(len(index), -np.inf)

@@ -25,14 +25,15 @@ The rule (docs/theory.md, *Choosing the integrator*):
    about 8 steps of 1.5 evaluations (measured from rtol 1e-4 to 1e-10 on the
    mass-spring and pendulum chains: 7-8.6 and 1.2-1.8), so both spend about 12
    right-hand side evaluations; what differs is the rest: dop853's Python step loop
-   (~40 us a step) and the 3 evaluations of its continuous extension in steps with
-   output points, against CVODES's per-step vector work in C; and the set-up: the
-   step function (~10 ms) against CasADi's CVODES interface, which forms the symbolic
-   Jacobian (cost ~ operations x colours of its sparsity: 0.3 s for a 50-link
-   pendulum). The steps are estimated from the fastest rate to resolve. At equal rtol
-   dop853's global error on smooth mechanics is 5-30 times smaller (the pendulum and
-   mass-spring chains), and Adams's steps grow like rtol^-0.12: matching it costs
-   Adams about 1.3 times its work (:data:`ACCURACY`).
+   and stage combinations (20 us + 75 ns per state a step) and the 3 evaluations of
+   its continuous extension in steps with output points, against CVODES's per-step
+   vector work in C (1 us + 7 ns per state); and the set-up: the step function
+   (~8 ms) against CasADi's CVODES interface, which forms the symbolic Jacobian (cost
+   ~ operations x colours of its sparsity: 0.2 s for a 50-link pendulum). The steps
+   are estimated from the fastest rate to resolve. At equal rtol dop853's global error
+   on smooth mechanics is 5-30 times smaller (the pendulum and mass-spring chains), and
+   Adams's steps grow like rtol^-0.12: matching it costs Adams about 1.3 times its
+   work (:data:`ACCURACY`).
 
 The start Jacobian can mislead (stiffness may appear later): the Runge-Kutta methods
 watch for it at every step and continue with CVODES BDF if it shows (with a
@@ -70,15 +71,15 @@ _DAMPED = 0.5  # -Re(lambda) / |lambda| of a dissipative mode
 #: the work Adams needs to match dop853's global error at equal rtol (10 times
 #: smaller, with Adams's steps growing like rtol^-0.12: 10^0.12)
 ACCURACY = 1.3
-# The cost model (seconds; measured by benchmarks/bench_choice.py on two shared cores,
-# which prints them again: only their ratios matter)
+# The cost model (processor seconds, measured by benchmarks/bench_choice.py on two shared
+# cores, which prints them again; only their ratios matter)
 _SECONDS_PER_OPERATION = 3.5e-9  # the right-hand side in CasADi's virtual machine
-_RK_SETUP, _RK_SETUP_PER_STATE = 10e-3, 3.5e-6  # dop853's step function
-_RK_STEP = 40e-6  # dop853's Python step loop, per step
+_RK_SETUP, _RK_SETUP_PER_STATE = 7.5e-3, 1e-6  # dop853's step function
+_RK_STEP, _RK_STEP_PER_STATE = 20e-6, 75e-9  # dop853's step beyond its evaluations
 _RK_STAGES, _RK_DENSE = 12, 3  # evaluations per step, and per step with output points
-_AD_SETUP = 1e-3  # CasADi's CVODES interface, without its Jacobian
-_AD_JACOBIAN = 0.5e-6  # per operation and colour of the symbolic Jacobian it forms
-_AD_STEP, _AD_STEP_PER_STATE = 2e-6, 10e-9  # CVODES's work per Adams step
+_AD_SETUP = 0.8e-3  # CasADi's CVODES interface, without its Jacobian
+_AD_JACOBIAN = 0.35e-6  # per operation and colour of the symbolic Jacobian it forms
+_AD_STEP, _AD_STEP_PER_STATE = 1e-6, 7e-9  # CVODES's work per Adams step
 _AD_STEPS, _AD_EVALUATIONS = 8.0, 1.5  # Adams steps per dop853 step, evaluations each
 _RK_STEP_SCALE = 0.09  # dop853 steps ~ this x T rho_r rtol^(-1/8) (mass-spring chain)
 _MIN_STEPS = 10
@@ -173,7 +174,8 @@ def estimate_costs(form: ODEForm, rate_span: float, n_outputs: int,
     steps = max(_MIN_STEPS, _RK_STEP_SCALE * rate_span * max(rtol, 1e-14) ** -0.125)
     dense = min(1.0, n_outputs / steps)  # share of the steps with output points
     rk = (_RK_SETUP + _RK_SETUP_PER_STATE * n
-          + steps * ((_RK_STAGES + _RK_DENSE * dense) * f + _RK_STEP))
+          + steps * ((_RK_STAGES + _RK_DENSE * dense) * f + _RK_STEP
+                     + _RK_STEP_PER_STATE * n))
     colours = form.sparsity.uni_coloring().size2() if n else 0
     ad = (_AD_SETUP + _AD_JACOBIAN * form.f.n_instructions() * colours
           + _AD_STEPS * steps * (_AD_EVALUATIONS * f + _AD_STEP + _AD_STEP_PER_STATE * n))
