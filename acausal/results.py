@@ -16,9 +16,11 @@ __all__ = ["Result"]
 #: one name read alone (a function of the name's inputs built and called: about 1 ms,
 #: against 16 ns per entry of the table; the mass-spring chain, N = 1 000); a result
 #: evaluates names one by one until it has spent on them what the table would cost,
-#: then the table (at most twice the cheaper of the two)
+#: then the table (at most twice the cheaper of the two), between these bounds: at most
+#: 64 names one by one, as before this rule (a reader past 64 names is likely reading
+#: everything, and for a large model the rule alone would wait for hundreds)
 _ENTRIES_PER_NAME = 50_000
-_MIN_PER_NAME = 8  # names read one by one before the table, however small it is
+_MIN_PER_NAME, _MAX_PER_NAME = 8, 64
 
 
 class Result:
@@ -70,7 +72,7 @@ class Result:
     def _per_name_reads(self) -> int:
         """Names evaluated one by one before the next read evaluates the whole table."""
         entries = int(self._offsets[-1]) * len(self.t)
-        return max(_MIN_PER_NAME, entries // _ENTRIES_PER_NAME)
+        return min(_MAX_PER_NAME, max(_MIN_PER_NAME, entries // _ENTRIES_PER_NAME))
 
     def _column_bounds(self) -> list[tuple[int, int]]:
         bounds = getattr(self, "_bounds", None)  # (absent from results saved before it)
