@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .errors import UnresolvedWarning
+from .pointcall import PointCall
 
 __all__ = ["Unresolved", "DEFECT", "unresolved_states", "warn_unresolved"]
 
@@ -86,27 +87,27 @@ def _merged(pieces: list[tuple[Any, Any, Any, np.ndarray, np.ndarray]]
 
 def _rates(pieces: list[tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
            ) -> list[np.ndarray]:
-    """The states' rates at every point of every piece: one evaluation for consecutive
-    pieces of one system (a hybrid run has one piece per stretch between events), up to
-    :data:`_MAX_VALUES` values at a time."""
+    """The states' rates at every point of every piece, one point at a time through the
+    DAE function's buffer (no conversion of the states to CasADi matrices; a call with
+    all points as columns would build a map of the function at every call)."""
+    from .solvers.ode import derived_form
+
     out: list[np.ndarray] = []
-    k = 0
-    while k < len(pieces):
-        dae, nx = pieces[k][0], int(pieces[k][0].x.numel())
-        j, cols = k, 0
-        while j < len(pieces) and pieces[j][0] is dae and (
-                j == k or nx * (cols + len(pieces[j][3])) <= _MAX_VALUES):
-            cols += len(pieces[j][3])
-            j += 1
-        batch = pieces[k:j]
-        nts = [len(b[3]) for b in batch]
-        P = np.hstack([np.repeat(np.asarray(b[4], dtype=float).reshape(-1, 1), n, axis=1)
-                       for b, n in zip(batch, nts, strict=True)])
-        F = np.asarray(dae.default_function(
-            np.hstack([b[1] for b in batch]), np.hstack([b[2] for b in batch]), P,
-            np.concatenate([b[3] for b in batch]).reshape(1, -1))[0], dtype=float)
-        out += np.split(F, np.cumsum(nts)[:-1], axis=1)
-        k = j
+    calls: dict[tuple[int, bytes], tuple[PointCall, bool]] = {}
+    for dae, X, Z, T, p in pieces:
+        pv = np.asarray(p, dtype=float)
+        key = (id(dae), pv.tobytes())
+        got = calls.get(key)
+        if got is None:  # the explicit ODE if the run has it (parameters folded in: about
+            # half the operations of the DAE's function), else the DAE
+            form = derived_form(dae, pv)
+            got = calls[key] = (PointCall(form.f), True) if form is not None else (
+                PointCall(dae.default_function), False)
+        call, explicit = got
+        F = np.empty((int(dae.x.numel()), len(T)))
+        for k, tk in enumerate(np.asarray(T, dtype=float).tolist()):
+            F[:, k] = call(X[:, k], tk)[0] if explicit else call(X[:, k], Z[:, k], pv, tk)[0]
+        out.append(F)
     return out
 
 
@@ -118,21 +119,32 @@ def unresolved_states(pieces: list[tuple[Any, Any, Any, np.ndarray, np.ndarray]]
     across an event (a change of parameters or system) and intervals touching one of the
     ``breaks`` (time events, where the rates jump) are not checked.
     """
-    rows: dict[str, list[tuple[float, float, float, int]]] = {}
-    ranges: dict[str, tuple[float, float]] = {}
+    merged = _merged(pieces)
+    # each state's range over the run (a state keeps its name across state choices)
+    index: dict[str, int] = {}
+    rows_of = []
+    for dae, *_ in merged:
+        if not index:  # (the first system's states in order: one dict, no loop)
+            index = dict(zip(dae.x_names, range(len(dae.x_names)), strict=True))
+            rows_of.append(np.arange(len(index), dtype=np.int64))
+            continue
+        rows_of.append(np.array([index.setdefault(n, len(index)) for n in dae.x_names],
+                                dtype=np.int64))
+    lo, hi = np.full(len(index), np.inf), np.full(len(index), -np.inf)
     per_piece = []
-    brk = np.asarray(sorted(breaks or []), dtype=float)
-    for dae, X, Z, T, p in _merged(pieces):
-        nt, nx, Xn = len(T), int(dae.x.numel()), X
+    for (dae, Xn, Z, T, p), rows in zip(merged, rows_of, strict=True):
+        nt, nx = len(T), len(rows)
         if nx == 0:
             continue
-        for name, row in zip(dae.x_names, Xn, strict=True):
-            lo, hi = ranges.get(name, (np.inf, -np.inf))
-            ranges[name] = (min(lo, float(row.min())), max(hi, float(row.max())))
+        np.minimum.at(lo, rows, Xn.min(axis=1))
+        np.maximum.at(hi, rows, Xn.max(axis=1))
         if nt < 2 or nx * nt > _MAX_VALUES:
             continue
-        per_piece.append((dae, Xn, Z, T, p))
-    for (dae, Xn, _z, T, _p), F in zip(per_piece, _rates(per_piece), strict=True):
+        per_piece.append((dae, Xn, Z, T, p, rows))
+    found: dict[str, list[tuple[float, float, float, int]]] = {}
+    brk = np.asarray(sorted(breaks or []), dtype=float)
+    for (dae, Xn, _z, T, _p, rows), F in zip(per_piece, _rates([b[:5] for b in per_piece]),
+                                             strict=True):
         h = np.diff(T)
         defect = np.abs(np.diff(Xn, axis=1) - 0.5 * h * (F[:, :-1] + F[:, 1:]))
         if len(brk):  # an interval with a time event at an end: the rate there jumps
@@ -142,23 +154,21 @@ def unresolved_states(pieces: list[tuple[Any, Any, Any, np.ndarray, np.ndarray]]
         # a state's scale: its range, or what its rates move it by in one interval when
         # that is more (points that alias an oscillation can show no range at all)
         moved = 0.5 * h * (np.abs(F[:, :-1]) + np.abs(F[:, 1:]))
-        for i, name in enumerate(dae.x_names):
-            lo, hi = ranges[name]
-            span = max(hi - lo, float(moved[i].max()))
-            if not np.isfinite(span) or span <= _NOISE * atol:
-                continue
-            rel = defect[i] / span
-            bad = np.flatnonzero(rel > DEFECT)
-            if len(bad):
-                k = int(bad[np.argmax(rel[bad])])
-                rows.setdefault(name, []).append((float(rel[k]), float(T[k]),
-                                                  float(T[k + 1]), len(bad)))
-    found = []
-    for name, hits in rows.items():
+        span = np.maximum(hi[rows] - lo[rows], moved.max(axis=1))
+        with np.errstate(invalid="ignore"):
+            checked = np.isfinite(span) & (span > _NOISE * atol)
+            rel = defect / np.where(checked, span, 1.0)[:, None]
+            bad = (rel > DEFECT) & checked[:, None]
+        for i in np.flatnonzero(bad.any(axis=1)).tolist():
+            flagged = np.flatnonzero(bad[i])
+            k = int(flagged[np.argmax(rel[i, flagged])])
+            found.setdefault(dae.x_names[i], []).append(
+                (float(rel[i, k]), float(T[k]), float(T[k + 1]), len(flagged)))
+    out = []
+    for name, hits in found.items():
         worst = max(hits)
-        found.append(Unresolved(name, worst[1], worst[2], worst[0],
-                                sum(h[3] for h in hits)))
-    return sorted(found, key=lambda u: -u.defect)
+        out.append(Unresolved(name, worst[1], worst[2], worst[0], sum(h[3] for h in hits)))
+    return sorted(out, key=lambda u: -u.defect)
 
 
 def _component_of(name: str) -> str:

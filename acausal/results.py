@@ -12,9 +12,15 @@ from .names import did_you_mean
 
 __all__ = ["Result"]
 
-#: names evaluated one by one (each costs its own expression) before the next read
-#: evaluates the whole table at once (which costs about as much as a few hundred names)
-_PER_NAME_READS = 64
+#: entries of the whole table (outputs x time points) that cost as much to evaluate as
+#: one name read alone (a function of the name's inputs built and called: about 1 ms,
+#: against 16 ns per entry of the table; the mass-spring chain, N = 1 000); a result
+#: evaluates names one by one until it has spent on them what the table would cost,
+#: then the table (at most twice the cheaper of the two), between these bounds: at most
+#: 64 names one by one, as before this rule (a reader past 64 names is likely reading
+#: everything, and for a large model the rule alone would wait for hundreds)
+_ENTRIES_PER_NAME = 50_000
+_MIN_PER_NAME, _MAX_PER_NAME = 8, 64
 
 
 class Result:
@@ -35,6 +41,7 @@ class Result:
         self._names = list(names)
         self._index_cache: dict[str, int] | None = None
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        self._bounds: list[tuple[int, int]] | None = None  # (first, end) column per name
         self._data_or_fn = data
         self._columns: dict[int, np.ndarray] = {}
         self.parameters = dict(parameters)
@@ -62,6 +69,18 @@ class Result:
             self._data_or_fn = self._data_or_fn()
         return self._data_or_fn
 
+    def _per_name_reads(self) -> int:
+        """Names evaluated one by one before the next read evaluates the whole table."""
+        entries = int(self._offsets[-1]) * len(self.t)
+        return min(_MAX_PER_NAME, max(_MIN_PER_NAME, entries // _ENTRIES_PER_NAME))
+
+    def _column_bounds(self) -> list[tuple[int, int]]:
+        bounds = getattr(self, "_bounds", None)  # (absent from results saved before it)
+        if bounds is None:
+            off = self._offsets.tolist()
+            bounds = self._bounds = list(zip(off[:-1], off[1:], strict=True))
+        return bounds
+
     def _column(self, k: int) -> np.ndarray:
         """Output ``k`` over the grid, ``(nt, size)``: from the lazy evaluator (once per
         name) while the whole matrix has not been needed, else a slice of it."""
@@ -69,7 +88,7 @@ class Result:
         if hasattr(lazy, "column"):
             col = self._columns.get(k)
             if col is None:
-                if len(self._columns) >= _PER_NAME_READS:  # reading many: the whole table
+                if len(self._columns) >= self._per_name_reads():  # many: the whole table
                     return self._data[:, self._offsets[k]:self._offsets[k + 1]]
                 col = self._columns[k] = lazy.column(k)
             return col
@@ -95,6 +114,14 @@ class Result:
                 f"not by {type(name).__name__} {name!r}; res.t is the time grid, "
                 "res.names() lists the names, res.final(name) the last value and "
                 "res.to_pandas() gives a table")
+        table = self._data_or_fn
+        if table.__class__ is np.ndarray and self._index_cache is not None:
+            # the table is there: a slice of it (reading every name of a large model
+            # is tens of thousands of reads)
+            k = self._index_cache.get(name)
+            if k is not None:
+                a, b = self._column_bounds()[k]
+                return table[:, a].copy() if b - a == 1 else table[:, a:b].copy()
         k = self._index.get(name)
         if k is not None:
             col = self._column(k)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import time as _time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,7 @@ from .solvers.base import (
     integrator_class,
 )
 from .solvers.choice import choose_solver
+from .solvers.ode import depends_on_time
 from .structure.dummy import StateSelection, select_states
 
 __all__ = ["simulate", "SimulationStats", "RunCache"]
@@ -221,8 +223,9 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
             # a chunk of a dynamic-selection run is short: a singular choice fails fast
             max_num_steps=5_000 if cm.selection.dynamic else 100_000)
         grid = _grid(t_start, t_end, n_points, dt, t_eval)
-        solver = choose_solver(cm, solver, cm.parameter_values(params), grid, mode)
-        run = _Run(cm, _integrator(cm, solver, options), params, start)
+        p = cm.parameter_values(params)
+        solver = choose_solver(cm, solver, p, grid, mode, rtol)
+        run = _Run(cm, _integrator(cm, solver, options), p, start)
         run.atol = atol
         run.progress = reporter(progress, what="simulate", span=(grid[0], grid[-1]))
         try:
@@ -251,11 +254,11 @@ _Piece = tuple[SemiExplicitDAE, Any, Any, np.ndarray, np.ndarray]  # DAE, X, Z, 
 class _Run:
     """One simulation: segments between time events, chunks for state re-selection."""
 
-    def __init__(self, cm: CompiledModel, integ: Integrator,
-                 params: dict[str, float] | None, start: dict[str, float] | None) -> None:
+    def __init__(self, cm: CompiledModel, integ: Integrator, p: np.ndarray,
+                 start: dict[str, float] | None) -> None:
         self.cm = cm
         self.integ = integ
-        self.p = cm.parameter_values(params)
+        self.p = p.copy()
         self.start = start
         self.stats = SimulationStats(solver=integ.name)
         self.t_fail: float | None = None
@@ -335,8 +338,9 @@ class _Run:
         stats.wall_time = _time.perf_counter() - tic
         if loop is not None:
             stats.events = loop.events
-        params = {q.name: v for q, v in zip(cm.system.parameters, p, strict=True)
-                  if not q.discrete}
+        params = dict(zip(cm.dae.p_names, p.tolist(), strict=True))
+        for q in _discrete_parameters(cm):
+            del params[q]
         res = Result(t_all, dae.out_names, dae.out_sizes, evaluate, params, status=status,
                      message=message, stats=stats)
         if status == "failed" and raise_on_failure:
@@ -524,17 +528,29 @@ class _Run:
         cache = self.cm.run_cache
         key = (id(dae), self.p.tobytes(), t0, t1)
         if key not in cache.time_events:
-            exprs = cs.vertcat(dae.ode, dae.alg)
-            if dae.indicators is not None and dae.indicators.numel():
-                exprs = cs.vertcat(exprs, dae.indicators < 0)
-            if not cs.depends_on(exprs, dae.t):
+            if not depends_on_time(dae):
                 cache.time_events[key] = []
             else:
+                exprs = cs.vertcat(dae.ode, dae.alg)
+                if dae.indicators is not None and dae.indicators.numel():
+                    exprs = cs.vertcat(exprs, dae.indicators < 0)
                 pv = cs.DM(self.p) if dae.p.numel() else cs.DM(0, 1)
                 f = cs.Function("rhs", [dae.x, dae.z, dae.t], [
                     cs.substitute(exprs, dae.p, pv)])
                 cache.time_events[key] = time_events(f, 2, t0, t1)
         return list(cache.time_events[key])
+
+
+def _discrete_parameters(cm: CompiledModel) -> list[str]:
+    """The names of the parameters that are not the user's (frozen relations, discrete
+    variables: they change at events), kept per model."""
+    got = _DISCRETE.get(cm)
+    if got is None:
+        got = _DISCRETE[cm] = [q.name for q in cm.system.parameters if q.discrete]
+    return got
+
+
+_DISCRETE: weakref.WeakKeyDictionary[CompiledModel, list[str]] = weakref.WeakKeyDictionary()
 
 
 def _with_events(grid: np.ndarray, events: list[float]) -> tuple[list[float], np.ndarray]:
@@ -577,10 +593,30 @@ class _LazyOutputs:
 
     def __init__(self, pieces: list[_Piece]) -> None:
         self.pieces = pieces
+        self._joined = False
+
+    def _join(self) -> list[_Piece]:
+        """The pieces with consecutive ones of the same system and parameter values
+        joined (the start point and the segment after it, chunks of one stretch): one
+        evaluation of a name per stretch (it builds a function of the name's inputs)."""
+        if not self._joined:
+            runs: list[tuple[SemiExplicitDAE, list[Any], list[Any], list[np.ndarray],
+                             np.ndarray]] = []
+            for dae, X, Z, T, p in self.pieces:
+                if runs and runs[-1][0] is dae and np.array_equal(runs[-1][4], p):
+                    runs[-1][1].append(X)
+                    runs[-1][2].append(Z)
+                    runs[-1][3].append(T)
+                else:
+                    runs.append((dae, [X], [Z], [T], p))
+            self.pieces = [(dae, _hstack(Xs), _hstack(Zs), np.concatenate(Ts), p)
+                           for dae, Xs, Zs, Ts, p in runs]
+            self._joined = True
+        return self.pieces
 
     def column(self, k: int) -> np.ndarray:
-        parts = [b[0].output_column(k, b[1], b[2], b[4], b[3]) for b in self.pieces]
-        return np.vstack(parts)
+        parts = [b[0].output_column(k, b[1], b[2], b[4], b[3]) for b in self._join()]
+        return parts[0] if len(parts) == 1 else np.vstack(parts)
 
     def matrix(self) -> np.ndarray:
         # one (n_out, nt) table filled piece by piece, returned transposed (a view: no
@@ -593,6 +629,14 @@ class _LazyOutputs:
             plan.evaluate(b[1], b[2], b[4], b[3], out=table[:, k:k + nt])
             k += nt
         return table.T
+
+
+def _hstack(Ms: list[Any]) -> Any:
+    """Matrices (CasADi or numpy) side by side, as one numpy matrix."""
+    if len(Ms) == 1:
+        return Ms[0]
+    return np.hstack([M.full() if hasattr(M, "full") else np.asarray(M, dtype=float)
+                      for M in Ms])
 
 
 def _last(M: Any) -> np.ndarray:

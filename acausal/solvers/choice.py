@@ -17,11 +17,23 @@ The rule (docs/theory.md, *Choosing the integrator*):
    steps of ``~3 / rho_d`` by stability alone, far below what accuracy asks for. The
    mirrored spectrum of a conservative mechanism (``+-a``, ``+-i omega``) is never stiff:
    its fast modes must be followed anyway.
-3. **Method.** Non-stiff: **dop853** (explicit Runge-Kutta 8(5,3) with error control),
-   or **cvodes-adams** when the right-hand side is cheap (under 2 000 operations: the
-   Runge-Kutta step loop runs in Python, CVODES's in C). Stiff: **cvodes-bdf** (direct
-   dense or sparse LU), or **cvodes-krylov** (Newton-GMRES, matrix-free) when the
-   Jacobian is dense and the system large (over 1 000 states).
+3. **Method.** Stiff: **cvodes-bdf** (direct dense or sparse LU), or **cvodes-krylov**
+   (Newton-GMRES, matrix-free) when the Jacobian is dense and the system large (over
+   1 000 states). Non-stiff: **dop853** (explicit Runge-Kutta 8(5,3) with error control)
+   or **cvodes-adams**, whichever a cost model (:func:`estimate_costs`) finds cheaper
+   once Adams is charged for matching dop853's accuracy. Per dop853 step, Adams takes
+   about 8 steps of 1.5 evaluations (measured from rtol 1e-4 to 1e-10 on the
+   mass-spring and pendulum chains: 7-8.6 and 1.2-1.8), so both spend about 12
+   right-hand side evaluations; what differs is the rest: dop853's Python step loop
+   and stage combinations (20 us + 75 ns per state a step) and the 3 evaluations of
+   its continuous extension in steps with output points, against CVODES's per-step
+   vector work in C (1 us + 7 ns per state); and the set-up: the step function
+   (~8 ms) against CasADi's CVODES interface, which forms the symbolic Jacobian (cost
+   ~ operations x colours of its sparsity: 0.2 s for a 50-link pendulum). The steps
+   are estimated from the fastest rate to resolve. At equal rtol dop853's global error
+   on smooth mechanics is 5-30 times smaller (the pendulum and mass-spring chains), and
+   Adams's steps grow like rtol^-0.12: matching it costs Adams about 1.3 times its
+   work (:data:`ACCURACY`).
 
 The start Jacobian can mislead (stiffness may appear later): the Runge-Kutta methods
 watch for it at every step and continue with CVODES BDF if it shows (with a
@@ -49,13 +61,28 @@ from .ode import NotAnODE, ODEForm, ode_form
 if TYPE_CHECKING:
     from ..compiler import CompiledModel
 
-__all__ = ["SolverChoice", "choose_solver", "analyse", "SMALL", "STIFF_SPAN", "STIFF_RATIO"]
+__all__ = ["SolverChoice", "choose_solver", "analyse", "estimate_costs", "SMALL",
+           "STIFF_SPAN", "STIFF_RATIO", "ACCURACY"]
 
 SMALL = 32  # states below which an explicit ODE stays with IDAS
 STIFF_SPAN = 500.0  # rho_d T above which stability would dominate an explicit method
 STIFF_RATIO = 10.0  # rho_d / rho_r above which the ODE is stiff
 _DAMPED = 0.5  # -Re(lambda) / |lambda| of a dissipative mode
-_CHEAP = 2000  # operations of a right-hand side that is cheap to evaluate
+#: the work Adams needs to match dop853's global error at equal rtol (10 times
+#: smaller, with Adams's steps growing like rtol^-0.12: 10^0.12)
+ACCURACY = 1.3
+# The cost model (processor seconds, measured by benchmarks/bench_choice.py on two shared
+# cores, which prints them again; only their ratios matter)
+_SECONDS_PER_OPERATION = 3.5e-9  # the right-hand side in CasADi's virtual machine
+_RK_SETUP, _RK_SETUP_PER_STATE = 7.5e-3, 1e-6  # dop853's step function
+_RK_STEP, _RK_STEP_PER_STATE = 20e-6, 75e-9  # dop853's step beyond its evaluations
+_RK_STAGES, _RK_DENSE = 12, 3  # evaluations per step, and per step with output points
+_AD_SETUP = 0.8e-3  # CasADi's CVODES interface, without its Jacobian
+_AD_JACOBIAN = 0.35e-6  # per operation and colour of the symbolic Jacobian it forms
+_AD_STEP, _AD_STEP_PER_STATE = 1e-6, 7e-9  # CVODES's work per Adams step
+_AD_STEPS, _AD_EVALUATIONS = 8.0, 1.5  # Adams steps per dop853 step, evaluations each
+_RK_STEP_SCALE = 0.09  # dop853 steps ~ this x T rho_r rtol^(-1/8) (mass-spring chain)
+_MIN_STEPS = 10
 _DENSE_EIG = 64  # states up to which every eigenvalue is computed
 _LARGE = 1000  # states above which a dense stiff system goes to Newton-GMRES
 
@@ -76,7 +103,7 @@ class SolverChoice:
 
 
 def choose_solver(cm: CompiledModel, requested: str, p: np.ndarray, grid: np.ndarray,
-                  mode: str | None = None) -> str:
+                  mode: str | None = None, rtol: float = 1e-6) -> str:
     """The backend to run: ``requested`` unless it is ``"auto"`` (see the module
     documentation; :func:`analyse` gives the reasons). An IDAS ``mode`` keeps IDAS. The
     choice is kept per model, parameter values and span."""
@@ -84,19 +111,23 @@ def choose_solver(cm: CompiledModel, requested: str, p: np.ndarray, grid: np.nda
         return requested
     if mode is not None:
         return "idas"
-    key = (np.asarray(p, dtype=float).tobytes(), float(grid[-1] - grid[0]))
+    key = (np.asarray(p, dtype=float).tobytes(), float(grid[-1] - grid[0]), len(grid),
+           float(rtol))
     kept = _CHOICES.setdefault(cm, {})
     if key not in kept:
-        kept[key] = analyse(cm, p, grid)
+        kept[key] = analyse(cm, p, grid, rtol)
     return kept[key].solver
 
 
-_CHOICES: weakref.WeakKeyDictionary[CompiledModel, dict[tuple[bytes, float], SolverChoice]] = (
+_CHOICES: weakref.WeakKeyDictionary[CompiledModel, dict[tuple[bytes, float, int, float],
+                                                        SolverChoice]] = (
     weakref.WeakKeyDictionary())
 
 
-def analyse(cm: CompiledModel, p: np.ndarray, grid: np.ndarray) -> SolverChoice:
-    """The automatic choice for ``cm`` with parameter values ``p`` on ``grid``."""
+def analyse(cm: CompiledModel, p: np.ndarray, grid: np.ndarray,
+            rtol: float = 1e-6) -> SolverChoice:
+    """The automatic choice for ``cm`` with parameter values ``p`` on ``grid`` at the
+    relative tolerance ``rtol``."""
     dae = cm.dae
     if dae.relations or cm.flat.whens:
         return SolverChoice("idas", "the model has events (relations or when clauses)")
@@ -117,27 +148,45 @@ def analyse(cm: CompiledModel, p: np.ndarray, grid: np.ndarray) -> SolverChoice:
         return SolverChoice("idas", "the Jacobian at the start is not finite", n)
     mag = np.abs(lam)
     damped = -lam.real >= _DAMPED * mag
-    rho_d = float(np.max(-lam.real[damped], initial=0.0))
+    rho_d = float(np.max(-lam.real[damped], initial=0.0)) + 0.0  # (no -0)
     rho_r = float(max(np.max(mag[~damped], initial=0.0), 10.0 / T))
     stiff = rho_d * T > STIFF_SPAN and rho_d > STIFF_RATIO * rho_r
     numbers = (f"fastest dissipative decay {rho_d:.3g} 1/s, fastest rate to resolve "
                f"{rho_r:.3g} 1/s over {T:.3g} s")
     if stiff:
-        big_dense = n > _LARGE and cs.jacobian_sparsity(form.rhs, form.x).nnz() > 0.1 * n * n
+        big_dense = n > _LARGE and form.sparsity.nnz() > 0.1 * n * n
         solver = "cvodes-krylov" if big_dense else "cvodes-bdf"
         return SolverChoice(solver, f"stiff explicit ODE ({numbers})", n, lam, rho_d, rho_r)
-    cheap = form.f.n_instructions() < _CHEAP
-    solver = "cvodes-adams" if cheap else "dop853"
-    return SolverChoice(solver, f"non-stiff explicit ODE ({numbers}); "
-                        + ("cheap right-hand side" if cheap else "costly right-hand side"),
-                        n, lam, rho_d, rho_r)
+    rk, ad = estimate_costs(form, rho_r * T, len(grid) - 1, rtol)
+    solver = "cvodes-adams" if ACCURACY * ad < rk else "dop853"
+    return SolverChoice(solver, f"non-stiff explicit ODE ({numbers}); estimated dop853 "
+                        f"{rk * 1e3:.3g} ms, cvodes-adams {ad * 1e3:.3g} ms (x{ACCURACY:g} "
+                        "to match dop853's accuracy)", n, lam, rho_d, rho_r)
+
+
+def estimate_costs(form: ODEForm, rate_span: float, n_outputs: int,
+                   rtol: float) -> tuple[float, float]:
+    """Estimated seconds of dop853 and of cvodes-adams on ``form`` over a span whose
+    fastest motion to resolve is ``rate_span`` (``rho_r T``), with ``n_outputs`` output
+    intervals (the module documentation gives the model)."""
+    n = form.n
+    f = _SECONDS_PER_OPERATION * form.f.n_instructions()
+    steps = max(_MIN_STEPS, _RK_STEP_SCALE * rate_span * max(rtol, 1e-14) ** -0.125)
+    dense = min(1.0, n_outputs / steps)  # share of the steps with output points
+    rk = (_RK_SETUP + _RK_SETUP_PER_STATE * n
+          + steps * ((_RK_STAGES + _RK_DENSE * dense) * f + _RK_STEP
+                     + _RK_STEP_PER_STATE * n))
+    colours = form.sparsity.uni_coloring().size2() if n else 0
+    ad = (_AD_SETUP + _AD_JACOBIAN * form.f.n_instructions() * colours
+          + _AD_STEPS * steps * (_AD_EVALUATIONS * f + _AD_STEP + _AD_STEP_PER_STATE * n))
+    return rk, ad
 
 
 def _eigenvalues(form: ODEForm, x0: np.ndarray, t0: float) -> np.ndarray:
     """Eigenvalues of ``df/dx`` at ``(x0, t0)``: all of them for a small system, the 8 of
     largest magnitude otherwise."""
     n = form.n
-    sp = cs.jacobian_sparsity(form.rhs, form.x)
+    sp = form.sparsity
     if n <= _DENSE_EIG:
         J = _dense_jacobian(form, x0, t0, sp)
         return np.linalg.eigvals(J)

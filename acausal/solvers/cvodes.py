@@ -90,7 +90,7 @@ class CVODESIntegrator(Integrator):
         if n == 0:  # CVODES needs a state: a dummy one that stays zero
             x, rhs = cs.SX.sym("_dummy_state"), cs.SX(0)
         t_of_tau = toff + span * tau if normalized else toff + tau
-        if cs.depends_on(rhs, form.t):
+        if form.timed:
             rhs = cs.substitute(rhs, form.t, t_of_tau)
         if normalized:
             rhs = span * rhs
@@ -189,7 +189,7 @@ class CVODESBDFIntegrator(CVODESIntegrator):
         n = form.n
         dense = False
         if 0 < n <= _DENSE_MAX:
-            nnz = cs.jacobian_sparsity(form.rhs, form.x).nnz() + n
+            nnz = form.sparsity.nnz() + n
             dense = nnz > _DENSE_FRACTION * n * n
         return {**self.method, "linear_solver": "lapacklu" if dense else "csparse"}
 

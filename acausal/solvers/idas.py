@@ -60,6 +60,7 @@ from .base import (
     SegmentStats,
     call_native,
 )
+from .ode import depends_on_time
 
 __all__ = ["IDASIntegrator", "IDASKrylovIntegrator", "make_integrator", "MODES"]
 
@@ -148,13 +149,13 @@ def dae_problem(dae: SemiExplicitDAE, *, p_values: np.ndarray | None = None,
     p_in = dae.p
     if p_values is not None and dae.p.numel():
         keep = sorted(set(int(k) for k in live))
-        fixed = [k for k in range(int(dae.p.numel())) if k not in set(keep)]
-        if fixed:
-            syms = cs.vertcat(*[dae.p[k] for k in fixed])
+        fixed = np.delete(np.arange(int(dae.p.numel())), keep).tolist()
+        if fixed:  # (one indexing of the vector: 4 000 element reads cost 50 ms)
+            syms = dae.p if not keep else dae.p[fixed]
             vals = cs.DM(np.asarray(p_values, dtype=float)[fixed])
             ode = cs.substitute(ode, syms, vals)
             alg = cs.substitute(alg, syms, vals)
-        p_in = cs.vertcat(*[dae.p[k] for k in keep]) if keep else cs.SX(0, 1)
+        p_in = dae.p[keep] if keep else cs.SX(0, 1)
     if x.numel() == 0:  # IDAS needs a state: a dummy one that stays zero
         x = cs.SX.sym("_dummy_state")
         ode = cs.SX(0)
@@ -169,7 +170,7 @@ def dae_problem(dae: SemiExplicitDAE, *, p_values: np.ndarray | None = None,
     if z.numel():
         alg = alg + _algebraic_guard(alg, z)
     t_of_tau = toff + span * tau if normalized else toff + tau
-    if cs.depends_on(cs.vertcat(ode, alg), dae.t):
+    if depends_on_time(dae):
         ode = cs.substitute(ode, dae.t, t_of_tau)
         alg = cs.substitute(alg, dae.t, t_of_tau)
     if normalized:

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import AcausalError, SolverWarning
+from ..pointcall import PointCall
 from . import _tableaux as tb_
 from .base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
 from .machine import (
@@ -56,6 +57,9 @@ class _Tableau:
 
 
 DOPRI5 = _Tableau("dopri5", tb_.RK45_A, tb_.RK45_B, tb_.RK45_C, tb_.RK45_ERROR_ORDER, 3.25)
+#: the 13 stages' coefficients in the extra stages of DOP853's continuous extension and
+#: in its last four coefficients, as one matrix (13, 3 + 4)
+_DENSE_13 = np.hstack([tb_.DOP853_A_EXTRA[:, :13].T, tb_.DOP853_D[:, :13].T])
 DOP8 = _Tableau("dop853", tb_.DOP853_A, tb_.DOP853_B, tb_.DOP853_C, tb_.DOP853_ERROR_ORDER,
                 6.1)
 
@@ -136,7 +140,7 @@ class RungeKuttaIntegrator(Integrator):
                 raise AcausalError(f"the {self.name} solver needs an explicit ODE: {exc}; "
                                    "use solver='idas'") from None
             got = self._forms[key] = (form, _Stepper(self._step_function(form, form.f)),
-                                      self._dense_function(form, form.f))
+                                      _point_call(self._dense_function(form, form.f)))
         return got
 
     def _compile_delay(self, key: tuple[int, bytes], form: ODEForm) -> float | None:
@@ -171,7 +175,7 @@ class RungeKuttaIntegrator(Integrator):
             return None
         form = self._forms[key][0]
         got = self._forms[key] = (form, _Stepper(self._step_function(form, fc)),
-                                  self._dense_function(form, fc))
+                                  _point_call(self._dense_function(form, fc)))
         return got
 
     def _step_function(self, form: ODEForm, rhs: cs.Function) -> cs.Function:
@@ -185,11 +189,9 @@ class RungeKuttaIntegrator(Integrator):
         K = [f0]
         ys = x
         for s in range(1, len(tb.C)):
-            ys = x + h * sum((float(tb.A[s, j]) * K[j] for j in range(s) if tb.A[s, j] != 0),
-                             cs.MX.zeros(n))
+            ys = x + h * _sum(K, tb.A[s, :s], n)
             K.append(rhs(ys, t + float(tb.C[s]) * h))
-        x1 = x + h * sum((float(tb.B[j]) * K[j] for j in range(len(K)) if tb.B[j] != 0),
-                         cs.MX.zeros(n))
+        x1 = x + h * _sum(K, tb.B, n)
         f1 = rhs(x1, t + h)
         K.append(f1)
         scale = o.atol + o.rtol * cs.fmax(cs.fabs(x), cs.fabs(x1))
@@ -200,8 +202,7 @@ class RungeKuttaIntegrator(Integrator):
                            [x1, f1, err, hrho, cs.horzcat(*K)])
 
     def _error_norm(self, K: list[cs.MX], h: cs.MX, scale: cs.MX, n: int) -> cs.MX:
-        e = sum((float(tb_.RK45_E[j]) * K[j] for j in range(len(K)) if tb_.RK45_E[j] != 0),
-                cs.MX.zeros(n))
+        e = _sum(K, tb_.RK45_E, n)
         return cs.norm_2(h * e / scale) / np.sqrt(n)
 
     def _dense_function(self, form: ODEForm, rhs: cs.Function) -> Any:
@@ -377,6 +378,19 @@ class RungeKuttaIntegrator(Integrator):
         return float(min(100 * h0, h1, span))
 
 
+def _sum(K: list[cs.MX], c: np.ndarray, n: int) -> cs.MX:
+    """``sum_j c_j K_j`` over the nonzero coefficients (term by term: cheaper to evaluate
+    than a product of the stacked stages, which copies them at every stage)."""
+    return sum((float(c[j]) * K[j] for j in range(min(len(K), len(c))) if c[j] != 0),
+               cs.MX.zeros(n))
+
+
+def _point_call(f: cs.Function | None) -> PointCall | None:
+    """The dense output's function called through its buffer (numpy memory, no
+    conversion to a ``DM`` element by element)."""
+    return None if f is None else PointCall(f)
+
+
 class _Failed(Exception):
     def __init__(self, reason: str, t: float, reached: int) -> None:
         super().__init__(reason)
@@ -397,39 +411,37 @@ class DOP853Integrator(RungeKuttaIntegrator):
     tableau = DOP8
 
     def _error_norm(self, K: list[cs.MX], h: cs.MX, scale: cs.MX, n: int) -> cs.MX:
-        e5 = sum((float(tb_.DOP853_E5[j]) * K[j] for j in range(len(K)) if tb_.DOP853_E5[j] != 0),
-                 cs.MX.zeros(n)) / scale
-        e3 = sum((float(tb_.DOP853_E3[j]) * K[j] for j in range(len(K)) if tb_.DOP853_E3[j] != 0),
-                 cs.MX.zeros(n)) / scale
+        e5 = _sum(K, tb_.DOP853_E5, n) / scale
+        e3 = _sum(K, tb_.DOP853_E3, n) / scale
         n5, n3 = cs.sumsqr(e5), cs.sumsqr(e3)
         denom = cs.fmax(n5 + 0.01 * n3, 1e-300)
         return cs.fabs(h) * n5 / cs.sqrt(denom * n)
 
     def _dense_function(self, form: ODEForm, rhs: cs.Function) -> cs.Function:
-        """``(x0, x1, t0, h, K) -> F``: the three extra stages and the seven
-        coefficients of the continuous extension of order 7."""
-        n = form.n
-        x0, x1 = cs.MX.sym("x0", n), cs.MX.sym("x1", n)
-        t0, h = cs.MX.sym("t0"), cs.MX.sym("h")
-        K13 = cs.MX.sym("K", n, 13)
-        K = [K13[:, j] for j in range(13)]
-        for a, c in zip(tb_.DOP853_A_EXTRA, tb_.DOP853_C_EXTRA, strict=True):
-            s = len(K)
-            dy = h * sum((float(a[j]) * K[j] for j in range(s) if a[j] != 0), cs.MX.zeros(n))
-            K.append(rhs(x0 + dy, t0 + float(c) * h))
-        Kall = cs.horzcat(*K)  # (n, 16)
-        dx = x1 - x0
-        F = [dx, h * K[0] - dx, 2 * dx - h * (K[12] + K[0])]
-        D = tb_.DOP853_D  # (4, 16)
-        for r in range(D.shape[0]):
-            F.append(h * (Kall @ cs.DM(D[r])))
-        return cs.Function("dop853_dense", [x0, x1, t0, h, K13], [cs.horzcat(*F)])
+        """The right-hand side, for the three extra stages of the continuous extension
+        (evaluated one by one through its buffer; the linear combinations are numpy
+        products, two matrix products per step for all of them)."""
+        return rhs
 
     def _interpolate(self, x0: np.ndarray, x1: np.ndarray, h: float, K: np.ndarray,
                      dense: Any, t0: float, theta: np.ndarray, form: ODEForm) -> np.ndarray:
-        F = np.asarray(dense(x0, x1, t0, h, K))  # (n, 7)
-        y = np.zeros((len(x0), len(theta)))
-        for i, Fi in enumerate(reversed(list(F.T))):
-            y += Fi[:, None]
-            y *= theta if i % 2 == 0 else 1.0 - theta
-        return x0[:, None] + y
+        A, D = tb_.DOP853_A_EXTRA, tb_.DOP853_D  # (3, 16), (4, 16)
+        G = K @ _DENSE_13  # (n, 7): the 13 stages' part of the extra stages and of F
+        E = np.empty((len(x0), 3), order="F")  # the extra stages
+        for i, c in enumerate(tb_.DOP853_C_EXTRA):
+            dy = G[:, i] + E[:, :i] @ A[i, 13:13 + i] if i else G[:, 0]
+            E[:, i] = dense(x0 + h * dy, t0 + float(c) * h)[0]
+        tail = G[:, 3:] + E @ D[:, 13:].T
+        dx = x1 - x0
+        F = np.empty((len(x0), 7))
+        F[:, 0] = dx
+        F[:, 1] = h * K[:, 0] - dx
+        F[:, 2] = 2 * dx - h * (K[:, 12] + K[:, 0])
+        F[:, 3:] = h * tail
+        # Hairer's nested form th (F0 + th1 (F1 + th (F2 + th1 (F3 + ...)))), th1 = 1 - th,
+        # as one product with its basis th, th th1, th^2 th1, th^2 th1^2, ..., th^4 th1^3
+        B = np.empty((7, len(theta)))
+        B[0] = theta
+        for i in range(1, 7):
+            B[i] = B[i - 1] * (1.0 - theta if i % 2 else theta)
+        return x0[:, None] + F @ B
