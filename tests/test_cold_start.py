@@ -12,26 +12,14 @@ import subprocess
 import sys
 
 import pytest
+from bench_scale import RC_ACAUSAL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEAVY = ("scipy", "networkx", "sympy", "matplotlib", "pandas", "numpy.random")
 
-RC = """
-import acausal as ac
-from components import electrical as el
-
-class RC(ac.Model):
-    def __init__(self):
-        super().__init__()
-        self.source = el.ConstantVoltage(V=10.0)
-        self.resistor = el.Resistor(R=1e3)
-        self.capacitor = el.Capacitor(C=1e-3, v=0.0)
-        self.ground = el.Ground()
-        self.connect(self.source.p, self.resistor.p)
-        self.connect(self.resistor.n, self.capacitor.p)
-        self.connect(self.capacitor.n, self.source.n, self.ground.p)
-
-res = ac.simulate(RC(), 5.0, n_points=101)
+# the cold RC script of the benchmark (benchmarks/ is on the path, tests/conftest.py), with
+# the closed form v(t) = V (1 - exp(-t / RC)) checked at t = 5 RC
+RC = RC_ACAUSAL + """
 assert abs(res["capacitor.v"][-1] - 10.0 * (1.0 - 2.718281828459045 ** -5.0)) < 1e-4
 """
 
