@@ -285,7 +285,8 @@ class Mechanism(DomainPass):
         topo = self.topo
         eqs: list[DomainEquation] = []
         zero3 = cs.SX.zeros(3)
-        kin: dict[int, Kinematics] = {self.datum: Kinematics(zero3, cs.SX.eye(3), zero3, zero3)}
+        kin: dict[int, Kinematics] = {self.datum: Kinematics(zero3, cs.SX.eye(3), zero3, zero3,
+                                                             Q=_Q_IDENTITY)}
         q_all: list[cs.SX] = []
         u_all: list[cs.SX] = []
         qdot_all: list[cs.SX] = []
@@ -322,9 +323,16 @@ class Mechanism(DomainPass):
                 qdot_all.append(m.qdot)
             m = motions[k]
             parent = kin[int(topo.parent[v])]
-            step = _WALK_FORWARD if e.final == v else _WALK_BACKWARD
-            kin[v] = Kinematics(*step(*[_dense(x) for x in (
-                parent.r, parent.R, parent.v, parent.w, m.r_rel, m.R_rel, m.v_rel, m.w_rel)]))
+            args = [_dense(x) for x in (parent.r, parent.R, parent.v, parent.w, m.r_rel,
+                                        m.R_rel, m.v_rel, m.w_rel)]
+            # the orientation quaternion (for the chords' definitions) in the same call: a
+            # product of the edges' Q_rel along the tree path (smooth in the coordinates, no
+            # branch choice), left None below an edge that gives none
+            if parent.Q is not None and m.Q_rel is not None:
+                r, R, vel, w, Q = _WALK[e.final == v, True](*args, parent.Q, m.Q_rel)
+                kin[v] = Kinematics(r, R, vel, w, Q=Q)
+            else:
+                kin[v] = Kinematics(*_WALK[e.final == v, False](*args))
         for v in range(self.datum):
             if v not in kin:
                 kin[v] = Kinematics(zero3, cs.SX.eye(3), zero3, zero3)
@@ -372,7 +380,6 @@ class Mechanism(DomainPass):
         labels: list[tuple[str, Component]] = []
         for k in topo.cotree:
             e = self.edges[k]
-            self._quaternions(kin, motions, (e.initial, e.final))
             ka = kin[e.initial]
             kb = kin[e.final]
             ce = e.comp.cut(ka, kb)
@@ -456,31 +463,6 @@ class Mechanism(DomainPass):
                     coords))
         self._report = self._make_report(q_all, u_all, constraints)
         return eqs
-
-    def _quaternions(self, kin: dict[int, Kinematics], motions: dict[int, Any],
-                     vertices: tuple[int, ...]) -> None:
-        """Fill ``kin[v].Q`` (the orientation quaternion, a product of the edges'
-        ``Q_rel`` along the tree path: smooth in the coordinates, no branch choice) for
-        ``vertices`` and their ancestors; left None below an edge that gives none."""
-        topo = self.topo
-        if kin[self.datum].Q is None:
-            kin[self.datum].Q = cs.SX(cs.DM([1.0, 0.0, 0.0, 0.0]))
-        for v0 in vertices:
-            path = []
-            v = v0
-            while v != self.datum and topo.parent[v] >= 0 and kin[v].Q is None:
-                path.append(v)
-                v = int(topo.parent[v])
-            if v != self.datum and topo.parent[v] < 0:
-                continue  # not reached by the tree
-            for v in reversed(path):
-                m = motions[int(topo.parent_edge[v])]
-                Qp = kin[int(topo.parent[v])].Q
-                if m.Q_rel is None or Qp is None:
-                    break
-                forward = self.edges[int(topo.parent_edge[v])].final == v
-                kin[v].Q = _QUAT_PRODUCT(Qp, m.Q_rel if forward
-                                         else m.Q_rel * cs.DM([1, -1, -1, -1]))
 
     def _dynamics_option(self) -> str:
         """``World(dynamics=...)``: "auto" (default), "recursive" or "virtual_power"."""
@@ -765,13 +747,15 @@ def _dense(x: Any) -> Any:
     return cs.DM(np.asarray(x, dtype=float))
 
 
-def _walk(forward: bool) -> cs.Function:
-    """One step of the tree walk: a frame's ``r, R, v, w`` (world) from its parent's and
-    the edge's relative motion (a CasADi function, inlined at each edge: positions add,
-    rotations multiply)."""
+def _walk(forward: bool, quaternion: bool) -> cs.Function:
+    """One step of the tree walk: a frame's ``r, R, v, w`` (world) and, with
+    ``quaternion``, its orientation quaternion ``Q``, from its parent's and the edge's
+    relative motion (a CasADi function, inlined at each edge: positions add, rotations
+    multiply)."""
     r, v, w = cs.SX.sym("r", 3), cs.SX.sym("v", 3), cs.SX.sym("w", 3)
     R, Rr = cs.SX.sym("R", 3, 3), cs.SX.sym("R_rel", 3, 3)
     rr, vr, wr = cs.SX.sym("r_rel", 3), cs.SX.sym("v_rel", 3), cs.SX.sym("w_rel", 3)
+    Qp, Qr = cs.SX.sym("Q", 4), cs.SX.sym("Q_rel", 4)
     if forward:  # the child is the edge's final frame
         rho = R @ rr
         out = [r + rho, R @ Rr, v + cs.cross(w, rho) + R @ vr, w + R @ wr]
@@ -780,12 +764,15 @@ def _walk(forward: bool) -> cs.Function:
         wv = w - Rv @ wr
         rho = Rv @ rr
         out = [r - rho, Rv, v - cs.cross(wv, rho) - Rv @ vr, wv]
-    return cs.Function("walk", [r, R, v, w, rr, Rr, vr, wr], out)
+    args = [r, R, v, w, rr, Rr, vr, wr]
+    if quaternion:
+        args += [Qp, Qr]
+        out.append(quat_product(Qp, Qr if forward else Qr * cs.DM([1, -1, -1, -1])))
+    return cs.Function("walk", args, out)
 
 
-_WALK_FORWARD, _WALK_BACKWARD = _walk(True), _walk(False)
-_QP, _QQ = cs.SX.sym("p", 4), cs.SX.sym("q", 4)
-_QUAT_PRODUCT = cs.Function("quat_product", [_QP, _QQ], [quat_product(_QP, _QQ)])
+_WALK = {(f, q): _walk(f, q) for f in (True, False) for q in (True, False)}
+_Q_IDENTITY = cs.SX(cs.DM([1.0, 0.0, 0.0, 0.0]))
 
 
 def _acc(k: Kinematics) -> cs.SX:
