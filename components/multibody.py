@@ -60,6 +60,11 @@ def _vec(value) -> np.ndarray:
     return np.asarray(value, dtype=float).reshape(3)
 
 
+def _const(value) -> cs.SX:
+    """A constant 3-vector as a (dense) SX column (from a list: one CasADi call)."""
+    return cs.SX(_vec(value).tolist())
+
+
 def _rel_angle(ka: Kinematics, kb: Kinematics, n: np.ndarray) -> cs.SX:
     e1, e2 = perpendicular_basis(n)
     Rr = ka.R.T @ kb.R
@@ -225,7 +230,7 @@ class FixedTranslation(_TwoFrames):
 
     def tree_motion(self) -> TreeMotion:
         z = cs.SX.zeros(3)
-        return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX.eye(3), z, z,
+        return TreeMotion([], [], cs.SX(0, 1), _const(self.r), cs.SX.eye(3), z, z,
                           _Q_ID)
 
     def cut(self, ka, kb) -> CutEquations:
@@ -252,7 +257,7 @@ class FixedRotation(_TwoFrames):
 
     def tree_motion(self) -> TreeMotion:
         z = cs.SX.zeros(3)
-        return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX(self._R()), z, z,
+        return TreeMotion([], [], cs.SX(0, 1), _const(self.r), cs.SX(self._R()), z, z,
                           axis_quat(unit(self.n), float(self.angle)))
 
     def cut(self, ka, kb) -> CutEquations:

@@ -374,7 +374,7 @@ class Mechanism(DomainPass):
                 eqs.append(DomainEquation(fl.der(qs) == qd, c))
         for k, m in motions.items():
             c = self.edges[k].comp
-            for qs, qd in zip(m.q, _split(m.qdot), strict=True):
+            for qs, qd in zip(m.q, _split(m.qdot, len(m.q)), strict=True):
                 eqs.append(DomainEquation(fl.der(qs) == qd, c))
 
         # chords: definitions and constraints
@@ -566,10 +566,10 @@ class Mechanism(DomainPass):
             prescribed |= set(massless)  # massless axis joints: driven through the axis
         out: list[tuple[cs.SX, bool] | None] = [None] * len(u_all)
         for v, ud in res.accelerations.items():
-            for i, e in zip(geometry[v][5], _split(ud), strict=True):
+            for i, e in zip(geometry[v][5], _split(ud, len(geometry[v][5])), strict=True):
                 out[i] = (e, False)
         for v, r in res.residuals.items():
-            for i, e in zip(geometry[v][5], _split(r), strict=True):
+            for i, e in zip(geometry[v][5], _split(r, len(geometry[v][5])), strict=True):
                 out[i] = (e, True)
         if any(e is None for e in out):
             return None, "some speeds belong to no tree edge"
@@ -724,10 +724,9 @@ class Mechanism(DomainPass):
 
 
 def _dense(x: Any) -> Any:
-    """``x`` as a dense CasADi matrix (arguments of the inlined functions)."""
-    if isinstance(x, cs.SX | cs.DM):
-        return x if x.is_dense() else cs.densify(x)
-    return cs.DM(np.asarray(x, dtype=float))
+    """``x`` as an argument of the inlined functions (which project a sparse matrix on their
+    dense inputs themselves; numbers become a DM)."""
+    return x if isinstance(x, cs.SX | cs.DM) else cs.DM(np.asarray(x, dtype=float))
 
 
 def _walk(forward: bool, quaternion: bool) -> cs.Function:
@@ -777,9 +776,9 @@ def _relative_motion(m: Any, forward: bool) -> tuple[cs.SX, cs.SX, cs.SX]:
     return -rho, cs.cross(w, rho) - Rt @ m.v_rel, -w
 
 
-def _split(x: cs.SX) -> list[cs.SX]:
-    """The entries of a column (one CasADi call fewer for a single one)."""
-    return [x] if x.numel() == 1 else cs.vertsplit(x)
+def _split(x: cs.SX, n: int) -> list[cs.SX]:
+    """The ``n`` entries of a column (no CasADi call for a single one)."""
+    return [x] if n == 1 else cs.vertsplit(x)
 
 
 def _placeholders(n: int) -> tuple[list[Kinematics], list[cs.SX], cs.SX]:
