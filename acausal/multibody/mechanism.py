@@ -486,17 +486,16 @@ class Mechanism(DomainPass):
                                    for p in c.ports().values() if id(p) in self.port_vertex))
         ph_list, ph_blocks, A_all = _placeholders(len(verts))
         ph = dict(zip(verts, ph_list, strict=True))
-        wrench: dict[int, cs.SX] = {}
+        wrench: dict[int, tuple[cs.SX, cs.SX]] = {}  # vertex -> (F, M)
         for c in self.comps:
             kmap = {name: ph[self.port_vertex[id(p)]]
                     for name, p in c.ports().items() if id(p) in self.port_vertex}
             for port, F, M in c.wrenches(kmap, gravity):
                 v = self.port_vertex[id(c.ports()[port])]
-                W = cs.vertcat(F, M)
                 others = [_acc(k) for k in kmap.values() if k is not ph[v]]
-                if others and cs.depends_on(W, cs.vertcat(*others)):
+                if others and cs.depends_on(cs.vertcat(F, M), cs.vertcat(*others)):
                     return None, "a frame wrench depends on the acceleration of another frame"
-                wrench[v] = wrench[v] + W if v in wrench else W
+                wrench[v] = (wrench[v][0] + F, wrench[v][1] + M) if v in wrench else (F, M)
         # the tree edges' relative motion in the parent's axes: J_loc = S_loc u
         edges_v = [v for v in topo.order if v != self.datum and topo.parent[v] >= 0]
         speed_index = {s.name(): i for i, s in enumerate(u_all)}
@@ -510,7 +509,7 @@ class Mechanism(DomainPass):
             qds.append(m.qdot)
         # everything derived at once (linear cost, a few CasADi calls)
         vs = list(wrench)
-        W_all = cs.vertcat(*[wrench[v] for v in vs]) if vs else cs.SX(0, 1)
+        W_all = cs.vertcat(*[x for v in vs for x in wrench[v]]) if vs else cs.SX(0, 1)
         # each frame's wrench depends on its own acceleration only (checked above): one
         # directional derivative per acceleration component gives every M_v at once (a
         # Jacobian with respect to all accelerations would cost a sparsity sweep per 64 of
@@ -548,13 +547,14 @@ class Mechanism(DomainPass):
                       if getattr(self.edges[int(topo.parent_edge[v])].comp,
                                  "use_axis_flange", False)}
         prescribed = {v for v, c in axis_joint.items() if self._kinematically_driven(c)}
+        taus = _split(tau, len(u_all))
         for _attempt in range(2):
             edge_of = {}
             for v, (p, m, d, S, cvec, idx) in geometry.items():
                 pres = cs.vertcat(*[self.symbols.der(s) for s in m.u]) if v in prescribed \
                     else None
                 edge_of[v] = TreeEdgeDynamics(p, v, d, S, cvec,
-                                              tau[idx] if idx else cs.SX(0, 1), pres)
+                                              _column([taus[i] for i in idx]), pres)
             res = articulated_accelerations(order, edge_of, inertia, bias)
             massless = self._massless(res.inertias)
             if not massless:
@@ -777,8 +777,13 @@ def _relative_motion(m: Any, forward: bool) -> tuple[cs.SX, cs.SX, cs.SX]:
 
 
 def _split(x: cs.SX, n: int) -> list[cs.SX]:
-    """The ``n`` entries of a column (no CasADi call for a single one)."""
-    return [x] if n == 1 else cs.vertsplit(x)
+    """The ``n`` entries of a column (no CasADi call for none or a single one)."""
+    return [x] if n == 1 else cs.vertsplit(x) if n else []
+
+
+def _column(items: list[cs.SX]) -> cs.SX:
+    """The scalars ``items`` as a column (no CasADi call for none or a single one)."""
+    return items[0] if len(items) == 1 else cs.vertcat(*items) if items else cs.SX(0, 1)
 
 
 def _placeholders(n: int) -> tuple[list[Kinematics], list[cs.SX], cs.SX]:
