@@ -34,6 +34,7 @@ from acausal.multibody.base import (
 )
 from acausal.multibody.constraints import orientation_constraints, position_constraints
 from acausal.multibody.rotations import (
+    axis_motion,
     axis_quat,
     axis_rotation,
     matrix_to_quat,
@@ -57,6 +58,11 @@ _Q_ID = cs.SX(cs.DM([1.0, 0.0, 0.0, 0.0]))  # the identity rotation's quaternion
 
 def _vec(value) -> np.ndarray:
     return np.asarray(value, dtype=float).reshape(3)
+
+
+def _const(value) -> cs.SX:
+    """A constant 3-vector as a (dense) SX column (from a list: one CasADi call)."""
+    return cs.SX(_vec(value).tolist())
 
 
 def _rel_angle(ka: Kinematics, kb: Kinematics, n: np.ndarray) -> cs.SX:
@@ -178,23 +184,29 @@ class Body(FreeFlyingBody):
 
     def wrenches(self, kin, gravity):
         k = kin["frame_a"]
-        F, M = _BODY_WRENCH(k.R, k.w, k.a, k.z, cs.densify(gravity), self.m,
-                            cs.DM(_vec(self.r_CM)), cs.densify(self.inertia()))
+        # (a CasADi function projects its arguments on their dense shapes itself)
+        F, M = _BODY_WRENCH(k.R, k.w, k.a, k.z, gravity, self.m, _vec(self.r_CM), self.I_11,
+                            self.I_22, self.I_33, self.I_21, self.I_31, self.I_32)
         return [("frame_a", F, M)]
 
 
 def _body_wrench() -> cs.Function:
-    """``(R, w, a, z, g, m, r_CM, I) -> (F, M)``: gravity and d'Alembert wrench of a rigid
-    body at its frame (world axes; a CasADi function inlined for every body)."""
-    R, I = cs.SX.sym("R", 3, 3), cs.SX.sym("I", 3, 3)
+    """``(R, w, a, z, g, m, r_CM, I_11, I_22, I_33, I_21, I_31, I_32) -> (F, M)``: gravity
+    and d'Alembert wrench of a rigid body at its frame (world axes; a CasADi function
+    inlined for every body: one call, the inertia tensor assembled inside)."""
+    R = cs.SX.sym("R", 3, 3)
     w, a, z, g, r_CM = (cs.SX.sym(n, 3) for n in ("w", "a", "z", "g", "r_CM"))
     m = cs.SX.sym("m")
+    Ik = [cs.SX.sym(n) for n in ("I_11", "I_22", "I_33", "I_21", "I_31", "I_32")]
+    I11, I22, I33, I21, I31, I32 = Ik
+    I = cs.vertcat(cs.horzcat(I11, I21, I31), cs.horzcat(I21, I22, I32),
+                   cs.horzcat(I31, I32, I33))
     rc = R @ r_CM
     a_cm = a + cs.cross(z, rc) + cs.cross(w, cs.cross(w, rc))
     F = m * (g - a_cm)
     Iw = R @ I @ R.T
     M = -(Iw @ z + cs.cross(w, Iw @ w)) + cs.cross(rc, F)
-    return cs.Function("body_wrench", [R, w, a, z, g, m, r_CM, I], [F, M])
+    return cs.Function("body_wrench", [R, w, a, z, g, m, r_CM, *Ik], [F, M])
 
 
 _BODY_WRENCH = _body_wrench()
@@ -218,7 +230,7 @@ class FixedTranslation(_TwoFrames):
 
     def tree_motion(self) -> TreeMotion:
         z = cs.SX.zeros(3)
-        return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX.eye(3), z, z,
+        return TreeMotion([], [], cs.SX(0, 1), _const(self.r), cs.SX.eye(3), z, z,
                           _Q_ID)
 
     def cut(self, ka, kb) -> CutEquations:
@@ -245,7 +257,7 @@ class FixedRotation(_TwoFrames):
 
     def tree_motion(self) -> TreeMotion:
         z = cs.SX.zeros(3)
-        return TreeMotion([], [], cs.SX(0, 1), cs.SX(cs.DM(_vec(self.r))), cs.SX(self._R()), z, z,
+        return TreeMotion([], [], cs.SX(0, 1), _const(self.r), cs.SX(self._R()), z, z,
                           axis_quat(unit(self.n), float(self.angle)))
 
     def cut(self, ka, kb) -> CutEquations:
@@ -305,11 +317,9 @@ class Revolute(_AxisJoint):
         return eqs
 
     def tree_motion(self) -> TreeMotion:
-        n = unit(self.n)
+        R, w_rel, Q = axis_motion(self.n)(self.phi, self.w)
         z = cs.SX.zeros(3)
-        return TreeMotion([self.phi], [self.w], cs.SX(self.w), z,
-                          axis_rotation(n, self.phi), z, cs.SX(cs.DM(n)) * self.w,
-                          axis_quat(n, self.phi))
+        return TreeMotion([self.phi], [self.w], self.w, z, R, z, w_rel, Q)
 
     def cut(self, ka, kb) -> CutEquations:
         self._check_not_cut()

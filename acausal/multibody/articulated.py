@@ -167,28 +167,32 @@ def articulated_accelerations(order: list[int], edge_of: dict[int, TreeEdgeDynam
     zero6 = cs.SX.zeros(6, 1)
     IA: dict[int, cs.SX] = {}
     pA: dict[int, cs.SX] = {}
+    biased = [v for v in order if v in bias]
+    minus_bias = (dict(zip(biased, cs.vertsplit(-cs.vertcat(*[bias[v] for v in biased]), 6),
+                           strict=True)) if biased else {})  # one negation for all frames
     for v in order:
         IA[v] = inertia[v] if v in inertia else cs.SX.zeros(6, 6)
-        pA[v] = -bias[v] if v in bias else zero6
-    # backward sweep: articulated inertias and bias wrenches, leaves first
+        pA[v] = minus_bias.get(v, zero6)
+    # backward sweep: articulated inertias and bias wrenches, leaves first (each step adds
+    # the child's share to its parent's accumulators inside the template)
     solved: dict[int, tuple[cs.SX, cs.SX]] = {}  # child -> (D^-1 U^T, D^-1 u)
     inertias: dict[int, cs.SX] = {}
     for v in reversed(order):
         e = edge_of.get(v)
         if e is None:
             continue
+        acc_in = (IA[e.parent], pA[e.parent])
         if e.prescribed is not None:  # rigid with a known acceleration
-            dI, dp = _template("backward_prescribed", e.n)(IA[v], pA[v], e.S, e.c, e.d,
-                                                            e.prescribed)
+            IA[e.parent], pA[e.parent] = _template("backward_prescribed", e.n)(
+                IA[v], pA[v], e.S, e.c, e.d, e.prescribed, *acc_in)
         elif e.n:
-            dI, dp, DU, Du, D = _template("backward", e.n)(IA[v], pA[v], e.S, e.c, e.d,
-                                                           e.tau)
+            IA[e.parent], pA[e.parent], DU, Du, D = _template("backward", e.n)(
+                IA[v], pA[v], e.S, e.c, e.d, e.tau, *acc_in)
             solved[v] = (DU, Du)
             inertias[v] = D
         else:
-            dI, dp = _template("backward_rigid", 0)(IA[v], pA[v], e.c, e.d)
-        IA[e.parent] = IA[e.parent] + dI
-        pA[e.parent] = pA[e.parent] + dp
+            IA[e.parent], pA[e.parent] = _template("backward_rigid", 0)(IA[v], pA[v], e.c,
+                                                                       e.d, *acc_in)
     # forward sweep: accelerations from the root
     acc: dict[int, cs.SX] = {}
     out: dict[int, cs.SX] = {}
@@ -267,6 +271,8 @@ def _template(kind: str, n: int) -> cs.Function:
     Du = cs.SX.sym("Du", n)
     I6s = _symmetric(I6)
     Ic = I6s @ c
+    # the parent's accumulated articulated inertia and bias wrench (backward sweep)
+    I_par, p_par = cs.SX.sym("I_parent", 6, 6), cs.SX.sym("p_parent", 6)
     if kind == "backward":
         U = I6s @ S
         D = _symmetric(S.T @ U)
@@ -275,15 +281,17 @@ def _template(kind: str, n: int) -> cs.Function:
         DUx, Dux = sol[:, :6], sol[:, 6]
         Ia = I6s - U @ DUx
         pa = p + Ic + U @ Dux  # = p + Ia c + U D^-1 (tau - S^T p)
-        f = cs.Function(kind, [I6, p, S, c, d, tau],
-                        [_symmetric(_shift_inertia(Ia, d)), _shift_wrench(pa, d), DUx, Dux, D])
+        f = cs.Function(kind, [I6, p, S, c, d, tau, I_par, p_par],
+                        [I_par + _symmetric(_shift_inertia(Ia, d)),
+                         p_par + _shift_wrench(pa, d), DUx, Dux, D])
     elif kind == "backward_prescribed":
-        f = cs.Function(kind, [I6, p, S, c, d, ud],
-                        [_symmetric(_shift_inertia(I6s, d)),
-                         _shift_wrench(p + Ic + I6s @ (S @ ud), d)])
+        f = cs.Function(kind, [I6, p, S, c, d, ud, I_par, p_par],
+                        [I_par + _symmetric(_shift_inertia(I6s, d)),
+                         p_par + _shift_wrench(p + Ic + I6s @ (S @ ud), d)])
     elif kind == "backward_rigid":
-        f = cs.Function(kind, [I6, p, c, d],
-                        [_symmetric(_shift_inertia(I6s, d)), _shift_wrench(p + Ic, d)])
+        f = cs.Function(kind, [I6, p, c, d, I_par, p_par],
+                        [I_par + _symmetric(_shift_inertia(I6s, d)),
+                         p_par + _shift_wrench(p + Ic, d)])
     elif kind == "forward":
         XA = _shift_motion(Ap, d)
         udx = Du - DU @ XA

@@ -285,7 +285,8 @@ class Mechanism(DomainPass):
         topo = self.topo
         eqs: list[DomainEquation] = []
         zero3 = cs.SX.zeros(3)
-        kin: dict[int, Kinematics] = {self.datum: Kinematics(zero3, cs.SX.eye(3), zero3, zero3)}
+        kin: dict[int, Kinematics] = {self.datum: Kinematics(zero3, cs.SX.eye(3), zero3, zero3,
+                                                             Q=_Q_IDENTITY)}
         q_all: list[cs.SX] = []
         u_all: list[cs.SX] = []
         qdot_all: list[cs.SX] = []
@@ -322,9 +323,16 @@ class Mechanism(DomainPass):
                 qdot_all.append(m.qdot)
             m = motions[k]
             parent = kin[int(topo.parent[v])]
-            step = _WALK_FORWARD if e.final == v else _WALK_BACKWARD
-            kin[v] = Kinematics(*step(*[_dense(x) for x in (
-                parent.r, parent.R, parent.v, parent.w, m.r_rel, m.R_rel, m.v_rel, m.w_rel)]))
+            args = [_dense(x) for x in (parent.r, parent.R, parent.v, parent.w, m.r_rel,
+                                        m.R_rel, m.v_rel, m.w_rel)]
+            # the orientation quaternion (for the chords' definitions) in the same call: a
+            # product of the edges' Q_rel along the tree path (smooth in the coordinates, no
+            # branch choice), left None below an edge that gives none
+            if parent.Q is not None and m.Q_rel is not None:
+                r, R, vel, w, Q = _WALK[e.final == v, True](*args, parent.Q, m.Q_rel)
+                kin[v] = Kinematics(r, R, vel, w, Q=Q)
+            else:
+                kin[v] = Kinematics(*_WALK[e.final == v, False](*args))
         for v in range(self.datum):
             if v not in kin:
                 kin[v] = Kinematics(zero3, cs.SX.eye(3), zero3, zero3)
@@ -338,16 +346,18 @@ class Mechanism(DomainPass):
 
         # accelerations of every frame: one forward-mode sweep over all velocities
         verts = list(range(self.datum))
-        V = cs.vertcat(*[cs.vertcat(kin[v].v, kin[v].w) for v in verts]) if verts else cs.SX(0, 1)
+        V = cs.vertcat(*[x for v in verts for x in (kin[v].v, kin[v].w)]) if verts \
+            else cs.SX(0, 1)
         if verts and u.numel():
             X = cs.vertcat(q, u, fl.t)
             Xd = cs.vertcat(qdot, udot, cs.SX(1))
             A = cs.jtimes(V, X, Xd)
         else:
             A = cs.SX.zeros(V.shape)
-        for n, v in enumerate(verts):
-            kin[v].a = A[6 * n: 6 * n + 3]
-            kin[v].z = A[6 * n + 3: 6 * n + 6]
+        if verts:
+            pieces = cs.vertsplit(A, 3)
+            for n, v in enumerate(verts):
+                kin[v].a, kin[v].z = pieces[2 * n], pieces[2 * n + 1]
 
         # bind frame ports (for equations and results)
         for p in self.ports:
@@ -364,7 +374,7 @@ class Mechanism(DomainPass):
                 eqs.append(DomainEquation(fl.der(qs) == qd, c))
         for k, m in motions.items():
             c = self.edges[k].comp
-            for qs, qd in zip(m.q, cs.vertsplit(m.qdot), strict=True):
+            for qs, qd in zip(m.q, _split(m.qdot, len(m.q)), strict=True):
                 eqs.append(DomainEquation(fl.der(qs) == qd, c))
 
         # chords: definitions and constraints
@@ -372,7 +382,6 @@ class Mechanism(DomainPass):
         labels: list[tuple[str, Component]] = []
         for k in topo.cotree:
             e = self.edges[k]
-            self._quaternions(kin, motions, (e.initial, e.final))
             ka = kin[e.initial]
             kb = kin[e.final]
             ce = e.comp.cut(ka, kb)
@@ -457,31 +466,6 @@ class Mechanism(DomainPass):
         self._report = self._make_report(q_all, u_all, constraints)
         return eqs
 
-    def _quaternions(self, kin: dict[int, Kinematics], motions: dict[int, Any],
-                     vertices: tuple[int, ...]) -> None:
-        """Fill ``kin[v].Q`` (the orientation quaternion, a product of the edges'
-        ``Q_rel`` along the tree path: smooth in the coordinates, no branch choice) for
-        ``vertices`` and their ancestors; left None below an edge that gives none."""
-        topo = self.topo
-        if kin[self.datum].Q is None:
-            kin[self.datum].Q = cs.SX(cs.DM([1.0, 0.0, 0.0, 0.0]))
-        for v0 in vertices:
-            path = []
-            v = v0
-            while v != self.datum and topo.parent[v] >= 0 and kin[v].Q is None:
-                path.append(v)
-                v = int(topo.parent[v])
-            if v != self.datum and topo.parent[v] < 0:
-                continue  # not reached by the tree
-            for v in reversed(path):
-                m = motions[int(topo.parent_edge[v])]
-                Qp = kin[int(topo.parent[v])].Q
-                if m.Q_rel is None or Qp is None:
-                    break
-                forward = self.edges[int(topo.parent_edge[v])].final == v
-                kin[v].Q = _QUAT_PRODUCT(Qp, m.Q_rel if forward
-                                         else m.Q_rel * cs.DM([1, -1, -1, -1]))
-
     def _dynamics_option(self) -> str:
         """``World(dynamics=...)``: "auto" (default), "recursive" or "virtual_power"."""
         worlds = [c for c in self.comps if getattr(c, "is_world", False)]
@@ -498,42 +482,34 @@ class Mechanism(DomainPass):
             return None, f"{names} has coordinates of its own (internal_motion)"
         topo = self.topo
         # frame wrenches at placeholder kinematics: W_v = -M_v A_v + b_v
-        ph: dict[int, Kinematics] = {}
-
-        def placeholder(v: int) -> Kinematics:
-            if v not in ph:
-                ph[v] = Kinematics(cs.SX.sym(f"r{v}", 3), cs.SX.sym(f"R{v}", 3, 3),
-                                   cs.SX.sym(f"v{v}", 3), cs.SX.sym(f"w{v}", 3),
-                                   cs.SX.sym(f"a{v}", 3), cs.SX.sym(f"z{v}", 3))
-            return ph[v]
-
-        wrench: dict[int, cs.SX] = {}
+        verts = list(dict.fromkeys(self.port_vertex[id(p)] for c in self.comps
+                                   for p in c.ports().values() if id(p) in self.port_vertex))
+        ph_list, ph_blocks, A_all = _placeholders(len(verts))
+        ph = dict(zip(verts, ph_list, strict=True))
+        wrench: dict[int, tuple[cs.SX, cs.SX]] = {}  # vertex -> (F, M)
         for c in self.comps:
-            kmap = {name: placeholder(self.port_vertex[id(p)])
+            kmap = {name: ph[self.port_vertex[id(p)]]
                     for name, p in c.ports().items() if id(p) in self.port_vertex}
             for port, F, M in c.wrenches(kmap, gravity):
                 v = self.port_vertex[id(c.ports()[port])]
-                W = cs.vertcat(F, M)
                 others = [_acc(k) for k in kmap.values() if k is not ph[v]]
-                if others and cs.depends_on(W, cs.vertcat(*others)):
+                if others and cs.depends_on(cs.vertcat(F, M), cs.vertcat(*others)):
                     return None, "a frame wrench depends on the acceleration of another frame"
-                wrench[v] = wrench[v] + W if v in wrench else W
+                wrench[v] = (wrench[v][0] + F, wrench[v][1] + M) if v in wrench else (F, M)
         # the tree edges' relative motion in the parent's axes: J_loc = S_loc u
         edges_v = [v for v in topo.order if v != self.datum and topo.parent[v] >= 0]
         speed_index = {s.name(): i for i, s in enumerate(u_all)}
         Js, ds, qs, qds = [], [], [], []
         for v in edges_v:
             m = motions[int(topo.parent_edge[v])]
-            d, J = _relative_motion(m, self.edges[int(topo.parent_edge[v])].final == v)
-            Js.append(J)
+            d, Jv, Jw = _relative_motion(m, self.edges[int(topo.parent_edge[v])].final == v)
+            Js += [Jv, Jw]
             ds.append(d)
             qs += m.q
             qds.append(m.qdot)
         # everything derived at once (linear cost, a few CasADi calls)
         vs = list(wrench)
-        verts = list(ph)
-        A_all = cs.vertcat(*[_acc(ph[v]) for v in verts])
-        W_all = cs.vertcat(*[wrench[v] for v in vs]) if vs else cs.SX(0, 1)
+        W_all = cs.vertcat(*[x for v in vs for x in wrench[v]]) if vs else cs.SX(0, 1)
         # each frame's wrench depends on its own acceleration only (checked above): one
         # directional derivative per acceleration component gives every M_v at once (a
         # Jacobian with respect to all accelerations would cost a sparsity sweep per 64 of
@@ -548,48 +524,37 @@ class Mechanism(DomainPass):
         qd_vec = cs.vertcat(*qds) if qds else cs.SX(0, 1)
         Jd_all = cs.jtimes(J_all, q_vec, qd_vec) if qs else cs.SX.zeros(J_all.shape)
         # placeholders -> the tree walk's kinematics (one substitution for everything)
-        syms, vals = [], []
-        for v, kp in ph.items():
-            kv = kin[v]
-            syms += [kp.r, cs.vec(kp.R), kp.v, kp.w]
-            vals += [kv.r, cs.vec(kv.R), kv.v, kv.w]
-        got = cs.substitute([JW, b_all], [cs.vertcat(*syms)],
-                            [cs.densify(cs.vertcat(*vals))])
-        b_all = got[1]
+        vals = [cs.densify(cs.horzcat(*[getattr(kin[v], key) for v in verts]))
+                for key in ("r", "R", "v", "w")]
+        JW, b_all = cs.substitute([JW, b_all], ph_blocks, vals)
         # (few CasADi calls per frame: their Python overhead dominates a long chain's build)
         inertia: dict[int, cs.SX] = {}
         bias: dict[int, cs.SX] = {}
         if vs:
-            inertia = dict(zip(vs, cs.vertsplit(-got[0], 6), strict=True))
+            inertia = dict(zip(vs, cs.vertsplit(-JW, 6), strict=True))
             bias = dict(zip(vs, cs.vertsplit(b_all, 6), strict=True))
         if cs.depends_on(b_all, udot) or cs.depends_on(tau, udot):
             return None, "a force depends on the derivatives of the speeds"
-        geometry: dict[int, tuple[int, Any, cs.SX, cs.SX, cs.SX, list[int]]] = {}
-        u_vec = cs.vertcat(*u_all)
-        S_rows = cs.vertsplit(S_all, 6) if edges_v else []
-        Jd_rows = cs.vertsplit(Jd_all, 6) if edges_v else []
-        for n, v in enumerate(edges_v):
-            p = int(topo.parent[v])
-            m = motions[int(topo.parent_edge[v])]
-            idx = [speed_index[s.name()] for s in m.u]
-            S_loc = S_rows[n][:, idx] if idx else cs.SX(6, 0)
-            # (a CasADi function takes sparse arguments of the right shape as they are)
-            d, S, c_edge = edge_motion_world(len(idx))(
-                kin[p].R, kin[p].w, ds[n], S_loc, Jd_rows[n],
-                u_vec[idx] if idx else cs.SX(0, 1))
-            geometry[v] = (p, m, d, S, c_edge, idx)
+        parents = [int(topo.parent[v]) for v in edges_v]
+        idxs = [[speed_index[s.name()] for s in motions[int(topo.parent_edge[v])].u]
+                for v in edges_v]
+        world = _edge_geometry(kin, parents, ds, S_all, Jd_all, cs.vertcat(*u_all), idxs)
+        geometry: dict[int, tuple[int, Any, cs.SX, cs.SX, cs.SX, list[int]]] = {
+            v: (p, motions[int(topo.parent_edge[v])], *dsc, idx)
+            for v, p, dsc, idx in zip(edges_v, parents, world, idxs, strict=True)}
         order = [v for v in topo.order if v == self.datum or topo.parent[v] >= 0]
         axis_joint = {v: self.edges[int(topo.parent_edge[v])].comp for v in geometry
                       if getattr(self.edges[int(topo.parent_edge[v])].comp,
                                  "use_axis_flange", False)}
         prescribed = {v for v, c in axis_joint.items() if self._kinematically_driven(c)}
+        taus = _split(tau, len(u_all))
         for _attempt in range(2):
             edge_of = {}
             for v, (p, m, d, S, cvec, idx) in geometry.items():
                 pres = cs.vertcat(*[self.symbols.der(s) for s in m.u]) if v in prescribed \
                     else None
                 edge_of[v] = TreeEdgeDynamics(p, v, d, S, cvec,
-                                              tau[idx] if idx else cs.SX(0, 1), pres)
+                                              _column([taus[i] for i in idx]), pres)
             res = articulated_accelerations(order, edge_of, inertia, bias)
             massless = self._massless(res.inertias)
             if not massless:
@@ -601,10 +566,10 @@ class Mechanism(DomainPass):
             prescribed |= set(massless)  # massless axis joints: driven through the axis
         out: list[tuple[cs.SX, bool] | None] = [None] * len(u_all)
         for v, ud in res.accelerations.items():
-            for i, e in zip(geometry[v][5], cs.vertsplit(ud), strict=True):
+            for i, e in zip(geometry[v][5], _split(ud, len(geometry[v][5])), strict=True):
                 out[i] = (e, False)
         for v, r in res.residuals.items():
-            for i, e in zip(geometry[v][5], cs.vertsplit(r), strict=True):
+            for i, e in zip(geometry[v][5], _split(r, len(geometry[v][5])), strict=True):
                 out[i] = (e, True)
         if any(e is None for e in out):
             return None, "some speeds belong to no tree edge"
@@ -645,7 +610,7 @@ class Mechanism(DomainPass):
         if not inertias:
             return []
         keys = list(inertias)
-        D = cs.vertcat(*[cs.vec(inertias[v]) for v in keys])
+        D = cs.vertcat(*[x if x.size2() == 1 else cs.vec(x) for x in inertias.values()])
         syms = cs.symvar(D)
         vals = np.random.default_rng(11).uniform(0.5, 1.5, len(syms))
         params = {q.name: q.value for q in self.symbols.parameters}
@@ -759,19 +724,20 @@ class Mechanism(DomainPass):
 
 
 def _dense(x: Any) -> Any:
-    """``x`` as a dense CasADi matrix (arguments of the inlined functions)."""
-    if isinstance(x, cs.SX | cs.DM):
-        return x if x.is_dense() else cs.densify(x)
-    return cs.DM(np.asarray(x, dtype=float))
+    """``x`` as an argument of the inlined functions (which project a sparse matrix on their
+    dense inputs themselves; numbers become a DM)."""
+    return x if isinstance(x, cs.SX | cs.DM) else cs.DM(np.asarray(x, dtype=float))
 
 
-def _walk(forward: bool) -> cs.Function:
-    """One step of the tree walk: a frame's ``r, R, v, w`` (world) from its parent's and
-    the edge's relative motion (a CasADi function, inlined at each edge: positions add,
-    rotations multiply)."""
+def _walk(forward: bool, quaternion: bool) -> cs.Function:
+    """One step of the tree walk: a frame's ``r, R, v, w`` (world) and, with
+    ``quaternion``, its orientation quaternion ``Q``, from its parent's and the edge's
+    relative motion (a CasADi function, inlined at each edge: positions add, rotations
+    multiply)."""
     r, v, w = cs.SX.sym("r", 3), cs.SX.sym("v", 3), cs.SX.sym("w", 3)
     R, Rr = cs.SX.sym("R", 3, 3), cs.SX.sym("R_rel", 3, 3)
     rr, vr, wr = cs.SX.sym("r_rel", 3), cs.SX.sym("v_rel", 3), cs.SX.sym("w_rel", 3)
+    Qp, Qr = cs.SX.sym("Q", 4), cs.SX.sym("Q_rel", 4)
     if forward:  # the child is the edge's final frame
         rho = R @ rr
         out = [r + rho, R @ Rr, v + cs.cross(w, rho) + R @ vr, w + R @ wr]
@@ -780,12 +746,15 @@ def _walk(forward: bool) -> cs.Function:
         wv = w - Rv @ wr
         rho = Rv @ rr
         out = [r - rho, Rv, v - cs.cross(wv, rho) - Rv @ vr, wv]
-    return cs.Function("walk", [r, R, v, w, rr, Rr, vr, wr], out)
+    args = [r, R, v, w, rr, Rr, vr, wr]
+    if quaternion:
+        args += [Qp, Qr]
+        out.append(quat_product(Qp, Qr if forward else Qr * cs.DM([1, -1, -1, -1])))
+    return cs.Function("walk", args, out)
 
 
-_WALK_FORWARD, _WALK_BACKWARD = _walk(True), _walk(False)
-_QP, _QQ = cs.SX.sym("p", 4), cs.SX.sym("q", 4)
-_QUAT_PRODUCT = cs.Function("quat_product", [_QP, _QQ], [quat_product(_QP, _QQ)])
+_WALK = {(f, q): _walk(f, q) for f in (True, False) for q in (True, False)}
+_Q_IDENTITY = cs.SX(cs.DM([1.0, 0.0, 0.0, 0.0]))
 
 
 def _acc(k: Kinematics) -> cs.SX:
@@ -794,13 +763,78 @@ def _acc(k: Kinematics) -> cs.SX:
     return cs.vertcat(k.a, k.z)
 
 
-def _relative_motion(m: Any, forward: bool) -> tuple[cs.SX, cs.SX]:
-    """Offset ``d = r_child - r_parent`` and relative motion ``J = S u`` of a tree edge,
-    in the parent frame's axes, at the child's origin (``J`` is linear in the speeds)."""
+def _relative_motion(m: Any, forward: bool) -> tuple[cs.SX, cs.SX, cs.SX]:
+    """Offset ``d = r_child - r_parent`` and relative motion ``J = [J_v; J_w] = S u`` of a
+    tree edge, in the parent frame's axes, at the child's origin (``J`` is linear in the
+    speeds)."""
     if forward:
-        return m.r_rel, cs.vertcat(m.v_rel, m.w_rel)
+        return m.r_rel, m.v_rel, m.w_rel
     # the parent is the edge's final frame: invert the relative motion
     Rt = m.R_rel.T
     rho = Rt @ m.r_rel
     w = Rt @ m.w_rel
-    return -rho, cs.vertcat(cs.cross(w, rho) - Rt @ m.v_rel, -w)
+    return -rho, cs.cross(w, rho) - Rt @ m.v_rel, -w
+
+
+def _split(x: cs.SX, n: int) -> list[cs.SX]:
+    """The ``n`` entries of a column (no CasADi call for none or a single one)."""
+    return [x] if n == 1 else cs.vertsplit(x) if n else []
+
+
+def _column(items: list[cs.SX]) -> cs.SX:
+    """The scalars ``items`` as a column (no CasADi call for none or a single one)."""
+    return items[0] if len(items) == 1 else cs.vertcat(*items) if items else cs.SX(0, 1)
+
+
+def _placeholders(n: int) -> tuple[list[Kinematics], list[cs.SX], cs.SX]:
+    """Placeholder kinematics of ``n`` frames, slices of a few block symbols (a symbol per
+    frame and quantity costs a CasADi call each): the kinematics, the blocks ``[r, R, v,
+    w]`` (``3 x n``, ``R`` ``3 x 3n``, frame by frame) and the accelerations ``[a; z]``
+    of all frames (``6n``, frame by frame)."""
+    r, v, w = (cs.SX.sym(name, 3, n) for name in ("r", "v", "w"))
+    R = cs.SX.sym("R", 3, 3 * n)
+    A = cs.SX.sym("A", 6, n)
+    if not n:
+        return [], [r, R, v, w], cs.vec(A)
+    a, z = cs.vertsplit(A, [0, 3, 6])
+    cols = [cs.horzsplit(x, 1) for x in (r, v, w, a, z)]
+    Rs = cs.horzsplit(R, 3)
+    kins = [Kinematics(cols[0][i], Rs[i], cols[1][i], cols[2][i], cols[3][i], cols[4][i])
+            for i in range(n)]
+    return kins, [r, R, v, w], cs.vec(A)
+
+
+def _edge_geometry(kin: dict[int, Kinematics], parents: list[int], ds: list[cs.SX],
+                   S_all: cs.SX, Jd_all: cs.SX, u_vec: cs.SX,
+                   idxs: list[list[int]]) -> list[tuple[cs.SX, cs.SX, cs.SX]]:
+    """``(d, S, c)`` of every tree edge in world axes
+    (:func:`~acausal.multibody.articulated.edge_motion_world`), one mapped call per number
+    of speeds: ``S_all`` and ``Jd_all`` stack the edges' ``S_loc`` (6 rows each, the
+    columns of all speeds) and ``Jd_loc``; ``idxs`` are each edge's speed indices."""
+    E = len(parents)
+    out: list[Any] = [None] * E
+    if not E:
+        return out
+    Jd6 = cs.reshape(Jd_all, 6, E)
+    groups: dict[int, list[int]] = {}
+    for n, idx in enumerate(idxs):
+        groups.setdefault(len(idx), []).append(n)
+    for k, members in groups.items():
+        g = len(members)
+        cols = [j for n in members for j in idxs[n]]
+        if k:  # the 6 x k blocks of S_all, side by side: one indexing call
+            rows = np.array([6 * n for n in members for _ in idxs[n]])
+            lin = rows[None, :] + np.arange(6)[:, None] + 6 * E * np.array(cols)[None, :]
+            S_loc, u = S_all[lin], cs.reshape(u_vec[cols], k, g)
+        else:
+            S_loc, u = cs.SX(6, 0), cs.SX(0, g)
+        # (a CasADi function takes sparse arguments of the right shape as they are)
+        d, S, c = edge_motion_world(k).map(g)(
+            cs.horzcat(*[kin[parents[n]].R for n in members]),
+            cs.horzcat(*[kin[parents[n]].w for n in members]),
+            cs.horzcat(*[ds[n] for n in members]), S_loc, Jd6[:, members], u)
+        Ss = cs.horzsplit(S, k) if k else [cs.SX(6, 0)] * g
+        for n, dn, Sn, cn in zip(members, cs.horzsplit(d, 1), Ss, cs.horzsplit(c, 1),
+                                 strict=True):
+            out[n] = (dn, Sn, cn)
+    return out

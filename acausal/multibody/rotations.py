@@ -10,8 +10,9 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
-__all__ = ["skew", "vee", "axis_rotation", "axis_quat", "quat_to_matrix", "quat_rate",
-           "quat_product", "quat_normalized", "matrix_to_quat", "unit", "perpendicular_basis"]
+__all__ = ["skew", "vee", "axis_rotation", "axis_quat", "axis_motion", "quat_to_matrix",
+           "quat_rate", "quat_product", "quat_normalized", "matrix_to_quat", "unit",
+           "perpendicular_basis"]
 
 
 def skew(v: cs.SX) -> cs.SX:
@@ -49,7 +50,7 @@ def perpendicular_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def axis_rotation(n: np.ndarray, phi: cs.SX) -> cs.SX:
     """Rotation by ``phi`` about the unit axis ``n`` (Rodrigues' formula, exact)."""
-    return _AXIS_ROTATION(cs.DM(unit(n)), phi)
+    return _axis_templates(n)[0](phi)
 
 
 def _axis_rotation(n: cs.SX, phi: cs.SX) -> cs.SX:
@@ -60,7 +61,32 @@ def _axis_rotation(n: cs.SX, phi: cs.SX) -> cs.SX:
 def axis_quat(n: np.ndarray, phi: cs.SX) -> cs.SX:
     """Unit quaternion ``(w, x, y, z)`` of the rotation by ``phi`` about the unit axis ``n``
     (the one :func:`axis_rotation` gives, continuous in ``phi``)."""
-    return _AXIS_QUAT(cs.DM(unit(n)), phi)
+    return _axis_templates(n)[1](phi)
+
+
+def axis_motion(n: np.ndarray) -> cs.Function:
+    """``(phi, w) -> (R, n w, Q)``: the rotation matrix and quaternion of the rotation by
+    ``phi`` about the unit axis ``n`` and the angular velocity of the speed ``w`` about it
+    (a revolute joint's relative motion in one call)."""
+    return _axis_templates(n)[2]
+
+
+def _axis_templates(n: np.ndarray) -> tuple[cs.Function, cs.Function, cs.Function]:
+    """The axis templates with the numeric axis ``n`` folded in, built once per axis (a
+    call costs one Python->CasADi crossing instead of the axis' conversions)."""
+    key = tuple(np.asarray(n, dtype=float).reshape(3).tolist())
+    f = _AXIS_CACHE.get(key)
+    if f is None:
+        nd = cs.DM(unit(n))
+        phi, w = cs.SX.sym("phi"), cs.SX.sym("w")
+        R, Q = _AXIS_ROTATION(nd, phi), _AXIS_QUAT(nd, phi)
+        f = _AXIS_CACHE[key] = (cs.Function("axis_rotation", [phi], [R]),
+                                cs.Function("axis_quat", [phi], [Q]),
+                                cs.Function("axis_motion", [phi, w], [R, cs.SX(nd) * w, Q]))
+    return f
+
+
+_AXIS_CACHE: dict[tuple[float, ...], tuple[cs.Function, cs.Function, cs.Function]] = {}
 
 
 def quat_product(p: cs.SX, q: cs.SX) -> cs.SX:
