@@ -33,6 +33,7 @@ _RAW = getattr(cs, "_casadi", None)
 _NAME = getattr(_RAW, "SX_name", cs.SX.name)
 _SIZE1 = getattr(_RAW, "GenSX_size1", cs.SX.size1)
 _SIZE2 = getattr(_RAW, "GenSX_size2", cs.SX.size2)
+_NUMEL = getattr(_RAW, "GenSX_numel", cs.SX.numel)
 
 
 @dataclass(eq=False)
@@ -415,16 +416,17 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     if pending:
         names = list(pending)
         exprs = [e if type(e) is cs.SX else cs.SX(e) for e in pending.values()]
-        # (the C functions behind SX.shape: a call each instead of four through the
-        # wrappers, for every output of the model)
-        shp = [(_SIZE1(e), _SIZE2(e)) for e in exprs]
-        stacked = cs.vertcat(*[e if c == 1 else cs.vec(e)
-                               for e, (_, c) in zip(exprs, shp, strict=True)])
+        # (the C function behind SX.numel: one call per output of the model, the shape
+        # asked only of the outputs that are not scalars)
+        part_sizes = [_NUMEL(e) for e in exprs]
+        mats = {k: rc for k, n in enumerate(part_sizes) if n != 1
+                for rc in [(_SIZE1(exprs[k]), _SIZE2(exprs[k]))] if rc[1] != 1}
+        stacked = cs.vertcat(*([cs.vec(e) if k in mats else e for k, e in enumerate(exprs)]
+                               if mats else exprs))
         if alias[0]:
             stacked = cs.substitute(stacked, cs.vertcat(*alias[0]), cs.vertcat(*alias[1]))
         # alias expressions refer to representatives, which may themselves be solved
         stacked = cs.substitute(stacked, syms, sys_stacked)
-        part_sizes = [r * c for r, c in shp]
         if relations:  # the indicators leave the outputs
             keys = {f"__indicator__{r.name}" for r in relations}
             drop = np.array([n in keys for n in names], dtype=bool)
@@ -433,9 +435,9 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
                                    for sel in (row_drop, ~row_drop))
             keep = np.flatnonzero(~drop).tolist()
             names = [names[k] for k in keep]
-            shp = [shp[k] for k in keep]
             part_sizes = [part_sizes[k] for k in keep]
-        shapes = {n_sys + k: rc for k, rc in enumerate(shp) if rc[1] != 1}
+            mats = {q: mats[k] for q, k in enumerate(keep) if k in mats}
+        shapes = {n_sys + k: rc for k, rc in mats.items()}
         out_names.extend(names)
         sizes.extend(part_sizes)
     out_stacked = cs.vertcat(sys_stacked, stacked)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import SingularityError
 from ..state import need
+from ..symbols import FlatParameter
 from .blt import Block
 from .causalize import Causalization
 from .system import EquationSystem
@@ -71,6 +72,17 @@ def _unknown_not_determined(sys: EquationSystem, bl: Block, why: str) -> Singula
     )
 
 
+def _in_parameters(e: cs.SX, params: dict[str, FlatParameter]) -> bool:
+    """Whether every free symbol of ``e`` is a parameter (looked up by name, checked by
+    identity): coefficients in parameters only, the common case, need no dependency sweep
+    over every unknown. False also for a symbol it cannot place (the sweep decides)."""
+    for s in cs.symvar(e):
+        p = params.get(s.name())
+        if p is None or p.sym.element_hash() != s.element_hash():
+            return False
+    return True
+
+
 def solve_blocks(sys: EquationSystem, causal: Causalization,
                  max_linear_block: int = MAX_LINEAR_BLOCK) -> SolvedBlocks:
     """Explicit solutions where the blocks allow them, algebraic equations elsewhere."""
@@ -82,7 +94,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # index instead of stacking thousands of scalar expressions again
     all_vars = cs.vertcat(sys.symbols(), sys.t)
     all_res = sys.residuals()
-    param_hashes = {p.sym.element_hash() for p in sys.parameters}
+    params = {p.name: p for p in sys.parameters}
 
     def record(js: list[int], exprs: cs.SX) -> None:
         out.idx.extend(js)
@@ -115,10 +127,8 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             # (blocks of one level are independent of each other: the diagonal of the
             # Jacobian is one forward directional derivative, without its sparsity pattern)
             coef = cs.jtimes(Fs, us, cs.DM.ones(us.shape))
-            # (coefficients in parameters only, the common case, need no sparsity)
-            free = {v.element_hash() for v in cs.symvar(coef)} - param_hashes
             dep_rows = (set(cs.jacobian_sparsity(coef, all_vars).get_triplet()[0])
-                        if free else set())
+                        if not _in_parameters(coef, params) else set())
             ok = [q for q in range(len(scalar)) if q not in dep_rows]
             rest += [scalar[q] for q in range(len(scalar)) if q in dep_rows]
             if ok:
