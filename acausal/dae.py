@@ -10,9 +10,10 @@ variable of the model (aliases and port quantities included) gets an output expr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import casadi as cs
 import numpy as np
@@ -36,6 +37,7 @@ _RAW = getattr(cs, "_casadi", None)
 _NAME = getattr(_RAW, "SX_name", cs.SX.name)
 _SIZE1 = getattr(_RAW, "GenSX_size1", cs.SX.size1)
 _SIZE2 = getattr(_RAW, "GenSX_size2", cs.SX.size2)
+_NUMEL = getattr(_RAW, "GenSX_numel", cs.SX.numel)
 
 
 @dataclass(eq=False)
@@ -57,7 +59,7 @@ class SemiExplicitDAE:
     p_names: list[str]
     p_values: np.ndarray
     out_names: list[str]
-    out_expr: list[cs.SX]
+    out_expr: Sequence[cs.SX]
     out_sizes: list[int]
     blocks: list[Block] = field(default_factory=list)
     explicit: int = 0
@@ -341,6 +343,41 @@ class _BulkOutputs:
         return out.T
 
 
+def _rows(col: cs.SX, rows: np.ndarray) -> cs.SX:
+    """Rows of a column (a column of none when there are none: ``col[[]]`` is 1 x 0)."""
+    return col[rows.tolist()] if len(rows) else cs.SX(0, 1)
+
+
+class _Split(Sequence[cs.SX]):
+    """The outputs' expressions, one per output, split from their stacked column on first
+    use (a build keeps one column, not a Python object per output)."""
+
+    def __init__(self, col: cs.SX, sizes: list[int], shapes: dict[int, tuple[int, int]]):
+        self._col, self._sizes, self._shapes = col, sizes, shapes
+        self._parts: list[cs.SX] | None = None
+
+    def _split(self) -> list[cs.SX]:
+        if self._parts is None:
+            offsets = np.concatenate([[0], np.cumsum(self._sizes, dtype=np.int64)])
+            parts = cs.vertsplit(self._col, offsets.tolist()) if len(self._sizes) else []
+            for k, shp in self._shapes.items():
+                parts[k] = cs.reshape(parts[k], shp)
+            self._parts = parts
+        return self._parts
+
+    def __len__(self) -> int:
+        return len(self._sizes)
+
+    @overload
+    def __getitem__(self, k: int) -> cs.SX: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[cs.SX]: ...
+
+    def __getitem__(self, k: int | slice) -> cs.SX | list[cs.SX]:
+        return self._split()[k]
+
+
 def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
                  blocks: list[Block], alias: tuple[list[cs.SX], list[cs.SX]],
                  extra_outputs: dict[str, cs.SX],
@@ -350,21 +387,23 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     ``alias`` = (eliminated symbols, their expressions in kept variables);
     ``extra_outputs`` = named expressions (port quantities, edges) to evaluate in results.
     """
-    x = cs.vertcat(*[sys.variables[j].sym for j in states]) if states else cs.SX(0, 1)
-    ode = []
-    for j in states:
-        d = sys.variables[sys.var_der[j]]
-        ode.append(solved.solved.get(d.name, d.sym))
+    syms = sys.symbols() if sys.variables else cs.SX(0, 1)
+    n_sys = len(sys.variables)
+    # every variable's expression: its explicit solution, else its own symbol (one
+    # indexing of [symbols; solutions], not an expression per variable)
+    pos = np.arange(n_sys, dtype=np.int64)
+    pos[np.asarray(solved.idx, dtype=np.int64)] = n_sys + np.arange(len(solved.idx))
+    sys_stacked = (cs.vertcat(syms, solved.expr)[pos.tolist()] if len(solved.idx)
+                   else syms)
+    x = syms[list(states)] if states else cs.SX(0, 1)
+    ode = sys_stacked[[sys.var_der[j] for j in states]] if states else cs.SX(0, 1)
     z = cs.vertcat(*solved.z) if solved.z else cs.SX(0, 1)
     pv = sys.parameter_symbols()
 
     # outputs: every variable, every alias, every port quantity
-    all_expr = [solved.solved.get(v.name, v.sym) for v in sys.variables]
     out_names = [v.name for v in sys.variables]
-    out_expr = list(all_expr)
-    n_sys = len(out_names)
     sizes = [1] * n_sys  # equation-system variables are scalars
-    sys_stacked = cs.vertcat(*all_expr) if all_expr else cs.SX(0, 1)
+    shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
     stacked = cs.SX(0, 1)
     known = set(out_names)
     pending = {n: e for n, e in extra_outputs.items() if n not in known}
@@ -375,54 +414,53 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         name = _NAME(s)
         if name not in known:
             pending.setdefault(name, e)
+    indicators = None
     if pending:
         names = list(pending)
         exprs = [e if type(e) is cs.SX else cs.SX(e) for e in pending.values()]
-        # (the C functions behind SX.shape: a call each instead of four through the
-        # wrappers, for every output of the model)
-        shapes = [(_SIZE1(e), _SIZE2(e)) for e in exprs]
-        stacked = cs.vertcat(*[e if shp[1] == 1 else cs.vec(e)
-                               for e, shp in zip(exprs, shapes, strict=True)])
+        # (the C function behind SX.numel: one call per output of the model, the shape
+        # asked only of the outputs that are not scalars)
+        part_sizes = [_NUMEL(e) for e in exprs]
+        mats = {k: rc for k, n in enumerate(part_sizes) if n != 1
+                for rc in [(_SIZE1(exprs[k]), _SIZE2(exprs[k]))] if rc[1] != 1}
+        stacked = cs.vertcat(*([cs.vec(e) if k in mats else e for k, e in enumerate(exprs)]
+                               if mats else exprs))
         if alias[0]:
             stacked = cs.substitute(stacked, cs.vertcat(*alias[0]), cs.vertcat(*alias[1]))
         # alias expressions refer to representatives, which may themselves be solved
-        stacked = cs.substitute(stacked, sys.symbols(), sys_stacked)
-        offsets = np.cumsum([0] + [a * b for a, b in shapes])
-        parts = cs.vertsplit(stacked, [int(o) for o in offsets])
-        for part, shp in zip(parts, shapes, strict=True):
-            out_expr.append(part if shp[1] == 1 else cs.reshape(part, shp))
+        stacked = cs.substitute(stacked, syms, sys_stacked)
+        if relations:  # the indicators leave the outputs
+            keys = {f"__indicator__{r.name}" for r in relations}
+            drop = np.array([n in keys for n in names], dtype=bool)
+            row_drop = np.repeat(drop, part_sizes)
+            indicators, stacked = (_rows(stacked, np.flatnonzero(sel))
+                                   for sel in (row_drop, ~row_drop))
+            keep = np.flatnonzero(~drop).tolist()
+            names = [names[k] for k in keep]
+            part_sizes = [part_sizes[k] for k in keep]
+            mats = {q: mats[k] for q, k in enumerate(keep) if k in mats}
+        shapes = {n_sys + k: rc for k, rc in mats.items()}
         out_names.extend(names)
-        sizes.extend(a * b for a, b in shapes)
-    indicators = None
-    if relations:
-        keys = [f"__indicator__{r.name}" for r in relations]
-        pos = {n: k for k, n in enumerate(out_names)}
-        indicators = cs.vertcat(*[out_expr[pos[n]] for n in keys])
-        drop = set(keys)
-        kept = [k for k, n in enumerate(out_names) if n not in drop]
-        out_names = [out_names[k] for k in kept]
-        out_expr = [out_expr[k] for k in kept]
-        sizes = [sizes[k] for k in kept]
-        stacked = cs.vertcat(*[cs.vec(e) for e in out_expr[n_sys:]]) if len(out_expr) > n_sys \
-            else cs.SX(0, 1)
+        sizes.extend(part_sizes)
+    out_stacked = cs.vertcat(sys_stacked, stacked)
     return SemiExplicitDAE(
         t=sys.t,
         x=x,
         z=z,
         p=pv,
-        ode=cs.vertcat(*ode) if ode else cs.SX(0, 1),
+        ode=ode,
         alg=cs.vertcat(*solved.alg) if solved.alg else cs.SX(0, 1),
         x_names=[sys.variables[j].name for j in states],
         z_names=list(solved.z_names),
         p_names=[p.name for p in sys.parameters],
         p_values=np.array([p.value for p in sys.parameters], dtype=float),
         out_names=out_names,
-        out_expr=out_expr,
+        out_expr=_Split(out_stacked, sizes, shapes),
         out_sizes=sizes,
         blocks=blocks,
         explicit=solved.n_explicit,
         n_sys=n_sys,
-        out_stacked=cs.vertcat(sys_stacked, stacked),
+        out_stacked=out_stacked,
         alg_labels=[sys.equations[i].describe(100) for i in solved.alg_equations],
         indicators=indicators,
         relations=list(relations),

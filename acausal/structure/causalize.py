@@ -39,8 +39,10 @@ class Causalization:
 
     def by_level(self) -> list[list[Block]]:
         """Blocks grouped by level, lowest first."""
-        out: list[list[Block]] = [[] for _ in range(self.n_levels)]
+        out: list[list[Block]] = []
         for b in self.blocks:
+            while len(out) <= b.level:
+                out.append([])
             out[b.level].append(b)
         return out
 

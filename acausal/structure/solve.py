@@ -14,13 +14,16 @@ so far are substituted into the block equations with one vectorised call, then
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import casadi as cs
+import numpy as np
 
 from ..errors import SingularityError
 from ..state import need
+from ..symbols import FlatParameter
 from .blt import Block
 from .causalize import Causalization
 from .system import EquationSystem
@@ -37,9 +40,15 @@ MAX_LINEAR_BLOCK = 24
 
 @dataclass
 class SolvedBlocks:
-    """Unknowns solved explicitly (by name) and the implicit rest (``z``, ``alg``)."""
+    """Unknowns solved explicitly and the implicit rest (``z``, ``alg``).
 
-    solved: dict[str, cs.SX] = field(default_factory=dict)
+    The explicit solutions are kept as one column, ``expr`` (row ``k`` solves variable
+    ``idx[k]``, named ``names[k]``), not as one scalar expression per unknown: splitting
+    and stacking again costs a call (and a Python object) per unknown."""
+
+    idx: list[int] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    expr: cs.SX = field(default_factory=lambda: cs.SX(0, 1))
     z: list[cs.SX] = field(default_factory=list)
     z_names: list[str] = field(default_factory=list)
     alg: list[cs.SX] = field(default_factory=list)
@@ -50,6 +59,11 @@ class SolvedBlocks:
     #: that is zero), checked with the values of each run (acausal.regularity)
     pivots: list[tuple[cs.SX, list[int], list[int]]] = field(default_factory=list)
 
+    @property
+    def solved(self) -> dict[str, cs.SX]:
+        """The explicit solutions by variable name (one scalar expression each)."""
+        return dict(zip(self.names, cs.vertsplit(self.expr), strict=True))
+
 
 def _unknown_not_determined(sys: EquationSystem, bl: Block, why: str) -> SingularityError:
     return SingularityError(
@@ -58,37 +72,51 @@ def _unknown_not_determined(sys: EquationSystem, bl: Block, why: str) -> Singula
     )
 
 
+def _in_parameters(e: cs.SX, params: dict[str, FlatParameter]) -> bool:
+    """Whether every free symbol of ``e`` is a parameter (looked up by name, checked by
+    identity): coefficients in parameters only, the common case, need no dependency sweep
+    over every unknown. False also for a symbol it cannot place (the sweep decides)."""
+    for s in cs.symvar(e):
+        p = params.get(s.name())
+        if p is None or p.sym.element_hash() != s.element_hash():
+            return False
+    return True
+
+
 def solve_blocks(sys: EquationSystem, causal: Causalization,
                  max_linear_block: int = MAX_LINEAR_BLOCK) -> SolvedBlocks:
     """Explicit solutions where the blocks allow them, algebraic equations elsewhere."""
     out = SolvedBlocks()
-    sol_syms = cs.SX(0, 1)  # solved unknowns so far (grown once per level)
-    sol_expr = cs.SX(0, 1)
-    solved_idx: list[int] = []  # their variable indices
-    new_idx: list[int] = []
+    sol_expr = cs.SX(0, 1)  # the solutions so far (grown once per level)
+    sol_row = np.full(sys.n_vars, -1, dtype=np.int64)  # variable -> its row there
     new_expr: list[cs.SX] = []  # columns of solutions found in the current level
     # the unknowns (and time) and the residuals stacked once: a level takes its rows by
     # index instead of stacking thousands of scalar expressions again
     all_vars = cs.vertcat(sys.symbols(), sys.t)
     all_res = sys.residuals()
+    params = {p.name: p for p in sys.parameters}
 
     def record(js: list[int], exprs: cs.SX) -> None:
-        for j, e in zip(js, cs.vertsplit(exprs), strict=True):
-            out.solved[sys.variables[j].name] = e
-        new_idx.extend(js)
+        out.idx.extend(js)
+        out.names.extend([sys.variables[j].name for j in js])
         new_expr.append(exprs)
 
     for lv_blocks in causal.by_level():
-        if new_idx:
-            solved_idx.extend(new_idx)
-            sol_syms = all_vars[solved_idx]
+        if new_expr:
+            first = int(sol_expr.numel())
             sol_expr = cs.vertcat(sol_expr, *new_expr)
-            new_idx.clear()
+            new = np.asarray(out.idx[first:], dtype=np.int64)
+            sol_row[new] = first + np.arange(len(new))
             new_expr.clear()
         eq_rows = [i for bl in lv_blocks for i in bl.equations]
         F = all_res[eq_rows]
-        if sol_syms.numel():
-            F = cs.substitute(F, sol_syms, sol_expr)
+        # substitute the solutions of the unknowns these equations contain (their
+        # incidence), not every solution so far: a level costs its own size
+        used = np.unique(np.fromiter(itertools.chain.from_iterable(
+            sys.incidence[i] for i in eq_rows), dtype=np.int64))
+        used = used[sol_row[used] >= 0]
+        if len(used):
+            F = cs.substitute(F, all_vars[used.tolist()], sol_expr[sol_row[used].tolist()])
         row_of = {i: r for r, i in enumerate(eq_rows)}
         scalar = [bl for bl in lv_blocks if len(bl.unknowns) == 1]
         rest = [bl for bl in lv_blocks if len(bl.unknowns) > 1]
@@ -96,8 +124,11 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             rows = [row_of[bl.equations[0]] for bl in scalar]
             Fs = F[rows]
             us = all_vars[[bl.unknowns[0] for bl in scalar]]
-            coef = cs.diag(cs.jacobian(Fs, us))
-            dep_rows = set(cs.jacobian_sparsity(coef, all_vars).get_triplet()[0])
+            # (blocks of one level are independent of each other: the diagonal of the
+            # Jacobian is one forward directional derivative, without its sparsity pattern)
+            coef = cs.jtimes(Fs, us, cs.DM.ones(us.shape))
+            dep_rows = (set(cs.jacobian_sparsity(coef, all_vars).get_triplet()[0])
+                        if not _in_parameters(coef, params) else set())
             ok = [q for q in range(len(scalar)) if q not in dep_rows]
             rest += [scalar[q] for q in range(len(scalar)) if q in dep_rows]
             if ok:
@@ -137,6 +168,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                 out.z_names.append(sys.variables[j].name)
             out.alg.extend(cs.vertsplit(res))
             out.alg_equations.extend(bl.equations)
+    out.expr = cs.vertcat(sol_expr, *new_expr)
     return out
 
 
