@@ -86,6 +86,9 @@ def _in_parameters(e: cs.SX, params: dict[str, FlatParameter]) -> bool:
 def solve_blocks(sys: EquationSystem, causal: Causalization,
                  max_linear_block: int = MAX_LINEAR_BLOCK) -> SolvedBlocks:
     """Explicit solutions where the blocks allow them, algebraic equations elsewhere."""
+    # the incidence decides which solutions a level substitutes: it must list the tree
+    # coordinates the dummy derivatives made unknowns (implicit in the equations of motion)
+    sys = sys.for_states(causal.states)
     out = SolvedBlocks()
     sol_expr = cs.SX(0, 1)  # the solutions so far (grown once per level)
     sol_row = np.full(sys.n_vars, -1, dtype=np.int64)  # variable -> its row there
