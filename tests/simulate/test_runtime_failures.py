@@ -87,7 +87,12 @@ def test_nan_from_the_equations_names_the_equation_and_component():
 def test_interrupt_stops_a_long_simulation_within_a_second(tmp_path):
     script = tmp_path / "long.py"
     script.write_text(textwrap.dedent(f"""
+        import signal
         import sys
+        # Ctrl-C raises KeyboardInterrupt as in a terminal, also when the test runs as a
+        # background job of a non-interactive shell (which starts it with SIGINT ignored,
+        # inherited by this process: Python then installs no handler)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.path.insert(0, {str(ROOT)!r})
         import acausal as ac
         from components import translational as tr
