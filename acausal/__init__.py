@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import casadi as _cs
 
-from . import domains, export, ocp, progress, units
+from . import domains, progress, units
 from .compiler import PASSES, CompiledModel, CompileState, Pass, StructureReport, build
 from .component import (
     DATUM,
@@ -66,7 +66,6 @@ from .errors import (
     UnresolvedWarning,
 )
 from .functions import fabs, fmax, fmin, if_else, sign
-from .persist import DetachedModelError, load
 from .relations import no_event
 from .results import Result
 from .simulate import SimulationStats, simulate
@@ -79,6 +78,32 @@ except AttributeError:  # pragma: no cover - older CasADi
     pass
 
 __version__ = "0.1.0"
+
+# Loaded on first use (PEP 562): the exports, optimal control and saved models are not
+# needed to build and simulate, and their modules cost a few ms of a cold script's start.
+# (``sweep`` stays eager: the submodule of the same name would shadow the function.)
+_LAZY = {
+    "export": (".export", None),
+    "ocp": (".ocp", None),
+    "load": (".persist", "load"),
+    "DetachedModelError": (".persist", "DetachedModelError"),
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'acausal' has no attribute {name!r}")
+    import importlib
+
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(module_name, __name__)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "AcausalError",

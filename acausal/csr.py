@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CSR", "as_csr"]
+__all__ = ["CSR", "as_csr", "unique"]
 
 
 class CSR:
@@ -100,3 +100,16 @@ def as_csr(a: Any) -> CSR:
         return CSR(np.asarray(m.indptr, dtype=np.int64), np.asarray(m.indices, dtype=np.int64),
                    np.asarray(m.data, dtype=float), (int(m.shape[0]), int(m.shape[1])))
     return CSR.from_dense(a)
+
+
+def unique(a: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of a 1-D array: ``np.unique`` without its check for masked
+    arrays, which imports ``numpy.ma`` (about 10 ms of a cold start) on first use."""
+    a = np.sort(np.asarray(a).ravel())
+    if len(a) < 2:
+        return a
+    keep = np.empty(len(a), dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+

@@ -15,7 +15,8 @@ import pytest
 from bench_scale import RC_ACAUSAL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEAVY = ("scipy", "networkx", "sympy", "matplotlib", "pandas", "numpy.random")
+HEAVY = ("scipy", "networkx", "sympy", "matplotlib", "pandas", "numpy.random",
+         "numpy.ma")  # numpy.ma: ~10 ms, loaded by np.unique (acausal.csr.unique instead)
 
 # the cold RC script of the benchmark (benchmarks/ is on the path, tests/conftest.py), with
 # the closed form v(t) = V (1 - exp(-t / RC)) checked at t = 5 RC
@@ -49,10 +50,25 @@ for model in (DCMotor(), MassSpringDamper()):  # state selection, outputs affine
     ("import acausal", "import acausal", ()),
     ("RC build and simulate", RC, ()),
     # the dummy-derivative selection pivots with scipy's QR at a generic (random) point
-    ("DC motor and mass-spring-damper", MECHANICAL, ("scipy", "numpy.random"))])
+    # (scipy loads numpy.ma itself)
+    ("DC motor and mass-spring-damper", MECHANICAL, ("scipy", "numpy.random", "numpy.ma"))])
 def test_cold_script_imports_no_heavy_package(what, code, allowed):
     floor = set(_loaded_after("import casadi, numpy"))  # what the hand-written script loads
     extra = [m for m in _loaded_after(code) if m not in floor
              and not any(m == a or m.startswith(a + ".") for a in allowed)]
     top = sorted({m if m.startswith("numpy.") else m.split(".")[0] for m in extra})
     assert not extra, f"{what} imported {top}: import them where they are used"
+
+
+def test_rarely_used_modules_load_on_first_use():
+    """The exports, optimal control and saved models load when first named (PEP 562)."""
+    code = ("import sys, acausal as ac\n"
+            "lazy = ('acausal.export', 'acausal.ocp', 'acausal.persist')\n"
+            "before = [m for m in lazy if m in sys.modules]\n"
+            "names = (ac.export.__name__, ac.ocp.__name__, ac.load.__module__,\n"
+            "         ac.DetachedModelError.__module__)\n"
+            "print(before, names, callable(ac.sweep))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": ROOT}, check=True, timeout=300)
+    assert r.stdout.split() == ["[]", "('acausal.export',", "'acausal.ocp',",
+                                "'acausal.persist',", "'acausal.persist')", "True"]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
+from ..csr import unique
 from ..state import need
 from . import matching
 from .diagnostics import dependent_constraints_error
@@ -102,7 +103,7 @@ def _sparse_pick(Hs: Any, prio: np.ndarray, n: int) -> list[int] | None:
 
     H = sp.csc_matrix(Hs)
 
-    order = np.unique(prio)
+    order = unique(prio)
     allowed = np.zeros(H.shape[1], dtype=bool)
     for level in order:
         allowed |= prio == level
@@ -186,7 +187,7 @@ def select_states(
                  if j in zpos]
         label = _components(len(G) + len(Z), edges)
         chosen_all: list[int] = []
-        for lab in np.unique(label[: len(G)]):
+        for lab in unique(label[: len(G)]):
             eqs = [G[a] for a in range(len(G)) if label[a] == lab]
             cands = [Z[k] for k in range(len(Z)) if label[len(G) + k] == lab]
             if len(cands) < len(eqs):

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import casadi as cs
 import numpy as np
 
+from ..csr import unique
 from ..errors import SingularityError
 from ..state import need
 from ..symbols import FlatParameter
@@ -115,7 +116,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         F = all_res[eq_rows]
         # substitute the solutions of the unknowns these equations contain (their
         # incidence), not every solution so far: a level costs its own size
-        used = np.unique(np.fromiter(itertools.chain.from_iterable(
+        used = unique(np.fromiter(itertools.chain.from_iterable(
             sys.incidence[i] for i in eq_rows), dtype=np.int64))
         used = used[sol_row[used] >= 0]
         if len(used):
