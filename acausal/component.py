@@ -448,6 +448,8 @@ class PortInstance:
         self.__dict__["_binding"] = None
 
     def __getattr__(self, item: str) -> Any:
+        if item.startswith("__") or "_binding" not in self.__dict__:  # copy protocol
+            raise AttributeError(item)
         b = self.__dict__["_binding"]
         d = self.__dict__["domain"]
         if item in (d.across.name, d.through.name) or (b is not None and item in b):
@@ -680,6 +682,27 @@ class Component:
     def _describe(self) -> str:
         p = self.path()
         return f"{type(self).__name__} {p!r}" if p else type(self).__name__
+
+    def __getattr__(self, name: str) -> Any:
+        """Only reached for a name the component does not have: say what it has (a wrong
+        port name in ``connect(world.frame, ...)`` would otherwise be a bare
+        AttributeError)."""
+        d = self.__dict__
+        if name.startswith("__") or "_ports" not in d:  # copy/pickle protocol, __init__
+            raise AttributeError(name)
+        groups = [("ports", d["_ports"]), ("parameters", d["_params"]),
+                  ("variables", d["_vars"]), ("sub-components", d["_children"])]
+        known = [k for _, g in groups for k in g]
+        import difflib
+
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        msg = f"{self._describe()} has no attribute {name!r}"
+        if close:
+            msg += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+        listed = [f"{label}: {', '.join(g)}" for label, g in groups if g]
+        if listed:
+            msg += " (" + "; ".join(listed) + ")"
+        raise AttributeError(msg)
 
     # ----- connections -----
     def connect(self, *ports: PortInstance) -> None:
