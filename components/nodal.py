@@ -281,7 +281,7 @@ class RigidBody(NodalComponent):
         ports = self.__dict__.get("_ports", {})
         if name in ports:
             return ports[name]
-        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+        return super().__getattr__(name)  # names the body, suggests and lists its ports
 
     @property
     def pins(self) -> list[Any]:
