@@ -658,10 +658,16 @@ class Component:
         Lists of components given as attributes are re-read, so components appended to such
         a list after the assignment are part of the model too.
         """
+        adopted = self.__dict__.setdefault("_adopted_lists", {})
         for name, value in list(vars(self).items()):
-            if isinstance(value, (list, tuple)) and value and all(
-                    isinstance(v, Component) for v in value):
-                self._adopt(name, value)
+            if not isinstance(value, (list, tuple)) or not value:
+                continue
+            now = tuple(value)
+            if adopted.get(name) == now:  # (by identity) unchanged since the last walk
+                continue
+            if all(isinstance(v, Component) for v in now):
+                self._adopt(name, now)
+                adopted[name] = now
         yield self
         for child in self.__dict__["_children"].values():
             yield from child.walk()
