@@ -357,6 +357,10 @@ class Variable(_Declaration):
 class VariableInstance:
     """The declaration of one variable of one component instance (editable start/fixed)."""
 
+    # (slots: a model of 100 000 components holds over a million of these)
+    __slots__ = ("decl", "owner", "name", "start", "fixed", "unit", "doc", "size", "nominal",
+                 "state_priority", "hint", "discrete")
+
     def __init__(self, decl: Variable, owner: Component) -> None:
         self.decl = decl
         self.owner = owner
