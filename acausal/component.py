@@ -703,9 +703,12 @@ class Component:
         groups = [("ports", d["_ports"]), ("parameters", d["_params"]),
                   ("variables", d["_vars"]), ("sub-components", d["_children"])]
         known = [k for _, g in groups for k in g]
-        import difflib
+        from .names import suggest
 
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        # (and the short names it starts with: 'neg' -> 'n', 'pos' -> 'p')
+        close = suggest(name, known, n=3) + [k for k in known if len(k) <= 2 and len(name) > 1
+                                             and name.lower().startswith(k.lower())]
+        close = list(dict.fromkeys(close))[:3]
         msg = f"{self._describe()} has no attribute {name!r}"
         if close:
             msg += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
