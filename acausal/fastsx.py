@@ -84,3 +84,74 @@ def fast_operators() -> Iterator[None]:
                     else:
                         setattr(_SX, name, orig)
                 _originals.clear()
+
+
+# ----- many named symbols in one CasADi call -----
+# ``SX.sym(name)`` costs about 2.5 microseconds, nearly all of it SWIG's overload dispatch
+# (``SX.sym("x", n)`` costs 0.1 per element but names them ``x_0, x_1, ...``). A column of
+# symbols with given names is read instead from CasADi's own serialisation format
+# (``SX.deserialize``): the byte layout is checked against ``SX.serialize`` of a probe on
+# first use, and on any difference (another CasADi version) every symbol is created with
+# ``SX.sym`` as before.
+_layout_ok: bool | None = None
+
+
+def _serialised(names: list[str]) -> str:
+    """The ``SX.serialize()`` text of the column of symbols named ``names``."""
+    import itertools
+    import struct
+
+    import numpy as np
+
+    n = len(names)
+    head = b"\x79\xdf\x0d\x86\x48\x70\x00\x00" + struct.pack("<q", 3) + b"\x00"
+    # the sparsity of a dense column: nrow, ncol, column starts, row indices
+    sp = (struct.pack("<5q", n + 4, n, 1, 0, n) + np.arange(n, dtype="<i8").tobytes()
+          + struct.pack("<q", n))
+    encoded = [s.encode() for s in names]
+    lengths = list(map(len, encoded))
+    pack = struct.Struct("<i").pack
+    # a symbol: its node kind, the length of its name and the name
+    heads = {k: b"d\x2f\x00\x00\x00\x00\x00\x00\x00" + pack(k) for k in set(lengths)}
+    records = b"".join(itertools.chain.from_iterable(
+        zip(map(heads.__getitem__, lengths), encoded, strict=True)))
+    raw = np.frombuffer(head + b"d" + sp + records, np.uint8)
+    text = np.empty(2 * len(raw), np.uint8)  # each byte as two letters, low nibble first
+    text[0::2] = (raw & 15) + 97
+    text[1::2] = (raw >> 4) + 97
+    return text.tobytes().decode("ascii")
+
+
+def _layout() -> bool:
+    global _layout_ok
+    if _layout_ok is None:
+        probe = ["a", "b.c", "d[1].\u00e9_2"]
+        try:
+            col = cs.vertcat(*[cs.SX.sym(s) for s in probe])
+            _layout_ok = col.serialize() == _serialised(probe)
+        except Exception:  # noqa: BLE001 - any failure: the per-symbol path
+            _layout_ok = False
+    return _layout_ok
+
+
+def named_symbols(names: list[str]) -> tuple[cs.SX, list[cs.SX]]:
+    """A column of new scalar symbols named ``names`` and its elements (each as
+    ``SX.sym(name)`` would make it)."""
+    if len(names) > 8 and _layout():
+        col = _SX.deserialize(_serialised(names))
+        made: list[cs.SX] = col.nonzeros()  # type: ignore[assignment]  # (SX in Python)
+        if len(made) == len(names) and made[-1].name() == names[-1]:
+            return col, made
+    elems = [_SX.sym(s) for s in names]
+    return (cs.vertcat(*elems) if elems else _SX(0, 1)), elems
+
+
+def named_columns(lists: list[list[str]]) -> list[tuple[cs.SX, list[cs.SX]]]:
+    """:func:`named_symbols` of every list of names, in one CasADi call for all."""
+    names = [s for names in lists for s in names]
+    col, elems = named_symbols(names)
+    offsets = [0]
+    for names in lists:
+        offsets.append(offsets[-1] + len(names))
+    cols = cs.vertsplit(col, offsets) if len(lists) > 1 else [col]
+    return [(c, elems[a:b]) for c, a, b in zip(cols, offsets[:-1], offsets[1:], strict=True)]

@@ -21,14 +21,16 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
-from . import symbols
+from . import symbols, templates
 from .component import DATUM, Component, collect_equations
 from .discrete import Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
+from .fastsx import named_columns
 from .graph import LinearGraph
 from .state import need
 from .symbols import FlatParameter, FlatVariable, SymbolTable
+from .templates import Group, NotTemplate, Template, group_key
 from .topology import _UnionFind
 
 if TYPE_CHECKING:
@@ -128,10 +130,24 @@ class _Flattener:
         g = self.graph
         comps = (list(g.components) if getattr(g, "model", None) is self.model
                  else list(self.model.walk()))
-        path = {id(c): c.path() for c in comps}
-        x = self._graph_unknowns(path)
+        path = _paths(comps)
+        groups = self._groups(comps)
+        unique = list({id(g): g for g in groups.values()}.values())
+        # every scalar symbol made in one CasADi call: the graph's unknowns, the template
+        # groups' variables, parameters and derivatives
+        unknowns = self._unknown_names(path)
+        requests = [[n for n, size in unknowns if size == 1]]
+        spans = []
+        for grp in unique:
+            lists = grp.names([f"{path[id(c)]}." if path[id(c)] else "" for c in grp.members])
+            spans.append((len(requests), len(requests) + len(lists)))
+            requests += lists
+        made = named_columns(requests)
+        for grp, (a, b) in zip(unique, spans, strict=True):
+            grp.take(made[a:b])
+        x = self._graph_unknowns(path, unknowns, made[0][1])
         self._bind_graph_ports(comps, x, path)
-        self._bind_declarations(comps, path)
+        self._bind_declarations(comps, path, groups)
         tab = self.table
         equations: list[FlatEquation] = []
         initial: list[FlatEquation] = []
@@ -148,15 +164,38 @@ class _Flattener:
                             fe.label = de.label or fe.label
                             fe.coordinates = de.coordinates
                             equations.append(fe)
-                ranges: dict[int, tuple[int, int]] = {}
+                # every component's equations in model order (the derivatives they take
+                # are created in that order), a template group's after all its members
+                # took theirs
+                pending: list[list[FlatEquation] | Group] = []
                 for c in comps:
+                    member_of = groups.get(id(c))
+                    if member_of is not None:
+                        member_of.replay(c, tab)
+                        pending.append(member_of)
+                        continue
                     origin = path[id(c)] or type(c).__name__
-                    first = len(equations)
+                    own: list[FlatEquation] = []
                     for eq in self._collect(c, "equations"):
                         if isinstance(eq, When):
                             whens.append(_when_clause(eq, origin, c, tab))
                             continue
-                        equations.extend(self._normalise(eq, origin, c))
+                        own.extend(self._normalise(eq, origin, c))
+                    pending.append(own)
+                for grp in unique:
+                    grp.evaluate()
+                    n_eq = grp.tpl.n_eq
+                    origins = [path[id(c)] or type(c).__name__ for c in grp.members]
+                    grp.flat = [FlatEquation(r, origins[k // n_eq], "", e)
+                                for k, (r, e) in enumerate(zip(grp.res, grp.src, strict=True))]
+                ranges: dict[int, tuple[int, int]] = {}
+                for c, item in zip(comps, pending, strict=True):
+                    first = len(equations)
+                    if isinstance(item, Group):
+                        k0 = item.pos[id(c)] * item.tpl.n_eq
+                        equations += item.flat[k0:k0 + item.tpl.n_eq]
+                    else:
+                        equations += item
                     if len(equations) > first:
                         ranges[id(c)] = (first, len(equations))
                 n_before = len(tab.variables)
@@ -182,7 +221,7 @@ class _Flattener:
         finally:
             for c in comps:
                 c.__dict__["_binding"] = None
-                for p in c.ports().values():
+                for p in c.__dict__["_ports"].values():
                     p.__dict__["_binding"] = None
         for fv in tab.variables:
             if fv.der_of is not None:
@@ -204,22 +243,43 @@ class _Flattener:
         )
 
     # ----- graph unknowns and port bindings -----
-    def _graph_unknowns(self, path: dict[int, str]) -> dict[int, cs.SX]:
-        """Primary unknowns (tree across, cotree through), every edge's across and through
-        quantity, and the vertex potentials ``x`` (datum = 0)."""
-        g, tab = self.graph, self.table
-        topo = g.topology
-        AV: dict[int, cs.SX] = {}
-        TV: dict[int, cs.SX] = {}
-        in_tree = topo.in_tree.tolist() if hasattr(topo.in_tree, "tolist") else topo.in_tree
+    def _unknown_names(self, path: dict[int, str]) -> list[tuple[str, int]]:
+        """Name and size of every edge's primary unknown (tree across, cotree through)."""
+        g = self.graph
+        in_tree = self._in_tree = (g.topology.in_tree.tolist()
+                                   if hasattr(g.topology.in_tree, "tolist")
+                                   else g.topology.in_tree)
         edge_names = self._edge_names = _edge_names(g, path)
+        out = []
         for e in g.edges:
             tree_edge = in_tree[e.index]
             q = e.domain.across if tree_edge else e.domain.through
             name = f"{edge_names[e.index]}.{q.name}"
             if e.domain.causal and e.decl.initial is DATUM and tree_edge:
                 name = e.component.ports()[e.decl.final].path()  # a block output: "pi.y"
-            sym = tab.new_var(name, q.size, unit=q.unit, origin=path[id(e.component)])
+            out.append((name, q.size))
+        return out
+
+    def _graph_unknowns(self, path: dict[int, str], unknowns: list[tuple[str, int]],
+                        made: list[cs.SX]) -> dict[int, cs.SX]:
+        """Primary unknowns (tree across, cotree through; ``made``: the symbols of the
+        scalar ones), every edge's across and through quantity, and the vertex
+        potentials ``x`` (datum = 0)."""
+        g, tab = self.graph, self.table
+        topo = g.topology
+        AV: dict[int, cs.SX] = {}
+        TV: dict[int, cs.SX] = {}
+        in_tree, edge_names = self._in_tree, self._edge_names
+        scalars = iter(made)
+        for e, (name, size) in zip(g.edges, unknowns, strict=True):
+            tree_edge = in_tree[e.index]
+            q = e.domain.across if tree_edge else e.domain.through
+            origin = path[id(e.component)]
+            if size == 1:
+                sym = next(scalars)
+                tab.add_var(name, sym, 0.0, False, q.unit, None, 0, origin, "", None)
+            else:
+                sym = tab.new_var(name, q.size, unit=q.unit, origin=origin)
             (AV if tree_edge else TV)[e.index] = sym
         x: dict[int, cs.SX] = {}
         for vtx in topo.order:
@@ -293,12 +353,38 @@ class _Flattener:
                 outputs[f"{pp}.{dom.across.name}"] = across
                 outputs[f"{pp}.{dom.through.name}"] = through
 
-    def _bind_declarations(self, comps: list[Component], path: dict[int, str]) -> None:
+    def _groups(self, comps: list[Component]) -> dict[int, Group]:
+        """The template group of every component whose class writes its equations once
+        for all alike instances (:mod:`acausal.templates`)."""
+        by_key: dict[tuple[Any, ...], list[Component]] = {}
+        for c in comps:
+            key = group_key(c)
+            if key is not None:
+                by_key.setdefault(key, []).append(c)
+        out: dict[int, Group] = {}
+        for members in by_key.values():
+            if len(members) < templates.MIN_GROUP:
+                continue
+            try:
+                tpl = Template(members[0], self.table.t)
+            except NotTemplate:
+                continue
+            g = Group(tpl, members)
+            for c in members:
+                out[id(c)] = g
+        return out
+
+    def _bind_declarations(self, comps: list[Component], path: dict[int, str],
+                           groups: dict[int, Group]) -> None:
         """Symbols of every component's variables and parameters (bound for equations)."""
         tab = self.table
         for c in comps:
-            b: dict[str, Any] = {}
             cpath = path[id(c)]
+            g = groups.get(id(c))
+            if g is not None:
+                self._declare_member(c, cpath, g)
+                continue
+            b: dict[str, Any] = {}
             prefix = f"{cpath}." if cpath else ""
             for name, vi in c.__dict__["_vars"].items():
                 if vi.discrete:
@@ -326,11 +412,63 @@ class _Flattener:
                     tab.add_output(prefix + name, b[name])
                     self.bound_values.append((c, name, value))
                     for k in range(b[name].numel()):
-                        self.signals[b[name][k].element_hash()] = (prefix + name, decl.unit)
+                        el = b[name][k]
+                        # (a constant, sin(0 t) = 0, is a node CasADi shares with every
+                        # other 0 of the model: no unit of its own)
+                        if not el.is_constant():
+                            self.signals[el.element_hash()] = (prefix + name, decl.unit)
                 else:
                     b[name] = tab.new_parameter(prefix + name, float(value), decl.unit,
                                                 decl.doc, decl, c)
             c.__dict__["_binding"] = b
+
+    def _declare_member(self, c: Component, cpath: str, g: Group) -> None:
+        """The unknowns and parameters of a template group's member, from the symbols
+        the group made for all its members, in the per-instance order."""
+        tab, i = self.table, g.pos[id(c)]
+        prefix = f"{cpath}." if cpath else ""
+        origin = cpath or type(c).__name__
+        outputs, index, variables = tab.outputs, tab.index, tab.variables
+        b: dict[str, Any] = {}
+        g.var_base[i] = len(variables)
+        o = 0
+        for name, vi in c.__dict__["_vars"].items():
+            if vi.size == 1:  # (SymbolTable.add_var, inline: the common case)
+                sym, vname = g.var_elems[o][i], g.var_names[o][i]
+                if vname in index:
+                    raise ModelDefinitionError(f"two unknowns are named {vname!r}")
+                index[vname] = len(variables)
+                variables.append(FlatVariable(
+                    vname, sym, float(vi.start), vi.fixed, vi.unit, vi.nominal,
+                    vi.state_priority, origin, None, None, vi.hint, vi.decl))
+                outputs[vname] = sym
+                b[name] = sym
+                o += 1
+                continue
+            else:
+                starts = list(np.broadcast_to(np.asarray(vi.start, dtype=float), (vi.size,)))
+                for k in range(vi.size):
+                    tab.add_var(g.var_names[o + k][i], g.var_elems[o + k][i], starts[k],
+                                vi.fixed, vi.unit, vi.nominal, vi.state_priority, origin,
+                                vi.hint, vi.decl)
+                sym = cs.vertcat(*[g.var_elems[o + k][i] for k in range(vi.size)])
+            outputs[prefix + name] = sym
+            b[name] = sym
+            o += vi.size
+        decls = g.param_decls
+        for name, value in c.__dict__["_params"].items():
+            elems = g.param_elems.get(name)
+            if elems is None:  # structural
+                b[name] = value
+                self.bound_values.append((c, name, value))
+                continue
+            decl = decls[name]
+            b[name] = elems[i]
+            tab.add_parameter(g.param_names[name][i], elems[i], value, decl.unit, decl.doc,
+                              decl, c)
+        # (read by its initial_equations(), which stay per instance, and by the equations
+        # of the models that contain it)
+        c.__dict__["_binding"] = b
 
     # ----- equations -----
     @staticmethod
@@ -417,6 +555,22 @@ _UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
 _OP_NEG = cs.OP_NEG
 
 
+def _paths(comps: list[Component]) -> dict[int, str]:
+    """``id(c) -> c.path()`` of components in walk order (a parent before its children)."""
+    out: dict[int, str] = {}
+    for c in comps:
+        d = c.__dict__
+        parent = d["_parent"]
+        head = out.get(id(parent)) if parent is not None else None
+        if parent is None:
+            out[id(c)] = ""
+        elif head is None:
+            out[id(c)] = c.path()
+        else:
+            out[id(c)] = f"{head}.{d['_name']}" if head else str(d["_name"])
+    return out
+
+
 def _edge_names(g: LinearGraph, path: dict[int, str]) -> list[str]:
     """``GraphEdge.name`` of every edge, with the component paths already known."""
     out = []
@@ -449,7 +603,7 @@ def _non_graph_domains(comps: list[Component]) -> dict[str, tuple[Any, list[Comp
     """Non-graph domains used by the model: name -> (domain, components with such ports)."""
     out: dict[str, tuple[Any, list[Component]]] = {}
     for c in comps:
-        for p in c.ports().values():
+        for p in c.__dict__["_ports"].values():
             if not p.domain.graph:
                 entry = out.setdefault(p.domain.name, (p.domain, []))
                 if not entry[1] or entry[1][-1] is not c:

@@ -88,13 +88,9 @@ class SymbolTable:
                 origin: str = "", hint: str = "", decl: Any = None) -> cs.SX:
         """Create ``size`` scalar unknowns named ``name`` (``name_k`` elements if a vector)."""
         if size == 1:  # (a scalar symbol is named exactly ``name``; the common case)
-            if name in self.index:
-                raise ModelDefinitionError(f"two unknowns are named {name!r}")
             sym = cs.SX.sym(name)
-            self.index[name] = len(self.variables)
-            self.variables.append(FlatVariable(
-                name, sym, float(start), fixed, unit, nominal, state_priority, origin, None,
-                None, hint, decl))
+            self.add_var(name, sym, start, fixed, unit, nominal, state_priority, origin, hint,
+                         decl)
             return sym
         sym = cs.SX.sym(name, size)
         elems = [sym[k] for k in range(size)]
@@ -109,15 +105,32 @@ class SymbolTable:
                 None, hint, decl))
         return sym
 
+    def add_var(self, name: str, sym: cs.SX, start: Any, fixed: bool, unit: str,
+                nominal: float | None, state_priority: int, origin: str, hint: str,
+                decl: Any) -> None:
+        """Register the scalar symbol ``sym`` (named ``name``, made by the caller) as an
+        unknown."""
+        if name in self.index:
+            raise ModelDefinitionError(f"two unknowns are named {name!r}")
+        self.index[name] = len(self.variables)
+        self.variables.append(FlatVariable(
+            name, sym, float(start), fixed, unit, nominal, state_priority, origin, None,
+            None, hint, decl))
+
     def new_parameter(self, name: str, value: float, unit: str = "", doc: str = "",
                       decl: Any = None, owner: Any = None) -> cs.SX:
         """Create a numeric parameter (a symbol; its value can change between runs).
         ``decl`` and ``owner`` (the declaration and the component) let run-time checks
         report bounds and changes made after the build."""
         sym = cs.SX.sym(name)
+        self.add_parameter(name, sym, value, unit, doc, decl, owner)
+        return sym
+
+    def add_parameter(self, name: str, sym: cs.SX, value: float, unit: str = "",
+                      doc: str = "", decl: Any = None, owner: Any = None) -> None:
+        """Register the symbol ``sym`` (named ``name``) as a numeric parameter."""
         self._param_index[name] = len(self.parameters)
         self.parameters.append(FlatParameter(name, sym, float(value), unit, doc, decl, owner))
-        return sym
 
     def new_discrete(self, name: str, start: float, unit: str = "", doc: str = "") -> cs.SX:
         """A discrete variable: constant between events, changed by ``when`` actions (a
@@ -169,15 +182,19 @@ class SymbolTable:
         v = self.variables[k]
         if v.der is None:
             name = f"der({v.name})"  # (the symbol's name)
-            sym = cs.SX.sym(name)
-            idx = len(self.variables)
-            self.index[name] = idx
-            self.variables.append(
-                FlatVariable(name, sym, 0.0, False, f"{v.unit}/s" if v.unit else "1/s",
-                             None, 0, v.origin, k)
-            )
-            v.der = idx
-        return self.variables[v.der].sym
+            self.add_derivative(k, name, cs.SX.sym(name))
+        return self.variables[v.der].sym  # type: ignore[index]
+
+    def add_derivative(self, k: int, name: str, sym: cs.SX) -> None:
+        """Register ``sym`` (named ``name``, ``der(v_k)``) as the derivative of ``v_k``."""
+        v = self.variables[k]
+        idx = len(self.variables)
+        self.index[name] = idx
+        self.variables.append(
+            FlatVariable(name, sym, 0.0, False, f"{v.unit}/s" if v.unit else "1/s",
+                         None, 0, v.origin, k)
+        )
+        v.der = idx
 
     # ----- numeric values known at build time -----
     def value(self, sym: cs.SX) -> float:

@@ -1,0 +1,396 @@
+"""Equations per component class: one template for a group of alike instances.
+
+Instances of one class with the same structure (the same variable sizes and structural
+parameter values, no parameter given as a function of time, graph-domain ports only, no
+attribute of their own besides the framework's) write the same equations up to the
+renaming of their symbols. The flatten pass calls ``equations()`` once per such group, on
+placeholder symbols, and instantiates the template for all members in one evaluation of a
+mapped CasADi function (:class:`Template`), instead of one CasADi operation per scalar
+operation per instance.
+
+The evaluation replays the template's operations through the same constructor
+(``SXElem::binary`` and friends) as the per-instance construction, on the same actual
+symbols and in the same order, so the expressions are the same as the per-instance ones,
+including CasADi's construction-time simplifications (``x - x``, ``x * x``...). Anything a
+template cannot represent exactly (a ``when``, ``der`` of an expression, a failure, symbols
+of its own) sends the group back to the per-instance path, which reports errors with the
+instance's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import casadi as cs
+
+from .component import Component, Model, Parameter, Port, collect_equations
+
+__all__ = ["MIN_GROUP", "Template", "NotTemplate", "group_key"]
+
+#: groups smaller than this keep the per-instance path (a template costs about as much as
+#: 20 instances of a small class: a placeholder call of ``equations()`` and a CasADi
+#: function; measured with ``benchmarks/bench_first_run.py``, see docs/theory.md)
+MIN_GROUP = 32
+
+# what Component.__init__ puts into an instance's __dict__: anything else is the
+# instance's own state, which its equations() may read
+_FRAMEWORK_KEYS = frozenset({"_id", "_name", "_parent", "_binding", "_children",
+                             "_connections", "_params", "_vars", "_ports"})
+# names whose use in equations() reads the instance beyond its declarations
+_INTROSPECTION = frozenset({
+    "_params", "_vars", "_ports", "_children", "__dict__", "_name", "_parent", "_id",
+    "path", "_path_or_class", "_describe", "parameters", "variables", "ports", "children",
+    "walk", "vars", "id", "getattr", "hasattr", "setattr", "type", "__class__",
+    "symbols", "current", "pre", "when", "reinit", "assign", "sample", "inspect",
+    "globals", "locals", "eval", "exec"})
+
+
+class NotTemplate(Exception):
+    """The group's equations cannot be written as a template (per-instance path)."""
+
+
+class _ClassInfo:
+    """Per class: whether its instances may share a template, and its structural names."""
+
+    def __init__(self, cls: type) -> None:
+        methods = [k.__dict__["equations"] for k in cls.__mro__
+                   if "equations" in k.__dict__ and k not in (Component, Model)]
+        self.structural = frozenset(p.name for p in cls._declarations(Parameter)  # type: ignore[attr-defined]
+                                    if p.structural)
+        self.ok = (bool(methods)
+                   and all(_plain(getattr(m, "__code__", None)) for m in methods)
+                   and all(p.domain.graph for p in cls._declarations(Port)))  # type: ignore[attr-defined]
+
+
+def _plain(code: Any) -> bool:
+    """Whether a code object (and its nested functions) reads no instance introspection."""
+    if code is None:
+        return False
+    if _INTROSPECTION.intersection(code.co_names):
+        return False
+    return all(_plain(k) for k in code.co_consts if hasattr(k, "co_names"))
+
+
+_INFO: dict[type, _ClassInfo] = {}
+
+
+def class_info(cls: type) -> _ClassInfo:
+    info = _INFO.get(cls)
+    if info is None:
+        info = _INFO[cls] = _ClassInfo(cls)
+    return info
+
+
+def group_key(c: Component) -> tuple[Any, ...] | None:
+    """What makes two instances write different equations, or None if ``c`` keeps the
+    per-instance path."""
+    d = c.__dict__
+    if len(d) != len(_FRAMEWORK_KEYS) or not _FRAMEWORK_KEYS.issuperset(d) or d["_children"]:
+        return None
+    cls = type(c)
+    info = class_info(cls)
+    if not info.ok:
+        return None
+    parts: list[Any] = [cls]
+    for vi in d["_vars"].values():
+        if vi.discrete:
+            return None
+        parts.append(vi.size)
+    for name, v in d["_params"].items():
+        if name in info.structural:
+            try:
+                hash(v)
+            except TypeError:
+                return None
+            parts.append((type(v), v))
+        elif callable(v):
+            return None
+    return tuple(parts)
+
+
+class _TemplateTable:
+    """The symbol table ``der()`` and ``self.time`` see while a template is written:
+    ``der`` of a placeholder is a new placeholder; anything else is not a template."""
+
+    def __init__(self, t: cs.SX, names: set[str]) -> None:
+        self.t = t
+        self.names = names  # the placeholders der() may be taken of
+        self.calls: list[str] = []  # the placeholder of each der placeholder, in order
+        self.ders: dict[str, cs.SX] = {}
+
+    def der(self, expr: Any) -> cs.SX:
+        if not isinstance(expr, cs.SX):
+            try:
+                expr = cs.SX(expr)
+            except Exception as exc:  # noqa: BLE001
+                raise NotTemplate from exc
+        if expr.is_constant():
+            return cs.SX.zeros(expr.shape)
+        out = []
+        for k in range(expr.numel()):
+            e = expr[k] if expr.numel() > 1 else expr
+            if not e.is_symbolic() or e.name() not in self.names:
+                raise NotTemplate  # der of an expression: the per-instance chain rule
+            name = e.name()
+            d = self.ders.get(name)
+            if d is None:
+                d = self.ders[name] = cs.SX.sym(f"_der{len(self.calls)}")
+                self.calls.append(name)
+                self.names.add(d.name())
+            out.append(d)
+        return out[0] if expr.numel() == 1 and expr.is_scalar() else cs.reshape(
+            cs.vertcat(*out), expr.shape)
+
+    def __getattr__(self, name: str) -> Any:
+        raise NotTemplate(name)  # pre(), new variables...: the per-instance path
+
+
+class Template:
+    """The equations of a representative instance on placeholder symbols.
+
+    Inputs, in order (``slots``): every variable's elements (``("var", offset)``: the
+    offset among the instance's scalar unknowns), every numeric parameter
+    (``("param", name)``), every port's across and through elements
+    (``("port", port name, quantity, element)``), every ``der`` placeholder
+    (``("der", slot of its argument)``), then the symbols every member uses as they are
+    (``("shared", symbol)``: the time, the ``no_event`` marker).
+    """
+
+    def __init__(self, c: Component, t: cs.SX) -> None:
+        from . import symbols
+        from .relations import NO_EVENT  # (relations imports the flatten pass)
+
+        d = c.__dict__
+        slots: list[tuple[Any, ...]] = []
+        syms: list[cs.SX] = []
+        binding: dict[str, Any] = {}
+        offset = 0
+        for name, vi in d["_vars"].items():
+            s = cs.SX.sym(f"_v.{name}", vi.size)
+            binding[name] = s
+            for k in range(vi.size):
+                slots.append(("var", offset + k))
+                syms.append(s[k] if vi.size > 1 else s)
+            offset += vi.size
+        self.n_vars = offset
+        structural = class_info(type(c)).structural
+        for name, value in d["_params"].items():
+            if name in structural:
+                binding[name] = value
+                continue
+            s = cs.SX.sym(f"_p.{name}")
+            binding[name] = s
+            slots.append(("param", name))
+            syms.append(s)
+        ports: dict[str, dict[str, cs.SX]] = {}
+        for pname, p in d["_ports"].items():
+            pb: dict[str, cs.SX] = {}
+            for q in (p.domain.across, p.domain.through):
+                s = cs.SX.sym(f"_{pname}.{q.name}", q.size)
+                pb[q.name] = s
+                for k in range(q.size):
+                    slots.append(("port", pname, q.name, k if q.size > 1 else -1))
+                    syms.append(s[k] if q.size > 1 else s)
+            ports[pname] = pb
+        slot_of = {s.name(): k for k, s in enumerate(syms)}
+        table = _TemplateTable(t, set(slot_of))
+        try:
+            with _bound(c, binding, ports), symbols.active(table):  # type: ignore[arg-type]
+                eqs = collect_equations(c, "equations")
+            res, src, is_eq = _template_residuals(eqs)
+        except NotTemplate:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the per-instance path reports it
+            raise NotTemplate from exc
+        self.n_in = len(slots)  # slots before the der placeholders
+        for name in table.calls:
+            slots.append(("der", slot_of[name]))
+            syms.append(table.ders[name])
+            slot_of[syms[-1].name()] = len(syms) - 1
+        R, S = cs.vertcat(*res), cs.vertcat(*src)
+        known = {s.element_hash() for s in syms}
+        shared = {t.element_hash(), NO_EVENT.element_hash()}
+        for s in cs.symvar(cs.vertcat(R, S)):
+            h = s.element_hash()
+            if h in known:
+                continue
+            if h not in shared:
+                raise NotTemplate  # a symbol of its own: one per instance
+            slots.append(("shared", s))  # the same symbol for every member
+            syms.append(s)
+        try:
+            self.f = cs.Function("template", [cs.vertcat(*syms)], [R, S])
+        except Exception as exc:  # noqa: BLE001 - free symbols of its own
+            raise NotTemplate from exc
+        self.slots = slots
+        self.is_eq = is_eq
+        self.n_eq = len(res)
+        self.n_der = len(table.calls)
+
+
+def _template_residuals(eqs: list[Any]) -> tuple[list[cs.SX], list[cs.SX], list[bool]]:
+    """Residuals and sources of the template's equations, as the per-instance
+    normalisation forms them (``lhs - rhs`` of ``lhs == rhs``, else the expression)."""
+    from .discrete import When
+
+    res: list[cs.SX] = []
+    src: list[cs.SX] = []
+    is_eq: list[bool] = []
+    for eq in eqs:
+        if isinstance(eq, (When, bool)) or type(eq).__name__ == "bool_":
+            raise NotTemplate
+        sx = eq if isinstance(eq, cs.SX) else cs.SX(eq)
+        n = sx.numel()
+        for k in range(n):
+            e = sx if n == 1 else sx[k]
+            if e.nnz() != 1:
+                raise NotTemplate  # a structural zero: kept as written per instance
+            eqop = e.is_op(cs.OP_EQ)
+            src.append(e)
+            res.append(e.dep(0) - e.dep(1) if eqop else e)
+            is_eq.append(eqop)
+    if not res:
+        raise NotTemplate
+    return res, src, is_eq
+
+
+class _bound:
+    """Bind a component (and its ports) to placeholders for the duration of a block."""
+
+    def __init__(self, c: Component, binding: dict[str, Any],
+                 ports: dict[str, dict[str, cs.SX]]) -> None:
+        self.c, self.binding, self.ports = c, binding, ports
+
+    def __enter__(self) -> None:
+        d = self.c.__dict__
+        self.saved = (d["_binding"], [p.__dict__["_binding"] for p in d["_ports"].values()])
+        d["_binding"] = self.binding
+        for name, p in d["_ports"].items():
+            p.__dict__["_binding"] = self.ports[name]
+
+    def __exit__(self, *exc: Any) -> None:
+        d = self.c.__dict__
+        d["_binding"] = self.saved[0]
+        for p, b in zip(d["_ports"].values(), self.saved[1], strict=True):
+            p.__dict__["_binding"] = b
+
+
+def columns(n: int, rows: list[Any]) -> Iterator[cs.SX]:
+    """Rows of the input matrix: a column SX of ``n`` (transposed) or a list of ``n``."""
+    for r in rows:
+        yield r.T if isinstance(r, cs.SX) else cs.horzcat(*r)
+
+
+class Group:
+    """The members of one template (in model order) and their actual symbols."""
+
+    def __init__(self, template: Template, members: list[Component]) -> None:
+        self.tpl = template
+        self.members = members
+        self.pos = {id(c): i for i, c in enumerate(members)}
+        self.var_base = [0] * len(members)  # index of a member's first unknown
+        self.var_names: list[list[str]] = []  # per scalar offset, per member
+        self.var_elems: list[list[cs.SX]] = []
+        self.var_cols: list[cs.SX] = []
+        self.param_names: dict[str, list[str]] = {}
+        self.param_elems: dict[str, list[cs.SX]] = {}
+        self.param_cols: dict[str, cs.SX] = {}
+        self.ders: list[list[Any]] = [[] for _ in range(template.n_der)]
+        self.der_made: list[Any] = []  # per der placeholder: (names, column, elements)
+        self.der_fresh: list[bool] = []  # whether every member's der(v) is of der_made
+        self.res: list[cs.SX] = []
+        self.src: list[cs.SX] = []
+        self.flat: list[Any] = []  # the members' FlatEquations, member after member
+        cls = type(members[0])
+        self.param_decls = {p.name: p for p in cls._declarations(Parameter)}  # type: ignore[attr-defined]
+
+    def names(self, prefixes: list[str]) -> list[list[str]]:
+        """The names of the symbols the group needs, one list per declaration: every
+        scalar variable element, every numeric parameter, every ``der(v)`` the template
+        takes (``prefixes``: each member's ``path.``). :meth:`take` gets them made."""
+        c0 = self.members[0].__dict__
+        for name, vi in c0["_vars"].items():
+            for k in range(vi.size):
+                suffix = f"{name}_{k}" if vi.size > 1 else name
+                self.var_names.append([p + suffix for p in prefixes])
+        params = [slot[1] for slot in self.tpl.slots if slot[0] == "param"]
+        for name in params:
+            self.param_names[name] = [p + name for p in prefixes]
+        slots, n0 = self.tpl.slots, self.tpl.n_in
+        ders: list[list[str]] = []
+        for j in range(self.tpl.n_der):
+            a = slots[n0 + j][1]
+            ders.append([f"der({s})" for s in self.var_names[slots[a][1]]]
+                        if slots[a][0] == "var" else [])
+        self._der_names = ders
+        return [*self.var_names, *self.param_names.values(), *ders]
+
+    def take(self, made: list[tuple[cs.SX, list[cs.SX]]]) -> None:
+        """The symbols of :meth:`names`, in its order: ``(column, elements)`` each."""
+        nv, npar = len(self.var_names), len(self.param_names)
+        self.var_cols = [m[0] for m in made[:nv]]
+        self.var_elems = [m[1] for m in made[:nv]]
+        for name, m in zip(self.param_names, made[nv:nv + npar], strict=True):
+            self.param_cols[name], self.param_elems[name] = m
+        for names, m in zip(self._der_names, made[nv + npar:], strict=True):
+            # (a der placeholder of something else than a variable: made by replay())
+            self.der_made.append((names, *m) if names else None)
+        self.der_fresh = [d is not None for d in self.der_made]
+
+    def replay(self, c: Component, table: Any) -> None:
+        """The derivatives the member's equations take, created in the order its own
+        ``equations()`` would create them."""
+        i = self.pos[id(c)]
+        slots, base, n0 = self.tpl.slots, self.var_base[i], self.tpl.n_in
+        variables = table.variables
+        for j in range(self.tpl.n_der):
+            a = slots[n0 + j][1]  # the slot of der's argument
+            made = self.der_made[j]
+            if made is not None:
+                v = variables[base + slots[a][1]]
+                if v.der is None:
+                    table.add_derivative(base + slots[a][1], made[0][i], made[2][i])
+                    self.ders[j].append(made[2][i])
+                else:
+                    self.der_fresh[j] = False
+                    self.ders[j].append(variables[v.der].sym)
+            else:
+                self.ders[j].append(table.der(self._actual(c, i, a)))
+
+    def _actual(self, c: Component, i: int, a: int) -> Any:
+        """The member's value of input slot ``a`` (not a variable)."""
+        slot = self.tpl.slots[a]
+        kind = slot[0]
+        if kind == "param":
+            return self.param_elems[slot[1]][i]
+        if kind == "der":
+            return self.ders[a - self.tpl.n_in][i]
+        _, pname, q, k = slot
+        v = c.__dict__["_ports"][pname].__dict__["_binding"][q]
+        return v if k < 0 else v[k]
+
+    def evaluate(self) -> None:
+        """Every member's residuals and sources: the template mapped over the members."""
+        n = len(self.members)
+        rows: list[cs.SX] = []
+        for a, slot in enumerate(self.tpl.slots):
+            kind = slot[0]
+            if kind == "var":
+                rows.append(self.var_cols[slot[1]].T)
+            elif kind == "param":
+                rows.append(self.param_cols[slot[1]].T)
+            elif kind == "shared":
+                rows.append(cs.repmat(slot[1], 1, n))
+            elif kind == "der":
+                j = a - self.tpl.n_in
+                made = self.der_made[j]
+                rows.append(made[1].T if self.der_fresh[j] else cs.horzcat(*self.ders[j]))
+            else:  # a port quantity
+                _, pname, q, k = slot
+                vals = [c.__dict__["_ports"][pname].__dict__["_binding"][q]
+                        for c in self.members]
+                rows.append(cs.horzcat(*(vals if k < 0 else [v[k] for v in vals])))
+        R, S = self.tpl.f.map(n)(cs.vertcat(*rows))
+        self.res = cs.densify(R).nonzeros()  # type: ignore[assignment]  # (SX in Python)
+        self.src = cs.densify(S).nonzeros()  # type: ignore[assignment]
