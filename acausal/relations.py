@@ -28,6 +28,7 @@ import casadi as cs
 
 from .flatten import FlatEquation
 from .state import need
+from .structure.system import flat_columns
 from .symbols import FlatParameter
 
 if TYPE_CHECKING:
@@ -237,8 +238,11 @@ def relations_pass(state: CompileState) -> CompileState:
         when_exprs.extend(v for _, _, v in w.actions)
     # the common case first, cheaply: no relation in the equations at all (outputs are
     # port quantities and variables, which have none unless the equations do)
-    unknowns = cs.vertcat(*[v.sym for v in fs.variables]) if fs.variables else cs.SX(0, 1)
-    if not when_exprs and eqs and _none_of(cs.vertcat(*[e.res for e in eqs]), unknowns):
+    # (the columns are kept with the flat system: the alias pass takes them over)
+    column, unknowns = flat_columns(fs)
+    if fs.initial_equations:
+        column = cs.vertcat(column, *[e.res for e in fs.initial_equations])
+    if not when_exprs and eqs and _none_of(column, unknowns):
         return state
     origin_of = {v.name: v.origin for v in fs.variables}
     out_names = list(fs.outputs)

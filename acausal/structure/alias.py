@@ -10,15 +10,17 @@ Every eliminated variable stays addressable in results.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from operator import attrgetter
+from typing import TYPE_CHECKING, NamedTuple
 
 import casadi as cs
+import numpy as np
 
 from ..errors import StartValueConflict
 from ..flatten import FlatEquation, FlatSystem
 from ..state import need
 from .diagnostics import StructureDiagnostics
-from .system import EquationSystem
+from .system import EquationSystem, flat_columns
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -41,6 +43,14 @@ class AliasResult:
     #: the residuals of ``equations`` stacked in one column, when the elimination formed
     #: it (saves stacking them again)
     residuals: cs.SX | None = field(default=None, repr=False)
+    #: the incidence of ``equations`` on the flat unknowns (compressed rows ``(ptr,
+    #: col)``, flat variable indices) and the flat unknowns' symbols stacked, when the
+    #: elimination formed them (:func:`equation_system` reuses them)
+    incidence: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    symbols: cs.SX | None = field(default=None, repr=False)
+    #: eliminated variable index -> its representative, where that is an unknown (not a
+    #: constant)
+    roots: dict[int, int] = field(default_factory=dict, repr=False)
 
     def pairs(self, fs: FlatSystem) -> tuple[list[cs.SX], list[cs.SX]]:
         """(eliminated symbols, their expressions in the kept unknowns)."""
@@ -48,8 +58,7 @@ class AliasResult:
                 list(self.substitution.values()))
 
 
-@dataclass(frozen=True)
-class _Alias:
+class _Alias(NamedTuple):
     """``v_a = sign * v_b``."""
 
     a: int
@@ -57,8 +66,7 @@ class _Alias:
     sign: float
 
 
-@dataclass(frozen=True)
-class _Const:
+class _Const(NamedTuple):
     """``v_a = value`` (an expression in parameters and constants)."""
 
     a: int
@@ -75,7 +83,8 @@ _dep = getattr(_raw, "SX_dep", cs.SX.dep)
 _name = getattr(_raw, "SX_name", cs.SX.name)
 
 
-def _leaf(e: cs.SX, fs: FlatSystem, params: set[str]) -> tuple[float, str, object] | None:
+def _leaf(e: cs.SX, index: dict[str, int], params: set[str]
+          ) -> tuple[float, str, object] | None:
     """``(sign, kind, payload)`` for a variable, parameter or constant leaf (or its negation)."""
     sign = 1.0
     op = _op(e)  # one query per node: the operation code says symbol, constant or else
@@ -85,7 +94,7 @@ def _leaf(e: cs.SX, fs: FlatSystem, params: set[str]) -> tuple[float, str, objec
         op = _op(e)
     if op == _SYMBOL:
         name = _name(e)
-        k = fs.index.get(name)
+        k = index.get(name)
         if k is not None:
             return sign, "var", k
         if name in params:
@@ -96,28 +105,33 @@ def _leaf(e: cs.SX, fs: FlatSystem, params: set[str]) -> tuple[float, str, objec
     return None
 
 
-def _classify(fs: FlatSystem, eq: FlatEquation, params: set[str]) -> _Alias | _Const | None:
-    """Classify a trivial equation: ``a = sign * b``, ``a = const``, or None.
+def _classify(res: cs.SX, index: dict[str, int], params: set[str]
+              ) -> _Alias | _Const | None:
+    """Classify a trivial equation ``res == 0``: ``a = sign * b``, ``a = const``, or None.
 
     Recognised by the shape of the expression tree: ``a``, ``a - b``, ``a + b`` with leaves
     that are variables, parameters or constants (possibly negated). Anything else is not
-    an alias equation.
+    an alias equation (``-(a + b)``, ``a - 2*b``, ``a - (b + p)`` included).
     """
-    res = eq.res
     terms: list[tuple[float, str, object]] = []
     op = _op(res)
     if op == _SUB or op == _ADD:
-        l0 = _leaf(_dep(res, 0), fs, params)
+        d0, d1 = _dep(res, 0), _dep(res, 1)
+        if _op(d0) == _SYMBOL and _op(d1) == _SYMBOL:  # the common case, a -+ b, first
+            k0, k1 = index.get(_name(d0)), index.get(_name(d1))
+            if k0 is not None and k1 is not None:
+                return None if k0 == k1 else _Alias(k0, k1, 1.0 if op == _SUB else -1.0)
+        l0 = _leaf(d0, index, params)
         if l0 is None:
             return None
-        l1 = _leaf(_dep(res, 1), fs, params)
+        l1 = _leaf(d1, index, params)
         if l1 is None:
             return None
         if op == _SUB:
             l1 = (-l1[0], l1[1], l1[2])
         terms = [l0, l1]
     else:
-        leaf = _leaf(res, fs, params)
+        leaf = _leaf(res, index, params)
         if leaf is None:
             return None
         terms = [leaf]
@@ -141,14 +155,102 @@ def _classify(fs: FlatSystem, eq: FlatEquation, params: set[str]) -> _Alias | _C
     return None
 
 
-def eliminate_aliases(fs: FlatSystem) -> AliasResult:
-    """Eliminate trivial equations of ``fs`` (iterated until none is left)."""
+def _candidates(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, is_der: np.ndarray
+                ) -> np.ndarray:
+    """The rows among ``rows`` that may be alias equations: one or two unknowns, none of
+    them a derivative (exact, from the incidence: an alias or constant equation has its
+    one or two leaves as unknowns, and one with a derivative is kept anyway)."""
+    lens = ptr[rows + 1] - ptr[rows]
+    rows = rows[(lens == 1) | (lens == 2)]
+    if not rows.size or not is_der.any():
+        return rows
+    first = is_der[col[ptr[rows]]]
+    second = np.where(ptr[rows + 1] - ptr[rows] == 2, is_der[col[ptr[rows + 1] - 1]], False)
+    return rows[~(first | second)]
+
+
+def _same(F: cs.SX, G: cs.SX) -> np.ndarray:
+    """Which entries of ``F`` are, node for node, the expressions of ``G`` (an exact
+    structural test: CasADi forms ``f - g`` as the constant 0 where ``f`` and ``g`` are the
+    same operation on the same nodes, and only there)."""
+    out = np.ones(F.numel(), dtype=bool)
+    out[np.asarray(cs.sparsify(F - G).sparsity().row(), dtype=np.int64)] = False
+    return out
+
+
+def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.SX
+            ) -> dict[int, _Alias | _Const]:
+    """The candidate rows whose residual is, as a tree, ``a - b`` or ``a`` of unknowns
+    (the forms flattening writes ``a == b`` and a lone port quantity in), classified
+    for the whole column at once; :func:`_classify` looks at the others one by one."""
+    out: dict[int, _Alias | _Const] = {}
+    lens = ptr[rows + 1] - ptr[rows]
+    two, one = rows[lens == 2], rows[lens == 1]
+    if two.size:
+        j0, j1 = col[ptr[two]].tolist(), col[ptr[two] + 1].tolist()
+        F, a, b = R[two.tolist()], X[j0], X[j1]
+        for hit, first, second in ((_same(F, a - b), j0, j1), (_same(F, b - a), j1, j0)):
+            for k in np.flatnonzero(hit).tolist():
+                out[int(two[k])] = _Alias(first[k], second[k], 1.0)
+    if one.size:
+        j = col[ptr[one]].tolist()
+        for k in np.flatnonzero(_same(R[one.tolist()], X[j])).tolist():
+            out[int(one[k])] = _Const(j[k], _ZERO)
+    return out
+
+
+def _splice(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, ptr2: np.ndarray,
+            col2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The compressed rows ``(ptr, col)`` with the rows ``rows`` replaced by the rows of
+    ``(ptr2, col2)`` (in order)."""
+    m = len(ptr) - 1
+    lens = np.diff(ptr)
+    new_lens = lens.copy()
+    new_lens[rows] = np.diff(ptr2)
+    new_ptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(new_lens, out=new_ptr[1:])
+    new_col = np.empty(int(new_ptr[-1]), dtype=np.int64)
+    replaced = np.zeros(m, dtype=bool)
+    replaced[rows] = True
+    rowid = np.repeat(np.arange(m), lens)
+    kept = ~replaced[rowid]
+    offset = np.arange(len(col)) - ptr[rowid]
+    new_col[new_ptr[rowid[kept]] + offset[kept]] = col[kept]
+    lens2 = np.diff(ptr2)
+    rowid2 = np.repeat(rows, lens2)
+    offset2 = np.arange(len(col2)) - np.repeat(ptr2[:-1], lens2)
+    new_col[new_ptr[rowid2] + offset2] = col2
+    return new_ptr, new_col
+
+
+def _crs(F: cs.SX, X: cs.SX) -> tuple[np.ndarray, np.ndarray]:
+    """The structural incidence of ``F`` on ``X`` as compressed rows (sorted columns)."""
+    ptr, col = cs.jacobian_sparsity(F, X).get_crs()
+    return np.asarray(ptr, dtype=np.int64), np.asarray(col, dtype=np.int64)
+
+
+def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
+                      symbols: cs.SX | None = None) -> AliasResult:
+    """Eliminate trivial equations of ``fs`` (iterated until none is left).
+
+    ``residuals`` and ``symbols``, if given, are the equations' residuals and the
+    unknowns' symbols stacked in columns (:func:`~acausal.structure.system.flat_columns`
+    forms them otherwise). The incidence of the whole column on the unknowns (one sparse
+    structural Jacobian) selects the few rows that may be trivial; only those are looked
+    at one by one, and only the rows an elimination touches are substituted again.
+    """
     V = fs.variables
     n = len(V)
+    if residuals is None or symbols is None:
+        R0, X0 = flat_columns(fs)
+        residuals = R0 if residuals is None else residuals
+        symbols = X0 if symbols is None else symbols
+    R, X = residuals, symbols
     # signed union-find: value(k) = sign[k] * value(parent[k])
     parent = list(range(n))
     sign = [1.0] * n
     const: dict[int, cs.SX] = {}  # root -> constant expression
+    involved: set[int] = set()  # every variable a merge or a constant touched
 
     def find(k: int) -> tuple[int, float]:
         s = 1.0
@@ -167,100 +269,136 @@ def eliminate_aliases(fs: FlatSystem) -> AliasResult:
             acc *= sj
         return root, s
 
-    is_der = [v.der_of is not None for v in V]
+    is_der_list = [v.der_of is not None for v in V]
+    is_der = np.array(is_der_list, dtype=bool)
+
+    ranks: dict[int, tuple] = {}
 
     def rank(k: int) -> tuple:
-        v = V[k]
-        user_var = "[" not in v.name.split(".")[-1] and "->" not in v.name
-        return (v.der is not None, v.fixed, user_var, -len(v.name))
+        got = ranks.get(k)
+        if got is None:
+            v = V[k]
+            user_var = "[" not in v.name.split(".")[-1] and "->" not in v.name
+            got = ranks[k] = (v.der is not None, v.fixed, user_var, -len(v.name))
+        return got
 
-    equations = list(fs.equations)
+    eqs = fs.equations
+    m = len(eqs)
+    current = list(eqs)  # the equation of each row (a new one where substituted)
+    alive = np.ones(m, dtype=bool)
     params = {p.name for p in fs.parameters}
+    index = fs.index
     removed: list[FlatEquation] = []
-    changed = True
-    todo: set[int] | None = None  # equations to classify (None: all)
-    column: cs.SX | None = None  # the residuals of ``equations`` stacked, once formed
-    while changed:
+    ptr, col = (_crs(R, X) if m else
+                (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)))
+    todo = np.arange(m)  # rows to classify
+    subst: dict[int, cs.SX] = {}
+    roots: dict[int, int] = {}  # eliminated -> representative (see AliasResult.roots)
+    fresh = True  # whether ``subst`` holds every merge made so far
+    while todo.size:
         changed = False
-        keep: list[FlatEquation] = []
-        for k_eq, eq in enumerate(equations):
-            c = None if (todo is not None and k_eq not in todo) else _classify(fs, eq, params)
+        cand = _candidates(ptr, col, todo, is_der)
+        known = _shapes(cand, ptr, col, R, X)
+        for r in cand.tolist():
+            c = known.get(r) or _classify(current[r].res, index, params)
             if c is None:
-                keep.append(eq)
                 continue
             if isinstance(c, _Alias):
                 a, b, s = c.a, c.b, c.sign
-                if is_der[a] or is_der[b]:
-                    keep.append(eq)
+                if is_der_list[a] or is_der_list[b]:
                     continue
-                ra, sa = find(a)
-                rb, sb = find(b)
+                ra, sa = (a, 1.0) if parent[a] == a else find(a)
+                rb, sb = (b, 1.0) if parent[b] == b else find(b)
                 if ra == rb:
-                    keep.append(eq)  # redundant: left for the balance check to report
-                    continue
+                    continue  # redundant: left for the balance check to report
                 # value(a) = s value(b):  sa*ra = s*sb*rb  ->  rb = (sa/(s*sb)) ra
                 rel = sa / (s * sb)
                 if rank(rb) > rank(ra):
                     ra, rb, rel = rb, ra, 1.0 / rel
                 if rb in const and ra in const:
-                    keep.append(eq)
                     continue
                 parent[rb] = ra
                 sign[rb] = rel
                 if rb in const:
                     const[ra] = const.pop(rb) / rel
-                removed.append(eq)
-                changed = True
+                involved.update((a, b, ra, rb))
             else:
                 a, expr = c.a, c.value
-                if is_der[a]:
-                    keep.append(eq)
+                if is_der_list[a]:
                     continue
                 ra, sa = find(a)
                 if ra in const:
-                    keep.append(eq)
                     continue
                 const[ra] = expr / sa
-                removed.append(eq)
-                changed = True
-        if changed:
-            column = None
-        equations = keep
-        if changed and keep:
-            subst = _substitution(fs, find, const)
-            if subst:
-                olds = cs.vertcat(*[V[k].sym for k in subst])
-                news = cs.vertcat(*subst.values())
-                F = cs.vertcat(*[e.res for e in keep])
-                touched = cs.jacobian_sparsity(F, olds).get_crs()[0]
-                todo = {r for r in range(len(keep)) if touched[r + 1] > touched[r]}
-                column = cs.substitute(F, olds, news)
-                resid = cs.vertsplit(column)
-                equations = [
-                    FlatEquation(r, e.origin, e.label, e.source, coordinates=e.coordinates)
-                    for r, e in zip(resid, keep, strict=True)
-                ]
-    subst = _substitution(fs, find, const)
-    starts = _merge_starts(fs, find, const)
-    return AliasResult(equations, subst, len(fs.equations), removed, starts, column)
+                involved.update((a, ra))
+            alive[r] = False
+            removed.append(current[r])
+            changed = True
+            fresh = False
+        if not changed:
+            break
+        roots = {}
+        subst = _substitution(fs, find, const, sorted(involved), roots)
+        fresh = True
+        # the rows left that hold an eliminated unknown: substituted, classified again
+        gone = np.zeros(n, dtype=bool)
+        gone[list(subst)] = True
+        lens = np.diff(ptr)
+        hits = np.bincount(np.repeat(np.arange(m), lens), weights=gone[col], minlength=m)
+        todo = np.flatnonzero((hits > 0) & alive)
+        if not todo.size:
+            break
+        rows = todo.tolist()
+        olds = X[list(subst)]
+        news = cs.vertcat(*subst.values())
+        new = cs.substitute(R[rows], olds, news)
+        if R is residuals:
+            R = cs.SX(R)  # (a copy: the column given may be shared)
+        R[rows] = new
+        for r, e in zip(rows, cs.vertsplit(new) if len(rows) > 1 else [new], strict=True):
+            old = current[r]
+            current[r] = FlatEquation(e, old.origin, old.label, old.source,
+                                      coordinates=old.coordinates)
+        ptr2, col2 = _crs(new, X)
+        ptr, col = _splice(ptr, col, todo, ptr2, col2)
+    if not fresh:
+        roots = {}
+        subst = _substitution(fs, find, const, sorted(involved), roots)
+    starts = _merge_starts(fs, find, const, sorted(involved))
+    kept = np.flatnonzero(alive)
+    out = AliasResult([current[r] for r in kept.tolist()], subst, m, removed, starts,
+                      R if len(kept) == m else R[kept.tolist()])
+    # the incidence of the kept rows (on the flat unknowns) and the unknowns' column
+    lens = np.diff(ptr)[kept]
+    sel = np.repeat(alive, np.diff(ptr))
+    out.incidence = (np.concatenate(([0], np.cumsum(lens))).astype(np.int64), col[sel])
+    out.symbols = X
+    out.roots = roots
+    return out
 
 
-def _substitution(fs: FlatSystem, find, const) -> dict[int, cs.SX]:
-    """Expressions of the eliminated variables (and their derivatives) in the kept ones.
+def _substitution(fs: FlatSystem, find, const, involved: list[int],
+                  roots: dict[int, int] | None = None) -> dict[int, cs.SX]:
+    """Expressions of the eliminated variables (and their derivatives) in the kept ones
+    (``involved``: the sorted variables any merge touched, the others stay).
 
     The representative of a set is its best-ranked member, so it has a derivative symbol
-    whenever any member has one.
+    whenever any member has one. ``roots``, if given, receives each eliminated variable's
+    representative where that is an unknown.
     """
     V = fs.variables
     out: dict[int, cs.SX] = {}
-    for k in range(len(V)):
+    for k in involved:
         if V[k].der_of is not None:
             continue
         r, s = find(k)
+        # (s is +1 or -1; CasADi forms -1 * e as -e, 1 * e as e)
         if r in const:
-            out[k] = const[r] if s == 1.0 else s * const[r]  # (1 * e is e in CasADi)
+            out[k] = const[r] if s == 1.0 else -const[r]
         elif r != k:
-            out[k] = V[r].sym if s == 1.0 else s * V[r].sym
+            out[k] = V[r].sym if s == 1.0 else -V[r].sym
+            if roots is not None:
+                roots[k] = r
         else:
             continue
         dk = V[k].der
@@ -270,7 +408,7 @@ def _substitution(fs: FlatSystem, find, const) -> dict[int, cs.SX]:
             else:
                 rd = V[r].der
                 assert rd is not None, "alias representative lost its derivative"
-                out[dk] = V[rd].sym if s == 1.0 else s * V[rd].sym
+                out[dk] = V[rd].sym if s == 1.0 else -V[rd].sym
     return out
 
 
@@ -286,16 +424,19 @@ def _param_values(fs: FlatSystem, expr: cs.SX) -> float | None:
     return float(cs.evalf(expr))
 
 
-def _merge_starts(fs: FlatSystem, find, const) -> dict[int, tuple[float, bool]]:
+def _merge_starts(fs: FlatSystem, find, const, involved: list[int]
+                  ) -> dict[int, tuple[float, bool]]:
     """Start values and fixed flags moved to the representatives: ``{index: (start,
-    fixed)}`` for every variable whose pair changes (the flat system is left as it is)."""
+    fixed)}`` for every variable whose pair changes (the flat system is left as it is;
+    ``involved`` as in :func:`_substitution`)."""
     V = fs.variables
     out: dict[int, tuple[float, bool]] = {}
 
     def current(k: int) -> tuple[float, bool]:
         return out.get(k, (V[k].start, V[k].fixed))
 
-    for k, v in enumerate(V):
+    for k in involved:
+        v = V[k]
         if v.der_of is not None or not v.fixed:
             continue
         r, s = find(k)
@@ -327,25 +468,40 @@ def _merge_starts(fs: FlatSystem, find, const) -> dict[int, tuple[float, bool]]:
 
 def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     """The kept variables (re-indexed, derivative links remapped) and equations."""
-    keep = [k for k in range(len(fs.variables)) if k not in al.substitution]
-    new_index = {k: n for n, k in enumerate(keep)}
+    V = fs.variables
+    sub = al.substitution
+    keep = [k for k in range(len(V)) if k not in sub]
+    renumber = np.full(len(V), -1, dtype=np.int64)
+    renumber[keep] = np.arange(len(keep), dtype=np.int64)
+    new_index = renumber.tolist()
     variables = []
     starts = al.starts
     for k in keep:
-        v = fs.variables[k]
-        if k in starts or v.der is not None or v.der_of is not None:
+        v = V[k]
+        if v.der is not None or v.der_of is not None or k in starts:
             # a copy where something changes; the others are shared with the flat system
             # (no pass changes a variable in place: see EquationSystem.copy)
             v = v.copy()
             if k in starts:
                 v.start, v.fixed = starts[k]
             if v.der is not None:
-                v.der = new_index.get(v.der)
+                v.der = None if new_index[v.der] < 0 else new_index[v.der]
             if v.der_of is not None:
-                v.der_of = new_index.get(v.der_of)
+                v.der_of = None if new_index[v.der_of] < 0 else new_index[v.der_of]
         variables.append(v)
+    incidence = symbols = None
+    if al.incidence is not None and al.symbols is not None:
+        # the kept rows' incidence on the kept unknowns, renumbered (the eliminated ones
+        # are substituted out of every kept row)
+        ptr, col = al.incidence
+        renumbered = renumber[col]
+        if not (renumbered < 0).any():
+            cols = renumbered.tolist()
+            bounds = ptr.tolist()
+            incidence = [cols[bounds[i]: bounds[i + 1]] for i in range(len(bounds) - 1)]
+        symbols = al.symbols[keep] if len(keep) < len(V) else al.symbols
     return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters,
-                                     al.residuals)
+                                     al.residuals, incidence=incidence, symbols=symbols)
 
 
 def alias_pass(state: CompileState) -> CompileState:
@@ -353,5 +509,40 @@ def alias_pass(state: CompileState) -> CompileState:
     what structural error messages need to name the user's objects."""
     fs = need(state.flat, "the flat system (flatten pass)")
     al = eliminate_aliases(fs)
-    return state.update(aliases=al, system=equation_system(fs, al),
-                        diagnostics=StructureDiagnostics.from_aliases(fs, al.substitution))
+    system = equation_system(fs, al)
+    # the tables handed on stay with the system only (a saved model carries no copies)
+    al.incidence = al.symbols = None
+    fs.__dict__.pop("_columns", None)
+    return state.update(aliases=al, system=system, diagnostics=diagnostics(fs, al))
+
+
+def diagnostics(fs: FlatSystem, al: AliasResult) -> StructureDiagnostics:
+    """:meth:`StructureDiagnostics.from_aliases`, with the representatives the elimination
+    knows (``s * rep`` is the symbol ``rep`` or its negation) instead of a look at each
+    expression; a constant's expression is looked at as there (a parameter, or its
+    negation, names the set)."""
+    V = fs.variables
+    aliases: dict[str, list[str]] = {}
+    rep_names: dict[int, str] = {}
+    for k, expr in al.substitution.items():
+        v = V[k]
+        if v.der_of is not None:
+            continue
+        r = al.roots.get(k)
+        if r is not None:
+            name = rep_names.get(r)
+            if name is None:
+                name = rep_names[r] = _name(V[r].sym)
+        else:
+            e = expr if isinstance(expr, cs.SX) else cs.SX(expr)
+            op = _op(e)
+            if op == _NEG:
+                e = _dep(e, 0)
+                op = _op(e)
+            if op != _SYMBOL:
+                continue
+            name = _name(e)
+        aliases.setdefault(name, []).append(v.name)
+    n_unknowns = list(map(attrgetter("der_of"), V)).count(None)
+    return StructureDiagnostics({v.name: v.origin for v in V}, aliases,
+                                (len(fs.equations), n_unknowns))

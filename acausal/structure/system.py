@@ -16,10 +16,10 @@ import casadi as cs
 import numpy as np
 
 from ..csr import CSR
-from ..flatten import FlatEquation
+from ..flatten import FlatEquation, FlatSystem
 from ..symbols import FlatParameter, FlatVariable
 
-__all__ = ["EquationSystem"]
+__all__ = ["EquationSystem", "flat_columns"]
 
 _ZERO = cs.SX(0)
 
@@ -56,9 +56,13 @@ class EquationSystem:
         equations: list[FlatEquation],
         parameters: list[FlatParameter],
         residuals: cs.SX | None = None,
+        incidence: list[list[int]] | None = None,
+        symbols: cs.SX | None = None,
     ) -> EquationSystem:
         """The system of these lists; ``residuals``, if given, is the column of the
-        equations' residuals already stacked (the alias pass has it)."""
+        equations' residuals already stacked, ``incidence`` each equation's unknowns
+        (sorted indices into ``variables``) and ``symbols`` the column of the unknowns'
+        symbols (the alias pass has them)."""
         idx = {v.name: k for k, v in enumerate(variables)}
         var_der = [-1] * len(variables)
         var_int = [-1] * len(variables)
@@ -69,11 +73,18 @@ class EquationSystem:
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
         sys.incidence = [[] for _ in equations]
+        if symbols is not None:
+            sys._stacked["variables"] = (len(variables), symbols)
         if equations and variables:
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)
             explicit = _implicit_groups(sys)
-            if explicit:
+            if incidence is not None and len(explicit) == len(equations):
+                sys.incidence = list(incidence)
+            elif explicit and incidence is not None:
+                for i in explicit:
+                    sys.incidence[i] = incidence[i]
+            elif explicit:
                 F = (residuals if residuals is not None and len(explicit) == len(equations)
                      else cs.vertcat(*[equations[i].res for i in explicit]))
                 ptr, col = cs.jacobian_sparsity(F, sys.symbols()).get_crs()
@@ -277,3 +288,19 @@ def _implicit_groups(sys: EquationSystem) -> list[int]:
         else:
             explicit += kept
     return sorted(explicit)
+
+
+def flat_columns(fs: FlatSystem) -> tuple[cs.SX, cs.SX]:
+    """The residuals of ``fs.equations`` and the symbols of ``fs.variables``, each stacked
+    in one column, formed once per flat system: the relations and the alias passes both
+    need them, and stacking a hundred thousand scalars from Python costs a call each.
+    (Kept with the flat system while its two lists are the same objects of the same
+    length: a pass that changes equations makes a new flat system.)"""
+    eqs, vs = fs.equations, fs.variables
+    got = fs.__dict__.get("_columns")
+    if got is not None and got[0] is eqs and got[1] is vs and got[2] == (len(eqs), len(vs)):
+        return got[3], got[4]
+    R = cs.vertcat(*[e.res for e in eqs]) if eqs else cs.SX(0, 1)
+    X = cs.vertcat(*[v.sym for v in vs]) if vs else cs.SX(0, 1)
+    fs.__dict__["_columns"] = (eqs, vs, (len(eqs), len(vs)), R, X)
+    return R, X
