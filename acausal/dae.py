@@ -406,7 +406,9 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
     stacked = cs.SX(0, 1)
     known = set(out_names)
-    pending = {n: e for n, e in extra_outputs.items() if n not in known}
+    pending = dict(extra_outputs)  # (the outputs that are not variables: dropping the
+    for n in known.intersection(pending):  # few that are costs less than filtering all)
+        del pending[n]
     relations = relations or []
     for r in relations:  # indicators go through the same substitution as the outputs
         pending[f"__indicator__{r.name}"] = r.indicator

@@ -83,6 +83,25 @@ def _in_parameters(e: cs.SX, params: dict[str, FlatParameter]) -> bool:
     return True
 
 
+def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
+    """``d F_k / d u_k`` of rows each linear in their own unknown (one forward directional
+    derivative: the rows' unknowns are distinct)."""
+    return cs.jtimes(F, us, cs.DM.ones(us.shape))
+
+
+def _substituted(F: cs.SX, v: cs.SX, vdef: cs.SX) -> cs.SX:
+    """``F`` with the symbols ``v`` replaced by ``vdef`` (if any)."""
+    return cs.substitute(F, v, vdef) if v.numel() else F
+
+
+def _dependent_rows(coef: cs.SX, params: dict[str, FlatParameter],
+                    all_vars: cs.SX) -> set[int]:
+    """Rows of ``coef`` that depend on an unknown or time."""
+    if _in_parameters(coef, params):
+        return set()
+    return set(cs.jacobian_sparsity(coef, all_vars).get_triplet()[0])
+
+
 def solve_blocks(sys: EquationSystem, causal: Causalization,
                  max_linear_block: int = MAX_LINEAR_BLOCK) -> SolvedBlocks:
     """Explicit solutions where the blocks allow them, algebraic equations elsewhere."""
@@ -112,26 +131,41 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             sol_row[new] = first + np.arange(len(new))
             new_expr.clear()
         eq_rows = [i for bl in lv_blocks for i in bl.equations]
-        F = all_res[eq_rows]
-        # substitute the solutions of the unknowns these equations contain (their
-        # incidence), not every solution so far: a level costs its own size
+        F_raw = all_res[eq_rows]
+        # the solutions of the unknowns these equations contain (their incidence), not
+        # every solution so far: a level costs its own size
         used = np.unique(np.fromiter(itertools.chain.from_iterable(
             sys.incidence[i] for i in eq_rows), dtype=np.int64))
         used = used[sol_row[used] >= 0]
-        if len(used):
-            F = cs.substitute(F, all_vars[used.tolist()], sol_expr[sol_row[used].tolist()])
+        used_v = all_vars[used.tolist()] if len(used) else cs.SX(0, 1)
+        used_s = sol_expr[sol_row[used].tolist()] if len(used) else cs.SX(0, 1)
+
         row_of = {i: r for r, i in enumerate(eq_rows)}
         scalar = [bl for bl in lv_blocks if len(bl.unknowns) == 1]
         rest = [bl for bl in lv_blocks if len(bl.unknowns) > 1]
         if scalar:  # explicit when linear with a coefficient free of unknowns and time
             rows = [row_of[bl.equations[0]] for bl in scalar]
-            Fs = F[rows]
             us = all_vars[[bl.unknowns[0] for bl in scalar]]
             # (blocks of one level are independent of each other: the diagonal of the
             # Jacobian is one forward directional derivative, without its sparsity pattern)
-            coef = cs.jtimes(Fs, us, cs.DM.ones(us.shape))
-            dep_rows = (set(cs.jacobian_sparsity(coef, all_vars).get_triplet()[0])
-                        if not _in_parameters(coef, params) else set())
+            # The coefficients are taken of the residuals as written: substituting the
+            # solutions first would make CasADi traverse every solution below this level.
+            # Where a coefficient has unknowns, the substituted residual decides (a
+            # coefficient in unknowns solved by parameters only is still explicit).
+            coef = _coefficients(F_raw[rows], us)
+            dep_rows = _dependent_rows(coef, params, all_vars)
+            if dep_rows and len(used):
+                dep = sorted(dep_rows)
+                F_dep = _substituted(F_raw[[rows[q] for q in dep]], used_v, used_s)
+                coef_sub = _coefficients(F_dep, us[dep])
+                still = {dep[q] for q in _dependent_rows(coef_sub, params, all_vars)}
+                settled = [q for q in dep if q not in still]
+                if settled:  # their coefficients from the substituted residuals
+                    parts = cs.vertsplit(coef)
+                    for q, c in zip(dep, cs.vertsplit(coef_sub), strict=True):
+                        parts[q] = c
+                    coef = cs.vertcat(*parts)
+                dep_rows = still
             ok = [q for q in range(len(scalar)) if q not in dep_rows]
             rest += [scalar[q] for q in range(len(scalar)) if q in dep_rows]
             if ok:
@@ -149,11 +183,18 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                     out.pivots += [(coefs[q], scalar[k].equations, scalar[k].unknowns)
                                    for q, k in enumerate(ok) if not coefs[q].is_constant()]
                 u_ok = us[ok]
-                r0 = cs.substitute(Fs[ok], u_ok, cs.SX.zeros(u_ok.shape))
+                # the residual at zero unknown, with the solutions so far: one substitution
+                r0 = cs.substitute(F_raw[[rows[k] for k in ok]], cs.vertcat(used_v, u_ok),
+                                   cs.vertcat(used_s, cs.SX.zeros(u_ok.shape)))
                 record([scalar[k].unknowns[0] for k in ok], -r0 / a_ok)
                 out.n_explicit += len(ok)
+        # the other blocks: their residuals with the solutions so far
+        rest_eqs = [i for bl in rest for i in bl.equations]
+        F = (_substituted(F_raw[[row_of[i] for i in rest_eqs]], used_v, used_s) if rest
+             else cs.SX(0, 1))
+        rest_row = {i: k for k, i in enumerate(rest_eqs)}
         for bl in rest:
-            res = F[[row_of[i] for i in bl.equations]]
+            res = F[[rest_row[i] for i in bl.equations]]
             u = all_vars[list(bl.unknowns)]
             if len(bl.unknowns) <= max_linear_block:
                 A = cs.jacobian(res, u)
