@@ -9,6 +9,7 @@ block gets a *level* so that the blocks of one level can be solved together.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from ..state import CompileState
 
 __all__ = ["Causalization", "causalize", "causalize_pass"]
+
+_SWEEPS = 32  # array relaxations of the levels before the pass in block order
 
 
 @dataclass
@@ -71,28 +74,60 @@ def causalize(sys: EquationSystem, states: list[int],
                        + np.arange(int(row_ptr[-1]))]  # (a CSR's rows are sorted)
     other = cols != np.repeat(np.arange(n), counts)
     ptr = np.concatenate(([0], np.cumsum(_row_sums(other, row_ptr))))
-    idx = cols[other].tolist()
+    dep = cols[other]
+    idx = dep.tolist()
     ptr_l = ptr.tolist()
     succ = [idx[ptr_l[k]:ptr_l[k + 1]] for k in range(n)]
     comps = tarjan_blocks(n, succ)
-    block_of = [0] * n
-    for b_i, comp in enumerate(comps):
-        for k in comp:
-            block_of[k] = b_i
-    level = [0] * len(comps)
-    blocks: list[Block] = []
+    n_b = len(comps)
+    block_of = np.empty(n, dtype=np.int64)
+    block_of[np.fromiter(itertools.chain.from_iterable(comps), dtype=np.int64, count=n)] = \
+        np.repeat(np.arange(n_b), np.fromiter(map(len, comps), dtype=np.int64, count=n_b))
+    # the dependencies between blocks (a block comes after the blocks it needs)
+    b_from = block_of[np.repeat(np.arange(n), np.diff(ptr))]
+    b_to = block_of[dep]
+    between = b_from != b_to
+    level = _levels(n_b, b_from[between], b_to[between])
     eq_of = eq_of_var.tolist()
-    for b_i, comp in enumerate(comps):
-        lv = 0
-        for k in comp:
-            for m in succ[k]:
-                bm = block_of[m]
-                if bm != b_i and level[bm] >= lv:
-                    lv = level[bm] + 1
-        level[b_i] = lv
-        ks = sorted(comp)
-        blocks.append(Block([eqs[eq_of[k]] for k in ks], [unknowns[k] for k in ks], lv))
+    blocks: list[Block] = []
+    for comp, lv in zip(comps, level, strict=True):
+        if len(comp) == 1:  # (most blocks)
+            k = comp[0]
+            blocks.append(Block([eqs[eq_of[k]]], [unknowns[k]], lv))
+        else:
+            ks = sorted(comp)
+            blocks.append(Block([eqs[eq_of[k]] for k in ks], [unknowns[k] for k in ks], lv))
     return Causalization(list(states), blocks)
+
+
+def _levels(n_b: int, b_from: np.ndarray, b_to: np.ndarray) -> list[int]:
+    """Level of each block: 1 + the highest level of the blocks it needs (0: none), for
+    blocks in an order where each comes after those it needs (``b_to < b_from``).
+
+    Relaxed on arrays, one sweep per level (a few for most models); a chain of dependencies
+    deeper than that is finished in one pass in block order."""
+    order = np.argsort(b_from, kind="stable")
+    b_from, b_to = b_from[order], b_to[order]
+    heads = np.flatnonzero(np.r_[True, b_from[1:] != b_from[:-1]]) if len(b_from) else b_from
+    level = np.zeros(n_b, dtype=np.int64)
+    for _ in range(_SWEEPS):
+        if not len(b_from):
+            break
+        new = np.zeros(n_b, dtype=np.int64)
+        new[b_from[heads]] = np.maximum.reduceat(level[b_to] + 1, heads)
+        if np.array_equal(new, level):
+            break
+        level = new
+    else:  # deep: one pass in block order
+        lv = [0] * n_b
+        starts = np.searchsorted(b_from, np.arange(n_b + 1)).tolist()
+        to = b_to.tolist()
+        for b in range(n_b):
+            for m in to[starts[b]:starts[b + 1]]:
+                if lv[m] >= lv[b]:
+                    lv[b] = lv[m] + 1
+        return lv
+    return level.tolist()
 
 
 def _row_sums(flags: np.ndarray, indptr: np.ndarray) -> np.ndarray:

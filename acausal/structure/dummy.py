@@ -176,8 +176,10 @@ def select_states(
     dummies: set[int] = set()
     blocks: list[DummyBlock] = []
     # level 1: the most differentiated equations that are derivatives of other equations
-    G = [i for i in range(sys.n_eqs) if sys.eq_der[i] < 0 and sys.eq_int[i] >= 0]
-    Z = [j for j in range(sys.n_vars) if sys.var_der[j] < 0 and sys.var_int[j] >= 0]
+    eq_der, eq_int, var_der, var_int = (np.asarray(a, dtype=np.int64) for a in (
+        sys.eq_der, sys.eq_int, sys.var_der, sys.var_int))
+    G = np.flatnonzero((eq_der < 0) & (eq_int >= 0)).tolist()
+    Z = np.flatnonzero((var_der < 0) & (var_int >= 0)).tolist()
     level = 1
     rng = None  # created when first needed (importing numpy.random costs ~10 ms)
     while G:
@@ -187,13 +189,23 @@ def select_states(
                  if j in zpos]
         label = _components(len(G) + len(Z), edges)
         chosen_all: list[int] = []
-        for lab in unique(label[: len(G)]):
-            eqs = [G[a] for a in range(len(G)) if label[a] == lab]
-            cands = [Z[k] for k in range(len(Z)) if label[len(G) + k] == lab]
+        # the equations and candidates of each component, in their order in G and Z
+        lab_g, lab_z = label[: len(G)], label[len(G):]
+        by_g = np.argsort(lab_g, kind="stable")
+        by_z = np.argsort(lab_z, kind="stable")
+        labs = unique(lab_g)
+        cut_g = np.searchsorted(lab_g[by_g], labs, side="right").tolist()
+        at_z = np.searchsorted(lab_z[by_z], labs, side="left").tolist()
+        cut_z = np.searchsorted(lab_z[by_z], labs, side="right").tolist()
+        G_sorted = np.asarray(G, dtype=np.int64)[by_g].tolist()
+        Z_sorted = np.asarray(Z, dtype=np.int64)[by_z].tolist()
+        for q in range(len(labs)):
+            eqs = G_sorted[cut_g[q - 1] if q else 0: cut_g[q]]
+            cands = Z_sorted[at_z[q]: cut_z[q]]
             if len(cands) < len(eqs):
                 raise dependent_constraints_error(sys, eqs, cands)
-            res = cs.vertcat(*[sys.equations[i].res for i in eqs])
-            zs = cs.vertcat(*[sys.variables[j].sym for j in cands])
+            res = sys.residuals()[eqs]  # (stacked once, kept for the later passes)
+            zs = allv[cands]
             J = cs.jacobian(res, zs)
             constant = not (cs.depends_on(J, allv) or cs.depends_on(J, sys.t))
             f = cs.Function("dummy_jac", [allv, pv, sys.t], [J])
@@ -228,7 +240,9 @@ def select_states(
         G = [sys.eq_int[i] for i in G if sys.eq_int[sys.eq_int[i]] >= 0]
         Z = [sys.var_int[j] for j in chosen_all if sys.var_int[sys.var_int[j]] >= 0]
         level += 1
-    states = [j for j in range(sys.n_vars) if sys.var_der[j] >= 0 and sys.var_der[j] not in dummies]
+    is_dummy = np.zeros(sys.n_vars, dtype=bool)
+    is_dummy[list(dummies)] = True
+    states = np.flatnonzero((var_der >= 0) & ~is_dummy[np.maximum(var_der, 0)]).tolist()
     return StateSelection(states, dummies, blocks)
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..errors import StructureError
 from ..state import need
 from .diagnostics import check_matching
@@ -34,46 +36,56 @@ class PantelidesResult:
 
 
 def _augment(sys: EquationSystem, i0: int, assign: list[int], col_e: set[int],
-             col_v: set[int]) -> bool:
+             col_v: set[int], cands_of: dict[int, list[int]]) -> bool:
     """Iterative augmenting-path search from equation ``i0`` (highest derivatives only).
 
     Same as the recursive AUGMENTPATH of Pantelides: colour the equation; take a free
     highest-derivative variable if there is one; otherwise try to re-route the equation
-    matched to each uncoloured candidate variable.
+    matched to each uncoloured candidate variable. (The path is kept in parallel lists
+    and the equations are entered inline: this search runs once per unmatched equation.)
+    ``cands_of`` caches each equation's highest-derivative unknowns (cleared by the caller
+    when a derivative variable is created).
     """
     A = sys.var_der
     inc = sys.incidence
-    frames: list[list] = []  # [equation, candidates, next position, variable being tried]
-
-    def enter(i: int) -> bool:
+    path_e: list[int] = []  # the equations on the path
+    path_c: list[list[int]] = []  # their candidate variables
+    path_p: list[int] = []  # the next candidate of each
+    path_v: list[int] = []  # the variable each is being re-routed through
+    i = i0
+    while True:
         col_e.add(i)
-        cands = [j for j in inc[i] if A[j] < 0]
+        cands = cands_of.get(i)
+        if cands is None:
+            cands = cands_of[i] = [j for j in inc[i] if A[j] < 0]
         for j in cands:
             if assign[j] < 0:
                 assign[j] = i
-                for eq, _, _, jj in frames:
+                for eq, jj in zip(path_e, path_v, strict=True):
                     assign[jj] = eq
                 return True
-        frames.append([i, cands, 0, -1])
-        return False
-
-    if enter(i0):
-        return True
-    while frames:
-        top = frames[-1]
-        i, cands, pos, _ = top
-        while pos < len(cands) and cands[pos] in col_v:
-            pos += 1
-        if pos == len(cands):
-            frames.pop()
-            continue
-        j = cands[pos]
-        top[2] = pos + 1
-        top[3] = j
-        col_v.add(j)
-        if enter(assign[j]):
-            return True
-    return False
+        path_e.append(i)
+        path_c.append(cands)
+        path_p.append(0)
+        path_v.append(-1)
+        while path_e:
+            cands = path_c[-1]
+            pos, n = path_p[-1], len(cands)
+            while pos < n and cands[pos] in col_v:
+                pos += 1
+            if pos < n:
+                j = cands[pos]
+                path_p[-1] = pos + 1
+                path_v[-1] = j
+                col_v.add(j)
+                i = assign[j]
+                break
+            path_e.pop()
+            path_c.pop()
+            path_p.pop()
+            path_v.pop()
+        else:
+            return False
 
 
 def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesResult:
@@ -89,12 +101,13 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     highest = [j for j in range(n_var) if sys.var_der[j] < 0]
     inc = sys.incidence_matrix(cols=highest)
     var_of_eq, _ = match(inc)
-    assign = [-1] * n_var
-    for i, c in enumerate(var_of_eq):
-        if c >= 0:
-            assign[highest[c]] = i
-    unmatched = [i for i, c in enumerate(var_of_eq) if c < 0]
+    matched = var_of_eq >= 0
+    assign_a = np.full(n_var, -1, dtype=np.int64)
+    assign_a[np.asarray(highest, dtype=np.int64)[var_of_eq[matched]]] = np.flatnonzero(matched)
+    assign: list[int] = assign_a.tolist()
+    unmatched: list[int] = np.flatnonzero(~matched).tolist()
     differentiated: list[int] = []
+    cands_of: dict[int, list[int]] = {}  # (see _augment)
     steps = 0
     for i0 in unmatched:
         i = i0
@@ -108,7 +121,7 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
                 )
             col_e: set[int] = set()
             col_v: set[int] = set()
-            if _augment(sys, i, assign, col_e, col_v):
+            if _augment(sys, i, assign, col_e, col_v, cands_of):
                 break
             # an equation without unknowns (0 == 0, or in parameters only) is structurally
             # singular and cannot be cured by differentiation: left for the diagnostics
@@ -116,8 +129,11 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
                 break
             for j in sorted(col_v):
                 sys.add_derivative_variable(j)
+            n_vars = sys.n_vars
             for e in sorted(col_e):
                 differentiated.append(sys.add_differentiated_equation(e))
+            if sys.n_vars != n_vars or col_v:  # variables with a new derivative
+                cands_of.clear()
             assign.extend([-1] * (sys.n_vars - len(assign)))
             for j in sorted(col_v):
                 if assign[j] >= 0:
@@ -125,9 +141,11 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
             i = sys.eq_der[i]
     if differentiated:
         sys.differentiate_symbolically(differentiated)
-    level = max((sys.level(i) for i in range(sys.n_eqs)), default=0)
+    # (only derived equations have a level above zero)
+    level = max((sys.level(i) for i, k in enumerate(sys.eq_int) if k >= 0), default=0)
     # assignments refer to highest derivatives only
-    final = [a if sys.var_der[j] < 0 else -1 for j, a in enumerate(assign)]
+    final = (np.where(np.asarray(sys.var_der, dtype=np.int64) < 0, assign, -1).tolist()
+             if assign else [])
     return PantelidesResult(final, differentiated, int(level))
 
 

@@ -15,6 +15,7 @@ so far are substituted into the block equations with one vectorised call, then
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -84,6 +85,26 @@ def _in_parameters(e: cs.SX, params: dict[str, FlatParameter]) -> bool:
     return True
 
 
+def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
+    """``d F_k / d u_k`` of rows each linear in their own unknown (one forward directional
+    derivative: the rows' unknowns are distinct)."""
+    return cs.jtimes(F, us, cs.DM.ones(us.shape))
+
+
+def _substituted(F: cs.SX, syms: cs.SX, used: list[int], parts: list[cs.SX]) -> cs.SX:
+    """``F`` with the unknowns ``syms[used]`` replaced by their solutions (``parts``
+    stacked), if any."""
+    return cs.substitute(F, syms[used], cs.vertcat(*parts)) if used else F
+
+
+def _dependent_rows(coef: cs.SX, params: dict[str, FlatParameter],
+                    unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
+    """Rows of ``coef`` that depend on an unknown or time."""
+    if _in_parameters(coef, params):
+        return set()
+    return set(cs.jacobian_sparsity(coef, unknowns_and_time()).get_triplet()[0])
+
+
 def solve_blocks(sys: EquationSystem, causal: Causalization,
                  max_linear_block: int = MAX_LINEAR_BLOCK) -> SolvedBlocks:
     """Explicit solutions where the blocks allow them, algebraic equations elsewhere."""
@@ -91,52 +112,77 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # coordinates the dummy derivatives made unknowns (implicit in the equations of motion)
     sys = sys.for_states(causal.states)
     out = SolvedBlocks()
-    sol_expr = cs.SX(0, 1)  # the solutions so far (grown once per level)
-    sol_row = np.full(sys.n_vars, -1, dtype=np.int64)  # variable -> its row there
+    # the solutions so far, one column per level (not stacked again as levels are added):
+    # variable j is row sol_row[j] of column sol_col[j]
+    cols: list[cs.SX] = []
+    sol_col = np.full(sys.n_vars, -1, dtype=np.int64)
+    sol_row = np.zeros(sys.n_vars, dtype=np.int64)
     new_expr: list[cs.SX] = []  # columns of solutions found in the current level
-    # the unknowns (and time) and the residuals stacked once: a level takes its rows by
-    # index instead of stacking thousands of scalar expressions again
-    all_vars = cs.vertcat(sys.symbols(), sys.t)
+    # the unknowns and the residuals stacked once: a level takes its rows by index instead
+    # of stacking thousands of scalar expressions again
+    syms = sys.symbols()
     all_res = sys.residuals()
     params = {p.name: p for p in sys.parameters}
+    with_t: list[cs.SX] = []  # [the unknowns and time], formed if a dependency test needs it
+
+    def unknowns_and_time() -> cs.SX:
+        if not with_t:
+            with_t.append(cs.vertcat(syms, sys.t))
+        return with_t[0]
 
     def record(js: list[int], exprs: cs.SX) -> None:
         out.idx.extend(js)
         out.names.extend([sys.variables[j].name for j in js])
         new_expr.append(exprs)
 
+    first = 0  # the first solution of the level before
     for lv_blocks in causal.by_level():
         if new_expr:
-            first = int(sol_expr.numel())
-            sol_expr = cs.vertcat(sol_expr, *new_expr)
             new = np.asarray(out.idx[first:], dtype=np.int64)
-            sol_row[new] = first + np.arange(len(new))
+            first = len(out.idx)
+            sol_col[new] = len(cols)
+            sol_row[new] = np.arange(len(new))
+            cols.append(cs.vertcat(*new_expr))
             new_expr.clear()
-        eq_rows = [i for bl in lv_blocks for i in bl.equations]
-        F = all_res[eq_rows]
-        # substitute the solutions of the unknowns these equations contain (their
-        # incidence), not every solution so far: a level costs its own size
-        used = unique(np.fromiter(itertools.chain.from_iterable(
-            sys.incidence[i] for i in eq_rows), dtype=np.int64))
-        used = used[sol_row[used] >= 0]
-        if len(used):
-            F = cs.substitute(F, all_vars[used.tolist()], sol_expr[sol_row[used].tolist()])
-        row_of = {i: r for r, i in enumerate(eq_rows)}
         scalar = [bl for bl in lv_blocks if len(bl.unknowns) == 1]
         rest = [bl for bl in lv_blocks if len(bl.unknowns) > 1]
+        # the solutions of the unknowns these equations contain (their incidence), not
+        # every solution so far: a level costs its own size
+        used = unique(np.fromiter(itertools.chain.from_iterable(
+            sys.incidence[i] for bl in lv_blocks for i in bl.equations), dtype=np.int64))
+        used = used[sol_col[used] >= 0]
+        used = used[np.lexsort((sol_row[used], sol_col[used]))]  # (by column: one take each)
+        used_l = used.tolist()
+        used_s = [cols[c][sol_row[used[sol_col[used] == c]].tolist()]
+                  for c in unique(sol_col[used]).tolist()]
         if scalar:  # explicit when linear with a coefficient free of unknowns and time
-            rows = [row_of[bl.equations[0]] for bl in scalar]
-            Fs = F[rows]
-            us = all_vars[[bl.unknowns[0] for bl in scalar]]
+            F_s = all_res[[bl.equations[0] for bl in scalar]]
+            u_idx = [bl.unknowns[0] for bl in scalar]
+            us = syms[u_idx]
             # (blocks of one level are independent of each other: the diagonal of the
             # Jacobian is one forward directional derivative, without its sparsity pattern)
-            coef = cs.jtimes(Fs, us, cs.DM.ones(us.shape))
-            dep_rows = (set(cs.jacobian_sparsity(coef, all_vars).get_triplet()[0])
-                        if not _in_parameters(coef, params) else set())
+            # The coefficients are taken of the residuals as written: substituting the
+            # solutions first would make CasADi traverse every solution below this level.
+            # Where a coefficient has unknowns, the substituted residual decides (a
+            # coefficient in unknowns solved by parameters only is still explicit).
+            coef = _coefficients(F_s, us)
+            dep_rows = _dependent_rows(coef, params, unknowns_and_time)
+            if dep_rows and used_l:
+                dep = sorted(dep_rows)
+                coef_sub = _coefficients(_substituted(F_s[dep], syms, used_l, used_s), us[dep])
+                still = {dep[q] for q in _dependent_rows(coef_sub, params,
+                                                         unknowns_and_time)}
+                if len(still) < len(dep):  # their coefficients from the substituted rows
+                    parts = cs.vertsplit(coef)
+                    for q, c in zip(dep, cs.vertsplit(coef_sub), strict=True):
+                        parts[q] = c
+                    coef = cs.vertcat(*parts)
+                dep_rows = still
             ok = [q for q in range(len(scalar)) if q not in dep_rows]
             rest += [scalar[q] for q in range(len(scalar)) if q in dep_rows]
             if ok:
-                a_ok = coef[ok]
+                every = len(ok) == len(scalar)  # (no rows to take)
+                a_ok = coef if every else coef[ok]
                 # a vanishing coefficient (constant zero) is the first row sparsify drops
                 kept = cs.sparsify(a_ok).sparsity().row()
                 if len(kept) < len(ok):
@@ -149,16 +195,22 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                     coefs = cs.vertsplit(a_ok)  # (one call, not one per entry)
                     out.pivots += [(coefs[q], scalar[k].equations, scalar[k].unknowns)
                                    for q, k in enumerate(ok) if not coefs[q].is_constant()]
-                u_ok = us[ok]
-                r0 = cs.substitute(Fs[ok], u_ok, cs.SX.zeros(u_ok.shape))
-                record([scalar[k].unknowns[0] for k in ok], -r0 / a_ok)
+                u_ok = u_idx if every else [u_idx[k] for k in ok]
+                # the residual at zero unknown, with the solutions so far: one substitution
+                r0 = cs.substitute(F_s if every else F_s[ok], syms[used_l + u_ok],
+                                   cs.vertcat(*used_s, cs.SX.zeros(len(u_ok))))
+                record(u_ok, -r0 / a_ok)
                 out.n_explicit += len(ok)
+        # the other blocks: their residuals with the solutions so far
+        rest_eqs = [i for bl in rest for i in bl.equations]
+        F = _substituted(all_res[rest_eqs], syms, used_l, used_s) if rest else cs.SX(0, 1)
+        rest_row = {i: k for k, i in enumerate(rest_eqs)}
         for bl in rest:
-            res = F[[row_of[i] for i in bl.equations]]
-            u = all_vars[list(bl.unknowns)]
+            res = F[[rest_row[i] for i in bl.equations]]
+            u = syms[list(bl.unknowns)]
             if len(bl.unknowns) <= max_linear_block:
                 A = cs.jacobian(res, u)
-                if not cs.depends_on(A, all_vars):
+                if not cs.depends_on(A, unknowns_and_time()):
                     if len(bl.unknowns) == 1 and A.is_zero():
                         raise _unknown_not_determined(sys, bl, "")
                     if not A.is_constant():
@@ -172,7 +224,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                 out.z_names.append(sys.variables[j].name)
             out.alg.extend(cs.vertsplit(res))
             out.alg_equations.extend(bl.equations)
-    out.expr = cs.vertcat(sol_expr, *new_expr)
+    out.expr = cs.vertcat(*cols, *new_expr) if cols or new_expr else cs.SX(0, 1)
     return out
 
 

@@ -234,14 +234,15 @@ class EquationSystem:
             ready = sorted(k for k in pending if self.eq_int[k] not in pending)
             pending.difference_update(ready)
             parents = [self.eq_int[k] for k in ready]
-            F = cs.vertcat(*[self.equations[i].res for i in parents])
+            got = self._stacked.get("equations")  # (rows of the stacked residuals)
+            F = (got[1][parents] if got is not None and max(parents) < got[0]
+                 else cs.vertcat(*[self.equations[i].res for i in parents]))
             vs = sorted({j for i in parents for j in self.incidence[i]})
             d = cs.jacobian(F, self.t) if cs.depends_on(F, self.t) else cs.SX.zeros(F.shape)
+            syms = self.symbols()
             if vs:
-                x = cs.vertcat(*[self.variables[j].sym for j in vs])
-                dx = cs.vertcat(*[self.variables[self.var_der[j]].sym for j in vs])
-                d = d + cs.jtimes(F, x, dx)
-            ptr, col = cs.jacobian_sparsity(d, self.symbols()).get_crs()
+                d = d + cs.jtimes(F, syms[vs], syms[[self.var_der[j] for j in vs]])
+            ptr, col = cs.jacobian_sparsity(d, syms).get_crs()
             for r, (k, e) in enumerate(zip(ready, cs.vertsplit(d), strict=True)):
                 self.equations[k].res = e
                 self.incidence[k] = col[ptr[r]: ptr[r + 1]]  # (sorted: see from_lists)
