@@ -406,9 +406,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
     stacked = cs.SX(0, 1)
     known = set(out_names)
-    pending = dict(extra_outputs)  # (the outputs that are not variables: dropping the
-    for n in known.intersection(pending):  # few that are costs less than filtering all)
-        del pending[n]
+    pending = {n: e for n, e in extra_outputs.items() if n not in known}
     relations = relations or []
     for r in relations:  # indicators go through the same substitution as the outputs
         pending[f"__indicator__{r.name}"] = r.indicator
@@ -422,7 +420,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         exprs = [e if type(e) is cs.SX else cs.SX(e) for e in pending.values()]
         # (the C function behind SX.numel: one call per output of the model, the shape
         # asked only of the outputs that are not scalars)
-        part_sizes = list(map(_NUMEL, exprs))
+        part_sizes = [_NUMEL(e) for e in exprs]
         mats = {k: rc for k, n in enumerate(part_sizes) if n != 1
                 for rc in [(_SIZE1(exprs[k]), _SIZE2(exprs[k]))] if rc[1] != 1}
         stacked = cs.vertcat(*([cs.vec(e) if k in mats else e for k, e in enumerate(exprs)]
