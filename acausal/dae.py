@@ -391,11 +391,12 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     n_sys = len(sys.variables)
     # every variable's expression: its explicit solution, else its own symbol (one
     # indexing of [symbols; solutions], not an expression per variable)
-    # (taken with the other outputs' column below: one stacking, one indexing)
     pos = np.arange(n_sys, dtype=np.int64)
-    solved_idx = np.asarray(solved.idx, dtype=np.int64)
-    pos[solved_idx] = n_sys + np.arange(len(solved.idx))
+    pos[np.asarray(solved.idx, dtype=np.int64)] = n_sys + np.arange(len(solved.idx))
+    sys_stacked = (cs.vertcat(syms, solved.expr)[pos.tolist()] if len(solved.idx)
+                   else syms)
     x = syms[list(states)] if states else cs.SX(0, 1)
+    ode = sys_stacked[[sys.var_der[j] for j in states]] if states else cs.SX(0, 1)
     z = cs.vertcat(*solved.z) if solved.z else cs.SX(0, 1)
     pv = sys.parameter_symbols()
 
@@ -405,9 +406,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
     stacked = cs.SX(0, 1)
     known = set(out_names)
-    pending = dict(extra_outputs)  # (the outputs that are not variables: dropping the
-    for n in known.intersection(pending):  # few that are costs less than filtering all)
-        del pending[n]
+    pending = {n: e for n, e in extra_outputs.items() if n not in known}
     relations = relations or []
     for r in relations:  # indicators go through the same substitution as the outputs
         pending[f"__indicator__{r.name}"] = r.indicator
@@ -421,7 +420,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         exprs = [e if type(e) is cs.SX else cs.SX(e) for e in pending.values()]
         # (the C function behind SX.numel: one call per output of the model, the shape
         # asked only of the outputs that are not scalars)
-        part_sizes = list(map(_NUMEL, exprs))
+        part_sizes = [_NUMEL(e) for e in exprs]
         mats = {k: rc for k, n in enumerate(part_sizes) if n != 1
                 for rc in [(_SIZE1(exprs[k]), _SIZE2(exprs[k]))] if rc[1] != 1}
         stacked = cs.vertcat(*([cs.vec(e) if k in mats else e for k, e in enumerate(exprs)]
@@ -429,9 +428,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         if alias[0]:
             stacked = cs.substitute(stacked, cs.vertcat(*alias[0]), cs.vertcat(*alias[1]))
         # alias expressions refer to representatives, which may themselves be solved
-        # (the variables without a solution are their own symbols)
-        if len(solved.idx):
-            stacked = cs.substitute(stacked, syms[solved.idx], solved.expr)
+        stacked = cs.substitute(stacked, syms, sys_stacked)
         if relations:  # the indicators leave the outputs
             keys = {f"__indicator__{r.name}" for r in relations}
             drop = np.array([n in keys for n in names], dtype=bool)
@@ -445,11 +442,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         shapes = {n_sys + k: rc for k, rc in mats.items()}
         out_names.extend(names)
         sizes.extend(part_sizes)
-    n_out = int(stacked.numel())
-    out_stacked = (cs.vertcat(syms, solved.expr, stacked)[np.concatenate((
-        pos, n_sys + len(solved.idx) + np.arange(n_out, dtype=np.int64))).tolist()]
-        if len(solved.idx) else cs.vertcat(syms, stacked))
-    ode = out_stacked[[sys.var_der[j] for j in states]] if states else cs.SX(0, 1)
+    out_stacked = cs.vertcat(sys_stacked, stacked)
     return SemiExplicitDAE(
         t=sys.t,
         x=x,

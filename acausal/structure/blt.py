@@ -14,7 +14,7 @@ from dataclasses import dataclass
 __all__ = ["Block", "tarjan_blocks"]
 
 
-@dataclass
+@dataclass(slots=True)  # (one per block: hundreds of thousands in a large model)
 class Block:
     """Equations and the unknowns they determine (same length).
 

@@ -36,15 +36,13 @@ class PantelidesResult:
 
 
 def _augment(sys: EquationSystem, i0: int, assign: list[int], col_e: set[int],
-             col_v: set[int], cands_of: dict[int, list[int]]) -> bool:
+             col_v: set[int]) -> bool:
     """Iterative augmenting-path search from equation ``i0`` (highest derivatives only).
 
     Same as the recursive AUGMENTPATH of Pantelides: colour the equation; take a free
     highest-derivative variable if there is one; otherwise try to re-route the equation
     matched to each uncoloured candidate variable. (The path is kept in parallel lists
     and the equations are entered inline: this search runs once per unmatched equation.)
-    ``cands_of`` caches each equation's highest-derivative unknowns (cleared by the caller
-    when a derivative variable is created).
     """
     A = sys.var_der
     inc = sys.incidence
@@ -55,9 +53,7 @@ def _augment(sys: EquationSystem, i0: int, assign: list[int], col_e: set[int],
     i = i0
     while True:
         col_e.add(i)
-        cands = cands_of.get(i)
-        if cands is None:
-            cands = cands_of[i] = [j for j in inc[i] if A[j] < 0]
+        cands = [j for j in inc[i] if A[j] < 0]
         for j in cands:
             if assign[j] < 0:
                 assign[j] = i
@@ -107,7 +103,6 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     assign: list[int] = assign_a.tolist()
     unmatched: list[int] = np.flatnonzero(~matched).tolist()
     differentiated: list[int] = []
-    cands_of: dict[int, list[int]] = {}  # (see _augment)
     steps = 0
     for i0 in unmatched:
         i = i0
@@ -121,7 +116,7 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
                 )
             col_e: set[int] = set()
             col_v: set[int] = set()
-            if _augment(sys, i, assign, col_e, col_v, cands_of):
+            if _augment(sys, i, assign, col_e, col_v):
                 break
             # an equation without unknowns (0 == 0, or in parameters only) is structurally
             # singular and cannot be cured by differentiation: left for the diagnostics
@@ -129,11 +124,8 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
                 break
             for j in sorted(col_v):
                 sys.add_derivative_variable(j)
-            n_vars = sys.n_vars
             for e in sorted(col_e):
                 differentiated.append(sys.add_differentiated_equation(e))
-            if sys.n_vars != n_vars or col_v:  # variables with a new derivative
-                cands_of.clear()
             assign.extend([-1] * (sys.n_vars - len(assign)))
             for j in sorted(col_v):
                 if assign[j] >= 0:
