@@ -9,9 +9,10 @@ Every eliminated variable stays addressable in results.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import casadi as cs
 import numpy as np
@@ -516,33 +517,67 @@ def alias_pass(state: CompileState) -> CompileState:
     return state.update(aliases=al, system=system, diagnostics=diagnostics(fs, al))
 
 
+class _Table(Mapping[str, Any]):
+    """A dictionary formed on first use: the structure diagnostics' tables serve error
+    messages only, and a large model builds without one. Pickles as the dictionary."""
+
+    def __init__(self, make: Callable[[], dict[str, Any]]) -> None:
+        self._make: Callable[[], dict[str, Any]] | None = make
+        self._data: dict[str, Any] | None = None
+
+    def _get(self) -> dict[str, Any]:
+        if self._data is None:
+            assert self._make is not None
+            self._data, self._make = self._make(), None
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
+        return (dict, (self._get(),))
+
+
 def diagnostics(fs: FlatSystem, al: AliasResult) -> StructureDiagnostics:
     """:meth:`StructureDiagnostics.from_aliases`, with the representatives the elimination
     knows (``s * rep`` is the symbol ``rep`` or its negation) instead of a look at each
-    expression; a constant's expression is looked at as there (a parameter, or its
-    negation, names the set)."""
+    expression (a constant's expression is looked at as there: a parameter, or its
+    negation, names the set); the two tables are formed on first use."""
     V = fs.variables
-    aliases: dict[str, list[str]] = {}
-    rep_names: dict[int, str] = {}
-    for k, expr in al.substitution.items():
-        v = V[k]
-        if v.der_of is not None:
-            continue
-        r = al.roots.get(k)
-        if r is not None:
-            name = rep_names.get(r)
-            if name is None:
-                name = rep_names[r] = _name(V[r].sym)
-        else:
-            e = expr if isinstance(expr, cs.SX) else cs.SX(expr)
-            op = _op(e)
-            if op == _NEG:
-                e = _dep(e, 0)
-                op = _op(e)
-            if op != _SYMBOL:
+
+    def aliases() -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        rep_names: dict[int, str] = {}
+        for k, expr in al.substitution.items():
+            v = V[k]
+            if v.der_of is not None:
                 continue
-            name = _name(e)
-        aliases.setdefault(name, []).append(v.name)
+            r = al.roots.get(k)
+            if r is not None:
+                name = rep_names.get(r)
+                if name is None:
+                    name = rep_names[r] = _name(V[r].sym)
+            else:
+                e = expr if isinstance(expr, cs.SX) else cs.SX(expr)
+                op = _op(e)
+                if op == _NEG:
+                    e = _dep(e, 0)
+                    op = _op(e)
+                if op != _SYMBOL:
+                    continue
+                name = _name(e)
+            out.setdefault(name, []).append(v.name)
+        return out
+
     n_unknowns = list(map(attrgetter("der_of"), V)).count(None)
-    return StructureDiagnostics({v.name: v.origin for v in V}, aliases,
-                                (len(fs.equations), n_unknowns))
+    return StructureDiagnostics(_Table(lambda: {v.name: v.origin for v in V}),
+                                _Table(aliases), (len(fs.equations), n_unknowns))

@@ -11,6 +11,7 @@ their components and the unknowns with their aliases, and carry the parts as
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -42,16 +43,16 @@ class StructureDiagnostics:
 
     Attributes
     ----------
-    origins : dict
+    origins : Mapping
         Flat variable name -> its component path (aliases included).
-    aliases : dict
+    aliases : Mapping
         Kept variable name -> the names of the variables merged into it.
     flat_counts : tuple
         Equations and unknowns before alias elimination.
     """
 
-    origins: dict[str, str] = field(default_factory=dict)
-    aliases: dict[str, list[str]] = field(default_factory=dict)
+    origins: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, list[str]] = field(default_factory=dict)
     flat_counts: tuple[int, int] | None = None
 
     @classmethod

@@ -9,6 +9,8 @@ residuals only preselects the rows with one or two unknowns and no derivative.
 
 from __future__ import annotations
 
+import pickle
+
 import casadi as cs
 import pytest
 
@@ -146,7 +148,10 @@ def test_the_tables_handed_on_are_those_the_system_forms(model):
         assert cs.is_equal(e.res, r)  # the same nodes, not copies
     # the diagnostics from the representatives are those read off the expressions
     ref = StructureDiagnostics.from_aliases(fs, al.substitution)
-    assert diagnostics(fs, al) == ref
+    diag = diagnostics(fs, al)
+    assert diag == ref
+    saved = pickle.loads(pickle.dumps(diag))  # (formed on first use, saved as dicts)
+    assert type(saved.aliases) is dict and saved == ref
     # the columns kept with the flat system are its lists stacked
     R, X = flat_columns(fs)
     assert R.numel() == len(fs.equations) and X.numel() == len(fs.variables)
