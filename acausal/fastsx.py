@@ -134,21 +134,24 @@ def _layout() -> bool:
     return _layout_ok
 
 
-def named_symbols(names: list[str]) -> tuple[cs.SX, list[cs.SX]]:
+def named_symbols(names: list[str], column: bool = True) -> tuple[cs.SX, list[cs.SX]]:
     """A column of new scalar symbols named ``names`` and its elements (each as
-    ``SX.sym(name)`` would make it)."""
+    ``SX.sym(name)`` would make it; ``column=False``: the column may be left empty)."""
     if len(names) > 8 and _layout():
         col = _SX.deserialize(_serialised(names))
         made: list[cs.SX] = col.nonzeros()  # type: ignore[assignment]  # (SX in Python)
         if len(made) == len(names) and made[-1].name() == names[-1]:
             return col, made
     elems = [_SX.sym(s) for s in names]
-    return (cs.vertcat(*elems) if elems else _SX(0, 1)), elems
+    return (cs.vertcat(*elems) if elems and column else _SX(0, 1)), elems
 
 
 def named_columns(lists: list[list[str]]) -> list[tuple[cs.SX, list[cs.SX]]]:
-    """:func:`named_symbols` of every list of names, in one CasADi call for all."""
+    """:func:`named_symbols` of every list of names, in one CasADi call for all (a single
+    list: its elements only)."""
     names = [s for names in lists for s in names]
+    if len(lists) == 1:  # (the graph's unknowns alone: their column is not used)
+        return [named_symbols(names, column=False)]
     col, elems = named_symbols(names)
     offsets = [0]
     for names in lists:

@@ -22,7 +22,7 @@ import casadi as cs
 import numpy as np
 
 from . import symbols, templates
-from .component import DATUM, Component, collect_equations
+from .component import DATUM, Component, Model, collect_equations
 from .discrete import Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
@@ -200,7 +200,14 @@ class _Flattener:
                         ranges[id(c)] = (first, len(equations))
                 n_before = len(tab.variables)
                 init_ranges: dict[int, tuple[int, int]] = {}
+                writes: dict[type, bool] = {}  # class -> whether it has initial equations
                 for c in comps:
+                    kind = type(c)
+                    if kind not in writes:
+                        writes[kind] = any("initial_equations" in k.__dict__ for k in
+                                           kind.__mro__ if k not in (Component, Model))
+                    if not writes[kind]:
+                        continue
                     origin = path[id(c)] or type(c).__name__
                     first = len(initial)
                     for eq in self._collect(c, "initial_equations"):
@@ -282,26 +289,30 @@ class _Flattener:
                 sym = tab.new_var(name, q.size, unit=q.unit, origin=origin)
             (AV if tree_edge else TV)[e.index] = sym
         x: dict[int, cs.SX] = {}
-        for vtx in topo.order:
-            size = g.vertices[vtx].domain.across.size
-            if topo.parent[vtx] < 0:
-                x[vtx] = cs.SX.zeros(size)
+        # (plain lists: indexing numpy arrays element by element costs more)
+        parent, parent_edge, parent_sign = (_list(topo.parent), _list(topo.parent_edge),
+                                            _list(topo.parent_sign))
+        for vtx in _list(topo.order):
+            if parent[vtx] < 0:
+                x[vtx] = cs.SX.zeros(g.vertices[vtx].domain.across.size)
             else:
-                xp, a = x[int(topo.parent[vtx])], AV[int(topo.parent_edge[vtx])]
-                if topo.parent[int(topo.parent[vtx])] < 0:  # parent is the root (zero)
-                    x[vtx] = a if topo.parent_sign[vtx] > 0 else _UNARY(_OP_NEG, a)
+                xp, a = x[parent[vtx]], AV[parent_edge[vtx]]
+                if parent[parent[vtx]] < 0:  # parent is the root (zero)
+                    x[vtx] = a if parent_sign[vtx] > 0 else _UNARY(_OP_NEG, a)
                 else:
-                    x[vtx] = xp + a if topo.parent_sign[vtx] > 0 else xp - a
-        for j in topo.cotree:
+                    x[vtx] = xp + a if parent_sign[vtx] > 0 else xp - a
+        cotree = _list(topo.cotree)
+        for j in cotree:
             e = g.edges[j]
             AV[j] = x[e.final] - x[e.initial]
         D = topo.D
-        for r, j in enumerate(topo.tree):  # cutset equations TV_t = -D TV_c
+        indptr, indices, data = _list(D.indptr), _list(D.indices), _list(D.data)
+        for r, j in enumerate(_list(topo.tree)):  # cutset equations TV_t = -D TV_c
             size = g.edges[j].domain.through.size
             acc = None
-            for ptr in range(D.indptr[r], D.indptr[r + 1]):
-                term = TV[topo.cotree[D.indices[ptr]]]
-                d = D.data[ptr]
+            for ptr in range(indptr[r], indptr[r + 1]):
+                term = TV[cotree[indices[ptr]]]
+                d = data[ptr]
                 if acc is None:
                     acc = (_UNARY(_OP_NEG, term) if d == 1.0
                            else (term if d == -1.0 else -d * term))
@@ -553,6 +564,11 @@ _BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
 # (-x through the C function: the SX.__neg__ wrapper costs several times the negation)
 _UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
 _OP_NEG = cs.OP_NEG
+
+
+def _list(a: Any) -> list[Any]:
+    """A numpy array (or a list) as a list of Python numbers."""
+    return a.tolist() if hasattr(a, "tolist") else list(a)
 
 
 def _paths(comps: list[Component]) -> dict[int, str]:

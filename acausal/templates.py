@@ -19,19 +19,20 @@ instance's name.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import casadi as cs
 
 from .component import Component, Model, Parameter, Port, collect_equations
 
-__all__ = ["MIN_GROUP", "Template", "NotTemplate", "group_key"]
+__all__ = ["MIN_GROUP", "Group", "Template", "NotTemplate", "group_key"]
 
-#: groups smaller than this keep the per-instance path (a template costs about as much as
-#: 20 instances of a small class: a placeholder call of ``equations()`` and a CasADi
-#: function; measured with ``benchmarks/bench_first_run.py``, see docs/theory.md)
-MIN_GROUP = 32
+#: groups smaller than this keep the per-instance path: a template has a fixed cost (a
+#: placeholder call of ``equations()``, a CasADi function and its map) of about the
+#: per-instance cost of 20 to 35 small instances (flatten CPU, templates against none, of
+#: the mass-spring-damper chain and the RC ladder with 16 to 64 stages: break-even near 24
+#: and 35 stages)
+MIN_GROUP = 40
 
 # what Component.__init__ puts into an instance's __dict__: anything else is the
 # instance's own state, which its equations() may read
@@ -58,18 +59,44 @@ class _ClassInfo:
                    if "equations" in k.__dict__ and k not in (Component, Model)]
         self.structural = frozenset(p.name for p in cls._declarations(Parameter)  # type: ignore[attr-defined]
                                     if p.structural)
+        seen: set[int] = set()
         self.ok = (bool(methods)
-                   and all(_plain(getattr(m, "__code__", None)) for m in methods)
+                   and all(_plain(getattr(m, "__code__", None), cls, seen,
+                                  getattr(m, "__globals__", {})) for m in methods)
                    and all(p.domain.graph for p in cls._declarations(Port)))  # type: ignore[attr-defined]
 
 
-def _plain(code: Any) -> bool:
-    """Whether a code object (and its nested functions) reads no instance introspection."""
+def _plain(code: Any, cls: type, seen: set[int], names: dict[str, Any]) -> bool:
+    """Whether a code object, its nested functions, and the methods, properties and
+    functions of the user's modules it names (``names``: its globals) read no instance
+    introspection."""
     if code is None:
         return False
+    if id(code) in seen:
+        return True
+    seen.add(id(code))
     if _INTROSPECTION.intersection(code.co_names):
         return False
-    return all(_plain(k) for k in code.co_consts if hasattr(k, "co_names"))
+    for name in code.co_names:  # self.helper(), helper(self): their code too
+        attr = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__),
+                    names.get(name))
+        if isinstance(attr, property):
+            attr = attr.fget
+        elif isinstance(attr, (staticmethod, classmethod)):
+            attr = attr.__func__
+        if not hasattr(attr, "__code__") or any(
+                k.__dict__.get(name) is attr for k in (Component, Model)):
+            continue  # (not Python code, or the framework's own: self.time)
+        if str(getattr(attr, "__module__", "")).split(".")[0] in _TRUSTED:
+            continue  # der(), no_event(), numpy and casadi functions
+        body: Any = attr
+        if not _plain(body.__code__, cls, seen, getattr(body, "__globals__", names)):
+            return False
+    return all(_plain(k, cls, seen, names) for k in code.co_consts
+               if hasattr(k, "co_names"))
+
+
+_TRUSTED = frozenset({"acausal", "casadi", "numpy", "math", "builtins"})
 
 
 _INFO: dict[type, _ClassInfo] = {}
@@ -274,12 +301,6 @@ class _bound:
         d["_binding"] = self.saved[0]
         for p, b in zip(d["_ports"].values(), self.saved[1], strict=True):
             p.__dict__["_binding"] = b
-
-
-def columns(n: int, rows: list[Any]) -> Iterator[cs.SX]:
-    """Rows of the input matrix: a column SX of ``n`` (transposed) or a list of ``n``."""
-    for r in rows:
-        yield r.T if isinstance(r, cs.SX) else cs.horzcat(*r)
 
 
 class Group:

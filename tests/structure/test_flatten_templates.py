@@ -19,7 +19,7 @@ from components import translational as tr
 
 
 class Vec(ac.Component):
-    """A vector variable, a vector equation and der() of a vector and of a port."""
+    """A vector variable, a vector equation, der() of a vector and of a port, the time."""
 
     p = el.Pin()
     n = el.Pin()
@@ -30,7 +30,7 @@ class Vec(ac.Component):
 
     def equations(self):
         return [ac.der(self.x) == -self.k * self.x + self.p.v,
-                self.w == ac.der(self.p.v),
+                self.w == ac.der(self.p.v) + 1e-3 * self.k * self.time,
                 self.p.i == self.x[0] + self.w]
 
 
@@ -91,6 +91,35 @@ class Peeks(ac.Component):
         return [self.flange.f == self.parameters()["c"] * self.c * self.flange.s]
 
 
+class Helper(ac.Component):
+    """Reads its parameter values in a helper method its equations() call."""
+
+    flange = tr.Flange()
+    c = ac.Parameter(1.0)
+    edges = [ac.Edge(ac.DATUM, "flange")]
+
+    def gain(self):
+        return self.parameters()["c"] * self.c
+
+    def equations(self):
+        return [self.flange.f == self.gain() * self.flange.s]
+
+
+def _scaled(comp):
+    return comp.parameters()["c"] * comp.c
+
+
+class GlobalHelper(ac.Component):
+    """Reads its parameter values in a function of the module its equations() call."""
+
+    flange = tr.Flange()
+    c = ac.Parameter(1.0)
+    edges = [ac.Edge(ac.DATUM, "flange")]
+
+    def equations(self):
+        return [self.flange.f == _scaled(self) * self.flange.s]
+
+
 class Bad(ac.Component):
     flange = tr.Flange()
     edges = [ac.Edge(ac.DATUM, "flange")]
@@ -121,6 +150,9 @@ class Chain(ac.Model):
             self.own = [Own(gain=10.5 + k) for k in range(n)]
         if "peeks" in kinds:
             self.peeks = [Peeks(c=10.5 + k) for k in range(n)]
+        if "helper" in kinds:
+            self.helper = [Helper(c=10.5 + k) for k in range(n)]
+            self.global_helper = [GlobalHelper(c=10.5 + k) for k in range(n)]
         if "msd" in kinds:
             self.masses = [tr.Mass(m=1.0 + k, s=0.0, v=0.0) for k in range(n)]
             self.springs = [tr.SpringDamper(c=100.0, d=1.0 + k) for k in range(n)]
@@ -132,7 +164,7 @@ class Chain(ac.Model):
                 self.connect(s.flange_b, m.flange_a)
                 self.connect(m.flange_b, f.flange)
                 prev = m.flange_b
-        for name in ("own", "peeks"):
+        for name in ("own", "peeks", "helper", "global_helper"):
             for c in getattr(self, name, []):
                 self.connect(c.flange, self.fixed.flange)
         for name in ("sized", "steady"):  # each on a spring of its own (a state each)
@@ -183,7 +215,8 @@ def _templated(monkeypatch):
     return counted
 
 
-@pytest.mark.parametrize("kinds", [("vec", "sized", "steady", "msd"), ("own", "peeks")])
+@pytest.mark.parametrize("kinds", [("vec", "sized", "steady", "msd"),
+                                   ("own", "peeks", "helper")])
 def test_templates_reproduce_the_per_instance_build(kinds, monkeypatch):
     def make():
         return Chain(30, kinds)
@@ -199,16 +232,17 @@ def test_templates_reproduce_the_per_instance_build(kinds, monkeypatch):
         assert counted.count("Force") == 20  # the 10 forces f(t) are per instance
         assert "Steady" not in counted  # der() of an expression: the per-instance chain rule
     else:
-        assert counted == []  # its own attribute; its parameter values read in equations()
+        # its own attribute; its parameter values read in equations() or in a helper
+        assert counted == []
 
 
 def test_templated_equations_carry_their_instances_values(monkeypatch):
     """Classes a template cannot serve keep their own numbers (not the first instance's)."""
     monkeypatch.setattr(templates, "MIN_GROUP", 2)
-    cm = ac.build(Chain(5, ("own", "peeks")))
+    cm = ac.build(Chain(5, ("own", "peeks", "helper")))
     text = {e.origin: e.text() for e in cm.flat.equations}
     for k in range(5):
-        for name in ("own", "peeks"):
+        for name in ("own", "peeks", "helper", "global_helper"):
             assert f"{10.5 + k:g}" in text[f"{name}[{k}]"]
             assert f"{10.5 + k + 1:g}" not in text[f"{name}[{k}]"]
 
@@ -245,3 +279,19 @@ def test_named_symbols(layout, monkeypatch):
     cols = fastsx.named_columns([names[:3], [], names[3:]])
     assert [c.numel() for c, _ in cols] == [3, 0, len(names) - 3]
     assert [e.name() for e in cols[2][1]] == names[3:]
+
+
+def test_eligibility_of_library_classes():
+    """3D frames (bound by their domain pass), when clauses, discrete variables and
+    composites stay on the per-instance path; plain 1D components share templates."""
+    from components import blocks
+    from components import multibody as mb
+
+    assert templates.group_key(tr.Mass(m=2.0)) == templates.group_key(tr.Mass(m=3.0))
+    assert templates.group_key(tr.Force(f=lambda t: t)) is None  # a function of time
+    assert templates.group_key(mb.Body(m=1.0)) is None  # frame ports
+    assert templates.group_key(mb.Revolute()) is None
+    assert templates.group_key(blocks.UnitDelay(samplePeriod=0.1)) is None  # discrete
+    assert templates.group_key(Chain(2, ("msd",))) is None  # a composite
+    assert templates.group_key(Own(gain=1.0)) is None  # an attribute of its own
+    assert templates.group_key(Sized(n=1)) != templates.group_key(Sized(n=2))
