@@ -662,15 +662,19 @@ class Component:
         Lists of components given as attributes are re-read, so components appended to such
         a list after the assignment are part of the model too.
         """
-        adopted = self.__dict__.setdefault("_adopted_lists", {})
+        # (only a component with lists of components gets the record: the flatten pass's
+        # class templates take an instance with keys of its own for one with own state)
+        adopted = self.__dict__.get("_adopted_lists")
         for name, value in list(vars(self).items()):
             if not isinstance(value, (list, tuple)) or not value:
                 continue
             now = tuple(value)
-            if adopted.get(name) == now:  # (by identity) unchanged since the last walk
+            if adopted is not None and adopted.get(name) == now:  # unchanged (identity)
                 continue
             if all(isinstance(v, Component) for v in now):
                 self._adopt(name, now)
+                if adopted is None:
+                    adopted = self.__dict__["_adopted_lists"] = {}
                 adopted[name] = now
         yield self
         for child in self.__dict__["_children"].values():
