@@ -40,7 +40,7 @@ __all__ = ["FlatVariable", "FlatEquation", "FlatParameter", "FlatSystem", "flatt
            "flatten_pass"]
 
 
-@dataclass
+@dataclass(slots=True)
 class FlatEquation:
     """A scalar residual equation ``res == 0`` and where it comes from.
 

@@ -25,7 +25,7 @@ from .errors import ModelDefinitionError
 __all__ = ["FlatVariable", "FlatParameter", "SymbolTable", "active", "current"]
 
 
-@dataclass
+@dataclass(slots=True)
 class FlatVariable:
     """A scalar unknown of the flat system."""
 
@@ -45,12 +45,12 @@ class FlatVariable:
     def copy(self) -> FlatVariable:
         """A shallow copy (``copy.copy`` without its generic protocol, which costs more
         than the copy itself for a hundred thousand variables)."""
-        new = object.__new__(FlatVariable)
-        new.__dict__.update(self.__dict__)
-        return new
+        return FlatVariable(self.name, self.sym, self.start, self.fixed, self.unit,
+                            self.nominal, self.state_priority, self.origin, self.der_of,
+                            self.der, self.hint, self.decl)
 
 
-@dataclass
+@dataclass(slots=True)
 class FlatParameter:
     """A numeric parameter of the flat system (a CasADi symbol with a default value)."""
 
