@@ -95,14 +95,9 @@ class SymbolTable:
         sym = cs.SX.sym(name, size)
         elems = [sym[k] for k in range(size)]
         starts = list(np.broadcast_to(np.asarray(start, dtype=float), (size,)))
-        names = [e.name() for e in elems]
-        for e, s0, sname in zip(elems, starts, names, strict=True):
-            if sname in self.index:
-                raise ModelDefinitionError(f"two unknowns are named {sname!r}")
-            self.index[sname] = len(self.variables)
-            self.variables.append(FlatVariable(
-                sname, e, float(s0), fixed, unit, nominal, state_priority, origin, None,
-                None, hint, decl))
+        for e, s0 in zip(elems, starts, strict=True):
+            self.add_var(e.name(), e, s0, fixed, unit, nominal, state_priority, origin, hint,
+                         decl)
         return sym
 
     def add_var(self, name: str, sym: cs.SX, start: Any, fixed: bool, unit: str,
