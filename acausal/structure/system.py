@@ -47,6 +47,10 @@ class EquationSystem:
     #: derivatives); shared by copies. See :meth:`symbols`.
     _stacked: dict[str, tuple[int, cs.SX]] = field(default_factory=dict, repr=False,
                                                    compare=False)
+    #: the last :meth:`for_states` result, by its states and the system's size
+    #: (causalisation and the block solution both ask for it)
+    _for_states: tuple[Any, EquationSystem] | None = field(default=None, repr=False,
+                                                           compare=False)
 
     @classmethod
     def from_lists(
@@ -165,6 +169,11 @@ class EquationSystem:
         """This system, or, when some implicit coordinates (:attr:`implicit`) are not
         among ``states`` (dummy derivatives made them algebraic), a copy whose incidence
         lists them where the equations depend on them."""
+        if not self.implicit:
+            return self
+        key = (tuple(states), self.n_eqs, self.n_vars)
+        if self._for_states is not None and self._for_states[0] == key:
+            return self._for_states[1]
         state_set = set(states)
         missing = [(rows, [j for j in cols if j not in state_set])
                    for rows, cols in self.implicit]
@@ -175,6 +184,7 @@ class EquationSystem:
         for rows, cols in missing:
             for i, extra in zip(rows, self._dependence(rows, cols), strict=True):
                 out.incidence[i] = sorted(set(out.incidence[i]).union(extra))
+        self._for_states = (key, out)
         return out
 
     def _dependence(self, rows: list[int], cols: list[int]) -> list[list[int]]:
