@@ -500,6 +500,8 @@ class PortInstance:
 # --------------------------------------------------------------------------------------
 
 _ids = itertools.count()
+#: a block class's terminal graph: ``type -> (number of ports, edges)``
+_SOURCE_EDGES: dict[type, tuple[int, list[Edge]]] = {}
 _DECL_CACHE: dict[tuple[type, type], list[Any]] = {}
 
 
@@ -580,9 +582,17 @@ class Component:
         through to the blocks inside."""
         if self.__dict__["_children"]:  # a composite's signal ports pass through
             return self.edges
-        outs = [Edge(DATUM, name, TreePriority.ACROSS_SOURCE)
-                for name, p in self.__dict__["_ports"].items() if p.direction == "output"]
-        return list(self.edges) + outs if outs else self.edges
+        d = self.__dict__
+        ports, kind = d["_ports"], type(self)
+        # (kept per class unless the instance has edges or ports of its own)
+        cached = _SOURCE_EDGES.get(kind)
+        if cached is None or cached[0] != len(ports) or "edges" in d:
+            outs = [Edge(DATUM, name, TreePriority.ACROSS_SOURCE)
+                    for name, p in ports.items() if p.__dict__["decl"].direction == "output"]
+            cached = (len(ports), list(self.edges) + outs if outs else self.edges)
+            if "edges" not in d and len(ports) == len(self._declarations(Port)):
+                _SOURCE_EDGES[kind] = cached
+        return cached[1]
 
     def _check_edges(self) -> None:
         ports = self.__dict__["_ports"]

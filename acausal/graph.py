@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["GraphEdge", "Vertex", "LinearGraph", "graph_pass", "split_tree"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Vertex:
     """A connection vertex: the ports joined there (empty for a datum)."""
 
@@ -41,7 +41,7 @@ class Vertex:
         return "{" + ", ".join(p.path() for p in self.ports) + "}"
 
 
-@dataclass
+@dataclass(slots=True)
 class GraphEdge:
     """An edge of the system graph: one branch of one component's terminal graph."""
 
@@ -77,14 +77,24 @@ class LinearGraph:
         #: the model and its components in :meth:`Component.walk` order (the flatten pass
         #: reuses the list instead of walking the model tree again)
         self.model, self.components = model, comps
-        ports: list[PortInstance] = [
-            p for c in comps for p in c.ports().values() if p.domain.graph
-        ]
+        # graph-domain ports, and every component's terminal graph with its ends as port
+        # objects (read from the instance dicts once: this loop runs per component)
+        ports: list[PortInstance] = []
+        raw: list[tuple[Component, Edge, Any, Any]] = []
+        for c in comps:
+            cp = c.__dict__["_ports"]
+            for p in cp.values():
+                if p.__dict__["domain"].graph:
+                    ports.append(p)
+            for e in c.graph_edges():
+                ini, fin = e.initial, e.final
+                raw.append((c, e, None if ini is DATUM else cp[ini],
+                            None if fin is DATUM else cp[fin]))
         pid = {id(p): k for k, p in enumerate(ports)}
         uf = _UnionFind(len(ports))
         for c in comps:
-            for conn in c._connections:
-                if not conn[0].domain.graph:
+            for conn in c.__dict__["_connections"]:
+                if not conn[0].__dict__["domain"].graph:
                     continue  # frames: the mechanism pass
                 for p in conn:
                     if id(p) not in pid:
@@ -92,33 +102,30 @@ class LinearGraph:
                             f"{c._describe()} connects {p.path()}, which is not part of the "
                             "model: add its component as an attribute of the model first"
                         )
+                k0 = pid[id(conn[0])]
                 for p in conn[1:]:
-                    uf.union(pid[id(conn[0])], pid[id(p)])
-
-        # edges by component
-        raw: list[tuple[Component, Edge]] = [(c, e) for c in comps for e in c.graph_edges()]
-        ports_with_edges = set()
-        for c, e in raw:
-            for end in (e.initial, e.final):
-                if end is not DATUM:
-                    ports_with_edges.add(pid[id(c.ports()[end])])
-        sets_with_edges = {uf.find(k) for k in ports_with_edges}
+                    uf.union(k0, pid[id(p)])
+        find = uf.find
+        root = [find(k) for k in range(len(ports))]
+        sets_with_edges = {root[pid[id(q)]] for _, _, a, b in raw for q in (a, b)
+                           if q is not None}
 
         self.vertices: list[Vertex] = []
         set_vertex: dict[int, int] = {}
         for k, p in enumerate(ports):
-            rep = uf.find(k)
+            rep = root[k]
             if rep not in sets_with_edges:
                 continue
-            if rep not in set_vertex:
-                set_vertex[rep] = len(self.vertices)
-                self.vertices.append(Vertex(len(self.vertices), p.domain, []))
-            self.vertices[set_vertex[rep]].ports.append(p)
+            v = set_vertex.get(rep)
+            if v is None:
+                v = set_vertex[rep] = len(self.vertices)
+                self.vertices.append(Vertex(v, p.__dict__["domain"], []))
+            self.vertices[v].ports.append(p)
         self.port_vertex: dict[int, int] = {
-            id(p): set_vertex.get(uf.find(k), -1) for k, p in enumerate(ports)
+            id(p): set_vertex.get(root[k], -1) for k, p in enumerate(ports)
         }
         self.datum: dict[str, int] = {}
-        self._check_signals(ports, uf)
+        self._check_signals(ports, root)
 
         def datum_of(dom: Domain) -> int:
             if dom.name not in self.datum:
@@ -127,14 +134,12 @@ class LinearGraph:
             return self.datum[dom.name]
 
         self.edges: list[GraphEdge] = []
-        for c, e in raw:
-            cp = c.ports()
-            dom = next(cp[end].domain for end in (e.initial, e.final) if end is not DATUM)
-            ends = [
-                datum_of(dom) if end is DATUM else self.port_vertex[id(cp[end])]
-                for end in (e.initial, e.final)
-            ]
-            self.edges.append(GraphEdge(len(self.edges), c, e, ends[0], ends[1], dom))
+        port_vertex = self.port_vertex
+        for c, e, a, b in raw:
+            dom = (a if a is not None else b).__dict__["domain"]
+            ini = datum_of(dom) if a is None else port_vertex[id(a)]
+            fin = datum_of(dom) if b is None else port_vertex[id(b)]
+            self.edges.append(GraphEdge(len(self.edges), c, e, ini, fin, dom))
 
         self._check_self_loops()
         forced = self._resolve_tree(tree) if tree is not None else []
@@ -188,16 +193,22 @@ class LinearGraph:
             "; ".join(parts) + more + ". Connect the ports to different nodes, or remove "
             "the component if the short circuit is intended")
 
-    def _check_signals(self, ports: list[PortInstance], uf: _UnionFind) -> None:
-        """Every signal input is connected to exactly one output."""
+    def _check_signals(self, ports: list[PortInstance], root: list[int]) -> None:
+        """Every signal input is connected to exactly one output (``root``: each port's
+        connection set)."""
         outputs: dict[int, list[PortInstance]] = {}
+        inputs: list[int] = []
         for k, p in enumerate(ports):  # a composite's own signal ports pass through
-            if p.direction == "output" and not p.owner._children:
-                outputs.setdefault(uf.find(k), []).append(p)
-        for k, p in enumerate(ports):
-            if p.direction != "input" or p.owner._children:
+            direction = p.__dict__["decl"].direction
+            if direction is None or p.owner.__dict__["_children"]:
                 continue
-            outs = outputs.get(uf.find(k), [])
+            if direction == "output":
+                outputs.setdefault(root[k], []).append(p)
+            elif direction == "input":
+                inputs.append(k)
+        for k in inputs:
+            p = ports[k]
+            outs = outputs.get(root[k], [])
             if not outs:
                 raise ConnectionError_(
                     f"signal input {p.path()} is not connected to an output: connect it to "
