@@ -90,15 +90,17 @@ class Topology:
                 in_tree[j] = True
             else:
                 self.forced_loop.append(j)
-        for j in sorted(range(m), key=lambda k: (prio[k], k)):
-            if in_tree[j] or j in self.forced_loop:
+        skip = set(self.forced_loop)
+        # (a stable sort: ties keep the edge order)
+        for j in sorted(range(m), key=prio.__getitem__):
+            if in_tree[j] or j in skip:
                 continue
             a, b = self.edges[j]
             if uf.union(a, b):
                 in_tree[j] = True
         self.in_tree = in_tree
-        self.tree = [j for j in range(m) if in_tree[j]]
-        self.cotree = [j for j in range(m) if not in_tree[j]]
+        self.tree = np.flatnonzero(in_tree).tolist()
+        self.cotree = np.flatnonzero(~in_tree).tolist()
         self._root_forest(uf)
 
     # ----- forest -----
@@ -109,13 +111,12 @@ class Topology:
             a, b = self.edges[j]
             adj[a].append((b, j))
             adj[b].append((a, j))
-        self.parent = np.full(n, -1, dtype=int)
-        self.parent_edge = np.full(n, -1, dtype=int)
-        self.parent_sign = np.zeros(n, dtype=int)  # x_v = x_parent + sign * AV[parent_edge]
-        self.depth = np.zeros(n, dtype=int)
-        self.root_of = np.full(n, -1, dtype=int)
+        # (built in lists, stored as arrays: numpy element access costs more)
+        parent, parent_edge, parent_sign = [-1] * n, [-1] * n, [0] * n
+        depth, root_of = [0] * n, [-1] * n
         self.order: list[int] = []  # BFS order, parents before children
-        used = sorted({v for e in self.edges for v in e} | set(self.roots))
+        order, edges = self.order, self.edges
+        used = sorted({v for e in edges for v in e} | set(self.roots))
         datum_reps = {uf.find(r): r for r in sorted(self.roots, reverse=True)}
         comp_roots: dict[int, int] = {}
         self.floating: list[list[int]] = []  # connected components without a datum
@@ -129,20 +130,26 @@ class Topology:
                 comp_roots[rep] = verts[0]
                 self.floating.append(verts)
         for r in comp_roots.values():
-            self.root_of[r] = r
+            root_of[r] = r
             q = deque([r])
             while q:
                 v = q.popleft()
-                self.order.append(v)
+                order.append(v)
                 for w, j in adj[v]:
-                    if w == r or self.parent[w] >= 0:
+                    if w == r or parent[w] >= 0:
                         continue
-                    self.parent[w] = v
-                    self.parent_edge[w] = j
-                    self.parent_sign[w] = 1 if self.edges[j][1] == w else -1
-                    self.depth[w] = self.depth[v] + 1
-                    self.root_of[w] = r
+                    parent[w] = v
+                    parent_edge[w] = j
+                    # x_v = x_parent + sign * AV[parent_edge]
+                    parent_sign[w] = 1 if edges[j][1] == w else -1
+                    depth[w] = depth[v] + 1
+                    root_of[w] = r
                     q.append(w)
+        self.parent = np.array(parent, dtype=int)
+        self.parent_edge = np.array(parent_edge, dtype=int)
+        self.parent_sign = np.array(parent_sign, dtype=int)
+        self.depth = np.array(depth, dtype=int)
+        self.root_of = np.array(root_of, dtype=int)
 
     @cached_property
     def D(self) -> CSR:
