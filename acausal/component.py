@@ -672,10 +672,22 @@ class Component:
         Lists of components given as attributes are re-read, so components appended to such
         a list after the assignment are part of the model too.
         """
+        stack: list[Component] = [self]
+        while stack:  # (iterative: nested generators cost a frame per level and element)
+            c = stack.pop()
+            c._adopt_lists()
+            yield c
+            kids = c.__dict__["_children"]
+            if kids:
+                stack.extend(reversed(kids.values()))
+
+    def _adopt_lists(self) -> None:
+        """Adopt the components of lists given as attributes (also ones appended since)."""
         # (only a component with lists of components gets the record: the flatten pass's
         # class templates take an instance with keys of its own for one with own state)
-        adopted = self.__dict__.get("_adopted_lists")
-        for name, value in list(vars(self).items()):
+        d = self.__dict__
+        adopted = d.get("_adopted_lists")
+        for name, value in list(d.items()):
             if not isinstance(value, (list, tuple)) or not value:
                 continue
             now = tuple(value)
@@ -684,11 +696,8 @@ class Component:
             if all(isinstance(v, Component) for v in now):
                 self._adopt(name, now)
                 if adopted is None:
-                    adopted = self.__dict__["_adopted_lists"] = {}
+                    adopted = d["_adopted_lists"] = {}
                 adopted[name] = now
-        yield self
-        for child in self.__dict__["_children"].values():
-            yield from child.walk()
 
     def path(self) -> str:
         """Dotted path from the root model ('' for the root)."""
