@@ -15,7 +15,7 @@ import time as _time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
@@ -26,7 +26,6 @@ from .component import Component
 from .dae import SemiExplicitDAE
 from .errors import AcausalError, SimulationError
 from .events import time_events
-from .hybrid import Event, EventLoop, HybridState, warn_zeno
 from .initialize import consistent_algebraic, initialize
 from .progress import reporter
 from .regularity import check_regularity
@@ -43,6 +42,9 @@ from .solvers.base import (
 from .solvers.choice import choose_solver
 from .solvers.ode import depends_on_time
 from .structure.dummy import StateSelection, select_states
+
+if TYPE_CHECKING:
+    from .hybrid import Event, EventLoop
 
 __all__ = ["simulate", "SimulationStats", "RunCache"]
 
@@ -271,7 +273,11 @@ class _Run:
         dae, sel = cm.dae, cm.selection
         whens = cm.flat.whens
         check_regularity(cm, self.p)
-        loop = EventLoop(dae, self.integ, whens) if (dae.relations or whens) else None
+        loop = None
+        if dae.relations or whens:  # (the event loop is loaded by models that have events)
+            from .hybrid import EventLoop
+
+            loop = EventLoop(dae, self.integ, whens)
         if loop is not None:
             init = self._initialize_hybrid(loop, grid[0])
         else:
@@ -298,6 +304,8 @@ class _Run:
             if s > 0:  # restart just after the event, algebraic variables on the new side
                 seg = np.concatenate([[ta + _EVENT_EPS * max(1.0, abs(ta))], seg[1:]])
                 if loop is not None:
+                    from .hybrid import HybridState
+
                     post = loop.time_event(HybridState(t_left, x, z, self.p), float(ta),
                                            float(seg[0]))
                     x, z, self.p = post.x, post.z, post.p
@@ -374,6 +382,8 @@ class _Run:
     def _initialize_hybrid(self, loop: EventLoop, t0: float) -> Any:
         """Initial values with the relations evaluated live: guessed at the start values,
         then iterated with the initial problem until they agree with its solution."""
+        from .hybrid import HybridState
+
         dae = self.cm.dae
         start = self.cm.start_values if not self.start else {**self.cm.start_values,
                                                                 **self.start}
@@ -402,6 +412,8 @@ class _Run:
         interval: it saves a few calls only, and IDAS's larger steps would change which
         spurious zero crossings a stiff indicator shows at a loose tolerance, such as the
         rectifier's diode current through Ron = 1e-5 Ohm at rtol 1e-6.)"""
+        from .hybrid import HybridState, warn_zeno
+
         pieces: list[_Piece] = []
         s = HybridState(float(grid[0]), x, z, self.p)
         span = float(grid[-1] - grid[0])
