@@ -111,11 +111,15 @@ def _classify(res: cs.SX, index: dict[str, int], params: set[str]
     """Classify a trivial equation ``res == 0``: ``a = sign * b``, ``a = const``, or None.
 
     Recognised by the shape of the expression tree: ``a``, ``a - b``, ``a + b`` with leaves
-    that are variables, parameters or constants (possibly negated). Anything else is not
-    an alias equation (``-(a + b)``, ``a - 2*b``, ``a - (b + p)`` included).
+    that are variables, parameters or constants (possibly negated), or the negation of
+    one of these (``-r == 0`` is ``r == 0``: CasADi writes ``-a - b`` as ``-(a + b)``).
+    Anything else is not an alias equation (``a - 2*b``, ``a - (b + p)`` included).
     """
     terms: list[tuple[float, str, object]] = []
     op = _op(res)
+    while op == _NEG:
+        res = _dep(res, 0)
+        op = _op(res)
     if op == _SUB or op == _ADD:
         d0, d1 = _dep(res, 0), _dep(res, 1)
         if _op(d0) == _SYMBOL and _op(d1) == _SYMBOL:  # the common case, a -+ b, first
@@ -156,6 +160,11 @@ def _classify(res: cs.SX, index: dict[str, int], params: set[str]
     return None
 
 
+def _signed(e: cs.SX, s: float) -> cs.SX:
+    """``e / s`` for a sign ``s`` (every alias's factor is +1 or -1): no division formed."""
+    return e if s == 1.0 else -e
+
+
 def _candidates(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, is_der: np.ndarray
                 ) -> np.ndarray:
     """The rows among ``rows`` that may be alias equations: one or two unknowns, none of
@@ -181,23 +190,44 @@ def _same(F: cs.SX, G: cs.SX) -> np.ndarray:
 
 def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.SX
             ) -> dict[int, _Alias | _Const]:
-    """The candidate rows whose residual is, as a tree, ``a - b`` or ``a`` of unknowns
-    (the forms flattening writes ``a == b`` and a lone port quantity in), classified
-    for the whole column at once; :func:`_classify` looks at the others one by one."""
+    """The candidate rows whose residual is, as a tree, ``a - b``, ``-(a + b)``, ``a + b``
+    or ``a`` of unknowns (the forms flattening writes ``a == b``, ``-a == b`` and a lone
+    port quantity in), classified for the whole column at once; :func:`_classify` looks
+    at the others one by one."""
     out: dict[int, _Alias | _Const] = {}
     lens = ptr[rows + 1] - ptr[rows]
     two, one = rows[lens == 2], rows[lens == 1]
     if two.size:
-        j0, j1 = col[ptr[two]].tolist(), col[ptr[two] + 1].tolist()
-        F, a, b = R[two.tolist()], X[j0], X[j1]
-        for hit, first, second in ((_same(F, a - b), j0, j1), (_same(F, b - a), j1, j0)):
-            for k in np.flatnonzero(hit).tolist():
-                out[int(two[k])] = _Alias(first[k], second[k], 1.0)
+        j0, j1 = col[ptr[two]], col[ptr[two] + 1]
+        left = np.arange(len(two))  # positions in ``two`` not recognised yet
+        # (CasADi's test of ``f - g`` knows that a sum commutes: one form per sum)
+        for form, swap, s in ((_sub, False, 1.0), (_sub, True, 1.0), (_negsum, False, -1.0),
+                              (_sum, False, -1.0)):
+            if not left.size:
+                break
+            a, b = (j1[left], j0[left]) if swap else (j0[left], j1[left])
+            hit = _same(R[two[left].tolist()], form(X[a.tolist()], X[b.tolist()]))
+            for r, ja, jb in zip(two[left[hit]].tolist(), a[hit].tolist(), b[hit].tolist(),
+                                 strict=True):
+                out[r] = _Alias(ja, jb, s)
+            left = left[~hit]
     if one.size:
         j = col[ptr[one]].tolist()
         for k in np.flatnonzero(_same(R[one.tolist()], X[j])).tolist():
             out[int(one[k])] = _Const(j[k], _ZERO)
     return out
+
+
+def _sub(a: cs.SX, b: cs.SX) -> cs.SX:
+    return a - b
+
+
+def _sum(a: cs.SX, b: cs.SX) -> cs.SX:
+    return a + b
+
+
+def _negsum(a: cs.SX, b: cs.SX) -> cs.SX:
+    return -(a + b)
 
 
 def _splice(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, ptr2: np.ndarray,
@@ -321,7 +351,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
                 parent[rb] = ra
                 sign[rb] = rel
                 if rb in const:
-                    const[ra] = const.pop(rb) / rel
+                    const[ra] = _signed(const.pop(rb), rel)
                 involved.update((a, b, ra, rb))
             else:
                 a, expr = c.a, c.value
@@ -330,7 +360,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
                 ra, sa = find(a)
                 if ra in const:
                     continue
-                const[ra] = expr / sa
+                const[ra] = _signed(expr, sa)
                 involved.update((a, ra))
             alive[r] = False
             removed.append(current[r])
