@@ -487,9 +487,11 @@ def _merge_starts(fs: FlatSystem, find, const, involved: list[int]
         rep_start, rep_fixed = current(r)
         value = v.start / s
         if rep_fixed and abs(rep_start - value) > 1e-12 * max(1.0, abs(value)):
+            # (named in the model's order, whichever the elimination kept)
+            (n1, s1), (n2, s2) = sorted([(k, v.start), (r, rep_start)])
             raise StartValueConflict(
-                f"conflicting initial values: {v.name} (start={v.start}, fixed) and "
-                f"{rep.name} (start={rep_start}, fixed) are the same quantity"
+                f"conflicting initial values: {V[n1].name} (start={s1}, fixed) and "
+                f"{V[n2].name} (start={s2}, fixed) are the same quantity"
                 + (" up to sign" if s < 0 else "")
                 + " by the model's equations; remove fixed=True on one of them"
             )

@@ -124,8 +124,8 @@ def test_conflicting_fixed_starts_name_both_variables():
         a = tab.new_var("a", start=1.0, fixed=True)
         b = tab.new_var("b", start=2.0, fixed=True)
         return [a + b, tab.der(a) + a]
-    with pytest.raises(ac.StartValueConflict, match=r"b \(start=2.0, fixed\) and "
-                       r"a \(start=1.0, fixed\) are the same quantity up to sign"):
+    with pytest.raises(ac.StartValueConflict, match=r"a \(start=1.0, fixed\) and "
+                       r"b \(start=2.0, fixed\) are the same quantity up to sign"):
         eliminate_aliases(flat(build))
 
 
