@@ -309,8 +309,9 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         got = ranks.get(k)
         if got is None:
             v = V[k]
-            user_var = "[" not in v.name.split(".")[-1] and "->" not in v.name
-            got = ranks[k] = (v.der is not None, v.fixed, user_var, -len(v.name))
+            name = v.name
+            user_var = "[" not in name[name.rfind(".") + 1:] and "->" not in name
+            got = ranks[k] = (v.der is not None, v.fixed, user_var, -len(name))
         return got
 
     eqs = fs.equations
@@ -331,11 +332,13 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         cand = _candidates(ptr, col, todo, is_der)
         known = _shapes(cand, ptr, col, R, X)
         for r in cand.tolist():
-            c = known.get(r) or _classify(current[r].res, index, params)
+            c = known.get(r)
             if c is None:
-                continue
+                c = _classify(current[r].res, index, params)
+                if c is None:
+                    continue
             if isinstance(c, _Alias):
-                a, b, s = c.a, c.b, c.sign
+                a, b, s = c
                 if is_der_list[a] or is_der_list[b]:
                     continue
                 ra, sa = (a, 1.0) if parent[a] == a else find(a)
@@ -354,7 +357,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
                     const[ra] = _signed(const.pop(rb), rel)
                 involved.update((a, b, ra, rb))
             else:
-                a, expr = c.a, c.value
+                a, expr = c
                 if is_der_list[a]:
                     continue
                 ra, sa = find(a)
@@ -419,27 +422,38 @@ def _substitution(fs: FlatSystem, find, const, involved: list[int],
     """
     V = fs.variables
     out: dict[int, cs.SX] = {}
+    negated: dict[int, cs.SX] = {}  # a representative's negation, formed once
+
+    def signed(j: int, s: float) -> cs.SX:
+        if s == 1.0:
+            return V[j].sym
+        got = negated.get(j)
+        if got is None:
+            got = negated[j] = -V[j].sym
+        return got
+
     for k in involved:
-        if V[k].der_of is not None:
+        v = V[k]
+        if v.der_of is not None:
             continue
         r, s = find(k)
         # (s is +1 or -1; CasADi forms -1 * e as -e, 1 * e as e)
         if r in const:
             out[k] = const[r] if s == 1.0 else -const[r]
         elif r != k:
-            out[k] = V[r].sym if s == 1.0 else -V[r].sym
+            out[k] = signed(r, s)
             if roots is not None:
                 roots[k] = r
         else:
             continue
-        dk = V[k].der
+        dk = v.der
         if dk is not None:
             if r in const:
                 out[dk] = cs.SX(0)
             else:
                 rd = V[r].der
                 assert rd is not None, "alias representative lost its derivative"
-                out[dk] = V[rd].sym if s == 1.0 else -V[rd].sym
+                out[dk] = signed(rd, s)
     return out
 
 
@@ -483,7 +497,6 @@ def _merge_starts(fs: FlatSystem, find, const, involved: list[int]
             continue
         if r == k:
             continue
-        rep = V[r]
         rep_start, rep_fixed = current(r)
         value = v.start / s
         if rep_fixed and abs(rep_start - value) > 1e-12 * max(1.0, abs(value)):
@@ -502,26 +515,34 @@ def _merge_starts(fs: FlatSystem, find, const, involved: list[int]
 def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     """The kept variables (re-indexed, derivative links remapped) and equations."""
     V = fs.variables
-    sub = al.substitution
-    keep = [k for k in range(len(V)) if k not in sub]
+    gone = np.zeros(len(V), dtype=bool)
+    if al.substitution:
+        gone[np.fromiter(al.substitution, dtype=np.int64, count=len(al.substitution))] = True
+    keep_a = np.flatnonzero(~gone)
+    keep = keep_a.tolist()
     renumber = np.full(len(V), -1, dtype=np.int64)
-    renumber[keep] = np.arange(len(keep), dtype=np.int64)
+    renumber[keep_a] = np.arange(len(keep), dtype=np.int64)
     new_index = renumber.tolist()
-    variables = []
+    variables = [V[k] for k in keep]
     starts = al.starts
-    for k in keep:
-        v = V[k]
-        if v.der is not None or v.der_of is not None or k in starts:
-            # a copy where something changes; the others are shared with the flat system
-            # (no pass changes a variable in place: see EquationSystem.copy)
-            v = v.copy()
-            if k in starts:
-                v.start, v.fixed = starts[k]
-            if v.der is not None:
-                v.der = None if new_index[v.der] < 0 else new_index[v.der]
-            if v.der_of is not None:
-                v.der_of = None if new_index[v.der_of] < 0 else new_index[v.der_of]
-        variables.append(v)
+    # a copy where something changes (a derivative link renumbered, a start moved); the
+    # others are shared with the flat system (no pass changes a variable in place: see
+    # EquationSystem.copy)
+    for i, v in enumerate(variables):
+        if v.der is None and v.der_of is None:
+            continue
+        v = variables[i] = v.copy()
+        if v.der is not None:
+            v.der = None if new_index[v.der] < 0 else new_index[v.der]
+        if v.der_of is not None:
+            v.der_of = None if new_index[v.der_of] < 0 else new_index[v.der_of]
+    for k, (start, fixed) in starts.items():
+        i = new_index[k]
+        if i >= 0:
+            v = variables[i]
+            if v is V[k]:
+                v = variables[i] = v.copy()
+            v.start, v.fixed = start, fixed
     incidence = symbols = None
     if al.incidence is not None and al.symbols is not None:
         # the kept rows' incidence on the kept unknowns, renumbered (the eliminated ones
@@ -530,8 +551,8 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
         renumbered = renumber[col]
         if not (renumbered < 0).any():
             cols = renumbered.tolist()
-            bounds = ptr.tolist()
-            incidence = [cols[bounds[i]: bounds[i + 1]] for i in range(len(bounds) - 1)]
+            incidence = list(map(cols.__getitem__, map(slice, ptr[:-1].tolist(),
+                                                       ptr[1:].tolist())))
         symbols = al.symbols[keep] if len(keep) < len(V) else al.symbols
     return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters,
                                      al.residuals, incidence=incidence, symbols=symbols)

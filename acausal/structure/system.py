@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 import casadi as cs
@@ -67,13 +68,13 @@ class EquationSystem:
         equations' residuals already stacked, ``incidence`` each equation's unknowns
         (sorted indices into ``variables``) and ``symbols`` the column of the unknowns'
         symbols (the alias pass has them)."""
-        idx = {v.name: k for k, v in enumerate(variables)}
+        idx = dict(zip(map(attrgetter("name"), variables), itertools.count()))
         var_der = [-1] * len(variables)
         var_int = [-1] * len(variables)
-        for k, v in enumerate(variables):
-            if v.der_of is not None:
-                var_int[k] = v.der_of
-                var_der[v.der_of] = k
+        for k, d in enumerate(map(attrgetter("der_of"), variables)):
+            if d is not None:
+                var_int[k] = d
+                var_der[d] = k
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
         sys.incidence = [[] for _ in equations]
@@ -275,9 +276,11 @@ def _implicit_groups(sys: EquationSystem) -> list[int]:
     explicit; an equation with no other unknown gets its full incidence. Returns the rows
     left to the caller (not marked)."""
     groups: dict[int, tuple[Any, list[int]]] = {}
+    coordinates = list(map(attrgetter("coordinates"), sys.equations))
+    if coordinates.count(None) == len(coordinates):  # (the common case: none marked)
+        return list(range(len(coordinates)))
     explicit: list[int] = []
-    for i, e in enumerate(sys.equations):
-        c = e.coordinates
+    for i, c in enumerate(coordinates):
         if c is None:
             explicit.append(i)
         else:
