@@ -200,8 +200,10 @@ def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.
     if two.size:
         j0, j1 = col[ptr[two]], col[ptr[two] + 1]
         left = np.arange(len(two))  # positions in ``two`` not recognised yet
-        # (CasADi's test of ``f - g`` knows that a sum commutes: one form per sum)
-        for form, swap, s in ((_sub, False, 1.0), (_sub, True, 1.0), (_negsum, False, -1.0),
+        # (CasADi's test of ``f - g`` knows that a sum commutes: one form per sum; a row
+        # has one form at most, so the order only saves work: a component's variable minus
+        # a port quantity, the common ``a == b``, is declared after it, so first)
+        for form, swap, s in ((_sub, True, 1.0), (_sub, False, 1.0), (_negsum, False, -1.0),
                               (_sum, False, -1.0)):
             if not left.size:
                 break
