@@ -21,7 +21,7 @@ from ..errors import StartValueConflict
 from ..flatten import FlatEquation, FlatSystem
 from ..state import need
 from .diagnostics import StructureDiagnostics
-from .system import EquationSystem, flat_columns
+from .system import EquationSystem, flat_columns, int_pool
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -524,7 +524,11 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     keep = keep_a.tolist()
     renumber = np.full(len(V), -1, dtype=np.int64)
     renumber[keep_a] = np.arange(len(keep), dtype=np.int64)
-    new_index = renumber.tolist()
+    # (the new indices as the system's shared integer objects: see int_pool)
+    pool = int_pool(len(keep))
+    new_index_a = np.full(len(V), -1, dtype=object)
+    new_index_a[keep_a] = pool
+    new_index = new_index_a.tolist()
     variables = [V[k] for k in keep]
     starts = al.starts
     # a copy where something changes (a derivative link renumbered, a start moved); the
@@ -545,19 +549,19 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
             if v is V[k]:
                 v = variables[i] = v.copy()
             v.start, v.fixed = start, fixed
-    incidence = symbols = None
+    incidence: tuple[np.ndarray, np.ndarray] | None = None
+    symbols = None
     if al.incidence is not None and al.symbols is not None:
         # the kept rows' incidence on the kept unknowns, renumbered (the eliminated ones
         # are substituted out of every kept row)
         ptr, col = al.incidence
         renumbered = renumber[col]
         if not (renumbered < 0).any():
-            cols = renumbered.tolist()
-            incidence = list(map(cols.__getitem__, map(slice, ptr[:-1].tolist(),
-                                                       ptr[1:].tolist())))
+            incidence = (ptr, renumbered)
         symbols = al.symbols[keep] if len(keep) < len(V) else al.symbols
     return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters,
-                                     al.residuals, incidence=incidence, symbols=symbols)
+                                     al.residuals, incidence=incidence, symbols=symbols,
+                                     pool=pool)
 
 
 def alias_pass(state: CompileState) -> CompileState:

@@ -20,7 +20,7 @@ from ..csr import CSR
 from ..flatten import FlatEquation, FlatSystem
 from ..symbols import FlatParameter, FlatVariable
 
-__all__ = ["EquationSystem", "flat_columns"]
+__all__ = ["EquationSystem", "flat_columns", "int_pool"]
 
 _ZERO = cs.SX(0)
 
@@ -61,20 +61,31 @@ class EquationSystem:
         equations: list[FlatEquation],
         parameters: list[FlatParameter],
         residuals: cs.SX | None = None,
-        incidence: list[list[int]] | None = None,
+        incidence: list[list[int]] | tuple[np.ndarray, np.ndarray] | None = None,
         symbols: cs.SX | None = None,
+        pool: list[int] | None = None,
     ) -> EquationSystem:
         """The system of these lists; ``residuals``, if given, is the column of the
         equations' residuals already stacked, ``incidence`` each equation's unknowns
-        (sorted indices into ``variables``) and ``symbols`` the column of the unknowns'
-        symbols (the alias pass has them)."""
-        idx = dict(zip(map(attrgetter("name"), variables), itertools.count()))
-        var_der = [-1] * len(variables)
-        var_int = [-1] * len(variables)
-        for k, d in enumerate(map(attrgetter("der_of"), variables)):
+        (sorted indices into ``variables``; or compressed rows ``(ptr, col)``) and
+        ``symbols`` the column of the unknowns' symbols (the alias pass has them).
+        ``pool``, if given, is :func:`int_pool` of the number of variables."""
+        n = len(variables)
+        if pool is None:
+            pool = int_pool(n)
+        idx = dict(zip(map(attrgetter("name"), variables), pool, strict=True))
+        var_der = [-1] * n
+        var_int = [-1] * n
+        for k, d in zip(pool, map(attrgetter("der_of"), variables), strict=True):
             if d is not None:
                 var_int[k] = d
                 var_der[d] = k
+        if isinstance(incidence, tuple):
+            bounds, at = incidence
+            cols = np.asarray(pool, dtype=object)[at].tolist() if n else []
+            incidence = list(map(cols.__getitem__, map(slice, bounds[:-1].tolist(),
+                                                       bounds[1:].tolist())))
+        rows: list[list[int]] | None = incidence
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
         sys.incidence = [[] for _ in equations]
@@ -84,11 +95,11 @@ class EquationSystem:
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)
             explicit = _implicit_groups(sys)
-            if incidence is not None and len(explicit) == len(equations):
-                sys.incidence = list(incidence)
-            elif explicit and incidence is not None:
+            if rows is not None and len(explicit) == len(equations):
+                sys.incidence = list(rows)
+            elif explicit and rows is not None:
                 for i in explicit:
-                    sys.incidence[i] = incidence[i]
+                    sys.incidence[i] = rows[i]
             elif explicit:
                 F = (residuals if residuals is not None and len(explicit) == len(equations)
                      else cs.vertcat(*[equations[i].res for i in explicit]))
@@ -302,6 +313,13 @@ def _implicit_groups(sys: EquationSystem) -> list[int]:
         else:
             explicit += kept
     return sorted(explicit)
+
+
+def int_pool(n: int) -> list[int]:
+    """The integers ``0 .. n-1``, each one Python object: the index tables of a system
+    (names, derivative links, incidence rows) refer to these instead of holding a fresh
+    integer object per entry (a third of the tables' memory on a large model)."""
+    return list(range(n))
 
 
 def flat_columns(fs: FlatSystem) -> tuple[cs.SX, cs.SX]:
