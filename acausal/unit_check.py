@@ -40,6 +40,7 @@ from .component import Component, Parameter, Variable
 from .domains import GRAPH_DOMAINS
 from .errors import ModelWarning, UnitError
 from .state import need
+from .templates import _FRAMEWORK_KEYS
 from .units import DIMENSIONLESS, Dimension, dimension, format_dimension
 
 if TYPE_CHECKING:
@@ -195,6 +196,9 @@ def _variant_key(c: Component, structural: frozenset[str]) -> tuple[Any, ...]:
     """What can make two instances of a class write different equations."""
     parts: list[Any] = [type(c)]
     d = c.__dict__
+    if len(d) == len(_FRAMEWORK_KEYS) and not structural and _FRAMEWORK_KEYS.issuperset(d):
+        # (the common case: nothing but declarations; a function of time still counts)
+        return (type(c), *[(n, "f(t)") for n, v in d["_params"].items() if callable(v)])
     for name, v in d["_params"].items():
         if callable(v):
             parts.append((name, "f(t)"))
@@ -282,7 +286,9 @@ def check_units(model: Component, flat: FlatSystem) -> UnitCheck:
     reps: list[Component] = []
     count: dict[int, int] = {}
     ranges, init_ranges = flat.equation_ranges, flat.initial_ranges
-    for c in model.walk():
+    g = flat.graph  # (its list of the components in walk order, where it has the model's)
+    comps = (g.components if getattr(g, "model", None) is model else model.walk())
+    for c in comps:
         cls = type(c)
         info = infos.get(cls)
         if info is None:

@@ -21,7 +21,7 @@ from ..errors import StartValueConflict
 from ..flatten import FlatEquation, FlatSystem
 from ..state import need
 from .diagnostics import StructureDiagnostics
-from .system import EquationSystem, flat_columns
+from .system import EquationSystem, flat_columns, int_pool
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -111,11 +111,15 @@ def _classify(res: cs.SX, index: dict[str, int], params: set[str]
     """Classify a trivial equation ``res == 0``: ``a = sign * b``, ``a = const``, or None.
 
     Recognised by the shape of the expression tree: ``a``, ``a - b``, ``a + b`` with leaves
-    that are variables, parameters or constants (possibly negated). Anything else is not
-    an alias equation (``-(a + b)``, ``a - 2*b``, ``a - (b + p)`` included).
+    that are variables, parameters or constants (possibly negated), or the negation of
+    one of these (``-r == 0`` is ``r == 0``: CasADi writes ``-a - b`` as ``-(a + b)``).
+    Anything else is not an alias equation (``a - 2*b``, ``a - (b + p)`` included).
     """
     terms: list[tuple[float, str, object]] = []
     op = _op(res)
+    while op == _NEG:
+        res = _dep(res, 0)
+        op = _op(res)
     if op == _SUB or op == _ADD:
         d0, d1 = _dep(res, 0), _dep(res, 1)
         if _op(d0) == _SYMBOL and _op(d1) == _SYMBOL:  # the common case, a -+ b, first
@@ -156,6 +160,11 @@ def _classify(res: cs.SX, index: dict[str, int], params: set[str]
     return None
 
 
+def _signed(e: cs.SX, s: float) -> cs.SX:
+    """``e / s`` for a sign ``s`` (every alias's factor is +1 or -1): no division formed."""
+    return e if s == 1.0 else -e
+
+
 def _candidates(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, is_der: np.ndarray
                 ) -> np.ndarray:
     """The rows among ``rows`` that may be alias equations: one or two unknowns, none of
@@ -181,23 +190,46 @@ def _same(F: cs.SX, G: cs.SX) -> np.ndarray:
 
 def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.SX
             ) -> dict[int, _Alias | _Const]:
-    """The candidate rows whose residual is, as a tree, ``a - b`` or ``a`` of unknowns
-    (the forms flattening writes ``a == b`` and a lone port quantity in), classified
-    for the whole column at once; :func:`_classify` looks at the others one by one."""
+    """The candidate rows whose residual is, as a tree, ``a - b``, ``-(a + b)``, ``a + b``
+    or ``a`` of unknowns (the forms flattening writes ``a == b``, ``-a == b`` and a lone
+    port quantity in), classified for the whole column at once; :func:`_classify` looks
+    at the others one by one."""
     out: dict[int, _Alias | _Const] = {}
     lens = ptr[rows + 1] - ptr[rows]
     two, one = rows[lens == 2], rows[lens == 1]
     if two.size:
-        j0, j1 = col[ptr[two]].tolist(), col[ptr[two] + 1].tolist()
-        F, a, b = R[two.tolist()], X[j0], X[j1]
-        for hit, first, second in ((_same(F, a - b), j0, j1), (_same(F, b - a), j1, j0)):
-            for k in np.flatnonzero(hit).tolist():
-                out[int(two[k])] = _Alias(first[k], second[k], 1.0)
+        j0, j1 = col[ptr[two]], col[ptr[two] + 1]
+        left = np.arange(len(two))  # positions in ``two`` not recognised yet
+        # (CasADi's test of ``f - g`` knows that a sum commutes: one form per sum; a row
+        # has one form at most, so the order only saves work: a component's variable minus
+        # a port quantity, the common ``a == b``, is declared after it, so first)
+        for form, swap, s in ((_sub, True, 1.0), (_sub, False, 1.0), (_negsum, False, -1.0),
+                              (_sum, False, -1.0)):
+            if not left.size:
+                break
+            a, b = (j1[left], j0[left]) if swap else (j0[left], j1[left])
+            hit = _same(R[two[left].tolist()], form(X[a.tolist()], X[b.tolist()]))
+            for r, ja, jb in zip(two[left[hit]].tolist(), a[hit].tolist(), b[hit].tolist(),
+                                 strict=True):
+                out[r] = _Alias(ja, jb, s)
+            left = left[~hit]
     if one.size:
         j = col[ptr[one]].tolist()
         for k in np.flatnonzero(_same(R[one.tolist()], X[j])).tolist():
             out[int(one[k])] = _Const(j[k], _ZERO)
     return out
+
+
+def _sub(a: cs.SX, b: cs.SX) -> cs.SX:
+    return a - b
+
+
+def _sum(a: cs.SX, b: cs.SX) -> cs.SX:
+    return a + b
+
+
+def _negsum(a: cs.SX, b: cs.SX) -> cs.SX:
+    return -(a + b)
 
 
 def _splice(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, ptr2: np.ndarray,
@@ -279,8 +311,9 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         got = ranks.get(k)
         if got is None:
             v = V[k]
-            user_var = "[" not in v.name.split(".")[-1] and "->" not in v.name
-            got = ranks[k] = (v.der is not None, v.fixed, user_var, -len(v.name))
+            name = v.name
+            user_var = "[" not in name[name.rfind(".") + 1:] and "->" not in name
+            got = ranks[k] = (v.der is not None, v.fixed, user_var, -len(name))
         return got
 
     eqs = fs.equations
@@ -301,11 +334,13 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         cand = _candidates(ptr, col, todo, is_der)
         known = _shapes(cand, ptr, col, R, X)
         for r in cand.tolist():
-            c = known.get(r) or _classify(current[r].res, index, params)
+            c = known.get(r)
             if c is None:
-                continue
+                c = _classify(current[r].res, index, params)
+                if c is None:
+                    continue
             if isinstance(c, _Alias):
-                a, b, s = c.a, c.b, c.sign
+                a, b, s = c
                 if is_der_list[a] or is_der_list[b]:
                     continue
                 ra, sa = (a, 1.0) if parent[a] == a else find(a)
@@ -321,16 +356,16 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
                 parent[rb] = ra
                 sign[rb] = rel
                 if rb in const:
-                    const[ra] = const.pop(rb) / rel
+                    const[ra] = _signed(const.pop(rb), rel)
                 involved.update((a, b, ra, rb))
             else:
-                a, expr = c.a, c.value
+                a, expr = c
                 if is_der_list[a]:
                     continue
                 ra, sa = find(a)
                 if ra in const:
                     continue
-                const[ra] = expr / sa
+                const[ra] = _signed(expr, sa)
                 involved.update((a, ra))
             alive[r] = False
             removed.append(current[r])
@@ -389,27 +424,38 @@ def _substitution(fs: FlatSystem, find, const, involved: list[int],
     """
     V = fs.variables
     out: dict[int, cs.SX] = {}
+    negated: dict[int, cs.SX] = {}  # a representative's negation, formed once
+
+    def signed(j: int, s: float) -> cs.SX:
+        if s == 1.0:
+            return V[j].sym
+        got = negated.get(j)
+        if got is None:
+            got = negated[j] = -V[j].sym
+        return got
+
     for k in involved:
-        if V[k].der_of is not None:
+        v = V[k]
+        if v.der_of is not None:
             continue
         r, s = find(k)
         # (s is +1 or -1; CasADi forms -1 * e as -e, 1 * e as e)
         if r in const:
             out[k] = const[r] if s == 1.0 else -const[r]
         elif r != k:
-            out[k] = V[r].sym if s == 1.0 else -V[r].sym
+            out[k] = signed(r, s)
             if roots is not None:
                 roots[k] = r
         else:
             continue
-        dk = V[k].der
+        dk = v.der
         if dk is not None:
             if r in const:
                 out[dk] = cs.SX(0)
             else:
                 rd = V[r].der
                 assert rd is not None, "alias representative lost its derivative"
-                out[dk] = V[rd].sym if s == 1.0 else -V[rd].sym
+                out[dk] = signed(rd, s)
     return out
 
 
@@ -453,13 +499,14 @@ def _merge_starts(fs: FlatSystem, find, const, involved: list[int]
             continue
         if r == k:
             continue
-        rep = V[r]
         rep_start, rep_fixed = current(r)
         value = v.start / s
         if rep_fixed and abs(rep_start - value) > 1e-12 * max(1.0, abs(value)):
+            # (named in the model's order, whichever the elimination kept)
+            (n1, s1), (n2, s2) = sorted([(k, v.start), (r, rep_start)])
             raise StartValueConflict(
-                f"conflicting initial values: {v.name} (start={v.start}, fixed) and "
-                f"{rep.name} (start={rep_start}, fixed) are the same quantity"
+                f"conflicting initial values: {V[n1].name} (start={s1}, fixed) and "
+                f"{V[n2].name} (start={s2}, fixed) are the same quantity"
                 + (" up to sign" if s < 0 else "")
                 + " by the model's equations; remove fixed=True on one of them"
             )
@@ -470,39 +517,51 @@ def _merge_starts(fs: FlatSystem, find, const, involved: list[int]
 def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     """The kept variables (re-indexed, derivative links remapped) and equations."""
     V = fs.variables
-    sub = al.substitution
-    keep = [k for k in range(len(V)) if k not in sub]
+    gone = np.zeros(len(V), dtype=bool)
+    if al.substitution:
+        gone[np.fromiter(al.substitution, dtype=np.int64, count=len(al.substitution))] = True
+    keep_a = np.flatnonzero(~gone)
+    keep = keep_a.tolist()
     renumber = np.full(len(V), -1, dtype=np.int64)
-    renumber[keep] = np.arange(len(keep), dtype=np.int64)
-    new_index = renumber.tolist()
-    variables = []
+    renumber[keep_a] = np.arange(len(keep), dtype=np.int64)
+    # (the new indices as the system's shared integer objects: see int_pool)
+    pool = int_pool(len(keep))
+    new_index_a = np.full(len(V), -1, dtype=object)
+    new_index_a[keep_a] = pool
+    new_index = new_index_a.tolist()
+    variables = [V[k] for k in keep]
     starts = al.starts
-    for k in keep:
-        v = V[k]
-        if v.der is not None or v.der_of is not None or k in starts:
-            # a copy where something changes; the others are shared with the flat system
-            # (no pass changes a variable in place: see EquationSystem.copy)
-            v = v.copy()
-            if k in starts:
-                v.start, v.fixed = starts[k]
-            if v.der is not None:
-                v.der = None if new_index[v.der] < 0 else new_index[v.der]
-            if v.der_of is not None:
-                v.der_of = None if new_index[v.der_of] < 0 else new_index[v.der_of]
-        variables.append(v)
-    incidence = symbols = None
+    # a copy where something changes (a derivative link renumbered, a start moved); the
+    # others are shared with the flat system (no pass changes a variable in place: see
+    # EquationSystem.copy)
+    for i, v in enumerate(variables):
+        if v.der is None and v.der_of is None:
+            continue
+        v = variables[i] = v.copy()
+        if v.der is not None:
+            v.der = None if new_index[v.der] < 0 else new_index[v.der]
+        if v.der_of is not None:
+            v.der_of = None if new_index[v.der_of] < 0 else new_index[v.der_of]
+    for k, (start, fixed) in starts.items():
+        i = new_index[k]
+        if i >= 0:
+            v = variables[i]
+            if v is V[k]:
+                v = variables[i] = v.copy()
+            v.start, v.fixed = start, fixed
+    incidence: tuple[np.ndarray, np.ndarray] | None = None
+    symbols = None
     if al.incidence is not None and al.symbols is not None:
         # the kept rows' incidence on the kept unknowns, renumbered (the eliminated ones
         # are substituted out of every kept row)
         ptr, col = al.incidence
         renumbered = renumber[col]
         if not (renumbered < 0).any():
-            cols = renumbered.tolist()
-            bounds = ptr.tolist()
-            incidence = [cols[bounds[i]: bounds[i + 1]] for i in range(len(bounds) - 1)]
+            incidence = (ptr, renumbered)
         symbols = al.symbols[keep] if len(keep) < len(V) else al.symbols
     return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters,
-                                     al.residuals, incidence=incidence, symbols=symbols)
+                                     al.residuals, incidence=incidence, symbols=symbols,
+                                     pool=pool)
 
 
 def alias_pass(state: CompileState) -> CompileState:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 import casadi as cs
@@ -19,7 +20,7 @@ from ..csr import CSR
 from ..flatten import FlatEquation, FlatSystem
 from ..symbols import FlatParameter, FlatVariable
 
-__all__ = ["EquationSystem", "flat_columns"]
+__all__ = ["EquationSystem", "flat_columns", "int_pool"]
 
 _ZERO = cs.SX(0)
 
@@ -60,20 +61,31 @@ class EquationSystem:
         equations: list[FlatEquation],
         parameters: list[FlatParameter],
         residuals: cs.SX | None = None,
-        incidence: list[list[int]] | None = None,
+        incidence: list[list[int]] | tuple[np.ndarray, np.ndarray] | None = None,
         symbols: cs.SX | None = None,
+        pool: list[int] | None = None,
     ) -> EquationSystem:
         """The system of these lists; ``residuals``, if given, is the column of the
         equations' residuals already stacked, ``incidence`` each equation's unknowns
-        (sorted indices into ``variables``) and ``symbols`` the column of the unknowns'
-        symbols (the alias pass has them)."""
-        idx = {v.name: k for k, v in enumerate(variables)}
-        var_der = [-1] * len(variables)
-        var_int = [-1] * len(variables)
-        for k, v in enumerate(variables):
-            if v.der_of is not None:
-                var_int[k] = v.der_of
-                var_der[v.der_of] = k
+        (sorted indices into ``variables``; or compressed rows ``(ptr, col)``) and
+        ``symbols`` the column of the unknowns' symbols (the alias pass has them).
+        ``pool``, if given, is :func:`int_pool` of the number of variables."""
+        n = len(variables)
+        if pool is None:
+            pool = int_pool(n)
+        idx = dict(zip(map(attrgetter("name"), variables), pool, strict=True))
+        var_der = [-1] * n
+        var_int = [-1] * n
+        for k, d in zip(pool, map(attrgetter("der_of"), variables), strict=True):
+            if d is not None:
+                var_int[k] = d
+                var_der[d] = k
+        if isinstance(incidence, tuple):
+            bounds, at = incidence
+            cols = np.asarray(pool, dtype=object)[at].tolist() if n else []
+            incidence = list(map(cols.__getitem__, map(slice, bounds[:-1].tolist(),
+                                                       bounds[1:].tolist())))
+        rows: list[list[int]] | None = incidence
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
         sys.incidence = [[] for _ in equations]
@@ -83,11 +95,11 @@ class EquationSystem:
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)
             explicit = _implicit_groups(sys)
-            if incidence is not None and len(explicit) == len(equations):
-                sys.incidence = list(incidence)
-            elif explicit and incidence is not None:
+            if rows is not None and len(explicit) == len(equations):
+                sys.incidence = list(rows)
+            elif explicit and rows is not None:
                 for i in explicit:
-                    sys.incidence[i] = incidence[i]
+                    sys.incidence[i] = rows[i]
             elif explicit:
                 F = (residuals if residuals is not None and len(explicit) == len(equations)
                      else cs.vertcat(*[equations[i].res for i in explicit]))
@@ -275,9 +287,11 @@ def _implicit_groups(sys: EquationSystem) -> list[int]:
     explicit; an equation with no other unknown gets its full incidence. Returns the rows
     left to the caller (not marked)."""
     groups: dict[int, tuple[Any, list[int]]] = {}
+    coordinates = list(map(attrgetter("coordinates"), sys.equations))
+    if coordinates.count(None) == len(coordinates):  # (the common case: none marked)
+        return list(range(len(coordinates)))
     explicit: list[int] = []
-    for i, e in enumerate(sys.equations):
-        c = e.coordinates
+    for i, c in enumerate(coordinates):
         if c is None:
             explicit.append(i)
         else:
@@ -301,17 +315,31 @@ def _implicit_groups(sys: EquationSystem) -> list[int]:
     return sorted(explicit)
 
 
+def int_pool(n: int) -> list[int]:
+    """The integers ``0 .. n-1``, each one Python object: the index tables of a system
+    (names, derivative links, incidence rows) refer to these instead of holding a fresh
+    integer object per entry (a third of the tables' memory on a large model)."""
+    return list(range(n))
+
+
 def flat_columns(fs: FlatSystem) -> tuple[cs.SX, cs.SX]:
     """The residuals of ``fs.equations`` and the symbols of ``fs.variables``, each stacked
     in one column, formed once per flat system: the relations and the alias passes both
     need them, and stacking a hundred thousand scalars from Python costs a call each.
+    The flat system's own columns (``res_column``, ``var_column``: the flatten pass forms
+    them with the symbols) are taken where present and of the right length.
     (Kept with the flat system while its two lists are the same objects of the same
     length: a pass that changes equations makes a new flat system.)"""
     eqs, vs = fs.equations, fs.variables
     got = fs.__dict__.get("_columns")
     if got is not None and got[0] is eqs and got[1] is vs and got[2] == (len(eqs), len(vs)):
         return got[3], got[4]
-    R = cs.vertcat(*[e.res for e in eqs]) if eqs else cs.SX(0, 1)
-    X = cs.vertcat(*[v.sym for v in vs]) if vs else cs.SX(0, 1)
+    # the flatten pass may have stacked them already (in equation / variable order)
+    R = getattr(fs, "res_column", None)
+    X = getattr(fs, "var_column", None)
+    if R is None or R.numel() != len(eqs):
+        R = cs.vertcat(*[e.res for e in eqs]) if eqs else cs.SX(0, 1)
+    if X is None or X.numel() != len(vs):
+        X = cs.vertcat(*[v.sym for v in vs]) if vs else cs.SX(0, 1)
     fs.__dict__["_columns"] = (eqs, vs, (len(eqs), len(vs)), R, X)
     return R, X

@@ -3,7 +3,8 @@ eliminated unknowns become, and that the tables the pass hands on (the stacked r
 the incidence, the unknowns' column) are the ones the equation system would form itself.
 
 The classification is by the shape of the expression tree (``a``, ``a - b``, ``a + b`` of
-possibly negated unknowns, parameters and constants); the incidence of the stacked
+possibly negated unknowns, parameters and constants, or the negation of one of these);
+the incidence of the stacked
 residuals only preselects the rows with one or two unknowns and no derivative.
 """
 
@@ -49,6 +50,9 @@ def two_vars(tab: SymbolTable):
     (lambda x, y, p: -x, {"x": "0"}),             # a negated unknown alone
     (lambda x, y, p: x - 2.5, {"x": "2.5"}),      # a constant
     (lambda x, y, p: 3 + x, {"x": "-3"}),
+    (lambda x, y, p: -x - y, {"y": "(-x)"}),      # CasADi's -(x + y): x = -y
+    (lambda x, y, p: -x - p, {"x": "(-p)"}),      # -(x + p)
+    (lambda x, y, p: -(x - y), {"y": "x"}),       # a negated difference
 ])
 def test_each_alias_form_is_eliminated(form, expected):
     fs = flat(lambda tab: [form(*two_vars(tab)), tab.der(tab.variables[0].sym)
@@ -60,10 +64,12 @@ def test_each_alias_form_is_eliminated(form, expected):
 
 @pytest.mark.parametrize("form, expected", [
     (lambda x, y: x - y, {"y": "x"}), (lambda x, y: y - x, {"x": "y"}),
-    (lambda x, y: x + y, {"y": "(-x)"}), (lambda x, y: -y - x, {})])
+    (lambda x, y: x + y, {"y": "(-x)"}), (lambda x, y: y + x, {"y": "(-x)"}),
+    (lambda x, y: -y - x, {"y": "(-x)"})])
 def test_on_a_tie_the_first_unknown_of_the_equation_stays(form, expected):
     # x and y rank alike (no derivative, not fixed, names as long): the order written
-    # decides, as the union-find always did (-y - x is CasADi's -(y + x): not an alias)
+    # decides a difference; a sum, which CasADi compares in either order, keeps the
+    # unknown declared first
     removed, sub = outcome(flat(lambda tab: [form(tab.new_var("x"), tab.new_var("y"))]))
     assert sub == expected and removed == (["e0"] if expected else [])
 
@@ -72,7 +78,7 @@ def test_on_a_tie_the_first_unknown_of_the_equation_stays(form, expected):
     lambda x, y, p: x - 2 * y,        # a coefficient other than +-1
     lambda x, y, p: x - (y + p),      # an alias plus an offset
     lambda x, y, p: x - y * y,        # nonlinear
-    lambda x, y, p: -(x + y),         # (CasADi's form of -x - y: not a +- b; kept)
+    lambda x, y, p: -(x + 2 * y),     # a negated look-alike
     lambda x, y, p: x - (p + 1),      # an expression of parameters, not a leaf
     lambda x, y, p: x - cs.sin(p),
     lambda x, y, p: x * p,
@@ -118,8 +124,8 @@ def test_conflicting_fixed_starts_name_both_variables():
         a = tab.new_var("a", start=1.0, fixed=True)
         b = tab.new_var("b", start=2.0, fixed=True)
         return [a + b, tab.der(a) + a]
-    with pytest.raises(ac.StartValueConflict, match=r"b \(start=2.0, fixed\) and "
-                       r"a \(start=1.0, fixed\) are the same quantity up to sign"):
+    with pytest.raises(ac.StartValueConflict, match=r"a \(start=1.0, fixed\) and "
+                       r"b \(start=2.0, fixed\) are the same quantity up to sign"):
         eliminate_aliases(flat(build))
 
 
@@ -155,3 +161,23 @@ def test_the_tables_handed_on_are_those_the_system_forms(model):
     # the columns kept with the flat system are its lists stacked
     R, X = flat_columns(fs)
     assert R.numel() == len(fs.equations) and X.numel() == len(fs.variables)
+
+
+@pytest.mark.parametrize("given", [True, False])
+def test_the_flat_columns_are_taken_from_flatten_when_it_formed_them(given):
+    def build(tab):
+        a, b, c = (tab.new_var(n) for n in "abc")
+        return [a - b, -b - c, tab.der(a) + a * c]
+    fs = flat(build)
+    fs.__dict__.pop("_columns", None)
+    R0 = cs.vertcat(*[e.res for e in fs.equations])
+    X0 = cs.vertcat(*[v.sym for v in fs.variables])
+    if given:  # what the flatten pass hands on (attributes it may or may not set)
+        fs.res_column, fs.var_column = R0, X0
+    R, X = flat_columns(fs)
+    assert (R is R0 and X is X0) == given  # taken as they are, not stacked again
+    assert str(R) == str(R0) and str(X) == str(X0)
+    al = eliminate_aliases(fs)
+    assert [e.origin for e in al.removed] == ["e0", "e1"]
+    assert {fs.variables[k].name: str(v) for k, v in al.substitution.items()
+            if k < 3} == {"b": "a", "c": "(-a)"}
