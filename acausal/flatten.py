@@ -100,6 +100,10 @@ class FlatSystem:
     #: structural and time-function parameter values the build used:
     #: ``(component, parameter name, value)``
     bound_values: list[tuple[Component, str, Any]] = field(default_factory=list)
+    #: per equation, whether it is known to hold no relation and no kink of the unknowns
+    #: (written by a template proven free of them, :attr:`templates.Template.relation_free`),
+    #: or None: the relations pass proves the others only
+    relation_free: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.index = {v.name: k for k, v in enumerate(self.variables)}
@@ -189,11 +193,14 @@ class _Flattener:
                     grp.flat = [FlatEquation(r, origins[k // n_eq], "", e)
                                 for k, (r, e) in enumerate(zip(grp.res, grp.src, strict=True))]
                 ranges: dict[int, tuple[int, int]] = {}
+                free: list[tuple[int, int]] = []  # equations of relation-free templates
                 for c, item in zip(comps, pending, strict=True):
                     first = len(equations)
                     if isinstance(item, Group):
                         k0 = item.pos[id(c)] * item.tpl.n_eq
                         equations += item.flat[k0:k0 + item.tpl.n_eq]
+                        if item.tpl.relation_free:
+                            free.append((first, len(equations)))
                     else:
                         equations += item
                     if len(equations) > first:
@@ -247,6 +254,7 @@ class _Flattener:
             initial_ranges=init_ranges,
             signals=self.signals,
             bound_values=self.bound_values,
+            relation_free=_mask(free, len(equations)) if free else None,
         )
 
     # ----- graph unknowns and port bindings -----
@@ -564,6 +572,15 @@ _BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
 # (-x through the C function: the SX.__neg__ wrapper costs several times the negation)
 _UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
 _OP_NEG = cs.OP_NEG
+
+
+def _mask(spans: list[tuple[int, int]], n: int) -> np.ndarray:
+    """A boolean mask of length ``n``, true over the ``(first, stop)`` spans."""
+    d = np.zeros(n + 1, dtype=np.int64)
+    a = np.array(spans, dtype=np.int64)
+    np.add.at(d, a[:, 0], 1)
+    np.add.at(d, a[:, 1], -1)
+    return np.cumsum(d[:n]) > 0
 
 
 def _list(a: Any) -> list[Any]:

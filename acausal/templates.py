@@ -252,6 +252,12 @@ class Template:
             raise NotTemplate from exc
         self.slots = slots
         self.is_eq = is_eq
+        # whether the equations hold no relation and no kink of any input, proven once
+        # for the class (see relations._none_of): the members' inputs are symbols and
+        # the graph's signed sums of symbols, so their equations hold none either
+        inputs = cs.vertcat(*syms)
+        self.relation_free = bool(R.is_smooth() and cs.jtimes(
+            R, inputs, cs.SX.sym("seed", inputs.numel())).is_smooth())
         self.n_eq = len(res)
         self.n_der = len(table.calls)
 
