@@ -287,5 +287,6 @@ def relations_pass(state: CompileState) -> CompileState:
                                                   kind="relation")
                                     for r in rels]
     flat = replace(fs, equations=equations, initial_equations=initial, outputs=outputs,
-                   parameters=params, relations=rels, whens=whens, relation_free=None)
+                   parameters=params, relations=rels, whens=whens, relation_free=None,
+                   res_column=None, var_column=None)
     return state.update(flat=flat)

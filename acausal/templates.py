@@ -326,6 +326,10 @@ class Group:
         self.ders: list[list[Any]] = [[] for _ in range(template.n_der)]
         self.der_made: list[Any] = []  # per der placeholder: (names, column, elements)
         self.der_fresh: list[bool] = []  # whether every member's der(v) is of der_made
+        #: per der placeholder: the unknowns made of der_made and of which members
+        self.der_at: list[tuple[list[int], list[int]]] = [
+            ([], []) for _ in range(template.n_der)]
+        self.res_col = cs.SX(0, 1)  # the members' residuals, member after member
         self.res: list[cs.SX] = []
         self.src: list[cs.SX] = []
         self.flat: list[Any] = []  # the members' FlatEquations, member after member
@@ -377,6 +381,8 @@ class Group:
             if made is not None:
                 v = variables[base + slots[a][1]]
                 if v.der is None:
+                    self.der_at[j][0].append(len(variables))
+                    self.der_at[j][1].append(i)
                     table.add_derivative(base + slots[a][1], made[0][i], made[2][i])
                     self.ders[j].append(made[2][i])
                 else:
@@ -419,5 +425,6 @@ class Group:
                         for c in self.members]
                 rows.append(cs.horzcat(*(vals if k < 0 else [v[k] for v in vals])))
         R, S = self.tpl.f.map(n)(cs.vertcat(*rows))
-        self.res = cs.densify(R).nonzeros()  # type: ignore[assignment]  # (SX in Python)
+        self.res_col = cs.vec(cs.densify(R))
+        self.res = self.res_col.nonzeros()  # type: ignore[assignment]  # (SX in Python)
         self.src = cs.densify(S).nonzeros()  # type: ignore[assignment]

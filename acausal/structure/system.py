@@ -305,13 +305,20 @@ def flat_columns(fs: FlatSystem) -> tuple[cs.SX, cs.SX]:
     """The residuals of ``fs.equations`` and the symbols of ``fs.variables``, each stacked
     in one column, formed once per flat system: the relations and the alias passes both
     need them, and stacking a hundred thousand scalars from Python costs a call each.
+    The flat system's own columns (``res_column``, ``var_column``: the flatten pass forms
+    them with the symbols) are taken where present and of the right length.
     (Kept with the flat system while its two lists are the same objects of the same
     length: a pass that changes equations makes a new flat system.)"""
     eqs, vs = fs.equations, fs.variables
     got = fs.__dict__.get("_columns")
     if got is not None and got[0] is eqs and got[1] is vs and got[2] == (len(eqs), len(vs)):
         return got[3], got[4]
-    R = cs.vertcat(*[e.res for e in eqs]) if eqs else cs.SX(0, 1)
-    X = cs.vertcat(*[v.sym for v in vs]) if vs else cs.SX(0, 1)
+    # the flatten pass may have stacked them already (in equation / variable order)
+    R = getattr(fs, "res_column", None)
+    X = getattr(fs, "var_column", None)
+    if R is None or R.numel() != len(eqs):
+        R = cs.vertcat(*[e.res for e in eqs]) if eqs else cs.SX(0, 1)
+    if X is None or X.numel() != len(vs):
+        X = cs.vertcat(*[v.sym for v in vs]) if vs else cs.SX(0, 1)
     fs.__dict__["_columns"] = (eqs, vs, (len(eqs), len(vs)), R, X)
     return R, X

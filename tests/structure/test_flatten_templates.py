@@ -356,3 +356,24 @@ def test_relations_of_templated_classes(kinked, monkeypatch):
     if not kinked:  # (the relations pass leaves the flat system as flatten made it)
         assert free is not None
         assert {o.split("[")[0] for o, f in zip(origins, free, strict=True) if f} == {"masses"}
+
+
+@pytest.mark.parametrize("min_group", [2, 10**9])
+def test_flat_columns_are_the_stacked_equations_and_unknowns(min_group, monkeypatch):
+    """The columns the flatten pass gathers from the template groups' columns hold, row by
+    row, the residual of every equation and the symbol of every unknown (the same nodes),
+    in the lists' order: graph unknowns, group members' variables and derivatives, vector
+    variables, per-instance equations between the members'."""
+    from acausal.flatten import flatten
+    from acausal.graph import LinearGraph
+
+    monkeypatch.setattr(templates, "MIN_GROUP", min_group)
+    model = Chain(6)
+    fs = flatten(model, LinearGraph(model))
+    assert fs.res_column is not None and fs.var_column is not None
+    res = cs.vertsplit(fs.res_column)
+    assert len(res) == len(fs.equations)
+    assert [r.element_hash() for r in res] == [e.res.element_hash() for e in fs.equations]
+    syms = cs.vertsplit(fs.var_column)
+    assert [s.name() for s in syms] == [v.name for v in fs.variables]
+    assert [s.element_hash() for s in syms] == [v.sym.element_hash() for v in fs.variables]
