@@ -100,6 +100,15 @@ class FlatSystem:
     #: structural and time-function parameter values the build used:
     #: ``(component, parameter name, value)``
     bound_values: list[tuple[Component, str, Any]] = field(default_factory=list)
+    #: per equation, whether it is known to hold no relation and no kink of the unknowns
+    #: (written by a template proven free of them, :attr:`templates.Template.relation_free`),
+    #: or None: the relations pass proves the others only
+    relation_free: np.ndarray | None = None
+    #: the residuals of ``equations`` and the symbols of ``variables``, each stacked in one
+    #: column as the flatten pass made them (the template groups' columns, gathered), or
+    #: None: :func:`~acausal.structure.system.flat_columns` takes them
+    res_column: cs.SX | None = None
+    var_column: cs.SX | None = None
 
     def __post_init__(self) -> None:
         self.index = {v.name: k for k, v in enumerate(self.variables)}
@@ -124,6 +133,8 @@ class _Flattener:
         self.table = SymbolTable()
         self.signals: dict[int, tuple[str, str]] = {}
         self.bound_values: list[tuple[Component, str, Any]] = []
+        self._scalar_at: list[int] = []
+        self._scalars_column = cs.SX(0, 1)
 
     # ----- the pass -----
     def run(self) -> FlatSystem:
@@ -145,6 +156,7 @@ class _Flattener:
         made = named_columns(requests)
         for grp, (a, b) in zip(unique, spans, strict=True):
             grp.take(made[a:b])
+        self._scalars_column = made[0][0]
         x = self._graph_unknowns(path, unknowns, made[0][1])
         self._bind_graph_ports(comps, x, path)
         self._bind_declarations(comps, path, groups)
@@ -189,11 +201,16 @@ class _Flattener:
                     grp.flat = [FlatEquation(r, origins[k // n_eq], "", e)
                                 for k, (r, e) in enumerate(zip(grp.res, grp.src, strict=True))]
                 ranges: dict[int, tuple[int, int]] = {}
+                free: list[tuple[int, int]] = []  # equations of relation-free templates
+                firsts: dict[int, list[int]] = {id(g): [] for g in unique}  # by member
                 for c, item in zip(comps, pending, strict=True):
                     first = len(equations)
                     if isinstance(item, Group):
                         k0 = item.pos[id(c)] * item.tpl.n_eq
                         equations += item.flat[k0:k0 + item.tpl.n_eq]
+                        firsts[id(item)].append(first)
+                        if item.tpl.relation_free:
+                            free.append((first, len(equations)))
                     else:
                         equations += item
                     if len(equations) > first:
@@ -216,6 +233,9 @@ class _Flattener:
                         init_ranges[id(c)] = (first, len(initial))
             _residuals(equations)
             _residuals(initial)
+            res_column = _gather(len(equations), lambda k: equations[k].res,
+                                 [(g.res_col, *_member_rows(firsts[id(g)], g.tpl.n_eq))
+                                  for g in unique])
             if len(tab.variables) > n_before:
                 names = [tab.variables[v.der_of].name for v in tab.variables[n_before:]
                          if v.der_of is not None]
@@ -233,6 +253,8 @@ class _Flattener:
         for fv in tab.variables:
             if fv.der_of is not None:
                 tab.outputs.setdefault(fv.name, fv.sym)
+        variables = tab.variables
+        var_column = _gather(len(variables), lambda k: variables[k].sym, self._var_pieces(unique))
         return FlatSystem(
             t=tab.t,
             variables=tab.variables,
@@ -247,7 +269,31 @@ class _Flattener:
             initial_ranges=init_ranges,
             signals=self.signals,
             bound_values=self.bound_values,
+            relation_free=_mask(free, len(equations)) if free else None,
+            res_column=res_column,
+            var_column=var_column,
         )
+
+    def _var_pieces(self, groups: list[Group]) -> list[tuple[cs.SX, np.ndarray, np.ndarray]]:
+        """The columns of symbols made in one call (the graph's scalar unknowns, the
+        groups' variables and derivatives) and the unknowns they are: ``(column,
+        variable indices, rows of the column)``."""
+        out = []
+        at = np.asarray(self._scalar_at, dtype=np.int64)
+        if len(at) and self._scalars_column.numel() == len(at):
+            out.append((self._scalars_column, at, np.arange(len(at))))
+        for g in groups:
+            n, nv = len(g.members), len(g.var_cols)
+            if nv:
+                base = np.asarray(g.var_base, dtype=np.int64)
+                out.append((cs.vertcat(*g.var_cols),
+                            (base[:, None] + np.arange(nv)).ravel(),
+                            (np.arange(nv)[None, :] * n + np.arange(n)[:, None]).ravel()))
+            for made, (idx, members) in zip(g.der_made, g.der_at, strict=True):
+                if made is not None and idx:
+                    out.append((made[1], np.asarray(idx, dtype=np.int64),
+                                np.asarray(members, dtype=np.int64)))
+        return out
 
     # ----- graph unknowns and port bindings -----
     def _unknown_names(self, path: dict[int, str]) -> list[tuple[str, int]]:
@@ -278,12 +324,14 @@ class _Flattener:
         TV: dict[int, cs.SX] = {}
         in_tree, edge_names = self._in_tree, self._edge_names
         scalars = iter(made)
+        scalar_at = self._scalar_at  # the unknown each scalar symbol becomes
         for e, (name, size) in zip(g.edges, unknowns, strict=True):
             tree_edge = in_tree[e.index]
             q = e.domain.across if tree_edge else e.domain.through
             origin = path[id(e.component)]
             if size == 1:
                 sym = next(scalars)
+                scalar_at.append(len(tab.variables))
                 tab.add_var(name, sym, 0.0, False, q.unit, None, 0, origin, "", None)
             else:
                 sym = tab.new_var(name, q.size, unit=q.unit, origin=origin)
@@ -564,6 +612,44 @@ _BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
 # (-x through the C function: the SX.__neg__ wrapper costs several times the negation)
 _UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
 _OP_NEG = cs.OP_NEG
+
+
+def _member_rows(firsts: list[int], n_eq: int) -> tuple[np.ndarray, np.ndarray]:
+    """The equations of a group's members (member ``i``'s ``n_eq`` equations from
+    ``firsts[i]`` on) and their rows in the group's column (member after member)."""
+    f = np.asarray(firsts, dtype=np.int64)
+    k = np.arange(n_eq)
+    return (f[:, None] + k).ravel(), np.arange(len(f) * n_eq)
+
+
+def _gather(n: int, item: Any, pieces: list[tuple[cs.SX, np.ndarray, np.ndarray]]) -> cs.SX:
+    """A column of ``n`` scalars: entry ``targets[j]`` is row ``rows[j]`` of a piece's
+    column, any other entry ``k`` is ``item(k)``; one stacking of the columns and one
+    indexing (stacking the scalars from Python costs a call each)."""
+    if not n:
+        return cs.SX(0, 1)
+    perm = np.full(n, -1, dtype=np.int64)
+    cols: list[cs.SX] = []
+    offset = 0
+    for col, targets, rows in pieces:
+        perm[targets] = offset + rows
+        cols.append(col)
+        offset += int(col.numel())
+    rest = np.flatnonzero(perm < 0)
+    if len(rest):
+        cols.append(cs.vertcat(*[item(k) for k in rest.tolist()]))
+        perm[rest] = offset + np.arange(len(rest))
+    pool = cs.vertcat(*cols)
+    return pool if not pieces else pool[perm.tolist()]
+
+
+def _mask(spans: list[tuple[int, int]], n: int) -> np.ndarray:
+    """A boolean mask of length ``n``, true over the ``(first, stop)`` spans."""
+    d = np.zeros(n + 1, dtype=np.int64)
+    a = np.array(spans, dtype=np.int64)
+    np.add.at(d, a[:, 0], 1)
+    np.add.at(d, a[:, 1], -1)
+    return np.cumsum(d[:n]) > 0
 
 
 def _list(a: Any) -> list[Any]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
+import numpy as np
 
 from .flatten import FlatEquation
 from .state import need
@@ -237,10 +238,16 @@ def relations_pass(state: CompileState) -> CompileState:
             when_exprs.append(w.condition)
         when_exprs.extend(v for _, _, v in w.actions)
     # the common case first, cheaply: no relation in the equations at all (outputs are
-    # port quantities and variables, which have none unless the equations do)
+    # port quantities and variables, which have none unless the equations do); the
+    # equations of templates proven free of them once for their class need no proof
     # (the columns are kept with the flat system: the alias pass takes them over)
     column, unknowns = flat_columns(fs)
-    if fs.initial_equations:
+    free = fs.relation_free
+    if free is not None and len(free) == len(fs.equations):
+        column = cs.SX(cs.vertcat(
+            cs.SX(0, 1), *[fs.equations[i].res for i in np.flatnonzero(~free).tolist()],
+            *[e.res for e in fs.initial_equations]))
+    elif fs.initial_equations:
         column = cs.vertcat(column, *[e.res for e in fs.initial_equations])
     if not when_exprs and eqs and _none_of(column, unknowns):
         return state
@@ -280,5 +287,6 @@ def relations_pass(state: CompileState) -> CompileState:
                                                   kind="relation")
                                     for r in rels]
     flat = replace(fs, equations=equations, initial_equations=initial, outputs=outputs,
-                   parameters=params, relations=rels, whens=whens)
+                   parameters=params, relations=rels, whens=whens, relation_free=None,
+                   res_column=None, var_column=None)
     return state.update(flat=flat)

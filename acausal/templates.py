@@ -252,6 +252,12 @@ class Template:
             raise NotTemplate from exc
         self.slots = slots
         self.is_eq = is_eq
+        # whether the equations hold no relation and no kink of any input, proven once
+        # for the class (see relations._none_of): the members' inputs are symbols and
+        # the graph's signed sums of symbols, so their equations hold none either
+        inputs = cs.vertcat(*syms)
+        self.relation_free = bool(R.is_smooth() and cs.jtimes(
+            R, inputs, cs.SX.sym("seed", inputs.numel())).is_smooth())
         self.n_eq = len(res)
         self.n_der = len(table.calls)
 
@@ -320,6 +326,10 @@ class Group:
         self.ders: list[list[Any]] = [[] for _ in range(template.n_der)]
         self.der_made: list[Any] = []  # per der placeholder: (names, column, elements)
         self.der_fresh: list[bool] = []  # whether every member's der(v) is of der_made
+        #: per der placeholder: the unknowns made of der_made and of which members
+        self.der_at: list[tuple[list[int], list[int]]] = [
+            ([], []) for _ in range(template.n_der)]
+        self.res_col = cs.SX(0, 1)  # the members' residuals, member after member
         self.res: list[cs.SX] = []
         self.src: list[cs.SX] = []
         self.flat: list[Any] = []  # the members' FlatEquations, member after member
@@ -371,6 +381,8 @@ class Group:
             if made is not None:
                 v = variables[base + slots[a][1]]
                 if v.der is None:
+                    self.der_at[j][0].append(len(variables))
+                    self.der_at[j][1].append(i)
                     table.add_derivative(base + slots[a][1], made[0][i], made[2][i])
                     self.ders[j].append(made[2][i])
                 else:
@@ -413,5 +425,6 @@ class Group:
                         for c in self.members]
                 rows.append(cs.horzcat(*(vals if k < 0 else [v[k] for v in vals])))
         R, S = self.tpl.f.map(n)(cs.vertcat(*rows))
-        self.res = cs.densify(R).nonzeros()  # type: ignore[assignment]  # (SX in Python)
+        self.res_col = cs.vec(cs.densify(R))
+        self.res = self.res_col.nonzeros()  # type: ignore[assignment]  # (SX in Python)
         self.src = cs.densify(S).nonzeros()  # type: ignore[assignment]

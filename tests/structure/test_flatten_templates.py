@@ -187,7 +187,8 @@ def _products(model_factory, min_group, monkeypatch):
     return dict(
         variables=[(v.name, v.sym.name(), v.der_of, v.der, v.start, v.fixed, v.unit,
                     v.origin, v.state_priority, v.nominal, v.hint) for v in fs.variables],
-        parameters=[(p.name, p.sym.name(), p.value, p.unit, p.kind, p.owner.path())
+        parameters=[(p.name, p.sym.name(), p.value, p.unit, p.kind,
+                     p.owner.path() if p.owner is not None else None)
                     for p in fs.parameters],
         equations=[(str(e.res), e.text(), e.origin) for e in fs.equations],
         initial=[(str(e.res), e.text(), e.origin) for e in fs.initial_equations],
@@ -295,3 +296,84 @@ def test_eligibility_of_library_classes():
     assert templates.group_key(Chain(2, ("msd",))) is None  # a composite
     assert templates.group_key(Own(gain=1.0)) is None  # an attribute of its own
     assert templates.group_key(Sized(n=1)) != templates.group_key(Sized(n=2))
+
+
+class Kinked(ac.Component):
+    """A kink of its unknowns (a relation to freeze), one of its parameter only (none)."""
+
+    flange = tr.Flange()
+    c = ac.Parameter(1.0)
+    s = ac.Variable(start=0.5)
+    edges = [ac.Edge(ac.DATUM, "flange")]
+
+    def equations(self):
+        return [self.s == self.flange.s,
+                self.flange.f == -ac.fabs(self.c) * ac.fmax(self.s, 0.0) - ac.der(self.s)]
+
+
+class ParamKink(ac.Component):
+    """A kink of its parameter only: not proven free for the class (the template cannot
+    tell parameters from unknowns), so the relations pass looks at its equations."""
+
+    flange = tr.Flange()
+    c = ac.Parameter(1.0)
+    edges = [ac.Edge(ac.DATUM, "flange")]
+
+    def equations(self):
+        return [self.flange.f == -ac.fabs(self.c) * self.flange.s]
+
+
+class Kinks(ac.Model):
+    def __init__(self, n, kinked=True):
+        super().__init__()
+        self.fixed = tr.Fixed()
+        self.masses = [tr.Mass(m=1.0 + k, s=0.0, v=0.0) for k in range(n)]
+        self.pk = [ParamKink(c=-1.0 - k) for k in range(n)]
+        self.kinked = [Kinked(c=1.0 + k) for k in range(n)] if kinked else []
+        for m, p in zip(self.masses, self.pk, strict=True):
+            self.connect(m.flange_a, p.flange)
+        for m, k in zip(self.masses, self.kinked, strict=False):  # (none, or one each)
+            self.connect(m.flange_b, k.flange)
+
+
+@pytest.mark.parametrize("kinked", [True, False])
+def test_relations_of_templated_classes(kinked, monkeypatch):
+    """The relations pass proves a template's equations free of relations once for its
+    class; a class with a kink of its unknowns, or of a parameter, is looked at as before:
+    the same relations, equations and DAE as the per-instance build."""
+    def make():
+        return Kinks(6, kinked)
+
+    reference = _products(make, 10**9, monkeypatch)
+    templated = _products(make, 2, monkeypatch)
+    for key in reference:
+        assert templated[key] == reference[key], key
+    cm = ac.build(make())
+    rels = [p.name for p in cm.flat.parameters if p.kind == "relation"]
+    assert len(rels) == (6 if kinked else 0)  # fmax(s, 0) of each Kinked
+    free = cm.flat.relation_free
+    origins = [e.origin for e in cm.flat.equations]
+    if not kinked:  # (the relations pass leaves the flat system as flatten made it)
+        assert free is not None
+        assert {o.split("[")[0] for o, f in zip(origins, free, strict=True) if f} == {"masses"}
+
+
+@pytest.mark.parametrize("min_group", [2, 10**9])
+def test_flat_columns_are_the_stacked_equations_and_unknowns(min_group, monkeypatch):
+    """The columns the flatten pass gathers from the template groups' columns hold, row by
+    row, the residual of every equation and the symbol of every unknown (the same nodes),
+    in the lists' order: graph unknowns, group members' variables and derivatives, vector
+    variables, per-instance equations between the members'."""
+    from acausal.flatten import flatten
+    from acausal.graph import LinearGraph
+
+    monkeypatch.setattr(templates, "MIN_GROUP", min_group)
+    model = Chain(6)
+    fs = flatten(model, LinearGraph(model))
+    assert fs.res_column is not None and fs.var_column is not None
+    res = cs.vertsplit(fs.res_column)
+    assert len(res) == len(fs.equations)
+    assert [r.element_hash() for r in res] == [e.res.element_hash() for e in fs.equations]
+    syms = cs.vertsplit(fs.var_column)
+    assert [s.name() for s in syms] == [v.name for v in fs.variables]
+    assert [s.element_hash() for s in syms] == [v.sym.element_hash() for v in fs.variables]
