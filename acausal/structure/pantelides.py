@@ -11,11 +11,13 @@ index-1 model costs one matching and no augmenting-path search.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..csr import CSR
 from ..errors import StructureError
 from ..state import need
 from .diagnostics import check_matching
@@ -84,6 +86,61 @@ def _augment(sys: EquationSystem, i0: int, assign: list[int], col_e: set[int],
             return False
 
 
+def _settle_in_bulk(sys: EquationSystem, inc: CSR,
+                    highest: list[int]) -> PantelidesResult | None:
+    """The result of :func:`pantelides` without a search, when it is provably that of the
+    searches; ``None`` (nothing done) otherwise.
+
+    An equation without a highest derivative among its unknowns (``s_rel = s_b - s_a`` of
+    every spring of a chain) is unmatched by any matching, and its search fails at once,
+    colouring that equation alone: it is differentiated, and its derivative needs no new
+    variable (each of its unknowns has a derivative already). When one matching of the
+    equations together with those derivatives leaves no other equation unmatched, the
+    search from each derivative, in the order the loop makes them, finds an augmenting
+    path (the matching restricted to the equations so far is one larger than the loop's,
+    and the derivative is the only equation the loop's leaves unmatched): so the loop
+    would differentiate exactly these equations, once each, in this order, and its final
+    matching may differ only by alternating paths (any complete matching serves).
+    """
+    n_eq = sys.n_eqs
+    rows = sys.incidence
+    lens = np.diff(inc.indptr)
+    full = np.fromiter((len(r) for r in rows), dtype=np.int64, count=n_eq)
+    todo = np.flatnonzero((lens == 0) & (full > 0))
+    if todo.size == 0:
+        return None  # nothing to settle: the ordinary path costs one matching
+    if sys.implicit:  # (their derivatives may list unknowns without a derivative yet)
+        marked = {i for r, _ in sys.implicit for i in r}
+        if not marked.isdisjoint(todo.tolist()):
+            return None
+    var_der = np.asarray(sys.var_der, dtype=np.int64)
+    dlens = full[todo]
+    flat = np.fromiter(itertools.chain.from_iterable(rows[i] for i in todo.tolist()),
+                       dtype=np.int64, count=int(dlens.sum()))
+    cpos = np.full(sys.n_vars, -1, dtype=np.int64)
+    cpos[np.asarray(highest, dtype=np.int64)] = np.arange(len(highest), dtype=np.int64)
+    c = cpos[var_der[flat]]  # (every unknown here has a derivative)
+    r = np.repeat(np.arange(todo.size, dtype=np.int64), dlens) + n_eq
+    keep = c >= 0
+    ext = CSR.from_coo(np.concatenate([inc.rows_of_entries(), r[keep]]),
+                       np.concatenate([inc.indices, c[keep]]), None,
+                       (n_eq + todo.size, len(highest)))
+    var_of_eq, _ = match(ext)
+    matched = var_of_eq >= 0
+    left = ~matched
+    left[todo] = False
+    left[:n_eq][full == 0] = False
+    if left.any():
+        return None
+    differentiated = [sys.add_differentiated_equation(i) for i in todo.tolist()]
+    if sys.n_vars != len(var_der):  # (cannot happen: see above)
+        raise AssertionError("index reduction: a derivative needed a new variable")
+    sys.differentiate_symbolically(differentiated)
+    assign = np.full(sys.n_vars, -1, dtype=np.int64)
+    assign[np.asarray(highest, dtype=np.int64)[var_of_eq[matched]]] = np.flatnonzero(matched)
+    return PantelidesResult(assign.tolist(), differentiated, 1)
+
+
 def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesResult:
     """Run Pantelides' algorithm on ``sys``, extending it in place (differentiated
     equations and derivative variables appended); return the final assignment.
@@ -96,6 +153,9 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     max_level = n_var + 1  # the index cannot exceed the number of unknowns
     highest = [j for j in range(n_var) if sys.var_der[j] < 0]
     inc = sys.incidence_matrix(cols=highest)
+    settled = _settle_in_bulk(sys, inc, highest)
+    if settled is not None:
+        return settled
     var_of_eq, _ = match(inc)
     matched = var_of_eq >= 0
     assign_a = np.full(n_var, -1, dtype=np.int64)
