@@ -70,3 +70,21 @@ def sign(x: Any) -> Any:
     if _numbers(x):
         return (x > 0) - (x < 0)
     return cs.sign(x)
+
+
+def no_relation_of(F: cs.SX, unknowns: cs.SX) -> bool:
+    """Whether ``F`` certainly holds no relation and no kink of ``unknowns``: no point where
+    one of these functions switches as the unknowns change (the build's proof that a model
+    needs no event indicators; two passes over the graph in CasADi).
+
+    CasADi counts ``<``, ``<=``, ``sign`` (and ``==``, ``floor``, ``if_else``...) as not
+    smooth, ``fabs``, ``fmin`` and ``fmax`` as smooth; but the derivative of a kink is a
+    sign or a comparison, so a kink of the unknowns shows in the directional derivative
+    along a symbolic seed (symbolic, so that no two terms can cancel). A kink of time and
+    parameters only is left as it is by the relations pass anyway.
+    """
+    if not F.is_smooth():
+        return False
+    if not unknowns.numel():
+        return True
+    return bool(cs.jtimes(F, unknowns, cs.SX.sym("seed", unknowns.numel())).is_smooth())

@@ -28,6 +28,7 @@ import casadi as cs
 import numpy as np
 
 from .flatten import FlatEquation
+from .functions import no_relation_of
 from .state import need
 from .structure.system import flat_columns
 from .symbols import FlatParameter
@@ -133,23 +134,6 @@ def _scan(f: cs.Function) -> bool:
     return any(f.instruction_id(k) in ops for k in range(f.n_instructions()))
 
 
-def _none_of(F: cs.SX, unknowns: cs.SX) -> bool:
-    """Whether ``F`` certainly holds no relation and no kink of ``unknowns`` (a pre-check
-    costing two passes over the graph in CasADi instead of a Python call per instruction).
-
-    CasADi counts ``<``, ``<=``, ``sign`` (and ``==``, ``floor``, ``if_else``...) as not
-    smooth, ``fabs``, ``fmin`` and ``fmax`` as smooth; but the derivative of a kink is a
-    sign or a comparison, so a kink of the unknowns shows in the directional derivative
-    along a symbolic seed (symbolic, so that no two terms can cancel). A kink of time and
-    parameters only is left as it is by :func:`freeze_relations` anyway.
-    """
-    if not F.is_smooth():
-        return False
-    if not unknowns.numel():
-        return True
-    return bool(cs.jtimes(F, unknowns, cs.SX.sym("seed", unknowns.numel())).is_smooth())
-
-
 def _rebuild(op: int, args: list[cs.SX]) -> cs.SX:
     return cs.SX.unary(op, args[0]) if len(args) == 1 else cs.SX.binary(op, args[0], args[1])
 
@@ -249,7 +233,7 @@ def relations_pass(state: CompileState) -> CompileState:
             *[e.res for e in fs.initial_equations]))
     elif fs.initial_equations:
         column = cs.vertcat(column, *[e.res for e in fs.initial_equations])
-    if not when_exprs and eqs and _none_of(column, unknowns):
+    if not when_exprs and eqs and no_relation_of(column, unknowns):
         return state
     origin_of = {v.name: v.origin for v in fs.variables}
     out_names = list(fs.outputs)

@@ -24,6 +24,7 @@ from typing import Any
 import casadi as cs
 
 from .component import Component, Model, Parameter, Port, collect_equations
+from .functions import no_relation_of
 
 __all__ = ["MIN_GROUP", "Group", "Template", "NotTemplate", "group_key"]
 
@@ -253,11 +254,9 @@ class Template:
         self.slots = slots
         self.is_eq = is_eq
         # whether the equations hold no relation and no kink of any input, proven once
-        # for the class (see relations._none_of): the members' inputs are symbols and
-        # the graph's signed sums of symbols, so their equations hold none either
-        inputs = cs.vertcat(*syms)
-        self.relation_free = bool(R.is_smooth() and cs.jtimes(
-            R, inputs, cs.SX.sym("seed", inputs.numel())).is_smooth())
+        # for the class: the members' inputs are symbols and the graph's signed sums of
+        # symbols, so their equations hold none either
+        self.relation_free = no_relation_of(R, cs.vertcat(*syms))
         self.n_eq = len(res)
         self.n_der = len(table.calls)
 
