@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import add, attrgetter, sub
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import casadi as cs
@@ -203,8 +203,8 @@ def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.
         # (CasADi's test of ``f - g`` knows that a sum commutes: one form per sum; a row
         # has one form at most, so the order only saves work: a component's variable minus
         # a port quantity, the common ``a == b``, is declared after it, so first)
-        for form, swap, s in ((_sub, True, 1.0), (_sub, False, 1.0), (_negsum, False, -1.0),
-                              (_sum, False, -1.0)):
+        for form, swap, s in ((sub, True, 1.0), (sub, False, 1.0),
+                              (_negsum, False, -1.0), (add, False, -1.0)):
             if not left.size:
                 break
             a, b = (j1[left], j0[left]) if swap else (j0[left], j1[left])
@@ -218,14 +218,6 @@ def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.
         for k in np.flatnonzero(_same(R[one.tolist()], X[j])).tolist():
             out[int(one[k])] = _Const(j[k], _ZERO)
     return out
-
-
-def _sub(a: cs.SX, b: cs.SX) -> cs.SX:
-    return a - b
-
-
-def _sum(a: cs.SX, b: cs.SX) -> cs.SX:
-    return a + b
 
 
 def _negsum(a: cs.SX, b: cs.SX) -> cs.SX:
@@ -441,7 +433,7 @@ def _substitution(fs: FlatSystem, find, const, involved: list[int],
         r, s = find(k)
         # (s is +1 or -1; CasADi forms -1 * e as -e, 1 * e as e)
         if r in const:
-            out[k] = const[r] if s == 1.0 else -const[r]
+            out[k] = _signed(const[r], s)
         elif r != k:
             out[k] = signed(r, s)
             if roots is not None:
