@@ -455,6 +455,8 @@ class PortInstance:
         if item.startswith("__") or "_binding" not in self.__dict__:  # copy protocol
             raise AttributeError(item)
         b = self.__dict__["_binding"]
+        if b is not None and type(b) is not dict:  # deferred (graph_columns.Deferred)
+            b = self.__dict__["_binding"] = b.resolve(self)
         d = self.__dict__["domain"]
         if item in (d.across.name, d.through.name) or (b is not None and item in b):
             if b is None:
@@ -479,6 +481,8 @@ class PortInstance:
 
     def _binding_of(self, item: str) -> Any:
         b = self.__dict__["_binding"]
+        if b is not None and type(b) is not dict:  # deferred (graph_columns.Deferred)
+            b = self.__dict__["_binding"] = b.resolve(self)
         if b is None or item not in b:
             raise ModelDefinitionError(f"{self.path()} is not bound in this build")
         return b[item]

@@ -10,7 +10,7 @@ variable of the model (aliases and port quantities included) gets an output expr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, overload
@@ -34,7 +34,6 @@ __all__ = ["SemiExplicitDAE", "assemble_dae", "dae_pass"]
 #: (:meth:`CSR.dot`: as fast up to a few hundred, 20 times slower at 3 000)
 SCIPY_PRODUCT_MIN = 500
 _RAW = getattr(cs, "_casadi", None)
-_NAME = getattr(_RAW, "SX_name", cs.SX.name)
 _SIZE1 = getattr(_RAW, "GenSX_size1", cs.SX.size1)
 _SIZE2 = getattr(_RAW, "GenSX_size2", cs.SX.size2)
 _NUMEL = getattr(_RAW, "GenSX_numel", cs.SX.numel)
@@ -379,13 +378,14 @@ class _Split(Sequence[cs.SX]):
 
 
 def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
-                 blocks: list[Block], alias: tuple[list[cs.SX], list[cs.SX]],
-                 extra_outputs: dict[str, cs.SX],
+                 blocks: list[Block], alias: tuple[list[str], cs.SX, cs.SX],
+                 extra_outputs: Mapping[str, Any],
                  relations: list[Any] | None = None) -> SemiExplicitDAE:
     """The DAE and the output expressions of every variable, alias and port quantity.
 
-    ``alias`` = (eliminated symbols, their expressions in kept variables);
-    ``extra_outputs`` = named expressions (port quantities, edges) to evaluate in results.
+    ``alias`` = (names of the eliminated unknowns, their symbols, their expressions in the
+    kept unknowns; the two as columns); ``extra_outputs`` = named expressions (port
+    quantities, edges, variables) to evaluate in results.
     """
     syms = sys.symbols() if sys.variables else cs.SX(0, 1)
     n_sys = len(sys.variables)
@@ -406,27 +406,53 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
     stacked = cs.SX(0, 1)
     known = set(out_names)
-    pending = {n: e for n, e in extra_outputs.items() if n not in known}
+    # the graph's port and edge quantities come as one column (graph_columns.OutputTable;
+    # an edge's primary unknown is a variable of that name), the other outputs one by one
+    block = getattr(extra_outputs, "block", None)
+    named = extra_outputs.named if hasattr(extra_outputs, "named") else extra_outputs
+    if block is not None:
+        b_names, b_sizes, b_col = block
+        b_drop = np.fromiter((n in known for n in b_names), dtype=bool, count=len(b_names))
+        if b_drop.any():
+            b_keep = np.flatnonzero(~b_drop).tolist()
+            b_names = [b_names[k] for k in b_keep]
+            b_sizes = [b_sizes[k] for k in b_keep]
+            b_col = _rows(b_col, np.flatnonzero(~np.repeat(b_drop, block[1])))
+        known.update(b_names)
+        block = (b_names, b_sizes, b_col)
+    # an eliminated unknown's output is its expression (the alias column, not a symbol
+    # per output substituted)
+    a_names, a_syms, a_exprs = alias
+    a_new = np.fromiter((n not in known for n in a_names), dtype=bool, count=len(a_names))
+    known.update(a_names)
+    pending = {n: e for n, e in named.items() if n not in known}
     relations = relations or []
     for r in relations:  # indicators go through the same substitution as the outputs
         pending[f"__indicator__{r.name}"] = r.indicator
-    for s, e in zip(*alias, strict=True):
-        name = _NAME(s)
-        if name not in known:
-            pending.setdefault(name, e)
+    if a_new.any():
+        a_keep = np.flatnonzero(a_new)
+        a_out = [a_names[k] for k in a_keep.tolist()]
+        a_col = _rows(a_exprs, a_keep)
+        block = ((a_out, [1] * len(a_out), a_col) if block is None else
+                 (block[0] + a_out, block[1] + [1] * len(a_out), cs.vertcat(block[2], a_col)))
     indicators = None
-    if pending:
+    if pending or block is not None:
         names = list(pending)
         exprs = [e if type(e) is cs.SX else cs.SX(e) for e in pending.values()]
         # (the C function behind SX.numel: one call per output of the model, the shape
         # asked only of the outputs that are not scalars)
         part_sizes = [_NUMEL(e) for e in exprs]
-        mats = {k: rc for k, n in enumerate(part_sizes) if n != 1
+        n_block = len(block[0]) if block is not None else 0
+        mats = {n_block + k: rc for k, n in enumerate(part_sizes) if n != 1
                 for rc in [(_SIZE1(exprs[k]), _SIZE2(exprs[k]))] if rc[1] != 1}
-        stacked = cs.vertcat(*([cs.vec(e) if k in mats else e for k, e in enumerate(exprs)]
-                               if mats else exprs))
-        if alias[0]:
-            stacked = cs.substitute(stacked, cs.vertcat(*alias[0]), cs.vertcat(*alias[1]))
+        stacked = cs.vertcat(*([cs.vec(e) if n_block + k in mats else e
+                                for k, e in enumerate(exprs)] if mats else exprs))
+        if block is not None:  # (column vectors at most: no shapes to keep)
+            names = [*block[0], *names]
+            part_sizes = [*block[1], *part_sizes]
+            stacked = cs.vertcat(block[2], stacked)
+        if a_names:
+            stacked = cs.substitute(stacked, a_syms, a_exprs)
         # alias expressions refer to representatives, which may themselves be solved
         stacked = cs.substitute(stacked, syms, sys_stacked)
         if relations:  # the indicators leave the outputs
@@ -474,5 +500,12 @@ def dae_pass(state: CompileState) -> CompileState:
     solved = need(state.solved, "the solved blocks (block solution pass)")
     flat = need(state.flat, "the flat system (flatten pass)")
     aliases = need(state.aliases, "the alias elimination (alias pass)")
+    keys = list(aliases.substitution)
+    names = [flat.variables[k].name for k in keys]
+    col = flat.var_column
+    syms = (_rows(col, np.asarray(keys, dtype=np.int64))
+            if col is not None and col.numel() == len(flat.variables)
+            else cs.vertcat(cs.SX(0, 1), *[flat.variables[k].sym for k in keys]))
+    exprs = cs.vertcat(cs.SX(0, 1), *aliases.substitution.values())
     return state.update(dae=assemble_dae(sys, causal.states, solved, causal.blocks,
-                                         aliases.pairs(flat), flat.outputs, flat.relations))
+                                         (names, syms, exprs), flat.outputs, flat.relations))

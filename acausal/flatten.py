@@ -15,6 +15,7 @@ Ports of non-graph domains (3D frames, ...) are bound by their registered domain
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,16 +23,16 @@ import casadi as cs
 import numpy as np
 
 from . import symbols, templates
-from .component import DATUM, Component, Model, collect_equations
+from .component import Component, Model, collect_equations
 from .discrete import Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
 from .fastsx import named_columns
 from .graph import LinearGraph
+from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .state import need
 from .symbols import FlatParameter, FlatVariable, SymbolTable
 from .templates import Group, NotTemplate, Template, group_key
-from .topology import _UnionFind
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -84,7 +85,10 @@ class FlatSystem:
     variables: list[FlatVariable]
     equations: list[FlatEquation]
     parameters: list[FlatParameter]
-    outputs: dict[str, cs.SX]
+    #: named outputs: every variable, port and edge quantity by dotted name (the graph's
+    #: as rows of one column, :class:`~acausal.graph_columns.OutputTable`; a dict after
+    #: the relations pass rewrote them)
+    outputs: Mapping[str, Any]
     graph: LinearGraph
     initial_equations: list[FlatEquation] = field(default_factory=list)
     domain_passes: dict[str, DomainPass] = field(default_factory=dict)
@@ -146,7 +150,7 @@ class _Flattener:
         unique = list({id(g): g for g in groups.values()}.values())
         # every scalar symbol made in one CasADi call: the graph's unknowns, the template
         # groups' variables, parameters and derivatives
-        unknowns = self._unknown_names(path)
+        unknowns, in_tree, edge_names = unknown_names(self.graph, path)
         requests = [[n for n, size in unknowns if size == 1]]
         spans = []
         for grp in unique:
@@ -157,8 +161,13 @@ class _Flattener:
         for grp, (a, b) in zip(unique, spans, strict=True):
             grp.take(made[a:b])
         self._scalars_column = made[0][0]
-        x = self._graph_unknowns(path, unknowns, made[0][1])
-        self._bind_graph_ports(comps, x, path)
+        cols = GraphColumns(self.graph, comps, path, self.table, unknowns, in_tree,
+                            edge_names, made[0])
+        self._scalar_at = cols.scalar_at
+        block = cols.outputs(comps, path, edge_names, self.table.outputs)
+        cols.bind_ports(comps, set(groups))
+        for grp in unique:
+            grp.ports = cols
         self._bind_declarations(comps, path, groups)
         tab = self.table
         equations: list[FlatEquation] = []
@@ -260,7 +269,7 @@ class _Flattener:
             variables=tab.variables,
             equations=equations,
             parameters=tab.parameters,
-            outputs=tab.outputs,
+            outputs=OutputTable(block, tab.outputs),
             graph=self.graph,
             initial_equations=initial,
             domain_passes=passes,
@@ -294,123 +303,6 @@ class _Flattener:
                     out.append((made[1], np.asarray(idx, dtype=np.int64),
                                 np.asarray(members, dtype=np.int64)))
         return out
-
-    # ----- graph unknowns and port bindings -----
-    def _unknown_names(self, path: dict[int, str]) -> list[tuple[str, int]]:
-        """Name and size of every edge's primary unknown (tree across, cotree through)."""
-        g = self.graph
-        in_tree = self._in_tree = (g.topology.in_tree.tolist()
-                                   if hasattr(g.topology.in_tree, "tolist")
-                                   else g.topology.in_tree)
-        edge_names = self._edge_names = _edge_names(g, path)
-        out = []
-        for e in g.edges:
-            tree_edge = in_tree[e.index]
-            q = e.domain.across if tree_edge else e.domain.through
-            name = f"{edge_names[e.index]}.{q.name}"
-            if e.domain.causal and e.decl.initial is DATUM and tree_edge:
-                name = e.component.ports()[e.decl.final].path()  # a block output: "pi.y"
-            out.append((name, q.size))
-        return out
-
-    def _graph_unknowns(self, path: dict[int, str], unknowns: list[tuple[str, int]],
-                        made: list[cs.SX]) -> dict[int, cs.SX]:
-        """Primary unknowns (tree across, cotree through; ``made``: the symbols of the
-        scalar ones), every edge's across and through quantity, and the vertex
-        potentials ``x`` (datum = 0)."""
-        g, tab = self.graph, self.table
-        topo = g.topology
-        AV: dict[int, cs.SX] = {}
-        TV: dict[int, cs.SX] = {}
-        in_tree, edge_names = self._in_tree, self._edge_names
-        scalars = iter(made)
-        scalar_at = self._scalar_at  # the unknown each scalar symbol becomes
-        for e, (name, size) in zip(g.edges, unknowns, strict=True):
-            tree_edge = in_tree[e.index]
-            q = e.domain.across if tree_edge else e.domain.through
-            origin = path[id(e.component)]
-            if size == 1:
-                sym = next(scalars)
-                scalar_at.append(len(tab.variables))
-                tab.add_var(name, sym, 0.0, False, q.unit, None, 0, origin, "", None)
-            else:
-                sym = tab.new_var(name, q.size, unit=q.unit, origin=origin)
-            (AV if tree_edge else TV)[e.index] = sym
-        x: dict[int, cs.SX] = {}
-        # (plain lists: indexing numpy arrays element by element costs more)
-        parent, parent_edge, parent_sign = (_list(topo.parent), _list(topo.parent_edge),
-                                            _list(topo.parent_sign))
-        for vtx in _list(topo.order):
-            if parent[vtx] < 0:
-                x[vtx] = cs.SX.zeros(g.vertices[vtx].domain.across.size)
-            else:
-                xp, a = x[parent[vtx]], AV[parent_edge[vtx]]
-                if parent[parent[vtx]] < 0:  # parent is the root (zero)
-                    x[vtx] = a if parent_sign[vtx] > 0 else _UNARY(_OP_NEG, a)
-                else:
-                    x[vtx] = xp + a if parent_sign[vtx] > 0 else xp - a
-        cotree = _list(topo.cotree)
-        for j in cotree:
-            e = g.edges[j]
-            AV[j] = x[e.final] - x[e.initial]
-        D = topo.D
-        indptr, indices, data = _list(D.indptr), _list(D.indices), _list(D.data)
-        for r, j in enumerate(_list(topo.tree)):  # cutset equations TV_t = -D TV_c
-            size = g.edges[j].domain.through.size
-            acc = None
-            for ptr in range(indptr[r], indptr[r + 1]):
-                term = TV[cotree[indices[ptr]]]
-                d = data[ptr]
-                if acc is None:
-                    acc = (_UNARY(_OP_NEG, term) if d == 1.0
-                           else (term if d == -1.0 else -d * term))
-                else:
-                    acc = acc - term if d == 1.0 else (acc + term if d == -1.0 else acc - d * term)
-            TV[j] = acc if acc is not None else cs.SX.zeros(size)
-        outputs = tab.outputs
-        for e in g.edges:  # every edge's across and through quantity, by edge name
-            en = edge_names[e.index]
-            outputs[f"{en}.{e.domain.across.name}"] = AV[e.index]
-            outputs[f"{en}.{e.domain.through.name}"] = TV[e.index]
-        self._through = TV
-        return x
-
-    def _bind_graph_ports(self, comps: list[Component], x: dict[int, cs.SX],
-                          path: dict[int, str]) -> None:
-        g, tab, TV = self.graph, self.table, self._through
-        flows: dict[int, Any] = {}
-        for e in g.edges:
-            cp = e.component.__dict__["_ports"]
-            tv = TV[e.index]
-            for end, positive in ((e.decl.initial, True), (e.decl.final, False)):
-                if end is DATUM:
-                    continue
-                key = id(cp[end])
-                acc = flows.get(key)
-                if acc is None:
-                    flows[key] = tv if positive else _UNARY(_OP_NEG, tv)
-                else:
-                    flows[key] = acc + tv if positive else acc - tv
-        _composite_flows(comps, flows)
-        outputs, port_vertex = tab.outputs, g.port_vertex
-        for c in comps:
-            cpath = path[id(c)] or type(c).__name__
-            for p in c.__dict__["_ports"].values():
-                dom = p.domain
-                if not dom.graph:
-                    continue  # bound by the domain's pass
-                v = port_vertex[id(p)]
-                across = x[v] if v >= 0 else cs.SX.zeros(dom.across.size)
-                through = flows.get(id(p))
-                if through is None:
-                    through = cs.SX.zeros(dom.through.size)
-                p.__dict__["_binding"] = {dom.across.name: across, dom.through.name: through}
-                pp = f"{cpath}.{p.name}"
-                if dom.causal:  # a signal is addressed by its port: res["pi.y"]
-                    outputs[pp] = across
-                    continue
-                outputs[f"{pp}.{dom.across.name}"] = across
-                outputs[f"{pp}.{dom.through.name}"] = through
 
     def _groups(self, comps: list[Component]) -> dict[int, Group]:
         """The template group of every component whose class writes its equations once
@@ -609,9 +501,6 @@ _OP_EQ = cs.OP_EQ
 _OP = getattr(getattr(cs, "_casadi", None), "SX_op", cs.SX.op)
 _DEP = getattr(getattr(cs, "_casadi", None), "SX_dep", cs.SX.dep)
 _BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
-# (-x through the C function: the SX.__neg__ wrapper costs several times the negation)
-_UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
-_OP_NEG = cs.OP_NEG
 
 
 def _member_rows(firsts: list[int], n_eq: int) -> tuple[np.ndarray, np.ndarray]:
@@ -652,11 +541,6 @@ def _mask(spans: list[tuple[int, int]], n: int) -> np.ndarray:
     return np.cumsum(d[:n]) > 0
 
 
-def _list(a: Any) -> list[Any]:
-    """A numpy array (or a list) as a list of Python numbers."""
-    return a.tolist() if hasattr(a, "tolist") else list(a)
-
-
 def _paths(comps: list[Component]) -> dict[int, str]:
     """``id(c) -> c.path()`` of components in walk order (a parent before its children)."""
     out: dict[int, str] = {}
@@ -670,16 +554,6 @@ def _paths(comps: list[Component]) -> dict[int, str]:
             out[id(c)] = c.path()
         else:
             out[id(c)] = f"{head}.{d['_name']}" if head else str(d["_name"])
-    return out
-
-
-def _edge_names(g: LinearGraph, path: dict[int, str]) -> list[str]:
-    """``GraphEdge.name`` of every edge, with the component paths already known."""
-    out = []
-    for e in g.edges:
-        a = "datum" if e.decl.initial is DATUM else e.decl.initial
-        b = "datum" if e.decl.final is DATUM else e.decl.final
-        out.append(f"{path[id(e.component)] or type(e.component).__name__}[{a}->{b}]")
     return out
 
 
@@ -711,33 +585,6 @@ def _non_graph_domains(comps: list[Component]) -> dict[str, tuple[Any, list[Comp
                 if not entry[1] or entry[1][-1] is not c:
                     entry[1].append(c)
     return out
-
-
-def _composite_flows(comps: list[Component], flows: dict[int, Any]) -> None:
-    """Flow of a model's own port = sum of the flows of the inner ports joined to it."""
-    for c in reversed(comps):  # children before parents
-        own = c.ports()
-        if not own or not c._connections:
-            continue
-        plist = [p for conn in c._connections for p in conn]
-        local = {id(p): k for k, p in enumerate(plist)}
-        uf = _UnionFind(len(plist))
-        for conn in c._connections:
-            for j in range(1, len(conn)):
-                uf.union(local[id(conn[0])], local[id(conn[j])])
-        for p in own.values():
-            if id(p) not in local:
-                continue
-            rep = uf.find(local[id(p)])
-            seen: set[int] = set()
-            acc = flows.get(id(p), 0)
-            for q in plist:
-                if id(q) in seen or q is p or q.owner is c:
-                    continue
-                if uf.find(local[id(q)]) == rep:
-                    seen.add(id(q))
-                    acc = acc + flows.get(id(q), 0)
-            flows[id(p)] = acc
 
 
 def _signal(c: Component, name: str, f: Any, t: cs.SX) -> cs.SX:

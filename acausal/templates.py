@@ -332,6 +332,9 @@ class Group:
         self.res: list[cs.SX] = []
         self.src: list[cs.SX] = []
         self.flat: list[Any] = []  # the members' FlatEquations, member after member
+        #: the graph's quantities (:class:`~acausal.graph_columns.GraphColumns`): the
+        #: members' port quantities as rows
+        self.ports: Any = None
         cls = type(members[0])
         self.param_decls = {p.name: p for p in cls._declarations(Parameter)}  # type: ignore[attr-defined]
 
@@ -399,7 +402,7 @@ class Group:
         if kind == "der":
             return self.ders[a - self.tpl.n_in][i]
         _, pname, q, k = slot
-        v = c.__dict__["_ports"][pname].__dict__["_binding"][q]
+        v = self.ports.value(c.__dict__["_ports"][pname], q)
         return v if k < 0 else v[k]
 
     def evaluate(self) -> None:
@@ -420,9 +423,8 @@ class Group:
                 rows.append(made[1].T if self.der_fresh[j] else cs.horzcat(*self.ders[j]))
             else:  # a port quantity
                 _, pname, q, k = slot
-                vals = [c.__dict__["_ports"][pname].__dict__["_binding"][q]
-                        for c in self.members]
-                rows.append(cs.horzcat(*(vals if k < 0 else [v[k] for v in vals])))
+                rows.append(self.ports.row([c.__dict__["_ports"][pname] for c in self.members],
+                                           q, k))
         R, S = self.tpl.f.map(n)(cs.vertcat(*rows))
         self.res_col = cs.vec(cs.densify(R))
         self.res = self.res_col.nonzeros()  # type: ignore[assignment]  # (SX in Python)

@@ -1,0 +1,449 @@
+"""The linear graph's quantities as rows of CasADi columns (part of the flatten pass).
+
+The primary unknowns are the across variables of tree branches and the through variables
+of cotree chords. Every other graph quantity is a signed sum of them:
+
+* vertex potentials ``x`` (datum = 0): the signed sum of tree across variables along the
+  tree path from the datum;
+* across variables of chords ``AV_c = x_final - x_initial`` (the circuit equations);
+* through variables of branches ``TV_t = -D TV_c`` (the cutset equations);
+* a port's through variable: the signed sum of the through variables of its component's
+  edges at that port (+ at an edge's initial end, - at its final end); a model's own port
+  carries the sum of the inner ports joined to it.
+
+They are formed as whole columns (one sparse product for the cutsets, one for the ports,
+one indexing for the chords) and kept as rows of one pooled column: an output or a
+template group's input is a row index, not a Python object per scalar. Only the ports of
+components whose equations are written one instance at a time get their symbols as
+objects (:meth:`GraphColumns.bind_ports`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import casadi as cs
+import numpy as np
+
+from .component import DATUM, Component
+from .topology import _UnionFind
+
+if TYPE_CHECKING:
+    from .graph import LinearGraph
+    from .symbols import SymbolTable
+
+__all__ = ["GraphColumns", "OutputTable", "unknown_names"]
+
+_UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
+_OP_NEG = cs.OP_NEG
+
+
+def unknown_names(g: LinearGraph, path: dict[int, str]) -> tuple[list[tuple[str, int]],
+                                                                  list[bool], list[str]]:
+    """Name and size of every edge's primary unknown (tree across, cotree through), the
+    edges' tree membership and the edges' names (``GraphEdge.name``)."""
+    topo_in = g.topology.in_tree
+    in_tree = topo_in.tolist() if hasattr(topo_in, "tolist") else list(topo_in)
+    names = []
+    for e in g.edges:
+        a = "datum" if e.decl.initial is DATUM else e.decl.initial
+        b = "datum" if e.decl.final is DATUM else e.decl.final
+        names.append(f"{path[id(e.component)] or type(e.component).__name__}[{a}->{b}]")
+    out = []
+    for e in g.edges:
+        tree_edge = in_tree[e.index]
+        q = e.domain.across if tree_edge else e.domain.through
+        name = f"{names[e.index]}.{q.name}"
+        if e.domain.causal and e.decl.initial is DATUM and tree_edge:
+            name = e.component.ports()[e.decl.final].path()  # a block output: "pi.y"
+        out.append((name, q.size))
+    return out, in_tree, names
+
+
+def _offsets(sizes: list[int]) -> np.ndarray:
+    """Start row of each item of ``sizes`` rows (one more entry: the total)."""
+    off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    return off
+
+
+def _spread(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The rows ``starts[k] .. starts[k] + sizes[k] - 1`` of every item, in item order."""
+    if not len(sizes) or (sizes == 1).all():
+        return starts.astype(np.int64)
+    reps = np.repeat(starts - _offsets(sizes.tolist())[:-1], sizes)
+    return reps + np.arange(int(sizes.sum()))
+
+
+def _sparse(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple[int, int]
+            ) -> cs.DM:
+    """A CasADi sparse matrix from triplets (no duplicates)."""
+    order = np.lexsort((rows, cols))  # column-major, rows sorted within a column
+    r, c = rows[order], cols[order]
+    colptr = np.zeros(shape[1] + 1, dtype=np.int64)
+    np.add.at(colptr, c + 1, 1)
+    np.cumsum(colptr, out=colptr)
+    sp = cs.Sparsity(shape[0], shape[1], colptr.tolist(), r.tolist())
+    return cs.DM(sp, vals[order].tolist())
+
+
+class GraphColumns:
+    """Every graph quantity of one model as rows of one column ``pool``.
+
+    ``pool`` stacks: the edges' across quantities, their through quantities, the vertex
+    potentials, the ports' through quantities and a few zeros (for a port with no vertex
+    or no edge). :meth:`across_row` / :meth:`through_row` give a port quantity's first row.
+    """
+
+    def __init__(self, g: LinearGraph, comps: list[Component], path: dict[int, str],
+                 table: SymbolTable, unknowns: list[tuple[str, int]], in_tree: list[bool],
+                 edge_names: list[str], scalars: tuple[cs.SX, list[cs.SX]]) -> None:
+        self.graph = g
+        topo = g.topology
+        edges = g.edges
+        n_e = len(edges)
+        ka = np.array([e.domain.across.size for e in edges], dtype=np.int64)
+        kt = np.array([e.domain.through.size for e in edges], dtype=np.int64)
+        # ----- the primary unknowns: one column U (the scalar ones made in one call) -----
+        scalar_col, scalar_elems = scalars
+        if int(scalar_col.numel()) != len(scalar_elems):  # (made without their column)
+            scalar_col = cs.vertcat(cs.SX(0, 1), *scalar_elems)
+        u_pieces = [scalar_col]
+        u_start = np.zeros(n_e, dtype=np.int64)
+        n_scalar = len(scalar_elems)
+        at_scalar, at_vec = 0, n_scalar
+        self.scalar_at: list[int] = []  # the unknown each scalar symbol becomes
+        prim: list[Any] = []  # per edge, its unknown (an element, or a vector symbol)
+        for e, (name, size) in zip(edges, unknowns, strict=True):
+            tree_edge = in_tree[e.index]
+            q = e.domain.across if tree_edge else e.domain.through
+            origin = path[id(e.component)]
+            if size == 1:
+                sym = scalar_elems[at_scalar]
+                u_start[e.index] = at_scalar
+                at_scalar += 1
+                self.scalar_at.append(len(table.variables))
+                table.add_var(name, sym, 0.0, False, q.unit, None, 0, origin, "", None)
+            else:
+                sym = table.new_var(name, q.size, unit=q.unit, origin=origin)
+                u_pieces.append(sym)
+                u_start[e.index] = at_vec
+                at_vec += size
+            prim.append(sym)
+        U = cs.vertcat(*u_pieces) if len(u_pieces) > 1 else scalar_col
+        # ----- vertex potentials, along the tree from each root -----
+        x: list[Any] = [None] * len(g.vertices)
+        parent, parent_edge, parent_sign = (_list(topo.parent), _list(topo.parent_edge),
+                                            _list(topo.parent_sign))
+        for vtx in _list(topo.order):
+            p = parent[vtx]
+            if p < 0:
+                x[vtx] = cs.SX.zeros(g.vertices[vtx].domain.across.size)
+                continue
+            a = prim[parent_edge[vtx]]
+            if parent[p] < 0:  # the parent is a root (zero)
+                x[vtx] = a if parent_sign[vtx] > 0 else _UNARY(_OP_NEG, a)
+            else:
+                x[vtx] = x[p] + a if parent_sign[vtx] > 0 else x[p] - a
+        kv = np.array([v.domain.across.size for v in g.vertices], dtype=np.int64)
+        v_off = _offsets(kv.tolist())
+        X = (cs.vertcat(*[cs.SX.zeros(int(kv[k])) if v is None else v
+                          for k, v in enumerate(x)]) if x else cs.SX(0, 1))
+        # ----- edges' across quantities: tree = unknowns, chords = x_final - x_initial -----
+        ea_off = _offsets(ka.tolist())
+        tree = np.asarray(_list(topo.tree), dtype=np.int64)  # (the rows of D)
+        cot = np.asarray(_list(topo.cotree), dtype=np.int64)  # (the columns of D)
+        ini = np.array([e.initial for e in edges], dtype=np.int64)
+        fin = np.array([e.final for e in edges], dtype=np.int64)
+        t_rows = _spread(u_start[tree], ka[tree])
+        c_fin = _spread(v_off[fin[cot]], ka[cot])
+        c_ini = _spread(v_off[ini[cot]], ka[cot])
+        chord_av = X[c_fin.tolist()] - X[c_ini.tolist()] if len(c_fin) else cs.SX(0, 1)
+        perm = np.empty(int(ea_off[-1]), dtype=np.int64)
+        perm[_spread(ea_off[tree], ka[tree])] = np.arange(len(t_rows))
+        perm[_spread(ea_off[cot], ka[cot])] = len(t_rows) + np.arange(len(c_fin))
+        AV = cs.vertcat(U[t_rows.tolist()], chord_av)[perm.tolist()]
+        # ----- edges' through quantities: chords = unknowns, tree = -D TV_c -----
+        et_off = _offsets(kt.tolist())
+        c_rows = _spread(u_start[cot], kt[cot])
+        TVc = U[c_rows.tolist()]
+        tv_tree = self._cutsets(topo, kt, tree, cot, TVc)
+        perm = np.empty(int(et_off[-1]), dtype=np.int64)
+        perm[_spread(et_off[tree], kt[tree])] = np.arange(tv_tree.numel())
+        perm[_spread(et_off[cot], kt[cot])] = tv_tree.numel() + np.arange(len(c_rows))
+        TV = cs.vertcat(tv_tree, TVc)[perm.tolist()]
+        # ----- ports: every graph port of the model, in model order -----
+        ports: list[Any] = []
+        for c in comps:
+            for p in c.__dict__["_ports"].values():
+                if p.domain.graph:
+                    ports.append(p)
+        self.ports = ports
+        index = self._port_index = {id(p): k for k, p in enumerate(ports)}
+        kp = np.array([p.domain.through.size for p in ports], dtype=np.int64)
+        f_off = _offsets(kp.tolist())
+        ends = np.full((len(edges), 2), -1, dtype=np.int64)  # port index at each end
+        for e in edges:
+            cp = e.component.__dict__["_ports"]
+            if e.decl.initial is not DATUM:
+                ends[e.index, 0] = index[id(cp[e.decl.initial])]
+            if e.decl.final is not DATUM:
+                ends[e.index, 1] = index[id(cp[e.decl.final])]
+        n_f = int(f_off[-1])
+        at = ends.T.ravel()  # initial ends (+1), then final ends (-1)
+        on = at >= 0
+        if on.any() and n_f:
+            ei = np.concatenate([np.arange(len(edges))] * 2)[on]
+            k = kt[ei]
+            P = _sparse(_spread(f_off[at[on]], k), _spread(et_off[ei], k),
+                        np.repeat(np.where(np.arange(2 * len(edges)) < len(edges), 1.0,
+                                           -1.0)[on], k), (n_f, int(et_off[-1])))
+            F = cs.densify(cs.mtimes(P, TV))
+        else:
+            F = cs.SX.zeros(n_f, 1)
+        # ----- the pool, and every port's rows in it -----
+        kmax = int(max([1, *kv.tolist(), *kp.tolist()]))
+        parts = [AV, TV, X, F]
+        starts = _offsets([int(p.numel()) for p in parts])
+        self._zero = int(starts[-1])
+        self.pool = cs.vertcat(*parts, cs.SX.zeros(kmax, 1))
+        self._av, self._tv, self._x, self._f = (int(s) for s in starts[:4])
+        self._ea_off, self._et_off, self._v_off, self._f_off = ea_off, et_off, v_off, f_off
+        pv = g.port_vertex
+        self._across = [int(v_off[v]) + self._x if v >= 0 else self._zero
+                        for v in (pv[id(p)] for p in ports)]
+        self._through = [int(f_off[k]) + self._f for k in range(len(ports))]
+        self._composite(comps)
+        self._elems: dict[int, Any] = {}
+
+    @staticmethod
+    def _cutsets(topo: Any, kt: np.ndarray, tree: np.ndarray, cot: np.ndarray,
+                 TVc: cs.SX) -> cs.SX:
+        """``TV_t = -D TV_c``, the tree's through quantities (rows: tree edges, each
+        ``kt`` rows, in tree order)."""
+        D = topo.D
+        t_sizes, c_sizes = kt[tree], kt[cot]
+        n_t = int(t_sizes.sum())
+        if not n_t or not len(D.data):
+            return cs.SX.zeros(n_t, 1)
+        indptr, indices, data = (np.asarray(D.indptr), np.asarray(D.indices),
+                                 np.asarray(D.data, dtype=float))
+        r = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        t_off, c_off = _offsets(t_sizes.tolist()), _offsets(c_sizes.tolist())
+        k = t_sizes[r]  # a cutset joins edges of one domain: equal sizes
+        rows = _spread(t_off[r], k)
+        cols = _spread(c_off[indices], k)
+        vals = np.repeat(-data, k)
+        return cs.densify(cs.mtimes(_sparse(rows, cols, vals, (n_t, int(c_off[-1]))), TVc))
+
+    def _composite(self, comps: list[Component]) -> None:
+        """The flow of a model's own port: the sum of the flows of the inner ports joined
+        to it (children before parents)."""
+        values: dict[int, Any] = {}
+        own_rows: list[tuple[int, Any]] = []
+        for c in reversed(comps):
+            own = c.ports()
+            if not own or not c._connections:
+                continue
+            plist = [p for conn in c._connections for p in conn]
+            local = {id(p): k for k, p in enumerate(plist)}
+            uf = _UnionFind(len(plist))
+            for conn in c._connections:
+                for j in range(1, len(conn)):
+                    uf.union(local[id(conn[0])], local[id(conn[j])])
+            for p in own.values():
+                if id(p) not in local or not p.domain.graph:
+                    continue
+                rep = uf.find(local[id(p)])
+                seen: set[int] = set()
+                acc = values.get(id(p), self._edge_flow(p))
+                for q in plist:
+                    if id(q) in seen or q is p or q.owner is c:
+                        continue
+                    if uf.find(local[id(q)]) == rep:
+                        seen.add(id(q))
+                        acc = acc + values.get(id(q), self._edge_flow(q))
+                values[id(p)] = acc
+                own_rows.append((self._port_index[id(p)], acc))
+        if not own_rows:
+            return
+        # the composite flows go at the end of the pool, and their ports' rows there
+        at = int(self.pool.numel())
+        extra = []
+        for k, acc in own_rows:
+            v = cs.SX(acc)
+            self._through[k] = at
+            at += int(v.numel())
+            extra.append(v)
+        self.pool = cs.vertcat(self.pool, *extra)
+
+    def _edge_flow(self, p: Any) -> Any:
+        """The signed sum of the flows of the edges at port ``p`` (0 if none)."""
+        k = self._port_index.get(id(p))
+        if k is None:
+            return 0
+        row, n = self._through[k], p.domain.through.size
+        val = self.pool[row] if n == 1 else self.pool[row:row + n]
+        return 0 if val.nnz() == 0 or (val.is_zero() and val.is_constant()) else val
+
+    # ----- rows -----
+    def across_row(self, p: Any) -> int:
+        return self._across[self._port_index[id(p)]]
+
+    def through_row(self, p: Any) -> int:
+        return self._through[self._port_index[id(p)]]
+
+    def row(self, ports: list[Any], quantity: str, k: int) -> cs.SX:
+        """Quantity ``quantity`` (element ``k``, or the scalar when ``k < 0``) of every
+        port of ``ports``, as one row."""
+        index = self._port_index
+        if not ports:
+            return cs.SX(1, 0)
+        dom = ports[0].domain
+        table = self._across if quantity == dom.across.name else self._through
+        rows = [table[index[id(p)]] + max(k, 0) for p in ports]
+        return self.pool[rows].T
+
+    def value(self, p: Any, quantity: str) -> cs.SX:
+        """Quantity ``quantity`` of port ``p`` (its element, or column when a vector)."""
+        dom = p.domain
+        across = quantity == dom.across.name
+        row = (self._across if across else self._through)[self._port_index[id(p)]]
+        n = (dom.across if across else dom.through).size
+        return self.pool[row] if n == 1 else self.pool[row:row + n]
+
+    def bind_ports(self, comps: list[Component], deferred: set[int]) -> None:
+        """Bind the graph ports of ``comps`` for their equations: ``{across: ..., through:
+        ...}``, taken from the pool in one indexing; the ports of components in
+        ``deferred`` (ids; written by templates) get :class:`Deferred` bindings, resolved
+        one port at a time if an equation ever reads them."""
+        late = Deferred(self)
+        want: list[Any] = []
+        for c in comps:
+            if id(c) in deferred:
+                for p in c.__dict__["_ports"].values():
+                    if p.domain.graph:
+                        p.__dict__["_binding"] = late
+                continue
+            for p in c.__dict__["_ports"].values():
+                if p.domain.graph:
+                    want.append(p)
+        if not want:
+            return
+        rows: list[int] = []
+        spans = []
+        for p in want:
+            dom = p.domain
+            a, t = self.across_row(p), self.through_row(p)
+            na, nt = dom.across.size, dom.through.size
+            spans.append((len(rows), na, nt))
+            rows.extend(range(a, a + na))
+            rows.extend(range(t, t + nt))
+        elems = cs.vertsplit(self.pool[rows]) if rows else []
+        for p, (at, na, nt) in zip(want, spans, strict=True):
+            dom = p.domain
+            across = elems[at] if na == 1 else cs.vertcat(*elems[at:at + na])
+            through = (elems[at + na] if nt == 1
+                       else cs.vertcat(*elems[at + na:at + na + nt]))
+            p.__dict__["_binding"] = {dom.across.name: across, dom.through.name: through}
+
+    # ----- outputs -----
+    def outputs(self, comps: list[Component], path: dict[int, str], edge_names: list[str],
+                named: dict[str, Any]) -> tuple[list[str], list[int], cs.SX]:
+        """The graph's outputs: every edge's across and through quantity (by edge name)
+        and every port's (``path.port.q``), as ``(names, sizes, column)``; a signal port,
+        addressed by its port's path (``res["pi.y"]``), goes into ``named``."""
+        edges = self.graph.edges
+        names = [f"{en}.{q}" for en, e in zip(edge_names, edges, strict=True)
+                 for q in (e.domain.across.name, e.domain.through.name)]
+        starts = [self._av + self._ea_off[:-1], self._tv + self._et_off[:-1]]
+        sizes = [np.diff(self._ea_off), np.diff(self._et_off)]
+        keep: list[int] = []
+        for k, p in enumerate(self.ports):
+            c = p.owner
+            dom = p.domain
+            pp = f"{path[id(c)] or type(c).__name__}.{p.name}"
+            if dom.causal:
+                named[pp] = self.value(p, dom.across.name)
+                continue
+            names += (f"{pp}.{dom.across.name}", f"{pp}.{dom.through.name}")
+            keep.append(k)
+        kept = np.asarray(keep, dtype=np.int64)
+        starts += [np.asarray(self._across, dtype=np.int64)[kept],
+                   np.asarray(self._through, dtype=np.int64)[kept]]
+        sizes += [np.array([p.domain.across.size for p in self.ports], dtype=np.int64)[kept],
+                  np.array([p.domain.through.size for p in self.ports], dtype=np.int64)[kept]]
+        # (edge after edge, then port after port: across, through each)
+        start = np.concatenate([np.stack(starts[:2], 1).ravel(), np.stack(starts[2:], 1).ravel()])
+        size = np.concatenate([np.stack(sizes[:2], 1).ravel(), np.stack(sizes[2:], 1).ravel()])
+        rows = _spread(start, size)
+        return (names, size.tolist(),
+                self.pool[rows.tolist()] if len(rows) else cs.SX(0, 1))
+
+
+class Deferred:
+    """The binding of a port whose component's equations are written by a template: its
+    quantities are taken from the pool only if an equation reads them."""
+
+    __slots__ = ("cols",)
+
+    def __init__(self, cols: GraphColumns) -> None:
+        self.cols = cols
+
+    def resolve(self, p: Any) -> dict[str, Any]:
+        dom = p.domain
+        return {dom.across.name: self.cols.value(p, dom.across.name),
+                dom.through.name: self.cols.value(p, dom.through.name)}
+
+
+class OutputTable(Mapping[str, Any]):
+    """The flat system's named outputs: a block of names over the rows of one column (the
+    graph's port and edge quantities) and a dict of the others (variables, derivatives,
+    domain passes, signals). Reads like a dict; the block's names come first."""
+
+    def __init__(self, block: tuple[list[str], list[int], cs.SX] | None,
+                 named: dict[str, Any]) -> None:
+        self.block = block if block and block[0] else None
+        self.named = named
+        self._index: dict[str, tuple[int, int]] | None = None
+        self._elems: list[cs.SX] | None = None
+
+    def _block_index(self) -> dict[str, tuple[int, int]]:
+        if self._index is None:
+            out: dict[str, tuple[int, int]] = {}
+            if self.block is not None:
+                at = 0
+                for name, size in zip(self.block[0], self.block[1], strict=True):
+                    out[name] = (at, size)
+                    at += size
+            self._index = out
+        return self._index
+
+    def _elements(self) -> list[cs.SX]:
+        if self._elems is None:
+            self._elems = cs.vertsplit(self.block[2]) if self.block is not None else []
+        return self._elems
+
+    def __getitem__(self, name: str) -> Any:
+        v = self.named.get(name)
+        if v is not None:
+            return v
+        at, size = self._block_index()[name]
+        el = self._elements()
+        return el[at] if size == 1 else cs.vertcat(*el[at:at + size])
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.named or name in self._block_index()
+
+    def __iter__(self) -> Iterator[str]:
+        if self.block is not None:
+            yield from self.block[0]
+        yield from self.named
+
+    def __len__(self) -> int:
+        return (len(self.block[0]) if self.block is not None else 0) + len(self.named)
+
+
+def _list(a: Any) -> list[Any]:
+    return a.tolist() if hasattr(a, "tolist") else list(a)
