@@ -412,13 +412,17 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     named = extra_outputs.named if hasattr(extra_outputs, "named") else extra_outputs
     if block is not None:
         b_names, b_sizes, b_col = block
-        b_drop = np.fromiter((n in known for n in b_names), dtype=bool, count=len(b_names))
+        at = getattr(extra_outputs, "unknowns", None)
+        at = np.arange(len(b_names)) if at is None else at
+        shared = [b_names[k] for k in at.tolist()]
+        b_drop = np.zeros(len(b_names), dtype=bool)
+        b_drop[at] = [n in known for n in shared]
         if b_drop.any():
             b_keep = np.flatnonzero(~b_drop).tolist()
             b_names = [b_names[k] for k in b_keep]
             b_sizes = [b_sizes[k] for k in b_keep]
             b_col = _rows(b_col, np.flatnonzero(~np.repeat(b_drop, block[1])))
-        known.update(b_names)
+        known.update(shared)
         block = (b_names, b_sizes, b_col)
     # an eliminated unknown's output is its expression (the alias column, not a symbol
     # per output substituted)

@@ -165,6 +165,7 @@ class _Flattener:
                             edge_names, made[0])
         self._scalar_at = cols.scalar_at
         block = cols.outputs(comps, path, edge_names, self.table.outputs)
+        shared = cols.unknown_positions()
         cols.bind_ports(comps, set(groups))
         for grp in unique:
             grp.ports = cols
@@ -269,7 +270,7 @@ class _Flattener:
             variables=tab.variables,
             equations=equations,
             parameters=tab.parameters,
-            outputs=OutputTable(block, tab.outputs),
+            outputs=OutputTable(block, tab.outputs, shared),
             graph=self.graph,
             initial_equations=initial,
             domain_passes=passes,

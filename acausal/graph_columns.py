@@ -381,6 +381,12 @@ class GraphColumns:
         return (names, size.tolist(),
                 self.pool[rows.tolist()] if len(rows) else cs.SX(0, 1))
 
+    def unknown_positions(self) -> np.ndarray:
+        """The positions in :meth:`outputs`' names of the names that are unknowns' too
+        (an edge's primary unknown: a tree branch's across, a chord's through)."""
+        in_tree = np.asarray(self.graph.topology.in_tree, dtype=bool)
+        return 2 * np.arange(len(in_tree)) + np.where(in_tree, 0, 1)
+
 
 class Deferred:
     """The binding of a port whose component's equations are written by a template: its
@@ -403,9 +409,13 @@ class OutputTable(Mapping[str, Any]):
     domain passes, signals). Reads like a dict; the block's names come first."""
 
     def __init__(self, block: tuple[list[str], list[int], cs.SX] | None,
-                 named: dict[str, Any]) -> None:
+                 named: dict[str, Any], unknowns: np.ndarray | None = None) -> None:
         self.block = block if block and block[0] else None
         self.named = named
+        #: the positions of the block's names that may also name an unknown (the others
+        #: never do: no lookup needed to tell an output from a variable of the same name)
+        self.unknowns = (np.arange(len(block[0])) if unknowns is None and block
+                         else unknowns)
         self._index: dict[str, tuple[int, int]] | None = None
         self._elems: list[cs.SX] | None = None
 
