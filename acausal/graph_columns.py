@@ -27,6 +27,8 @@ import casadi as cs
 import numpy as np
 
 from .component import DATUM, Component
+from .errors import ModelDefinitionError
+from .symbols import FlatVariable
 from .topology import _UnionFind
 
 if TYPE_CHECKING:
@@ -102,7 +104,6 @@ class GraphColumns:
         self.graph = g
         topo = g.topology
         edges = g.edges
-        n_e = len(edges)
         ka = np.array([e.domain.across.size for e in edges], dtype=np.int64)
         kt = np.array([e.domain.through.size for e in edges], dtype=np.int64)
         # ----- the primary unknowns: one column U (the scalar ones made in one call) -----
@@ -110,27 +111,31 @@ class GraphColumns:
         if int(scalar_col.numel()) != len(scalar_elems):  # (made without their column)
             scalar_col = cs.vertcat(cs.SX(0, 1), *scalar_elems)
         u_pieces = [scalar_col]
-        u_start = np.zeros(n_e, dtype=np.int64)
-        n_scalar = len(scalar_elems)
-        at_scalar, at_vec = 0, n_scalar
+        u_first: list[int] = []  # per edge, its unknown's first row in U
+        at_scalar, at_vec = 0, len(scalar_elems)
         self.scalar_at: list[int] = []  # the unknown each scalar symbol becomes
         prim: list[Any] = []  # per edge, its unknown (an element, or a vector symbol)
+        variables, names_at = table.variables, table.index
         for e, (name, size) in zip(edges, unknowns, strict=True):
-            tree_edge = in_tree[e.index]
-            q = e.domain.across if tree_edge else e.domain.through
+            q = e.domain.across if in_tree[e.index] else e.domain.through
             origin = path[id(e.component)]
-            if size == 1:
+            if size == 1:  # (SymbolTable.add_var, inline: the common case)
                 sym = scalar_elems[at_scalar]
-                u_start[e.index] = at_scalar
+                u_first.append(at_scalar)
                 at_scalar += 1
-                self.scalar_at.append(len(table.variables))
-                table.add_var(name, sym, 0.0, False, q.unit, None, 0, origin, "", None)
+                if name in names_at:
+                    raise ModelDefinitionError(f"two unknowns are named {name!r}")
+                names_at[name] = len(variables)
+                self.scalar_at.append(len(variables))
+                variables.append(FlatVariable(name, sym, 0.0, False, q.unit, None, 0, origin,
+                                              None, None, "", None))
             else:
                 sym = table.new_var(name, q.size, unit=q.unit, origin=origin)
                 u_pieces.append(sym)
-                u_start[e.index] = at_vec
+                u_first.append(at_vec)
                 at_vec += size
             prim.append(sym)
+        u_start = np.asarray(u_first, dtype=np.int64)
         U = cs.vertcat(*u_pieces) if len(u_pieces) > 1 else scalar_col
         # ----- vertex potentials, along the tree from each root -----
         x: list[Any] = [None] * len(g.vertices)
