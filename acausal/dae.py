@@ -437,8 +437,10 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         a_keep = np.flatnonzero(a_new)
         a_out = [a_names[k] for k in a_keep.tolist()]
         a_col = _rows(a_exprs, a_keep)
-        block = ((a_out, [1] * len(a_out), a_col) if block is None else
-                 (block[0] + a_out, block[1] + [1] * len(a_out), cs.vertcat(block[2], a_col)))
+        block = ((a_out, [1] * len(a_out), [a_col]) if block is None else
+                 (block[0] + a_out, block[1] + [1] * len(a_out), [block[2], a_col]))
+    elif block is not None:
+        block = (block[0], block[1], [block[2]])
     indicators = None
     if pending or block is not None:
         names = list(pending)
@@ -449,16 +451,23 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         n_block = len(block[0]) if block is not None else 0
         mats = {n_block + k: rc for k, n in enumerate(part_sizes) if n != 1
                 for rc in [(_SIZE1(exprs[k]), _SIZE2(exprs[k]))] if rc[1] != 1}
-        stacked = cs.vertcat(*([cs.vec(e) if n_block + k in mats else e
-                                for k, e in enumerate(exprs)] if mats else exprs))
+        if mats:
+            exprs = [cs.vec(e) if n_block + k in mats else e for k, e in enumerate(exprs)]
         if block is not None:  # (column vectors at most: no shapes to keep)
             names = [*block[0], *names]
             part_sizes = [*block[1], *part_sizes]
-            stacked = cs.vertcat(block[2], stacked)
+            exprs = [*block[2], *exprs]
+        # (one stacking: each copies every row, costly at 10^5 rows and more)
+        stacked = cs.vertcat(cs.SX(0, 1), *exprs)
+        # one substitution (one pass over the outputs) of the eliminated unknowns by their
+        # expressions and of the system's by their solutions; an alias expression refers
+        # to representatives, which may themselves be solved
         if a_names:
-            stacked = cs.substitute(stacked, a_syms, a_exprs)
-        # alias expressions refer to representatives, which may themselves be solved
-        stacked = cs.substitute(stacked, syms, sys_stacked)
+            stacked = cs.substitute([stacked], [a_syms, syms],
+                                    [cs.substitute(a_exprs, syms, sys_stacked),
+                                     sys_stacked])[0]
+        else:
+            stacked = cs.substitute(stacked, syms, sys_stacked)
         if relations:  # the indicators leave the outputs
             keys = {f"__indicator__{r.name}" for r in relations}
             drop = np.array([n in keys for n in names], dtype=bool)
