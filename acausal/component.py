@@ -700,10 +700,12 @@ class Component:
         # (only a component with lists of components gets the record: the flatten pass's
         # class templates take an instance with keys of its own for one with own state)
         d = self.__dict__
+        lists = [(name, value) for name, value in d.items()
+                 if isinstance(value, (list, tuple)) and value]
+        if not lists:  # (a leaf component: one pass over its attributes)
+            return
         adopted = d.get("_adopted_lists")
-        for name, value in list(d.items()):
-            if not isinstance(value, (list, tuple)) or not value:
-                continue
+        for name, value in lists:
             now = tuple(value)
             if adopted is not None and adopted.get(name) == now:  # unchanged (identity)
                 continue
