@@ -111,3 +111,30 @@ def test_graph_columns_obey_kirchhoff(seed):
     assert port_q(div.a, "v") == pytest.approx(port_q(div.r1.p, "v"), abs=1e-12)
     # the resistors were written by a template, their ports bound on demand only
     assert len(model.res) >= 40
+
+
+class Ladder(ac.Model):
+    """A source feeding 40 resistors in parallel (written by a template); the model's own
+    equation reads one resistor's port current (a lazily bound port quantity)."""
+
+    i_total = ac.Variable(unit="A")
+
+    def __init__(self, n=40):
+        super().__init__()
+        self.ground = el.Ground()
+        self.source = el.ConstantVoltage(V=2.0)
+        self.res = [el.Resistor(R=float(k + 1)) for k in range(n)]
+        self.connect(self.source.p, *[r.p for r in self.res])
+        self.connect(self.source.n, self.ground.p, *[r.n for r in self.res])
+
+    def equations(self):
+        return [self.i_total == self.res[3].p.i * 4.0]
+
+
+def test_a_templated_components_port_read_by_its_parent():
+    model = Ladder()
+    res = ac.simulate(model, 0.1, n_points=3)
+    # resistor 3 (R = 4 ohm) at 2 V carries 0.5 A into its pin p: i_total = 4 * 0.5
+    # (1e-9: the algebraic solve's tolerance on an exact linear system)
+    assert res["i_total"][-1] == pytest.approx(2.0, abs=1e-9)
+    assert res["res[3].p.i"][-1] == pytest.approx(0.5, abs=1e-9)
