@@ -389,12 +389,13 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     """
     syms = sys.symbols() if sys.variables else cs.SX(0, 1)
     n_sys = len(sys.variables)
-    # every variable's expression: its explicit solution, else its own symbol (one
-    # indexing of [symbols; solutions], not an expression per variable)
-    pos = np.arange(n_sys, dtype=np.int64)
-    pos[np.asarray(solved.idx, dtype=np.int64)] = n_sys + np.arange(len(solved.idx))
-    sys_stacked = (cs.vertcat(syms, solved.expr)[pos.tolist()] if len(solved.idx)
-                   else syms)
+    # every variable's expression: its explicit solution, else its own symbol (the
+    # solutions assigned into a copy of the symbols' column in one call: a stacking and
+    # indexing of both would copy every row twice)
+    sys_stacked = syms
+    if len(solved.idx):
+        sys_stacked = cs.SX(syms)
+        sys_stacked[[int(k) for k in solved.idx]] = solved.expr
     x = syms[list(states)] if states else cs.SX(0, 1)
     ode = sys_stacked[[sys.var_der[j] for j in states]] if states else cs.SX(0, 1)
     z = cs.vertcat(*solved.z) if solved.z else cs.SX(0, 1)
