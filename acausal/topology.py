@@ -160,22 +160,26 @@ class Topology:
         rows: list[int] = []
         cols: list[int] = []
         vals: list[float] = []
+        # (plain lists: indexing numpy arrays element by element costs more than the walk)
+        depth, parent = self.depth.tolist(), self.parent.tolist()
+        parent_edge, parent_sign = self.parent_edge.tolist(), self.parent_sign.tolist()
+        root_of, edges = self.root_of.tolist(), self.edges
         for c, j in enumerate(self.cotree):
-            a, b = self.edges[j]
-            if self.root_of[a] != self.root_of[b]:
+            a, b = edges[j]
+            if root_of[a] != root_of[b]:
                 raise ValueError(f"edge {j} joins two different trees")  # cannot happen
             coef: dict[int, int] = {}
             # x_b - x_a, walking both ends up to their common ancestor
             u, w = a, b
             while u != w:
-                if self.depth[w] >= self.depth[u]:
-                    e = int(self.parent_edge[w])
-                    coef[e] = coef.get(e, 0) + int(self.parent_sign[w])
-                    w = int(self.parent[w])
+                if depth[w] >= depth[u]:
+                    e = parent_edge[w]
+                    coef[e] = coef.get(e, 0) + parent_sign[w]
+                    w = parent[w]
                 else:
-                    e = int(self.parent_edge[u])
-                    coef[e] = coef.get(e, 0) - int(self.parent_sign[u])
-                    u = int(self.parent[u])
+                    e = parent_edge[u]
+                    coef[e] = coef.get(e, 0) - parent_sign[u]
+                    u = parent[u]
             for e, s in coef.items():
                 if s:
                     rows.append(row_of[e])
