@@ -31,7 +31,7 @@ from .fastsx import named_columns
 from .graph import LinearGraph
 from .state import need
 from .symbols import FlatParameter, FlatVariable, SymbolTable
-from .templates import Group, NotTemplate, Template, group_key
+from .templates import Group, NotTemplate, Template, group_keys
 from .topology import _UnionFind
 
 if TYPE_CHECKING:
@@ -418,8 +418,7 @@ class _Flattener:
         """The template group of every component whose class writes its equations once
         for all alike instances (:mod:`acausal.templates`)."""
         by_key: dict[tuple[Any, ...], list[Component]] = {}
-        for c in comps:
-            key = group_key(c)
+        for c, key in zip(comps, group_keys(comps), strict=True):
             if key is not None:
                 by_key.setdefault(key, []).append(c)
         out: dict[int, Group] = {}

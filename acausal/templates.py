@@ -29,7 +29,7 @@ from .component import Component, Model, Parameter, Port, Variable, collect_equa
 from .functions import no_relation_of
 from .symbols import FlatParameter, FlatVariable
 
-__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key"]
+__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys"]
 
 #: groups smaller than this keep the per-instance path: a template has a fixed cost (a
 #: placeholder call of ``equations()``, a CasADi function and its map) of about the
@@ -121,24 +121,42 @@ def class_info(cls: type) -> _ClassInfo:
 def group_key(c: Component) -> tuple[Any, ...] | None:
     """What makes two instances write different equations, or None if ``c`` keeps the
     per-instance path."""
-    d = c.__dict__
-    if len(d) != len(_FRAMEWORK_KEYS) or not _FRAMEWORK_KEYS.issuperset(d) or d["_children"]:
-        return None
-    info = class_info(type(c))
-    if info.key is None:
-        return None
-    parts = [info.key]  # (the class and its variables' sizes: its declarations')
-    structural = info.structural
-    for name, v in d["_params"].items():
-        if name in structural:
-            try:
-                hash(v)
-            except TypeError:
-                return None
-            parts.append((type(v), v))
-        elif callable(v):
-            return None
-    return tuple(parts)
+    return group_keys([c])[0]
+
+
+def group_keys(comps: list[Component]) -> list[tuple[Any, ...] | None]:
+    """:func:`group_key` of every component."""
+    out: list[tuple[Any, ...] | None] = []
+    framework, n_framework = _FRAMEWORK_KEYS, len(_FRAMEWORK_KEYS)
+    infos: dict[type, _ClassInfo] = {}
+    for c in comps:
+        d = c.__dict__
+        if len(d) != n_framework or not framework.issuperset(d) or d["_children"]:
+            out.append(None)
+            continue
+        cls = type(c)
+        info = infos.get(cls)
+        if info is None:
+            info = infos[cls] = class_info(cls)
+        if info.key is None:
+            out.append(None)
+            continue
+        parts = [info.key]  # (the class and its variables' sizes: its declarations')
+        structural = info.structural
+        for name, v in d["_params"].items():
+            if name in structural:
+                try:
+                    hash(v)
+                except TypeError:
+                    break
+                parts.append((type(v), v))
+            elif callable(v):
+                break
+        else:
+            out.append(tuple(parts))
+            continue
+        out.append(None)
+    return out
 
 
 class _TemplateTable:
