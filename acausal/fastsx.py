@@ -108,7 +108,10 @@ def _serialised(names: list[str]) -> str:
     # the sparsity of a dense column: nrow, ncol, column starts, row indices
     sp = (struct.pack("<5q", n + 4, n, 1, 0, n) + np.arange(n, dtype="<i8").tobytes()
           + struct.pack("<q", n))
-    encoded = [s.encode() for s in names]
+    # (one encoding of all names, split at a character no name holds; else one each)
+    encoded = "\0".join(names).encode().split(b"\0")
+    if len(encoded) != n:
+        encoded = [s.encode() for s in names]
     lengths = list(map(len, encoded))
     pack = struct.Struct("<i").pack
     # a symbol: its node kind, the length of its name and the name

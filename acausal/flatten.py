@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -32,7 +33,7 @@ from .graph import LinearGraph
 from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .state import need
 from .symbols import FlatParameter, FlatVariable, SymbolTable
-from .templates import Group, NotTemplate, Template, group_key
+from .templates import Group, NotTemplate, Template, group_keys
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -169,7 +170,8 @@ class _Flattener:
         cols.bind_ports(comps, set(groups))
         for grp in unique:
             grp.ports = cols
-        self._bind_declarations(comps, path, groups)
+        runs = _runs(comps, groups)
+        self._bind_declarations(runs, path, groups)
         tab = self.table
         equations: list[FlatEquation] = []
         initial: list[FlatEquation] = []
@@ -190,11 +192,11 @@ class _Flattener:
                 # are created in that order), a template group's after all its members
                 # took theirs
                 pending: list[list[FlatEquation] | Group] = []
-                for c in comps:
-                    member_of = groups.get(id(c))
-                    if member_of is not None:
-                        member_of.replay(c, tab)
-                        pending.append(member_of)
+                for c in runs:
+                    if isinstance(c, tuple):  # members of a group, one after the other
+                        grp, i, r = c
+                        grp.replay_run(i, r, tab)
+                        pending += [grp] * r
                         continue
                     origin = path[id(c)] or type(c).__name__
                     own: list[FlatEquation] = []
@@ -207,9 +209,9 @@ class _Flattener:
                 for grp in unique:
                     grp.evaluate()
                     n_eq = grp.tpl.n_eq
-                    origins = [path[id(c)] or type(c).__name__ for c in grp.members]
-                    grp.flat = [FlatEquation(r, origins[k // n_eq], "", e)
-                                for k, (r, e) in enumerate(zip(grp.res, grp.src, strict=True))]
+                    origins = [path[id(c)] or type(c).__name__ for c in grp.members
+                               for _ in range(n_eq)]
+                    grp.flat = list(map(FlatEquation, grp.res, origins, repeat(""), grp.src))
                 ranges: dict[int, tuple[int, int]] = {}
                 free: list[tuple[int, int]] = []  # equations of relation-free templates
                 firsts: dict[int, list[int]] = {id(g): [] for g in unique}  # by member
@@ -309,8 +311,7 @@ class _Flattener:
         """The template group of every component whose class writes its equations once
         for all alike instances (:mod:`acausal.templates`)."""
         by_key: dict[tuple[Any, ...], list[Component]] = {}
-        for c in comps:
-            key = group_key(c)
+        for c, key in zip(comps, group_keys(comps), strict=True):
             if key is not None:
                 by_key.setdefault(key, []).append(c)
         out: dict[int, Group] = {}
@@ -326,16 +327,22 @@ class _Flattener:
                 out[id(c)] = g
         return out
 
-    def _bind_declarations(self, comps: list[Component], path: dict[int, str],
-                           groups: dict[int, Group]) -> None:
-        """Symbols of every component's variables and parameters (bound for equations)."""
+    def _bind_declarations(self, runs: list[Component | tuple[Group, int, int]],
+                           path: dict[int, str], groups: dict[int, Group]) -> None:
+        """Symbols of every component's variables and parameters (bound for equations),
+        ``runs``: the components in model order, a group's members one after the other
+        as one item (:func:`_runs`)."""
         tab = self.table
-        for c in comps:
-            cpath = path[id(c)]
-            g = groups.get(id(c))
-            if g is not None:
-                self._declare_member(c, cpath, g)
+        unique = list({id(g): g for g in groups.values()}.values())
+        rows = {id(g): g.declarations([path[id(c)] or type(c).__name__ for c in g.members],
+                                      [f"{path[id(c)]}." if path[id(c)] else ""
+                                       for c in g.members])
+                for g in unique}
+        for c in runs:
+            if isinstance(c, tuple):
+                self._declare_members(*c, rows[id(c[0])])
                 continue
+            cpath = path[id(c)]
             b: dict[str, Any] = {}
             prefix = f"{cpath}." if cpath else ""
             for name, vi in c.__dict__["_vars"].items():
@@ -373,54 +380,44 @@ class _Flattener:
                     b[name] = tab.new_parameter(prefix + name, float(value), decl.unit,
                                                 decl.doc, decl, c)
             c.__dict__["_binding"] = b
+        self._index_groups(unique, len(tab.index))
 
-    def _declare_member(self, c: Component, cpath: str, g: Group) -> None:
-        """The unknowns and parameters of a template group's member, from the symbols
-        the group made for all its members, in the per-instance order."""
-        tab, i = self.table, g.pos[id(c)]
-        prefix = f"{cpath}." if cpath else ""
-        origin = cpath or type(c).__name__
-        outputs, index, variables = tab.outputs, tab.index, tab.variables
-        b: dict[str, Any] = {}
-        g.var_base[i] = len(variables)
-        o = 0
-        for name, vi in c.__dict__["_vars"].items():
-            if vi.size == 1:  # (SymbolTable.add_var, inline: the common case)
-                sym, vname = g.var_elems[o][i], g.var_names[o][i]
-                if vname in index:
-                    raise ModelDefinitionError(f"two unknowns are named {vname!r}")
-                index[vname] = len(variables)
-                variables.append(FlatVariable(
-                    vname, sym, float(vi.start), vi.fixed, vi.unit, vi.nominal,
-                    vi.state_priority, origin, None, None, vi.hint, vi.decl))
-                outputs[vname] = sym
-                b[name] = sym
-                o += 1
-                continue
-            else:
-                starts = list(np.broadcast_to(np.asarray(vi.start, dtype=float), (vi.size,)))
-                for k in range(vi.size):
-                    tab.add_var(g.var_names[o + k][i], g.var_elems[o + k][i], starts[k],
-                                vi.fixed, vi.unit, vi.nominal, vi.state_priority, origin,
-                                vi.hint, vi.decl)
-                sym = cs.vertcat(*[g.var_elems[o + k][i] for k in range(vi.size)])
-            outputs[prefix + name] = sym
-            b[name] = sym
-            o += vi.size
-        decls = g.param_decls
-        for name, value in c.__dict__["_params"].items():
-            elems = g.param_elems.get(name)
-            if elems is None:  # structural
-                b[name] = value
-                self.bound_values.append((c, name, value))
-                continue
-            decl = decls[name]
-            b[name] = elems[i]
-            tab.add_parameter(g.param_names[name][i], elems[i], value, decl.unit, decl.doc,
-                              decl, c)
-        # (read by its initial_equations(), which stay per instance, and by the equations
-        # of the models that contain it)
-        c.__dict__["_binding"] = b
+    def _declare_members(self, g: Group, i: int, r: int, rows: templates.Rows) -> None:
+        """The unknowns, parameters and outputs of the members ``i`` to ``i + r - 1`` of
+        a template group, which come one after the other in the model, made for all
+        members by :meth:`Group.declarations`, in the per-instance order (the names of
+        its unknowns and parameters are indexed by :meth:`_index_groups`)."""
+        tab, n = self.table, len(g.members)
+        nv, no, npar, nb = (len(rows.variables) // n, len(rows.out_names) // n,
+                            len(rows.parameters) // n, len(rows.bound) // n)
+        g.var_base[i:i + r] = _steps(len(tab.variables), r, nv)
+        tab.variables += rows.variables[i * nv:(i + r) * nv]
+        tab.outputs.update(zip(rows.out_names[i * no:(i + r) * no],
+                               rows.out_syms[i * no:(i + r) * no], strict=True))
+        g.param_base[i:i + r] = _steps(len(tab.parameters), r, npar)
+        tab.parameters += rows.parameters[i * npar:(i + r) * npar]
+        self.bound_values += rows.bound[i * nb:(i + r) * nb]
+
+    def _index_groups(self, groups: list[Group], n_index: int) -> None:
+        """The names of the groups' unknowns and parameters in the table's indices
+        (``n_index``: the number of names indexed before, the others')."""
+        tab = self.table
+        index, pindex = tab.index, tab._param_index
+        added = 0
+        for g in groups:
+            base = np.asarray(g.var_base, dtype=np.int64)
+            for o, names in enumerate(g.var_names):
+                index.update(zip(names, (base + o).tolist(), strict=True))
+                added += len(names)
+            pbase = np.asarray(g.param_base, dtype=np.int64)
+            for o, names in enumerate(g.param_names.values()):
+                pindex.update(zip(names, (pbase + o).tolist(), strict=True))
+        if len(index) != n_index + added:  # a name twice
+            seen: set[str] = set()
+            for v in tab.variables:
+                if v.name in seen:
+                    raise ModelDefinitionError(f"two unknowns are named {v.name!r}")
+                seen.add(v.name)
 
     # ----- equations -----
     @staticmethod
@@ -502,6 +499,33 @@ _OP_EQ = cs.OP_EQ
 _OP = getattr(getattr(cs, "_casadi", None), "SX_op", cs.SX.op)
 _DEP = getattr(getattr(cs, "_casadi", None), "SX_dep", cs.SX.dep)
 _BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
+
+
+def _runs(comps: list[Component],
+          groups: dict[int, Group]) -> list[Component | tuple[Group, int, int]]:
+    """The components in model order, with the members ``i`` to ``i + r - 1`` of a
+    template group that come one after the other in the model as one ``(group, i, r)``."""
+    out: list[Component | tuple[Group, int, int]] = []
+    k, n = 0, len(comps)
+    while k < n:
+        c = comps[k]
+        g = groups.get(id(c))
+        if g is None:
+            out.append(c)
+            k += 1
+            continue
+        members, i = g.members, g.pos[id(c)]
+        r, m = 1, len(members)
+        while k + r < n and i + r < m and comps[k + r] is members[i + r]:
+            r += 1
+        out.append((g, i, r))
+        k += r
+    return out
+
+
+def _steps(first: int, r: int, step: int) -> list[int]:
+    """``first, first + step, ...``: ``r`` numbers."""
+    return list(range(first, first + r * step, step)) if step else [first] * r
 
 
 def _member_rows(firsts: list[int], n_eq: int) -> tuple[np.ndarray, np.ndarray]:

@@ -19,14 +19,17 @@ instance's name.
 
 from __future__ import annotations
 
-from typing import Any
+from itertools import repeat
+from typing import Any, NamedTuple
 
 import casadi as cs
+import numpy as np
 
-from .component import Component, Model, Parameter, Port, collect_equations
+from .component import Component, Model, Parameter, Port, Variable, collect_equations
 from .functions import no_relation_of
+from .symbols import FlatParameter, FlatVariable
 
-__all__ = ["MIN_GROUP", "Group", "Template", "NotTemplate", "group_key"]
+__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys"]
 
 #: groups smaller than this keep the per-instance path: a template has a fixed cost (a
 #: placeholder call of ``equations()``, a CasADi function and its map) of about the
@@ -60,11 +63,16 @@ class _ClassInfo:
                    if "equations" in k.__dict__ and k not in (Component, Model)]
         self.structural = frozenset(p.name for p in cls._declarations(Parameter)  # type: ignore[attr-defined]
                                     if p.structural)
+        variables = cls._declarations(Variable)  # type: ignore[attr-defined]
         seen: set[int] = set()
-        self.ok = (bool(methods)
+        ok = (bool(methods)
                    and all(_plain(getattr(m, "__code__", None), cls, seen,
                                   getattr(m, "__globals__", {})) for m in methods)
-                   and all(p.domain.graph for p in cls._declarations(Port)))  # type: ignore[attr-defined]
+                   and all(p.domain.graph for p in cls._declarations(Port))  # type: ignore[attr-defined]
+                   and not any(v.discrete for v in variables))
+        #: the instances' part of the group key that is the class's (None: the class
+        #: keeps the per-instance path)
+        self.key = (cls, *(v.size for v in variables)) if ok else None
 
 
 def _plain(code: Any, cls: type, seen: set[int], names: dict[str, Any]) -> bool:
@@ -113,28 +121,42 @@ def class_info(cls: type) -> _ClassInfo:
 def group_key(c: Component) -> tuple[Any, ...] | None:
     """What makes two instances write different equations, or None if ``c`` keeps the
     per-instance path."""
-    d = c.__dict__
-    if len(d) != len(_FRAMEWORK_KEYS) or not _FRAMEWORK_KEYS.issuperset(d) or d["_children"]:
-        return None
-    cls = type(c)
-    info = class_info(cls)
-    if not info.ok:
-        return None
-    parts: list[Any] = [cls]
-    for vi in d["_vars"].values():
-        if vi.discrete:
-            return None
-        parts.append(vi.size)
-    for name, v in d["_params"].items():
-        if name in info.structural:
-            try:
-                hash(v)
-            except TypeError:
-                return None
-            parts.append((type(v), v))
-        elif callable(v):
-            return None
-    return tuple(parts)
+    return group_keys([c])[0]
+
+
+def group_keys(comps: list[Component]) -> list[tuple[Any, ...] | None]:
+    """:func:`group_key` of every component."""
+    out: list[tuple[Any, ...] | None] = []
+    framework, n_framework = _FRAMEWORK_KEYS, len(_FRAMEWORK_KEYS)
+    infos: dict[type, _ClassInfo] = {}
+    for c in comps:
+        d = c.__dict__
+        if len(d) != n_framework or not framework.issuperset(d) or d["_children"]:
+            out.append(None)
+            continue
+        cls = type(c)
+        info = infos.get(cls)
+        if info is None:
+            info = infos[cls] = class_info(cls)
+        if info.key is None:
+            out.append(None)
+            continue
+        parts = [info.key]  # (the class and its variables' sizes: its declarations')
+        structural = info.structural
+        for name, v in d["_params"].items():
+            if name in structural:
+                try:
+                    hash(v)
+                except TypeError:
+                    break
+                parts.append((type(v), v))
+            elif callable(v):
+                break
+        else:
+            out.append(tuple(parts))
+            continue
+        out.append(None)
+    return out
 
 
 class _TemplateTable:
@@ -316,6 +338,7 @@ class Group:
         self.members = members
         self.pos = {id(c): i for i, c in enumerate(members)}
         self.var_base = [0] * len(members)  # index of a member's first unknown
+        self.param_base = [0] * len(members)  # index of a member's first parameter
         self.var_names: list[list[str]] = []  # per scalar offset, per member
         self.var_elems: list[list[cs.SX]] = []
         self.var_cols: list[cs.SX] = []
@@ -357,6 +380,10 @@ class Group:
             ders.append([f"der({s})" for s in self.var_names[slots[a][1]]]
                         if slots[a][0] == "var" else [])
         self._der_names = ders
+        # per der placeholder: the offset of its variable among the member's unknowns,
+        # or (not of a variable) the slot of its argument
+        self._der_offsets = [slots[slots[n0 + j][1]][1] if ders[j] else slots[n0 + j][1]
+                             for j in range(self.tpl.n_der)]
         return [*self.var_names, *self.param_names.values(), *ders]
 
     def take(self, made: list[tuple[cs.SX, list[cs.SX]]]) -> None:
@@ -371,27 +398,124 @@ class Group:
             self.der_made.append((names, *m) if names else None)
         self.der_fresh = [d is not None for d in self.der_made]
 
+    def declarations(self, origins: list[str], prefixes: list[str]) -> Rows:
+        """Every member's unknowns, parameters, outputs and bound structural values, made
+        for all members at once as each member's own declaration makes them, member after
+        member; binds every member's symbols (``origins``, ``prefixes``: each member's
+        path or class name, and its ``path.``)."""
+        members, n = self.members, len(self.members)
+        c0 = members[0].__dict__
+        fvs: list[list[Any]] = []  # per scalar offset, per member
+        out_names: list[list[str]] = []  # per output, per member
+        out_syms: list[list[Any]] = []
+        keys: list[str] = []  # the binding's keys, and per key its value per member
+        values: list[list[Any]] = []
+        o = 0
+        for name, vi0 in c0["_vars"].items():
+            vis = [c.__dict__["_vars"][name] for c in members]
+            size = vi0.size
+            # (start and fixed are the instance's own; the rest is the class's declaration
+            # unless an instance edited it)
+            fixed = [vi.fixed for vi in vis]
+            if size == 1:
+                names, elems = self.var_names[o], self.var_elems[o]
+                fvs.append(_flat_variables(names, elems, [float(vi.start) for vi in vis],
+                                           fixed, vis, origins))
+                out_names.append(names)
+                out_syms.append(elems)
+                values.append(elems)
+            else:
+                starts = [np.broadcast_to(np.asarray(vi.start, dtype=float), (size,)).tolist()
+                          for vi in vis]
+                for k in range(size):
+                    fvs.append(_flat_variables(self.var_names[o + k], self.var_elems[o + k],
+                                               [s[k] for s in starts], fixed, vis, origins))
+                syms = [cs.vertcat(*[self.var_elems[o + k][i] for k in range(size)])
+                        for i in range(n)]
+                out_names.append([p + name for p in prefixes])
+                out_syms.append(syms)
+                values.append(syms)
+            keys.append(name)
+            o += size
+        pars: list[list[Any]] = []
+        bound: list[list[Any]] = []
+        for name in c0["_params"]:
+            given = [c.__dict__["_params"][name] for c in members]
+            keys.append(name)
+            if name not in self.param_elems:  # structural
+                values.append(given)
+                bound.append([(c, name, v) for c, v in zip(members, given, strict=True)])
+                continue
+            elems = self.param_elems[name]
+            values.append(elems)
+            decl = self.param_decls[name]
+            pars.append(list(map(FlatParameter, self.param_names[name], elems,
+                                 map(float, given), repeat(decl.unit), repeat(decl.doc),
+                                 repeat(decl), members)))
+        # (read by a member's initial_equations(), which stay per instance, and by the
+        # equations of the models that contain it)
+        for c, row in zip(members, zip(*values, strict=True) if values else [()] * n,
+                          strict=True):
+            c.__dict__["_binding"] = dict(zip(keys, row, strict=True))
+        return Rows(_interleave(fvs, n), _interleave(out_names, n), _interleave(out_syms, n),
+                    _interleave(pars, n), _interleave(bound, n))
+
     def replay(self, c: Component, table: Any) -> None:
         """The derivatives the member's equations take, created in the order its own
         ``equations()`` would create them."""
         i = self.pos[id(c)]
-        slots, base, n0 = self.tpl.slots, self.var_base[i], self.tpl.n_in
-        variables = table.variables
-        for j in range(self.tpl.n_der):
-            a = slots[n0 + j][1]  # the slot of der's argument
+        base = self.var_base[i]
+        variables, index = table.variables, table.index
+        for j, offset in enumerate(self._der_offsets):
             made = self.der_made[j]
             if made is not None:
-                v = variables[base + slots[a][1]]
-                if v.der is None:
-                    self.der_at[j][0].append(len(variables))
-                    self.der_at[j][1].append(i)
-                    table.add_derivative(base + slots[a][1], made[0][i], made[2][i])
-                    self.ders[j].append(made[2][i])
+                k = base + offset
+                v = variables[k]
+                if v.der is None:  # (SymbolTable.add_derivative, inline)
+                    at = self.der_at[j]
+                    v.der = idx = len(variables)
+                    at[0].append(idx)
+                    at[1].append(i)
+                    name, sym = made[0][i], made[2][i]
+                    index[name] = idx
+                    variables.append(FlatVariable(
+                        name, sym, 0.0, False, f"{v.unit}/s" if v.unit else "1/s", None, 0,
+                        v.origin, k))
+                    self.ders[j].append(sym)
                 else:
                     self.der_fresh[j] = False
                     self.ders[j].append(variables[v.der].sym)
             else:
-                self.ders[j].append(table.der(self._actual(c, i, a)))
+                self.ders[j].append(table.der(self._actual(c, i, offset)))
+
+    def replay_run(self, i: int, r: int, table: Any) -> None:
+        """:meth:`replay` of the members ``i`` to ``i + r - 1``, which come one after
+        the other in the model: when every derivative they take is of one of their
+        variables and new (the common case), all made at once in the same order."""
+        variables = table.variables
+        ks = [[b + off for b in self.var_base[i:i + r]] for off in self._der_offsets]
+        if r == 1 or None in self.der_made or any(
+                variables[k].der is not None for col in ks for k in col):
+            for c in self.members[i:i + r]:
+                self.replay(c, table)
+            return
+        nd, first = len(ks), len(variables)
+        cols = []
+        for j, col in enumerate(ks):
+            names, _, syms = self.der_made[j]
+            names, syms = names[i:i + r], syms[i:i + r]
+            of = [variables[k] for k in col]
+            at = range(first + j, first + r * nd, nd)
+            for v, idx in zip(of, at, strict=True):
+                v.der = idx
+            cols.append(list(map(FlatVariable, names, syms, repeat(0.0), repeat(False),
+                                 [f"{v.unit}/s" if v.unit else "1/s" for v in of],
+                                 repeat(None), repeat(0), [v.origin for v in of], col)))
+            self.der_at[j][0].extend(at)
+            self.der_at[j][1].extend(range(i, i + r))
+            table.index.update(zip(names, at, strict=True))
+            self.ders[j].extend(syms)
+        variables.extend(_interleave(cols, r))
 
     def _actual(self, c: Component, i: int, a: int) -> Any:
         """The member's value of input slot ``a`` (not a variable)."""
@@ -429,3 +553,41 @@ class Group:
         self.res_col = cs.vec(cs.densify(R))
         self.res = self.res_col.nonzeros()  # type: ignore[assignment]  # (SX in Python)
         self.src = cs.densify(S).nonzeros()  # type: ignore[assignment]
+
+
+class Rows(NamedTuple):
+    """A group's declarations, member after member (:meth:`Group.declarations`): the
+    same number of each per member."""
+
+    variables: list[FlatVariable]
+    out_names: list[str]  # the outputs' names and expressions
+    out_syms: list[Any]
+    parameters: list[FlatParameter]
+    bound: list[tuple[Component, str, Any]]  # structural parameter values
+
+
+def _interleave(columns: list[list[Any]], n: int) -> list[Any]:
+    """Columns of ``n`` items each as one list, row after row (member after member)."""
+    m = len(columns)
+    out: list[Any] = [None] * (n * m)
+    for o, col in enumerate(columns):
+        out[o::m] = col
+    return out
+
+
+def _flat_variables(names: list[str], syms: list[cs.SX], starts: list[float],
+                    fixed: list[bool], vis: list[Any], origins: list[str]
+                    ) -> list[FlatVariable]:
+    """The unknowns of one scalar element of a variable, one per member (``vis``: the
+    members' declarations)."""
+    vi = vis[0]
+    if all(v.unit == vi.unit and v.nominal == vi.nominal and v.hint == vi.hint
+           and v.state_priority == vi.state_priority for v in vis):
+        return list(map(FlatVariable, names, syms, starts, fixed, repeat(vi.unit),
+                        repeat(vi.nominal), repeat(vi.state_priority), origins, repeat(None),
+                        repeat(None), repeat(vi.hint), repeat(vi.decl)))
+    # an instance's own edit (e.g. ``c.variables()["x"].state_priority = 3``)
+    return [FlatVariable(name, sym, start, fx, v.unit, v.nominal, v.state_priority, origin,
+                         None, None, v.hint, v.decl)
+            for name, sym, start, fx, v, origin in zip(names, syms, starts, fixed, vis,
+                                                        origins, strict=True)]

@@ -377,3 +377,92 @@ def test_flat_columns_are_the_stacked_equations_and_unknowns(min_group, monkeypa
     syms = cs.vertsplit(fs.var_column)
     assert [s.name() for s in syms] == [v.name for v in fs.variables]
     assert [s.element_hash() for s in syms] == [v.sym.element_hash() for v in fs.variables]
+
+
+class Mixed(ac.Model):
+    """Members of two groups one after the other (runs of members declared and replayed
+    at once) and interleaved with each other and with per-instance components (runs of
+    one); a parent whose equations take der() of a member's variable before the member
+    does (its run replayed member by member); starts given, guessed and left."""
+
+    w = ac.Variable(unit="m/s2")
+
+    def __init__(self, n=6):
+        super().__init__()
+        self.fixed = tr.Fixed()
+        self.masses = [tr.Mass(m=1.0 + k, s=0.1 * k, v=ac.guess(0.5) if k % 2 else 0.0)
+                       for k in range(n)]
+        self.springs = [tr.SpringDamper(c=100.0, d=1.0 + k) for k in range(n)]
+        prev = self.fixed.flange
+        for m, s in zip(self.masses, self.springs, strict=True):
+            self.connect(prev, s.flange_a)
+            self.connect(s.flange_b, m.flange_a)
+            prev = m.flange_b
+        for k in range(n):  # interleaved: a mass, a spring, a force (per instance: f(t))
+            m, s = tr.Mass(m=2.0 + k), tr.SpringDamper(c=50.0, d=2.0 + k)
+            f = tr.Force(f=lambda t, k=k: np.cos(k * t))
+            setattr(self, f"m{k}", m)
+            setattr(self, f"s{k}", s)
+            setattr(self, f"f{k}", f)
+            self.connect(prev, s.flange_a)
+            self.connect(s.flange_b, m.flange_a)
+            self.connect(m.flange_b, f.flange)
+            prev = m.flange_b
+
+    def equations(self):
+        return [self.w == ac.der(self.masses[2].v) + ac.der(self.m1.v)]
+
+
+def test_members_in_runs_and_interleaved_reproduce_the_per_instance_build(monkeypatch):
+    reference = _products(Mixed, 10**9, monkeypatch)
+    counted = _templated(monkeypatch)
+    templated = _products(Mixed, 2, monkeypatch)
+    for key in reference:
+        assert templated[key] == reference[key], key
+    assert counted.count("Mass") == 12 and counted.count("SpringDamper") == 12
+
+
+class Clash(ac.Component):
+    """Two scalar unknowns of the same name: x_0 of the vector x and the scalar x_0."""
+
+    flange = tr.Flange()
+    x = ac.Variable(size=2)
+    x_0 = ac.Variable()
+    edges = [ac.Edge(ac.DATUM, "flange")]
+
+    def equations(self):
+        return [self.x == self.flange.s, self.x_0 == self.flange.f]
+
+
+@pytest.mark.parametrize("min_group", [2, 10**9])
+def test_two_unknowns_of_one_name_are_refused(min_group, monkeypatch):
+    monkeypatch.setattr(templates, "MIN_GROUP", min_group)
+
+    class Clashes(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.fixed = tr.Fixed()
+            self.clash = [Clash() for _ in range(3)]
+            for c in self.clash:
+                self.connect(c.flange, self.fixed.flange)
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"two unknowns are named 'clash\[0\]\.x_0'"):
+        ac.build(Clashes())
+
+
+class EditedChain(Mixed):
+    """The mixed chain with one templated member's declaration edited on the instance (as
+    the flexible-mechanism examples edit a joint's state priority)."""
+
+    def __init__(self):
+        super().__init__()
+        v = self.masses[1].variables()["v"]
+        v.state_priority, v.nominal = 3, 2.5
+
+
+def test_an_instances_edited_declaration_is_kept_by_the_template(monkeypatch):
+    reference = _products(EditedChain, 10**9, monkeypatch)
+    templated = _products(EditedChain, 2, monkeypatch)
+    edited = [v for v in reference["variables"] if v[0] == "masses[1].v"]
+    assert edited and edited[0][8] == 3 and edited[0][9] == 2.5
+    assert templated["variables"] == reference["variables"]
