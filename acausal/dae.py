@@ -405,7 +405,6 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     out_names = [v.name for v in sys.variables]
     sizes = [1] * n_sys  # equation-system variables are scalars
     shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
-    stacked = cs.SX(0, 1)
     known = set(out_names)
     # the graph's port and edge quantities come as one column (graph_columns.OutputTable;
     # an edge's primary unknown is a variable of that name), the other outputs one by one
@@ -458,8 +457,9 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
             names = [*block[0], *names]
             part_sizes = [*block[1], *part_sizes]
             exprs = [*block[2], *exprs]
-        # (one stacking: each copies every row, costly at 10^5 rows and more)
-        stacked = cs.vertcat(cs.SX(0, 1), *exprs)
+        # (one stacking, the system's variables first: each stacking copies every row,
+        # costly at 10^5 rows and more; their symbols become their solutions below)
+        stacked = cs.vertcat(syms, *exprs)
         # one substitution (one pass over the outputs) of the eliminated unknowns by their
         # expressions and of the system's by their solutions; an alias expression refers
         # to representatives, which may themselves be solved
@@ -472,7 +472,8 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         if relations:  # the indicators leave the outputs
             keys = {f"__indicator__{r.name}" for r in relations}
             drop = np.array([n in keys for n in names], dtype=bool)
-            row_drop = np.repeat(drop, part_sizes)
+            row_drop = np.concatenate([np.zeros(n_sys, dtype=bool),
+                                       np.repeat(drop, part_sizes)])
             indicators, stacked = (_rows(stacked, np.flatnonzero(sel))
                                    for sel in (row_drop, ~row_drop))
             keep = np.flatnonzero(~drop).tolist()
@@ -482,7 +483,9 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         shapes = {n_sys + k: rc for k, rc in mats.items()}
         out_names.extend(names)
         sizes.extend(part_sizes)
-    out_stacked = cs.vertcat(sys_stacked, stacked)
+        out_stacked = stacked
+    else:
+        out_stacked = sys_stacked
     return SemiExplicitDAE(
         t=sys.t,
         x=x,
