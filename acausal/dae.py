@@ -19,6 +19,7 @@ import casadi as cs
 import numpy as np
 
 from .csr import CSR
+from .fastsx import stack
 from .solvers.newton import AlgebraicSystem
 from .state import need
 from .structure.blt import Block
@@ -459,7 +460,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
             exprs = [*block[2], *exprs]
         # (one stacking, the system's variables first: each stacking copies every row,
         # costly at 10^5 rows and more; their symbols become their solutions below)
-        stacked = cs.vertcat(syms, *exprs)
+        stacked = stack(syms, *exprs)
         # one substitution (one pass over the outputs) of the eliminated unknowns by their
         # expressions and of the system's by their solutions; an alias expression refers
         # to representatives, which may themselves be solved
@@ -523,6 +524,9 @@ def dae_pass(state: CompileState) -> CompileState:
     syms = (_rows(col, np.asarray(keys, dtype=np.int64))
             if col is not None and col.numel() == len(flat.variables)
             else cs.vertcat(cs.SX(0, 1), *[flat.variables[k].sym for k in keys]))
-    exprs = cs.vertcat(cs.SX(0, 1), *aliases.substitution.values())
+    subst = aliases.substitution
+    exprs = getattr(subst, "column", None)
+    if exprs is None or exprs.numel() != len(subst):
+        exprs = cs.vertcat(cs.SX(0, 1), *subst.values())
     return state.update(dae=assemble_dae(sys, causal.states, solved, causal.blocks,
                                          (names, syms, exprs), flat.outputs, flat.relations))

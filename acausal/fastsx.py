@@ -21,7 +21,7 @@ from typing import Any
 
 import casadi as cs
 
-__all__ = ["fast_operators"]
+__all__ = ["fast_operators", "stack"]
 
 _SX = cs.SX
 # the C function behind the ``SX.binary`` wrapper (one Python call less per operation)
@@ -161,3 +161,30 @@ def named_columns(lists: list[list[str]]) -> list[tuple[cs.SX, list[cs.SX]]]:
         offsets.append(offsets[-1] + len(names))
     cols = cs.vertsplit(col, offsets) if len(lists) > 1 else [col]
     return [(c, elems[a:b]) for c, a, b in zip(cols, offsets[:-1], offsets[1:], strict=True)]
+
+
+#: below this many rows, ``vertcat`` (fewer Python calls)
+_STACK_MIN = 256
+
+
+def stack(*pieces: Any) -> cs.SX:
+    """``vertcat(*pieces)`` of dense ``SX`` columns, formed by assigning each piece into
+    a dense column of the total length: about six times faster than CasADi's
+    ``vertcat`` on long columns (which costs about half a microsecond per row), the same
+    elements. Anything else (a sparse or matrix piece, numbers, few rows) goes to
+    ``vertcat``."""
+    total = 0
+    for p in pieces:
+        if type(p) is not _SX or p.size2() != 1 or not p.is_dense():
+            return cs.vertcat(*pieces)
+        total += p.size1()
+    if total < _STACK_MIN:
+        return cs.vertcat(*pieces)
+    out = _SX(cs.Sparsity.dense(total, 1))
+    at = 0
+    for p in pieces:
+        k = p.size1()
+        if k:
+            out[at:at + k] = p
+            at += k
+    return out

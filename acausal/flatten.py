@@ -28,11 +28,11 @@ from .component import Component, Model, collect_equations
 from .discrete import Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
-from .fastsx import named_columns
+from .fastsx import named_columns, stack
 from .graph import LinearGraph
 from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .state import need
-from .symbols import FlatParameter, FlatVariable, SymbolTable
+from .symbols import FlatParameter, FlatVariable, LazyColumn, SymbolTable
 from .templates import Group, NotTemplate, Template, group_keys
 
 if TYPE_CHECKING:
@@ -42,25 +42,64 @@ __all__ = ["FlatVariable", "FlatEquation", "FlatParameter", "FlatSystem", "flatt
            "flatten_pass"]
 
 
-@dataclass(slots=True)
 class FlatEquation:
     """A scalar residual equation ``res == 0`` and where it comes from.
 
     ``label`` is the equation as written (rendered lazily from ``source``, the original
     ``lhs == rhs`` expression, because printing CasADi expressions is costly).
+    ``derived_from`` is the equation this one is the time derivative of (index reduction;
+    its label ``d/dt[...]`` is rendered from it on first use); ``coordinates`` the state
+    coordinates of a domain pass the equation may depend on densely, left out of its
+    structural incidence while they are states
+    (:class:`~acausal.domain_passes.StateCoordinates`).
+
+    The residual and the source of an equation of a template group are row ``row`` of
+    the group's columns (:class:`~acausal.symbols.LazyColumn`), made when first read.
     """
 
-    res: Any  # cs.SX; None until the flatten pass forms lhs - rhs
-    origin: str
-    label: str = ""
-    source: cs.SX | None = None
-    #: the equation this one is the time derivative of (index reduction); its label
-    #: ``d/dt[...]`` is rendered from it on first use
-    derived_from: FlatEquation | None = None
-    #: state coordinates of a domain pass the equation may depend on densely, left out of
-    #: its structural incidence while they are states
-    #: (:class:`~acausal.domain_passes.StateCoordinates`)
-    coordinates: Any = None
+    __slots__ = ("_res", "origin", "label", "_source", "derived_from", "coordinates", "_row")
+
+    def __init__(self, res: Any, origin: str, label: str = "", source: Any = None,
+                 derived_from: FlatEquation | None = None, coordinates: Any = None,
+                 row: int = -1) -> None:
+        self._res = res  # cs.SX, None until the flatten pass forms lhs - rhs, or Rows
+        self.origin = origin
+        self.label = label
+        self._source = source
+        self.derived_from = derived_from
+        self.coordinates = coordinates
+        self._row = row
+
+    @property
+    def res(self) -> Any:
+        r = self._res
+        if type(r) is LazyColumn:
+            r = self._res = r[self._row]
+        return r
+
+    @res.setter
+    def res(self, value: Any) -> None:
+        self._res = value
+
+    @property
+    def source(self) -> cs.SX | None:
+        s = self._source
+        if type(s) is LazyColumn:
+            s = self._source = s[self._row]
+        return s
+
+    @source.setter
+    def source(self, value: cs.SX | None) -> None:
+        self._source = value
+
+    def rewritten(self, res: Any) -> FlatEquation:
+        """This equation with the residual ``res`` (substituted, relations frozen): the
+        same origin, label, source and coordinates."""
+        return FlatEquation(res, self.origin, self.label, self._source, None,
+                            self.coordinates, self._row)
+
+    def __repr__(self) -> str:
+        return f"FlatEquation({self.text()!r}, origin={self.origin!r})"
 
     def text(self) -> str:
         """The equation as written, ``lhs == rhs``."""
@@ -114,9 +153,13 @@ class FlatSystem:
     #: None: :func:`~acausal.structure.system.flat_columns` takes them
     res_column: cs.SX | None = None
     var_column: cs.SX | None = None
+    #: the symbols of ``parameters`` in one column (as ``var_column``), or None
+    par_column: cs.SX | None = None
 
     def __post_init__(self) -> None:
-        self.index = {v.name: k for k, v in enumerate(self.variables)}
+        # (the symbol table's index where given: it names every unknown once)
+        if len(self.index) != len(self.variables):
+            self.index = {v.name: k for k, v in enumerate(self.variables)}
 
     @property
     def mechanism(self) -> Any:
@@ -211,7 +254,9 @@ class _Flattener:
                     n_eq = grp.tpl.n_eq
                     origins = [path[id(c)] or type(c).__name__ for c in grp.members
                                for _ in range(n_eq)]
-                    grp.flat = list(map(FlatEquation, grp.res, origins, repeat(""), grp.src))
+                    grp.flat = list(map(FlatEquation, repeat(grp.res), origins, repeat(""),
+                                        repeat(grp.src), repeat(None), repeat(None),
+                                        range(len(origins))))
                 ranges: dict[int, tuple[int, int]] = {}
                 free: list[tuple[int, int]] = []  # equations of relation-free templates
                 firsts: dict[int, list[int]] = {id(g): [] for g in unique}  # by member
@@ -267,6 +312,8 @@ class _Flattener:
                 tab.outputs.setdefault(fv.name, fv.sym)
         variables = tab.variables
         var_column = _gather(len(variables), lambda k: variables[k].sym, self._var_pieces(unique))
+        params = tab.parameters
+        par_column = _gather(len(params), lambda k: params[k].sym, _par_pieces(unique))
         return FlatSystem(
             t=tab.t,
             variables=tab.variables,
@@ -275,6 +322,7 @@ class _Flattener:
             outputs=OutputTable(block, tab.outputs, shared),
             graph=self.graph,
             initial_equations=initial,
+            index=tab.index,
             domain_passes=passes,
             whens=whens,
             equation_ranges=ranges,
@@ -284,6 +332,7 @@ class _Flattener:
             relation_free=_mask(free, len(equations)) if free else None,
             res_column=res_column,
             var_column=var_column,
+            par_column=par_column,
         )
 
     def _var_pieces(self, groups: list[Group]) -> list[tuple[cs.SX, np.ndarray, np.ndarray]]:
@@ -298,7 +347,7 @@ class _Flattener:
             n, nv = len(g.members), len(g.var_cols)
             if nv:
                 base = np.asarray(g.var_base, dtype=np.int64)
-                out.append((cs.vertcat(*g.var_cols),
+                out.append((stack(*g.var_cols),
                             (base[:, None] + np.arange(nv)).ravel(),
                             (np.arange(nv)[None, :] * n + np.arange(n)[:, None]).ravel()))
             for made, (idx, members) in zip(g.der_made, g.der_at, strict=True):
@@ -528,6 +577,22 @@ def _steps(first: int, r: int, step: int) -> list[int]:
     return list(range(first, first + r * step, step)) if step else [first] * r
 
 
+def _par_pieces(groups: list[Group]) -> list[tuple[cs.SX, np.ndarray, np.ndarray]]:
+    """The groups' columns of parameter symbols and the parameters they are (as
+    :meth:`_Flattener._var_pieces`): a member's parameters follow one another from its
+    ``param_base`` in the order of ``param_names``."""
+    out = []
+    for g in groups:
+        cols = list(g.param_cols.values())
+        if not cols:
+            continue
+        n, npar = len(g.members), len(cols)
+        base = np.asarray(g.param_base, dtype=np.int64)
+        out.append((stack(*cols), (base[None, :] + np.arange(npar)[:, None]).ravel(),
+                    np.arange(n * npar)))
+    return out
+
+
 def _member_rows(firsts: list[int], n_eq: int) -> tuple[np.ndarray, np.ndarray]:
     """The equations of a group's members (member ``i``'s ``n_eq`` equations from
     ``firsts[i]`` on) and their rows in the group's column (member after member)."""
@@ -553,7 +618,7 @@ def _gather(n: int, item: Any, pieces: list[tuple[cs.SX, np.ndarray, np.ndarray]
     if len(rest):
         cols.append(cs.vertcat(*[item(k) for k in rest.tolist()]))
         perm[rest] = offset + np.arange(len(rest))
-    pool = cs.vertcat(*cols)
+    pool = stack(*cols)
     return pool if not pieces else pool[perm.tolist()]
 
 
@@ -638,7 +703,7 @@ def _residuals(eqs: list[FlatEquation]) -> None:
     # rhs and the difference
     dep, binary, sub = _DEP, _BINARY, cs.OP_SUB
     for e in eqs:
-        if e.res is None:
+        if e._res is None:
             src: Any = e.source
             e.res = binary(sub, dep(src, 0), dep(src, 1))
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from .component import DATUM, Component
 from .errors import ModelDefinitionError
+from .fastsx import stack
 from .symbols import FlatVariable
 from .topology import _UnionFind
 
@@ -136,7 +137,7 @@ class GraphColumns:
                 at_vec += size
             prim.append(sym)
         u_start = np.asarray(u_first, dtype=np.int64)
-        U = cs.vertcat(*u_pieces) if len(u_pieces) > 1 else scalar_col
+        U = stack(*u_pieces) if len(u_pieces) > 1 else scalar_col
         # ----- vertex potentials, along the tree from each root -----
         x: list[Any] = [None] * len(g.vertices)
         parent, parent_edge, parent_sign = (_list(topo.parent), _list(topo.parent_edge),
@@ -168,7 +169,7 @@ class GraphColumns:
         perm = np.empty(int(ea_off[-1]), dtype=np.int64)
         perm[_spread(ea_off[tree], ka[tree])] = np.arange(len(t_rows))
         perm[_spread(ea_off[cot], ka[cot])] = len(t_rows) + np.arange(len(c_fin))
-        AV = cs.vertcat(U[t_rows.tolist()], chord_av)[perm.tolist()]
+        AV = stack(U[t_rows.tolist()], chord_av)[perm.tolist()]
         # ----- edges' through quantities: chords = unknowns, tree = -D TV_c -----
         et_off = _offsets(kt.tolist())
         c_rows = _spread(u_start[cot], kt[cot])
@@ -177,7 +178,7 @@ class GraphColumns:
         perm = np.empty(int(et_off[-1]), dtype=np.int64)
         perm[_spread(et_off[tree], kt[tree])] = np.arange(tv_tree.numel())
         perm[_spread(et_off[cot], kt[cot])] = tv_tree.numel() + np.arange(len(c_rows))
-        TV = cs.vertcat(tv_tree, TVc)[perm.tolist()]
+        TV = stack(tv_tree, TVc)[perm.tolist()]
         # ----- ports: every graph port of the model, in model order -----
         ports: list[Any] = []
         for c in comps:
@@ -212,7 +213,7 @@ class GraphColumns:
         parts = [AV, TV, X, F]
         starts = _offsets([int(p.numel()) for p in parts])
         self._zero = int(starts[-1])
-        self.pool = cs.vertcat(*parts, cs.SX.zeros(kmax, 1))
+        self.pool = stack(*parts, cs.SX.zeros(kmax, 1))
         self._av, self._tv, self._x, self._f = (int(s) for s in starts[:4])
         self._ea_off, self._et_off, self._v_off, self._f_off = ea_off, et_off, v_off, f_off
         pv = g.port_vertex
@@ -281,7 +282,7 @@ class GraphColumns:
             self._through[k] = at
             at += int(v.numel())
             extra.append(v)
-        self.pool = cs.vertcat(self.pool, *extra)
+        self.pool = stack(self.pool, *extra)
 
     def _edge_flow(self, p: Any) -> Any:
         """The signed sum of the flows of the edges at port ``p`` (0 if none)."""

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
-from .flatten import FlatEquation
 from .functions import no_relation_of
 from .state import need
 from .structure.system import flat_columns
@@ -253,9 +252,8 @@ def relations_pass(state: CompileState) -> CompileState:
         rebuilt.append(cs.vertcat(*new[pos:pos + size]) if size != 1 else new[pos])
         pos += size
     n, n_all = len(fs.equations), len(eqs)
-    equations = [FlatEquation(r, e.origin, e.label, e.source, coordinates=e.coordinates)
-                 for r, e in zip(rebuilt[:n], fs.equations, strict=True)]
-    initial = [FlatEquation(r, e.origin, e.label, e.source)
+    equations = [e.rewritten(r) for r, e in zip(rebuilt[:n], fs.equations, strict=True)]
+    initial = [e.rewritten(r)
                for r, e in zip(rebuilt[n:n_all], fs.initial_equations, strict=True)]
     outputs = {}
     for name, r in zip(out_names, rebuilt[n_all:n_all + len(out_names)], strict=True):
@@ -272,5 +270,5 @@ def relations_pass(state: CompileState) -> CompileState:
                                     for r in rels]
     flat = replace(fs, equations=equations, initial_equations=initial, outputs=outputs,
                    parameters=params, relations=rels, whens=whens, relation_free=None,
-                   res_column=None, var_column=None)
+                   res_column=None, var_column=None, par_column=None)
     return state.update(flat=flat)

@@ -22,7 +22,33 @@ import numpy as np
 
 from .errors import ModelDefinitionError
 
-__all__ = ["FlatVariable", "FlatParameter", "SymbolTable", "active", "current"]
+__all__ = ["FlatVariable", "FlatParameter", "LazyColumn", "SymbolTable", "active", "current"]
+
+
+class LazyColumn:
+    """The scalars of a column, made when read: the residuals and sources of a template
+    group's equations are read one by one only where a pass looks at an equation alone
+    (a message, a unit check, a candidate alias). The first few reads take their element
+    alone; past them, all are made in one CasADi call."""
+
+    __slots__ = ("col", "items", "reads")
+
+    #: reads of single elements before all are made at once
+    ALONE = 32
+
+    def __init__(self, col: cs.SX) -> None:
+        self.col = col
+        self.items: list[cs.SX] | None = None
+        self.reads = 0
+
+    def __getitem__(self, k: int) -> cs.SX:
+        items = self.items
+        if items is None:
+            self.reads += 1
+            if self.reads <= self.ALONE:
+                return self.col[k]
+            items = self.items = self.col.nonzeros()  # type: ignore[assignment]
+        return items[k]  # type: ignore[index]
 
 
 @dataclass(slots=True)

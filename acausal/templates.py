@@ -27,7 +27,7 @@ import numpy as np
 
 from .component import Component, Model, Parameter, Port, Variable, collect_equations
 from .functions import no_relation_of
-from .symbols import FlatParameter, FlatVariable
+from .symbols import FlatParameter, FlatVariable, LazyColumn
 
 __all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys"]
 
@@ -352,8 +352,10 @@ class Group:
         self.der_at: list[tuple[list[int], list[int]]] = [
             ([], []) for _ in range(template.n_der)]
         self.res_col = cs.SX(0, 1)  # the members' residuals, member after member
-        self.res: list[cs.SX] = []
-        self.src: list[cs.SX] = []
+        #: the residuals and the sources (``lhs == rhs``) of the members' equations,
+        #: member after member, each made when first read
+        self.res = LazyColumn(self.res_col)
+        self.src = LazyColumn(self.res_col)
         self.flat: list[Any] = []  # the members' FlatEquations, member after member
         #: the graph's quantities (:class:`~acausal.graph_columns.GraphColumns`): the
         #: members' port quantities as rows
@@ -551,8 +553,8 @@ class Group:
                                            q, k))
         R, S = self.tpl.f.map(n)(cs.vertcat(*rows))
         self.res_col = cs.vec(cs.densify(R))
-        self.res = self.res_col.nonzeros()  # type: ignore[assignment]  # (SX in Python)
-        self.src = cs.densify(S).nonzeros()  # type: ignore[assignment]
+        self.res = LazyColumn(self.res_col)
+        self.src = LazyColumn(cs.vec(cs.densify(S)))
 
 
 class Rows(NamedTuple):

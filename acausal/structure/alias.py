@@ -18,6 +18,7 @@ import casadi as cs
 import numpy as np
 
 from ..errors import StartValueConflict
+from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
 from ..state import need
 from .diagnostics import StructureDiagnostics
@@ -318,7 +319,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     ptr, col = (_crs(R, X) if m else
                 (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)))
     todo = np.arange(m)  # rows to classify
-    subst: dict[int, cs.SX] = {}
+    subst = Substitution()
     roots: dict[int, int] = {}  # eliminated -> representative (see AliasResult.roots)
     fresh = True  # whether ``subst`` holds every merge made so far
     while todo.size:
@@ -366,7 +367,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         if not changed:
             break
         roots = {}
-        subst = _substitution(fs, find, const, sorted(involved), roots)
+        subst = _substitution(fs, X, find, const, sorted(involved), roots)
         fresh = True
         # the rows left that hold an eliminated unknown: substituted, classified again
         gone = np.zeros(n, dtype=bool)
@@ -378,20 +379,18 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
             break
         rows = todo.tolist()
         olds = X[list(subst)]
-        news = cs.vertcat(*subst.values())
+        news = subst.column
         new = cs.substitute(R[rows], olds, news)
         if R is residuals:
             R = cs.SX(R)  # (a copy: the column given may be shared)
         R[rows] = new
         for r, e in zip(rows, cs.vertsplit(new) if len(rows) > 1 else [new], strict=True):
-            old = current[r]
-            current[r] = FlatEquation(e, old.origin, old.label, old.source,
-                                      coordinates=old.coordinates)
+            current[r] = current[r].rewritten(e)
         ptr2, col2 = _crs(new, X)
         ptr, col = _splice(ptr, col, todo, ptr2, col2)
     if not fresh:
         roots = {}
-        subst = _substitution(fs, find, const, sorted(involved), roots)
+        subst = _substitution(fs, X, find, const, sorted(involved), roots)
     starts = _merge_starts(fs, find, const, sorted(involved))
     kept = np.flatnonzero(alive)
     out = AliasResult([current[r] for r in kept.tolist()], subst, m, removed, starts,
@@ -405,26 +404,44 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     return out
 
 
-def _substitution(fs: FlatSystem, find, const, involved: list[int],
-                  roots: dict[int, int] | None = None) -> dict[int, cs.SX]:
+class Substitution(dict):  # type: ignore[type-arg]
+    """``{eliminated variable index: its expression in the kept unknowns}``, with the
+    expressions stacked in one column in key order (``column``)."""
+
+    column: cs.SX = cs.SX(0, 1)
+
+
+def _substitution(fs: FlatSystem, X: cs.SX, find, const, involved: list[int],
+                  roots: dict[int, int] | None = None) -> Substitution:
     """Expressions of the eliminated variables (and their derivatives) in the kept ones
-    (``involved``: the sorted variables any merge touched, the others stay).
+    (``involved``: the sorted variables any merge touched, the others stay; ``X``: the
+    unknowns' symbols in one column).
 
     The representative of a set is its best-ranked member, so it has a derivative symbol
     whenever any member has one. ``roots``, if given, receives each eliminated variable's
-    representative where that is an unknown.
+    representative where that is an unknown. The expressions are formed as one column
+    (a representative's negation once), then split.
     """
     V = fs.variables
-    out: dict[int, cs.SX] = {}
-    negated: dict[int, cs.SX] = {}  # a representative's negation, formed once
+    keys: list[int] = []
+    spec: list[int] = []  # per key: j >= 0 the symbol of j, ~j its negation, ...
+    exprs: list[cs.SX] = []  # ... or, with kind 2, an expression
+    kind: list[int] = []  # 0 symbol, 1 negated symbol, 2 expression, 3 zero
 
-    def signed(j: int, s: float) -> cs.SX:
-        if s == 1.0:
-            return V[j].sym
-        got = negated.get(j)
-        if got is None:
-            got = negated[j] = -V[j].sym
-        return got
+    def signed(k: int, j: int, s: float) -> None:
+        keys.append(k)
+        kind.append(0 if s == 1.0 else 1)
+        spec.append(j)
+
+    def expr(k: int, e: cs.SX) -> None:
+        keys.append(k)
+        if e.is_zero():  # (a constant zero: taken from one column of zeros)
+            kind.append(3)
+            spec.append(0)
+            return
+        kind.append(2)
+        spec.append(len(exprs))
+        exprs.append(cs.densify(e))
 
     for k in involved:
         v = V[k]
@@ -433,9 +450,9 @@ def _substitution(fs: FlatSystem, find, const, involved: list[int],
         r, s = find(k)
         # (s is +1 or -1; CasADi forms -1 * e as -e, 1 * e as e)
         if r in const:
-            out[k] = _signed(const[r], s)
+            expr(k, _signed(const[r], s))
         elif r != k:
-            out[k] = signed(r, s)
+            signed(k, r, s)
             if roots is not None:
                 roots[k] = r
         else:
@@ -443,12 +460,37 @@ def _substitution(fs: FlatSystem, find, const, involved: list[int],
         dk = v.der
         if dk is not None:
             if r in const:
-                out[dk] = cs.SX(0)
+                expr(dk, cs.SX(0))
             else:
                 rd = V[r].der
                 assert rd is not None, "alias representative lost its derivative"
-                out[dk] = signed(rd, s)
+                signed(dk, rd, s)
+    out = Substitution()
+    if not keys:
+        out.column = cs.SX(0, 1)
+        return out
+    kinds = np.asarray(kind, dtype=np.int64)
+    at = np.asarray(spec, dtype=np.int64)
+    plus = np.flatnonzero(kinds == 0)
+    minus = np.flatnonzero(kinds == 1)
+    negs, inverse = np.unique(at[minus], return_inverse=True)
+    perm = np.empty(len(keys), dtype=np.int64)
+    perm[plus] = np.arange(len(plus))
+    perm[minus] = len(plus) + inverse
+    rest = np.flatnonzero(kinds == 2)
+    perm[rest] = len(plus) + len(negs) + at[rest]
+    zeros = np.flatnonzero(kinds == 3)
+    perm[zeros] = len(plus) + len(negs) + len(exprs)
+    pool = stack(_take(X, at[plus]), -_take(X, negs), *exprs,
+                      cs.SX.zeros(1 if len(zeros) else 0, 1))
+    out.column = pool[perm.tolist(), 0]  # (a 1 x 1 pool indexed by a list: a row)
+    out.update(zip(keys, out.column.nonzeros(), strict=True))
     return out
+
+
+def _take(col: cs.SX, rows: np.ndarray) -> cs.SX:
+    """Rows ``rows`` of a column (none: an empty column)."""
+    return col[rows.tolist(), 0] if len(rows) else cs.SX(0, 1)
 
 
 def _param_values(fs: FlatSystem, expr: cs.SX) -> float | None:
@@ -553,7 +595,7 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
         symbols = al.symbols[keep] if len(keep) < len(V) else al.symbols
     return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters,
                                      al.residuals, incidence=incidence, symbols=symbols,
-                                     pool=pool)
+                                     pool=pool, parameter_symbols=fs.par_column)
 
 
 def alias_pass(state: CompileState) -> CompileState:

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..csr import unique
 from ..errors import SingularityError
+from ..fastsx import stack
 from ..state import need
 from ..symbols import FlatParameter
 from .blt import Block
@@ -224,7 +225,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                 out.z_names.append(sys.variables[j].name)
             out.alg.extend(cs.vertsplit(res))
             out.alg_equations.extend(bl.equations)
-    out.expr = cs.vertcat(*cols, *new_expr) if cols or new_expr else cs.SX(0, 1)
+    out.expr = stack(*cols, *new_expr) if cols or new_expr else cs.SX(0, 1)
     return out
 
 

@@ -17,8 +17,9 @@ import casadi as cs
 import numpy as np
 
 from ..csr import CSR
+from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
-from ..symbols import FlatParameter, FlatVariable
+from ..symbols import FlatParameter, FlatVariable, LazyColumn
 
 __all__ = ["EquationSystem", "flat_columns", "int_pool"]
 
@@ -64,12 +65,15 @@ class EquationSystem:
         incidence: list[list[int]] | tuple[np.ndarray, np.ndarray] | None = None,
         symbols: cs.SX | None = None,
         pool: list[int] | None = None,
+        parameter_symbols: cs.SX | None = None,
     ) -> EquationSystem:
         """The system of these lists; ``residuals``, if given, is the column of the
         equations' residuals already stacked, ``incidence`` each equation's unknowns
         (sorted indices into ``variables``; or compressed rows ``(ptr, col)``) and
         ``symbols`` the column of the unknowns' symbols (the alias pass has them).
-        ``pool``, if given, is :func:`int_pool` of the number of variables."""
+        ``pool``, if given, is :func:`int_pool` of the number of variables;
+        ``parameter_symbols`` the column of the parameters' symbols (the flatten pass
+        forms it), taken where it holds every parameter."""
         n = len(variables)
         if pool is None:
             pool = int_pool(n)
@@ -91,6 +95,8 @@ class EquationSystem:
         sys.incidence = [[] for _ in equations]
         if symbols is not None:
             sys._stacked["variables"] = (len(variables), symbols)
+        if parameter_symbols is not None and parameter_symbols.numel() == len(parameters):
+            sys._stacked["parameters"] = (len(parameters), parameter_symbols)
         if equations and variables:
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)
@@ -143,7 +149,7 @@ class EquationSystem:
         if got is not None and got[0] == n:
             return got[1]
         if got is not None and got[0] < n:
-            col = cs.vertcat(got[1], *[getattr(it, attr) for it in items[got[0]:]])
+            col = stack(got[1], cs.vertcat(*[getattr(it, attr) for it in items[got[0]:]]))
         else:
             col = cs.vertcat(*[getattr(it, attr) for it in items]) if items else cs.SX(0, 1)
         self._stacked[key] = (n, col)
@@ -265,9 +271,15 @@ class EquationSystem:
             if vs:
                 d = d + cs.jtimes(F, syms[vs], syms[[self.var_der[j] for j in vs]])
             ptr, col = cs.jacobian_sparsity(d, syms).get_crs()
-            for r, (k, e) in enumerate(zip(ready, cs.vertsplit(d), strict=True)):
-                self.equations[k].res = e
+            d = cs.densify(d)
+            rows = LazyColumn(d)  # (each residual made when read, see FlatEquation)
+            for r, k in enumerate(ready):
+                e = self.equations[k]
+                e._res, e._row = rows, r
                 self.incidence[k] = col[ptr[r]: ptr[r + 1]]  # (sorted: see from_lists)
+            if got is not None and ready == list(range(got[0], got[0] + len(ready))):
+                # (the derived equations come last, in order: the stacked column extended)
+                self._stacked["equations"] = (got[0] + len(ready), stack(got[1], d))
 
     def level(self, i: int) -> int:
         """How many times equation ``i`` was differentiated."""

@@ -1,0 +1,108 @@
+"""The columns the passes keep instead of per-scalar CasADi objects (issue 14, item 3).
+
+A scalar read from Python is a CasADi object of about 250 bytes; the passes keep the
+residuals, symbols and substitutions of a large model as columns and make scalars only
+where they read one. Each column must hold, row by row, the very expressions the scalars
+would be (the same CasADi nodes, compared by ``element_hash``), and ``fastsx.stack``
+must give what ``vertcat`` gives.
+"""
+
+from __future__ import annotations
+
+import casadi as cs
+import numpy as np
+import pytest
+
+import acausal as ac
+from acausal import fastsx, templates
+from acausal.symbols import LazyColumn
+from components import translational as tr
+
+
+def _hashes(col: cs.SX) -> list[int]:
+    return [e.element_hash() for e in cs.vertsplit(col)]
+
+
+class Chain(ac.Model):
+    """Masses and spring-dampers (template groups), a force of time (per instance)."""
+
+    def __init__(self, n: int = 8):
+        super().__init__()
+        self.fixed = tr.Fixed()
+        self.masses = [tr.Mass(m=1.0 + k, s=0.0, v=0.0) for k in range(n)]
+        self.springs = [tr.SpringDamper(c=100.0, d=1.0) for _ in range(n)]
+        self.force = tr.Force(f=lambda t: np.sin(t))
+        prev = self.fixed.flange
+        for m, s in zip(self.masses, self.springs, strict=True):
+            self.connect(prev, s.flange_a)
+            self.connect(s.flange_b, m.flange_a)
+            prev = m.flange_b
+        self.connect(prev, self.force.flange)
+
+
+@pytest.mark.parametrize("pieces", [
+    lambda a, b: (a, b, 2 * a),                       # long dense columns
+    lambda a, b: (cs.SX(0, 1), a, cs.SX(0, 1), b),    # empty pieces
+    lambda a, b: (a, cs.SX(3, 1), b),                 # a sparse piece: vertcat's way
+    lambda a, b: (a[:3], b[:2]),                      # few rows: vertcat's way
+    lambda a, b: (a, cs.SX(2.5), b[0]),               # scalars among columns
+])
+def test_stack_is_vertcat(pieces):
+    a, b = cs.SX.sym("a", 300), cs.SX.sym("b", 40)
+    ps = pieces(a, b)
+    got, want = fastsx.stack(*ps), cs.vertcat(*ps)
+    assert got.shape == want.shape
+    assert got.sparsity() == want.sparsity()
+    assert _hashes(cs.densify(got)) == _hashes(cs.densify(want))
+
+
+def test_stack_refuses_what_vertcat_refuses():
+    with pytest.raises(RuntimeError, match="columns"):
+        fastsx.stack(cs.SX.sym("a", 300), cs.SX.sym("m", 2, 2))
+
+
+def test_a_lazy_column_reads_alone_then_all_at_once():
+    col = cs.SX.sym("x", 3 * LazyColumn.ALONE)
+    rows = LazyColumn(col)
+    want = _hashes(col)
+    got = [rows[k].element_hash() for k in range(LazyColumn.ALONE)]
+    assert rows.items is None  # (the first reads took their row alone)
+    got += [rows[k].element_hash() for k in range(LazyColumn.ALONE, len(want))]
+    assert rows.items is not None and got == want
+
+
+def test_a_groups_equations_are_rows_of_its_columns_until_read(monkeypatch):
+    """A build leaves the templated equations as rows (no scalar made for them), and a row
+    read gives the residual of the stacked column and the equation as written."""
+    monkeypatch.setattr(templates, "MIN_GROUP", 2)
+    cm = ac.build(Chain())
+    eqs = cm.flat.equations
+    lazy = [e for e in eqs if type(e._res) is LazyColumn]
+    origins = {e.origin.split("[")[0] for e in lazy}
+    assert origins == {"masses", "springs"}  # the force f(t) is written per instance
+    assert all(e._res.items is None for e in lazy)  # no scalar made for all
+    res = _hashes(cm.flat.res_column)
+    assert [e.res.element_hash() for e in eqs] == res
+    # the equations as written, as the per-instance path labels them
+    monkeypatch.setattr(templates, "MIN_GROUP", 10**9)
+    reference = ac.build(Chain()).flat.equations
+    assert [e.text() for e in eqs] == [e.text() for e in reference]
+    assert [e.origin for e in eqs] == [e.origin for e in reference]
+
+
+def test_the_columns_handed_on_hold_the_scalars(monkeypatch):
+    """The parameters' column, the residuals extended by index reduction's derived
+    equations and the alias substitution's column are, row by row, the scalars they stand
+    for."""
+    monkeypatch.setattr(templates, "MIN_GROUP", 2)
+    cm = ac.build(Chain())
+    fs, sys, al = cm.flat, cm.system, cm.state.aliases
+    assert fs.par_column is not None
+    assert _hashes(fs.par_column) == [p.sym.element_hash() for p in fs.parameters]
+    assert _hashes(sys.parameter_symbols()) == [p.sym.element_hash() for p in sys.parameters]
+    derived = [k for k, i in enumerate(sys.eq_int) if i >= 0]
+    assert derived  # (the masses' accelerations: one derived equation each)
+    assert _hashes(sys.residuals()) == [e.res.element_hash() for e in sys.equations]
+    assert len(al.substitution) > 0
+    assert _hashes(al.substitution.column) == [
+        e.element_hash() for e in al.substitution.values()]
