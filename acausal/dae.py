@@ -25,6 +25,7 @@ from .state import need
 from .structure.blt import Block
 from .structure.solve import SolvedBlocks
 from .structure.system import EquationSystem
+from .symbols import FlatVariable
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -430,7 +431,8 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     a_names, a_syms, a_exprs = alias
     a_new = np.fromiter((n not in known for n in a_names), dtype=bool, count=len(a_names))
     known.update(a_names)
-    pending = {n: e for n, e in named.items() if n not in known}
+    pending = {n: e.sym if type(e) is FlatVariable else e for n, e in named.items()
+               if n not in known}
     relations = relations or []
     for r in relations:  # indicators go through the same substitution as the outputs
         pending[f"__indicator__{r.name}"] = r.indicator

@@ -137,29 +137,49 @@ def _layout() -> bool:
     return _layout_ok
 
 
-def named_symbols(names: list[str], column: bool = True) -> tuple[cs.SX, list[cs.SX]]:
+def named_symbols(names: list[str], column: bool = True, elements: bool = True
+                  ) -> tuple[cs.SX, Any]:
     """A column of new scalar symbols named ``names`` and its elements (each as
-    ``SX.sym(name)`` would make it; ``column=False``: the column may be left empty)."""
+    ``SX.sym(name)`` would make it; ``column=False``: the column may be left empty;
+    ``elements=False``: the elements as a :class:`~acausal.symbols.LazyColumn`, made
+    when read)."""
+    from .symbols import LazyColumn
+
     if len(names) > 8 and _layout():
         col = _SX.deserialize(_serialised(names))
-        made: list[cs.SX] = col.nonzeros()  # type: ignore[assignment]  # (SX in Python)
-        if len(made) == len(names) and made[-1].name() == names[-1]:
-            return col, made
+        n = len(names)
+        if not elements:
+            if col.numel() == n and col[n - 1].name() == names[-1]:
+                return col, LazyColumn(col)
+        else:
+            made: list[cs.SX] = col.nonzeros()  # type: ignore[assignment]  # (SX)
+            if len(made) == n and made[-1].name() == names[-1]:
+                return col, made
     elems = [_SX.sym(s) for s in names]
     return (cs.vertcat(*elems) if elems and column else _SX(0, 1)), elems
 
 
-def named_columns(lists: list[list[str]]) -> list[tuple[cs.SX, list[cs.SX]]]:
+def named_columns(lists: list[list[str]], lazy: bool = False) -> list[tuple[cs.SX, Any]]:
     """:func:`named_symbols` of every list of names, in one CasADi call for all (a single
-    list: its elements only)."""
+    list: its elements only); ``lazy``: the elements of every list but the first as a
+    :class:`~acausal.symbols.LazyColumn` of its column."""
     names = [s for names in lists for s in names]
     if len(lists) == 1:  # (the graph's unknowns alone: their column is not used)
         return [named_symbols(names, column=False)]
-    col, elems = named_symbols(names)
+    col, elems = named_symbols(names, elements=not lazy)
     offsets = [0]
     for names in lists:
         offsets.append(offsets[-1] + len(names))
     cols = cs.vertsplit(col, offsets) if len(lists) > 1 else [col]
+    if lazy:
+        from .symbols import LazyColumn
+
+        if type(elems) is LazyColumn:
+            out = [(c, LazyColumn(c)) for c in cols]
+            return [(cols[0], out[0][1].all()), *out[1:]]
+        return [(c, elems[a:b] if k == 0 else LazyColumn(c))
+                for k, (c, a, b) in enumerate(zip(cols, offsets[:-1], offsets[1:],
+                                                   strict=True))]
     return [(c, elems[a:b]) for c, a, b in zip(cols, offsets[:-1], offsets[1:], strict=True)]
 
 

@@ -201,7 +201,7 @@ class _Flattener:
             lists = grp.names([f"{path[id(c)]}." if path[id(c)] else "" for c in grp.members])
             spans.append((len(requests), len(requests) + len(lists)))
             requests += lists
-        made = named_columns(requests)
+        made = named_columns(requests, lazy=True)
         for grp, (a, b) in zip(unique, spans, strict=True):
             grp.take(made[a:b])
         self._scalars_column = made[0][0]
@@ -307,9 +307,10 @@ class _Flattener:
                 c.__dict__["_binding"] = None
                 for p in c.__dict__["_ports"].values():
                     p.__dict__["_binding"] = None
-        for fv in tab.variables:
-            if fv.der_of is not None:
-                tab.outputs.setdefault(fv.name, fv.sym)
+        outs = tab.outputs
+        for fv in tab.variables:  # (an unknown stands for its symbol until read)
+            if fv.der_of is not None and fv.name not in outs:
+                outs[fv.name] = fv
         variables = tab.variables
         var_column = _gather(len(variables), lambda k: variables[k].sym, self._var_pieces(unique))
         params = tab.parameters

@@ -412,7 +412,8 @@ class Deferred:
 class OutputTable(Mapping[str, Any]):
     """The flat system's named outputs: a block of names over the rows of one column (the
     graph's port and edge quantities) and a dict of the others (variables, derivatives,
-    domain passes, signals). Reads like a dict; the block's names come first."""
+    domain passes, signals; an unknown's output is its :class:`FlatVariable`, whose
+    symbol is made when read). Reads like a dict; the block's names come first."""
 
     def __init__(self, block: tuple[list[str], list[int], cs.SX] | None,
                  named: dict[str, Any], unknowns: np.ndarray | None = None) -> None:
@@ -444,7 +445,7 @@ class OutputTable(Mapping[str, Any]):
     def __getitem__(self, name: str) -> Any:
         v = self.named.get(name)
         if v is not None:
-            return v
+            return v.sym if type(v) is FlatVariable else v
         at, size = self._block_index()[name]
         el = self._elements()
         return el[at] if size == 1 else cs.vertcat(*el[at:at + size])

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import casadi as cs
@@ -41,6 +40,18 @@ class LazyColumn:
         self.items: list[cs.SX] | None = None
         self.reads = 0
 
+    def __len__(self) -> int:
+        return int(self.col.numel())
+
+    def __iter__(self) -> Iterator[cs.SX]:
+        return iter(self.all())
+
+    def all(self) -> list[cs.SX]:
+        """Every element (made now if not yet)."""
+        if self.items is None:
+            self.items = self.col.nonzeros()  # type: ignore[assignment]
+        return self.items  # type: ignore[return-value]
+
     def __getitem__(self, k: int) -> cs.SX:
         items = self.items
         if items is None:
@@ -51,49 +62,105 @@ class LazyColumn:
         return items[k]  # type: ignore[index]
 
 
-@dataclass(slots=True)
 class FlatVariable:
-    """A scalar unknown of the flat system."""
+    """A scalar unknown of the flat system.
 
-    name: str
-    sym: cs.SX
-    start: float = 0.0
-    fixed: bool = False
-    unit: str = ""
-    nominal: float | None = None
-    state_priority: int = 0
-    origin: str = ""
-    der_of: int | None = None  # index of the variable this is the derivative of
-    der: int | None = None  # index of this variable's derivative symbol, if any
-    hint: str = ""  # shown when the variable is left undetermined
-    decl: Any = None  # the component's Variable declaration (bounds), if any
+    ``der_of``: the index of the variable this is the derivative of; ``der``: the index of
+    this variable's derivative symbol, if any; ``hint``: shown when the variable is left
+    undetermined; ``decl``: the component's Variable declaration (bounds), if any. The
+    symbol of a template group's unknown is row ``row`` of the group's column
+    (:class:`LazyColumn`), made when first read.
+    """
+
+    __slots__ = ("name", "_sym", "start", "fixed", "unit", "nominal", "state_priority",
+                 "origin", "der_of", "der", "hint", "decl", "_row")
+
+    def __init__(self, name: str, sym: Any, start: float = 0.0, fixed: bool = False,
+                 unit: str = "", nominal: float | None = None, state_priority: int = 0,
+                 origin: str = "", der_of: int | None = None, der: int | None = None,
+                 hint: str = "", decl: Any = None, row: int = -1) -> None:
+        self.name = name
+        self._sym = sym
+        self.start = start
+        self.fixed = fixed
+        self.unit = unit
+        self.nominal = nominal
+        self.state_priority = state_priority
+        self.origin = origin
+        self.der_of = der_of
+        self.der = der
+        self.hint = hint
+        self.decl = decl
+        self._row = row
+
+    @property
+    def sym(self) -> cs.SX:
+        s = self._sym
+        if type(s) is LazyColumn:
+            s = self._sym = s[self._row]
+        return s  # type: ignore[no-any-return]
+
+    @sym.setter
+    def sym(self, value: cs.SX) -> None:
+        self._sym = value
 
     def copy(self) -> FlatVariable:
         """A shallow copy (``copy.copy`` without its generic protocol, which costs more
         than the copy itself for a hundred thousand variables)."""
-        return FlatVariable(self.name, self.sym, self.start, self.fixed, self.unit,
+        return FlatVariable(self.name, self._sym, self.start, self.fixed, self.unit,
                             self.nominal, self.state_priority, self.origin, self.der_of,
-                            self.der, self.hint, self.decl)
+                            self.der, self.hint, self.decl, self._row)
+
+    def __repr__(self) -> str:
+        return (f"FlatVariable({self.name!r}, start={self.start!r}, fixed={self.fixed!r}, "
+                f"unit={self.unit!r}, origin={self.origin!r}, der_of={self.der_of!r}, "
+                f"der={self.der!r})")
 
 
-@dataclass(slots=True)
 class FlatParameter:
-    """A numeric parameter of the flat system (a CasADi symbol with a default value)."""
+    """A numeric parameter of the flat system (a CasADi symbol with a default value).
 
-    name: str
-    sym: cs.SX
-    value: float
-    unit: str = ""
-    doc: str = ""
-    decl: Any = None  # the component's Parameter declaration (bounds), if any
-    owner: Any = None  # the component instance whose parameter this is
-    kind: str = "parameter"  # "parameter", "relation" (frozen relation), "discrete"
+    ``decl``: the component's Parameter declaration (bounds), if any; ``owner``: the
+    component instance whose parameter this is; ``kind``: ``"parameter"``,
+    ``"relation"`` (a frozen relation) or ``"discrete"``. The symbol of a template
+    group's parameter is row ``row`` of the group's column, made when first read.
+    """
+
+    __slots__ = ("name", "_sym", "value", "unit", "doc", "decl", "owner", "kind", "_row")
+
+    def __init__(self, name: str, sym: Any, value: float, unit: str = "", doc: str = "",
+                 decl: Any = None, owner: Any = None, kind: str = "parameter",
+                 row: int = -1) -> None:
+        self.name = name
+        self._sym = sym
+        self.value = value
+        self.unit = unit
+        self.doc = doc
+        self.decl = decl
+        self.owner = owner
+        self.kind = kind
+        self._row = row
+
+    @property
+    def sym(self) -> cs.SX:
+        s = self._sym
+        if type(s) is LazyColumn:
+            s = self._sym = s[self._row]
+        return s  # type: ignore[no-any-return]
+
+    @sym.setter
+    def sym(self, value: cs.SX) -> None:
+        self._sym = value
 
     @property
     def discrete(self) -> bool:
         """Changes at events only (a frozen relation or a discrete variable), not a
         parameter the user sets."""
         return self.kind != "parameter"
+
+    def __repr__(self) -> str:
+        return (f"FlatParameter({self.name!r}, value={self.value!r}, unit={self.unit!r}, "
+                f"kind={self.kind!r})")
 
 
 class SymbolTable:
@@ -103,7 +170,7 @@ class SymbolTable:
         self.t = cs.SX.sym("time")
         self.variables: list[FlatVariable] = []
         self.parameters: list[FlatParameter] = []
-        self.outputs: dict[str, cs.SX] = {}
+        self.outputs: dict[str, Any] = {}  # (an unknown: its FlatVariable)
         self.index: dict[str, int] = {}
         self._param_index: dict[str, int] = {}
         self.pre_symbols: dict[str, cs.SX] = {}  # variable name -> pre(variable)

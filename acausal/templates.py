@@ -330,6 +330,28 @@ class _bound:
             p.__dict__["_binding"] = b
 
 
+class MemberBinding:
+    """The binding of a template group's member (its variables' and parameters' symbols,
+    its structural values): the symbols are rows of the group's columns, made only if
+    an equation reads them (a parent's, or the member's initial equations)."""
+
+    __slots__ = ("at", "values", "i")
+
+    def __init__(self, at: dict[str, int], values: list[Any], i: int) -> None:
+        self.at = at  # name -> its list in ``values`` (shared by the members)
+        self.values = values
+        self.i = i
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.at
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[self.at[name]][self.i]
+
+    def keys(self) -> Any:
+        return self.at.keys()
+
+
 class Group:
     """The members of one template (in model order) and their actual symbols."""
 
@@ -340,10 +362,10 @@ class Group:
         self.var_base = [0] * len(members)  # index of a member's first unknown
         self.param_base = [0] * len(members)  # index of a member's first parameter
         self.var_names: list[list[str]] = []  # per scalar offset, per member
-        self.var_elems: list[list[cs.SX]] = []
+        self.var_elems: list[Any] = []  # per scalar offset: the members' symbols (LazyColumn)
         self.var_cols: list[cs.SX] = []
         self.param_names: dict[str, list[str]] = {}
-        self.param_elems: dict[str, list[cs.SX]] = {}
+        self.param_elems: dict[str, Any] = {}  # (LazyColumn)
         self.param_cols: dict[str, cs.SX] = {}
         self.ders: list[list[Any]] = [[] for _ in range(template.n_der)]
         self.der_made: list[Any] = []  # per der placeholder: (names, column, elements)
@@ -421,10 +443,12 @@ class Group:
             fixed = [vi.fixed for vi in vis]
             if size == 1:
                 names, elems = self.var_names[o], self.var_elems[o]
-                fvs.append(_flat_variables(names, elems, [float(vi.start) for vi in vis],
-                                           fixed, vis, origins))
+                made = _flat_variables(names, elems, [float(vi.start) for vi in vis],
+                                       fixed, vis, origins)
+                fvs.append(made)
+                # (an unknown's output is its symbol: the variable stands for it until read)
                 out_names.append(names)
-                out_syms.append(elems)
+                out_syms.append(made)
                 values.append(elems)
             else:
                 starts = [np.broadcast_to(np.asarray(vi.start, dtype=float), (size,)).tolist()
@@ -451,14 +475,14 @@ class Group:
             elems = self.param_elems[name]
             values.append(elems)
             decl = self.param_decls[name]
-            pars.append(list(map(FlatParameter, self.param_names[name], elems,
+            pars.append(list(map(FlatParameter, self.param_names[name], repeat(elems),
                                  map(float, given), repeat(decl.unit), repeat(decl.doc),
-                                 repeat(decl), members)))
+                                 repeat(decl), members, repeat("parameter"), range(n))))
         # (read by a member's initial_equations(), which stay per instance, and by the
         # equations of the models that contain it)
-        for c, row in zip(members, zip(*values, strict=True) if values else [()] * n,
-                          strict=True):
-            c.__dict__["_binding"] = dict(zip(keys, row, strict=True))
+        at = {k: a for a, k in enumerate(keys)}
+        for i, c in enumerate(members):
+            c.__dict__["_binding"] = MemberBinding(at, values, i)
         return Rows(_interleave(fvs, n), _interleave(out_names, n), _interleave(out_syms, n),
                     _interleave(pars, n), _interleave(bound, n))
 
@@ -478,12 +502,12 @@ class Group:
                     v.der = idx = len(variables)
                     at[0].append(idx)
                     at[1].append(i)
-                    name, sym = made[0][i], made[2][i]
+                    name = made[0][i]
                     index[name] = idx
                     variables.append(FlatVariable(
-                        name, sym, 0.0, False, f"{v.unit}/s" if v.unit else "1/s", None, 0,
-                        v.origin, k))
-                    self.ders[j].append(sym)
+                        name, made[2], 0.0, False, f"{v.unit}/s" if v.unit else "1/s", None,
+                        0, v.origin, k, None, "", None, i))
+                    self.ders[j].append((made[2], i))
                 else:
                     self.der_fresh[j] = False
                     self.ders[j].append(variables[v.der].sym)
@@ -505,18 +529,19 @@ class Group:
         cols = []
         for j, col in enumerate(ks):
             names, _, syms = self.der_made[j]
-            names, syms = names[i:i + r], syms[i:i + r]
+            names = names[i:i + r]
             of = [variables[k] for k in col]
             at = range(first + j, first + r * nd, nd)
             for v, idx in zip(of, at, strict=True):
                 v.der = idx
-            cols.append(list(map(FlatVariable, names, syms, repeat(0.0), repeat(False),
-                                 [f"{v.unit}/s" if v.unit else "1/s" for v in of],
-                                 repeat(None), repeat(0), [v.origin for v in of], col)))
+            cols.append(list(map(FlatVariable, names, repeat(syms), repeat(0.0),
+                                 repeat(False), [f"{v.unit}/s" if v.unit else "1/s" for v in of],
+                                 repeat(None), repeat(0), [v.origin for v in of], col,
+                                 repeat(None), repeat(""), repeat(None), range(i, i + r))))
             self.der_at[j][0].extend(at)
             self.der_at[j][1].extend(range(i, i + r))
             table.index.update(zip(names, at, strict=True))
-            self.ders[j].extend(syms)
+            self.ders[j].extend(zip(repeat(syms), range(i, i + r)))
         variables.extend(_interleave(cols, r))
 
     def _actual(self, c: Component, i: int, a: int) -> Any:
@@ -526,7 +551,8 @@ class Group:
         if kind == "param":
             return self.param_elems[slot[1]][i]
         if kind == "der":
-            return self.ders[a - self.tpl.n_in][i]
+            d = self.ders[a - self.tpl.n_in][i]
+            return d[0][d[1]] if type(d) is tuple else d
         _, pname, q, k = slot
         v = self.ports.value(c.__dict__["_ports"][pname], q)
         return v if k < 0 else v[k]
@@ -546,7 +572,9 @@ class Group:
             elif kind == "der":
                 j = a - self.tpl.n_in
                 made = self.der_made[j]
-                rows.append(made[1].T if self.der_fresh[j] else cs.horzcat(*self.ders[j]))
+                rows.append(made[1].T if self.der_fresh[j] else
+                            cs.horzcat(*[d[0][d[1]] if type(d) is tuple else d
+                                         for d in self.ders[j]]))
             else:  # a port quantity
                 _, pname, q, k = slot
                 rows.append(self.ports.row([c.__dict__["_ports"][pname] for c in self.members],
@@ -577,19 +605,19 @@ def _interleave(columns: list[list[Any]], n: int) -> list[Any]:
     return out
 
 
-def _flat_variables(names: list[str], syms: list[cs.SX], starts: list[float],
+def _flat_variables(names: list[str], syms: LazyColumn, starts: list[float],
                     fixed: list[bool], vis: list[Any], origins: list[str]
                     ) -> list[FlatVariable]:
     """The unknowns of one scalar element of a variable, one per member (``vis``: the
-    members' declarations)."""
+    members' declarations; ``syms``: their symbols, row by row)."""
     vi = vis[0]
     if all(v.unit == vi.unit and v.nominal == vi.nominal and v.hint == vi.hint
            and v.state_priority == vi.state_priority for v in vis):
-        return list(map(FlatVariable, names, syms, starts, fixed, repeat(vi.unit),
+        return list(map(FlatVariable, names, repeat(syms), starts, fixed, repeat(vi.unit),
                         repeat(vi.nominal), repeat(vi.state_priority), origins, repeat(None),
-                        repeat(None), repeat(vi.hint), repeat(vi.decl)))
+                        repeat(None), repeat(vi.hint), repeat(vi.decl), range(len(names))))
     # an instance's own edit (e.g. ``c.variables()["x"].state_priority = 3``)
-    return [FlatVariable(name, sym, start, fx, v.unit, v.nominal, v.state_priority, origin,
-                         None, None, v.hint, v.decl)
-            for name, sym, start, fx, v, origin in zip(names, syms, starts, fixed, vis,
-                                                        origins, strict=True)]
+    return [FlatVariable(name, syms, start, fx, v.unit, v.nominal, v.state_priority, origin,
+                         None, None, v.hint, v.decl, i)
+            for i, (name, start, fx, v, origin) in enumerate(zip(names, starts, fixed, vis,
+                                                               origins, strict=True))]

@@ -106,3 +106,20 @@ def test_the_columns_handed_on_hold_the_scalars(monkeypatch):
     assert len(al.substitution) > 0
     assert _hashes(al.substitution.column) == [
         e.element_hash() for e in al.substitution.values()]
+
+
+def test_a_groups_unknowns_and_parameters_are_rows_until_read(monkeypatch):
+    """The symbols of a group's unknowns and parameters are rows of the group's columns,
+    made when read; read, they are the flat columns' rows and the outputs' symbols."""
+    monkeypatch.setattr(templates, "MIN_GROUP", 2)
+    cm = ac.build(Chain())
+    fs = cm.flat
+    lazy = [v for v in fs.variables if type(v._sym) is LazyColumn]
+    assert {v.origin.split("[")[0] for v in lazy} == {"masses", "springs"}
+    assert any(type(p._sym) is LazyColumn for p in fs.parameters)
+    assert _hashes(fs.var_column) == [v.sym.element_hash() for v in fs.variables]
+    assert _hashes(fs.par_column) == [p.sym.element_hash() for p in fs.parameters]
+    for name in ("masses[3].v", "der(masses[3].v)", "springs[0].f"):
+        out = fs.outputs[name]
+        assert out.name() == name and out.element_hash() == fs.variables[
+            fs.index[name]].sym.element_hash()
