@@ -32,7 +32,7 @@ from .fastsx import named_columns, stack
 from .graph import LinearGraph
 from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .state import need
-from .symbols import FlatParameter, FlatVariable, LazyColumn, SymbolTable
+from .symbols import FlatParameter, FlatVariable, LazyRow, SymbolTable
 from .templates import Group, NotTemplate, Template, group_keys
 
 if TYPE_CHECKING:
@@ -70,27 +70,8 @@ class FlatEquation:
         self.coordinates = coordinates
         self._row = row
 
-    @property
-    def res(self) -> Any:
-        r = self._res
-        if type(r) is LazyColumn:
-            r = self._res = r[self._row]
-        return r
-
-    @res.setter
-    def res(self, value: Any) -> None:
-        self._res = value
-
-    @property
-    def source(self) -> cs.SX | None:
-        s = self._source
-        if type(s) is LazyColumn:
-            s = self._source = s[self._row]
-        return s
-
-    @source.setter
-    def source(self, value: cs.SX | None) -> None:
-        self._source = value
+    res = LazyRow()
+    source = LazyRow()
 
     def rewritten(self, res: Any) -> FlatEquation:
         """This equation with the residual ``res`` (substituted, relations frozen): the

@@ -102,6 +102,8 @@ class HybridState:
 
 @dataclass
 class _Action:
+    """One action of a when clause, on a state (reinit) or a discrete parameter."""
+
     kind: str  # "reinit" (index in x) or "assign" (index in p)
     index: int
     target: str

@@ -62,6 +62,28 @@ class LazyColumn:
         return items[k]  # type: ignore[index]
 
 
+class LazyRow:
+    """An attribute whose slot ``_<name>`` holds a value or a :class:`LazyColumn`: read,
+    the column's row ``_row`` of the object, made then and kept in the slot."""
+
+    __slots__ = ("store",)
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.store = owner.__dict__["_" + name]  # (the slot's member descriptor)
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        v = self.store.__get__(obj)
+        if type(v) is LazyColumn:
+            v = v[obj._row]
+            self.store.__set__(obj, v)
+        return v
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self.store.__set__(obj, value)
+
+
 class FlatVariable:
     """A scalar unknown of the flat system.
 
@@ -93,16 +115,7 @@ class FlatVariable:
         self.decl = decl
         self._row = row
 
-    @property
-    def sym(self) -> cs.SX:
-        s = self._sym
-        if type(s) is LazyColumn:
-            s = self._sym = s[self._row]
-        return s  # type: ignore[no-any-return]
-
-    @sym.setter
-    def sym(self, value: cs.SX) -> None:
-        self._sym = value
+    sym = LazyRow()
 
     def copy(self) -> FlatVariable:
         """A shallow copy (``copy.copy`` without its generic protocol, which costs more
@@ -141,16 +154,7 @@ class FlatParameter:
         self.kind = kind
         self._row = row
 
-    @property
-    def sym(self) -> cs.SX:
-        s = self._sym
-        if type(s) is LazyColumn:
-            s = self._sym = s[self._row]
-        return s  # type: ignore[no-any-return]
-
-    @sym.setter
-    def sym(self, value: cs.SX) -> None:
-        self._sym = value
+    sym = LazyRow()
 
     @property
     def discrete(self) -> bool:

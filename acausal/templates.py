@@ -591,7 +591,7 @@ class Rows(NamedTuple):
 
     variables: list[FlatVariable]
     out_names: list[str]  # the outputs' names and expressions
-    out_syms: list[Any]
+    out_syms: list[Any]  # (a scalar unknown: its FlatVariable, whose symbol is made on use)
     parameters: list[FlatParameter]
     bound: list[tuple[Component, str, Any]]  # structural parameter values
 

@@ -91,6 +91,8 @@ class MechanismReport:
 
 @dataclass
 class _Edge:
+    """A joint or body edge of the mechanism graph."""
+
     comp: MultibodyComponent
     initial: Any
     final: Any

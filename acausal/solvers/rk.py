@@ -48,6 +48,9 @@ _NONSTIFF_RESET = 6  # normal steps that clear the count (Hairer: 6)
 
 @dataclass(frozen=True)
 class _Tableau:
+    """An explicit Runge–Kutta method: its Butcher tableau, the order of its error
+    estimator and the reach of its stability region."""
+
     name: str
     A: np.ndarray  # (s, s)
     B: np.ndarray  # (s,)

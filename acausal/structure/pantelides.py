@@ -32,6 +32,9 @@ __all__ = ["PantelidesResult", "pantelides", "pantelides_pass"]
 
 @dataclass
 class PantelidesResult:
+    """What index reduction did: the matching of highest derivatives, the derived
+    equations and the highest differentiation level."""
+
     assign: list[int]  # equation matched to each variable (-1: not a highest derivative)
     differentiated: list[int]  # indices of equations created by differentiation
     max_level: int
