@@ -62,7 +62,7 @@ class FlatEquation:
     def __init__(self, res: Any, origin: str, label: str = "", source: Any = None,
                  derived_from: FlatEquation | None = None, coordinates: Any = None,
                  row: int = -1) -> None:
-        self._res = res  # cs.SX, None until the flatten pass forms lhs - rhs, or Rows
+        self._res = res  # cs.SX (None until the flatten pass forms lhs - rhs) or a LazyColumn
         self.origin = origin
         self.label = label
         self._source = source

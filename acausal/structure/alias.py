@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import casadi as cs
 import numpy as np
 
+from ..csr import unique
 from ..errors import StartValueConflict
 from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
@@ -424,9 +425,9 @@ def _substitution(fs: FlatSystem, X: cs.SX, find, const, involved: list[int],
     """
     V = fs.variables
     keys: list[int] = []
-    spec: list[int] = []  # per key: j >= 0 the symbol of j, ~j its negation, ...
-    exprs: list[cs.SX] = []  # ... or, with kind 2, an expression
-    kind: list[int] = []  # 0 symbol, 1 negated symbol, 2 expression, 3 zero
+    kind: list[int] = []  # per key: 0 symbol, 1 negated symbol, 2 expression, 3 zero
+    spec: list[int] = []  # per key: the symbol's unknown (0, 1) or the expression's (2)
+    exprs: list[cs.SX] = []
 
     def signed(k: int, j: int, s: float) -> None:
         keys.append(k)
@@ -473,7 +474,8 @@ def _substitution(fs: FlatSystem, X: cs.SX, find, const, involved: list[int],
     at = np.asarray(spec, dtype=np.int64)
     plus = np.flatnonzero(kinds == 0)
     minus = np.flatnonzero(kinds == 1)
-    negs, inverse = np.unique(at[minus], return_inverse=True)
+    negs = unique(at[minus])  # (np.unique imports numpy.ma: ~10 ms of a cold start)
+    inverse = np.searchsorted(negs, at[minus])
     perm = np.empty(len(keys), dtype=np.int64)
     perm[plus] = np.arange(len(plus))
     perm[minus] = len(plus) + inverse
@@ -482,7 +484,7 @@ def _substitution(fs: FlatSystem, X: cs.SX, find, const, involved: list[int],
     zeros = np.flatnonzero(kinds == 3)
     perm[zeros] = len(plus) + len(negs) + len(exprs)
     pool = stack(_take(X, at[plus]), -_take(X, negs), *exprs,
-                      cs.SX.zeros(1 if len(zeros) else 0, 1))
+                 cs.SX.zeros(1 if len(zeros) else 0, 1))
     out.column = pool[perm.tolist(), 0]  # (a 1 x 1 pool indexed by a list: a row)
     out.update(zip(keys, out.column.nonzeros(), strict=True))
     return out
