@@ -353,9 +353,14 @@ class _Split(Sequence[cs.SX]):
     """The outputs' expressions, one per output, split from their stacked column on first
     use (a build keeps one column, not a Python object per output)."""
 
+    #: single reads taken from the column alone before all are split at once
+    ALONE = 256
+
     def __init__(self, col: cs.SX, sizes: list[int], shapes: dict[int, tuple[int, int]]):
         self._col, self._sizes, self._shapes = col, sizes, shapes
         self._parts: list[cs.SX] | None = None
+        self._offsets: list[int] | None = None
+        self._reads = 0
 
     def _split(self) -> list[cs.SX]:
         if self._parts is None:
@@ -365,6 +370,17 @@ class _Split(Sequence[cs.SX]):
                 parts[k] = cs.reshape(parts[k], shp)
             self._parts = parts
         return self._parts
+
+    def _alone(self, k: int) -> cs.SX:
+        """Output ``k`` as rows of the column (splitting all costs a call per output:
+        a result whose first reads are a few names needs only those)."""
+        if self._offsets is None:
+            self._offsets = np.concatenate(
+                [[0], np.cumsum(self._sizes, dtype=np.int64)]).tolist()
+        k = range(len(self._sizes))[k]  # (a negative index, or IndexError)
+        e = self._col[self._offsets[k]:self._offsets[k + 1]]
+        shp = self._shapes.get(k)
+        return cs.reshape(e, shp) if shp is not None else e
 
     def __len__(self) -> int:
         return len(self._sizes)
@@ -376,6 +392,9 @@ class _Split(Sequence[cs.SX]):
     def __getitem__(self, k: slice) -> list[cs.SX]: ...
 
     def __getitem__(self, k: int | slice) -> cs.SX | list[cs.SX]:
+        if self._parts is None and type(k) is int and self._reads < self.ALONE:
+            self._reads += 1
+            return self._alone(k)
         return self._split()[k]
 
 

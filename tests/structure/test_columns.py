@@ -123,3 +123,24 @@ def test_a_groups_unknowns_and_parameters_are_rows_until_read(monkeypatch):
         out = fs.outputs[name]
         assert out.name() == name and out.element_hash() == fs.variables[
             fs.index[name]].sym.element_hash()
+
+
+def test_outputs_read_alone_are_the_split_outputs():
+    """A compiled model keeps its outputs' expressions as one column: an output read alone
+    is its rows (no split of every output), and the same expression the split gives,
+    for scalar, vector and matrix outputs."""
+    from acausal.dae import _Split
+
+    col = cs.vertcat(cs.SX.sym("a"), cs.SX.sym("v", 3), cs.vec(cs.SX.sym("M", 2, 2)),
+                     cs.SX(1, 1))  # (the last: a structural zero)
+    sizes, shapes = [1, 3, 4, 1], {2: (2, 2)}
+    alone, split = _Split(col, sizes, shapes), _Split(col, sizes, shapes)
+    parts = split._split()
+    for k in [0, 1, 2, 3, -1, -3]:
+        got, want = alone[k], parts[k]
+        assert got.shape == want.shape and got.sparsity() == want.sparsity()
+        assert str(got) == str(want)
+        assert _hashes(cs.vec(cs.densify(got))) == _hashes(cs.vec(cs.densify(want)))
+    assert alone._parts is None  # (read alone, nothing split)
+    with pytest.raises(IndexError):
+        alone[4]
