@@ -41,7 +41,7 @@ class Result:
         self._names = list(names)
         self._index_cache: dict[str, int] | None = None
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-        self._bounds: list[tuple[int, int]] | None = None  # (first, end) column per name
+        self._bounds: list[int] | None = None  # self._offsets as a list (first columns)
         self._data_or_fn = data
         self._columns: dict[int, np.ndarray] = {}
         self.parameters = dict(parameters)
@@ -74,11 +74,12 @@ class Result:
         entries = int(self._offsets[-1]) * len(self.t)
         return min(_MAX_PER_NAME, max(_MIN_PER_NAME, entries // _ENTRIES_PER_NAME))
 
-    def _column_bounds(self) -> list[tuple[int, int]]:
+    def _column_bounds(self) -> list[int]:
+        """The first column of every name and the end (``_offsets`` as a list of ints:
+        no tuple per name, which would wake the cyclic collector over the whole heap)."""
         bounds = getattr(self, "_bounds", None)  # (absent from results saved before it)
-        if bounds is None:
-            off = self._offsets.tolist()
-            bounds = self._bounds = list(zip(off[:-1], off[1:], strict=True))
+        if bounds is None or (bounds and type(bounds[0]) is not int):
+            bounds = self._bounds = self._offsets.tolist()
         return bounds
 
     def _column(self, k: int) -> np.ndarray:
@@ -120,7 +121,8 @@ class Result:
             # is tens of thousands of reads)
             k = self._index_cache.get(name)
             if k is not None:
-                a, b = self._column_bounds()[k]
+                off = self._column_bounds()
+                a, b = off[k], off[k + 1]
                 return table[:, a].copy() if b - a == 1 else table[:, a:b].copy()
         k = self._index.get(name)
         if k is not None:
