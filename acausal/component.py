@@ -38,6 +38,7 @@ import numpy as np
 from . import symbols
 from .domains import Domain
 from .errors import ConnectionError_, ModelDefinitionError, ModelWarning
+from .records import record
 
 __all__ = [
     "DATUM",
@@ -266,7 +267,7 @@ class Parameter(_Declaration):
         inst.__dict__["_params"][self.name] = self.check(inst, value)
 
 
-@dataclass
+@record
 class Guess:
     """A start value used only as a guess (``fixed=False``); see :func:`guess`."""
 

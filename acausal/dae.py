@@ -11,7 +11,7 @@ variable of the model (aliases and port quantities included) gets an output expr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, overload
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from .csr import CSR
 from .fastsx import stack
+from .records import record
 from .solvers.newton import AlgebraicSystem
 from .state import need
 from .structure.blt import Block
@@ -41,7 +42,7 @@ _SIZE2 = getattr(_RAW, "GenSX_size2", cs.SX.size2)
 _NUMEL = getattr(_RAW, "GenSX_numel", cs.SX.numel)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class SemiExplicitDAE:
     """``x' = ode(x, z, p, t)``, ``0 = alg(x, z, p, t)`` with named outputs.
 

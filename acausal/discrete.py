@@ -29,6 +29,7 @@ import casadi as cs
 
 from . import symbols
 from .errors import ModelDefinitionError
+from .records import record
 
 __all__ = ["When", "Reinit", "Assign", "Sample", "when", "reinit", "assign", "pre",
            "sample"]
@@ -58,7 +59,7 @@ class Sample:
         return out
 
 
-@dataclass
+@record
 class Reinit:
     """``state := value`` at the event."""
 
@@ -66,7 +67,7 @@ class Reinit:
     value: Any
 
 
-@dataclass
+@record
 class Assign:
     """``discrete := value`` at the event."""
 
@@ -74,7 +75,7 @@ class Assign:
     value: Any
 
 
-@dataclass
+@record
 class When:
     """Actions run at the instant ``condition`` becomes true."""
 

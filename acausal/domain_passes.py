@@ -32,6 +32,7 @@ from typing import Any
 from .component import Component
 from .domains import Domain
 from .errors import TopologyError
+from .records import record
 from .symbols import SymbolTable
 
 __all__ = ["DomainEquation", "DomainPass", "StateCoordinates", "register_domain_pass",
@@ -54,7 +55,7 @@ class StateCoordinates:
     names: frozenset[str]
 
 
-@dataclass
+@record
 class DomainEquation:
     """An equation of a domain pass, the component it belongs to and a readable label;
     ``coordinates``: the pass's state coordinates it may depend on densely (see

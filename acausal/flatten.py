@@ -16,7 +16,7 @@ Ports of non-graph domains (3D frames, ...) are bound by their registered domain
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,7 @@ from .errors import AcausalError, ModelDefinitionError
 from .fastsx import named_columns, stack
 from .graph import LinearGraph
 from .graph_columns import GraphColumns, OutputTable, unknown_names
+from .records import record
 from .state import need
 from .symbols import FlatParameter, FlatVariable, LazyRow, SymbolTable
 from .templates import Group, NotTemplate, Template, group_keys
@@ -98,7 +99,7 @@ class FlatEquation:
         return f"{s}   [{self.origin}]"
 
 
-@dataclass
+@record
 class FlatSystem:
     """The flat equation system of a model (output of the flatten pass)."""
 
@@ -486,7 +487,7 @@ class _Flattener:
         return out
 
 
-@dataclass
+@record
 class WhenClause:
     """A ``when`` of a component: its condition (an expression, or a
     :class:`~acausal.discrete.Sample` clock) and its actions ``(target, kind, value)``

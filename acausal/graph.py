@@ -8,7 +8,6 @@ normal-tree preferences (:class:`~acausal.component.TreePriority`), overridable 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,14 +24,14 @@ if TYPE_CHECKING:
 __all__ = ["GraphEdge", "Vertex", "LinearGraph", "graph_pass", "split_tree"]
 
 
-@dataclass(slots=True)
 class Vertex:
     """A connection vertex: the ports joined there (empty for a datum)."""
 
-    index: int
-    domain: Domain
-    ports: list[PortInstance]
-    is_datum: bool = False
+    __slots__ = ("index", "domain", "ports", "is_datum")
+
+    def __init__(self, index: int, domain: Domain, ports: list[PortInstance],
+                 is_datum: bool = False) -> None:
+        self.index, self.domain, self.ports, self.is_datum = index, domain, ports, is_datum
 
     @property
     def name(self) -> str:
@@ -40,23 +39,32 @@ class Vertex:
             return f"{self.domain.name} {self.domain.datum}"
         return "{" + ", ".join(p.path() for p in self.ports) + "}"
 
+    def __repr__(self) -> str:
+        return f"Vertex({self.index}, {self.name})"
 
-@dataclass(slots=True)
+
 class GraphEdge:
-    """An edge of the system graph: one branch of one component's terminal graph."""
+    """An edge of the system graph: one branch of one component's terminal graph.
 
-    index: int
-    component: Component
-    decl: Edge
-    initial: int
-    final: int
-    domain: Domain
+    (Vertices and edges are slotted classes, one per port set and per branch: a
+    dataclass would cost ~1 ms of ``import acausal`` each.)
+    """
+
+    __slots__ = ("index", "component", "decl", "initial", "final", "domain")
+
+    def __init__(self, index: int, component: Component, decl: Edge, initial: int,
+                 final: int, domain: Domain) -> None:
+        self.index, self.component, self.decl = index, component, decl
+        self.initial, self.final, self.domain = initial, final, domain
 
     @property
     def name(self) -> str:
         a = "datum" if self.decl.initial is DATUM else self.decl.initial
         b = "datum" if self.decl.final is DATUM else self.decl.final
         return f"{self.component._path_or_class()}[{a}->{b}]"
+
+    def __repr__(self) -> str:
+        return f"GraphEdge({self.index}, {self.name}, {self.initial} -> {self.final})"
 
 
 class LinearGraph:

@@ -17,7 +17,7 @@ can re-solve it); :func:`initialize` solves it.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -26,6 +26,7 @@ import numpy as np
 from .csr import CSR
 from .dae import SemiExplicitDAE
 from .errors import InitializationError
+from .records import record
 from .solvers.newton import AlgebraicSystem, NewtonFailure
 from .structure.matching import match
 
@@ -36,7 +37,7 @@ __all__ = ["InitialValues", "InitialSystem", "initial_system", "initialize",
            "consistent_algebraic"]
 
 
-@dataclass
+@record
 class InitialValues:
     """Consistent initial values and what determined them.
 
@@ -69,7 +70,7 @@ class InitialValues:
     residual: float = 0.0
 
 
-@dataclass
+@record
 class InitialSystem:
     """The initial problem ``F(w; s, p, t0) = 0`` in ``w = [x; z]``.
 

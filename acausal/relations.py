@@ -21,13 +21,14 @@ the discrete values enter the rest of the chain as parameters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
 
 from .functions import no_relation_of
+from .records import record, replace
 from .state import need
 from .structure.system import flat_columns
 from .symbols import FlatParameter
@@ -94,7 +95,7 @@ _KINKS = {cs.OP_FABS: "fabs", cs.OP_SIGN: "sign", cs.OP_FMIN: "fmin", cs.OP_FMAX
 _INPUT, _OUTPUT, _CONST = cs.OP_INPUT, cs.OP_OUTPUT, cs.OP_CONST
 
 
-@dataclass
+@record
 class Relation:
     """One frozen relation.
 

@@ -27,13 +27,13 @@ the integrator's steps is resolved by them).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .errors import UnresolvedWarning
 from .pointcall import PointCall
+from .records import record
 
 __all__ = ["Unresolved", "DEFECT", "unresolved_states", "warn_unresolved"]
 
@@ -50,7 +50,7 @@ _NOISE = 100.0
 _MAX_VALUES = 20_000_000  # skip the check when states x points exceed this (memory)
 
 
-@dataclass
+@record
 class Unresolved:
     """A state the output points do not resolve, with its worst output interval."""
 

@@ -28,6 +28,7 @@ from .errors import AcausalError, SimulationError
 from .events import time_events
 from .initialize import consistent_algebraic, initialize
 from .progress import reporter
+from .records import record
 from .regularity import check_regularity
 from .resolution import Unresolved, unresolved_states, warn_unresolved
 from .results import Result
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["simulate", "SimulationStats", "RunCache"]
 
 
-@dataclass
+@record
 class RunCache:
     """What the simulate stage keeps on a compiled model between runs."""
 

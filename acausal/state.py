@@ -8,13 +8,13 @@ empty reports the pass order as the problem (:func:`need`).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .component import Component
 from .errors import AcausalError
+from .records import record, replace
 
 if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
@@ -38,7 +38,7 @@ class PassOrderError(AcausalError):
     """A pass ran before the pass that produces what it needs (a custom pass list)."""
 
 
-@dataclass
+@record
 class CompileState:
     """Everything the compile chain has produced so far (fields fill in pass order)."""
 
@@ -59,7 +59,7 @@ class CompileState:
 
     def update(self, **changes: Any) -> CompileState:
         """A copy with the given fields replaced."""
-        return dataclasses.replace(self, **changes)
+        return replace(self, **changes)
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
 import numpy as np
 
 from .csr import CSR
+from .records import record
 
 __all__ = ["Topology", "incidence_matrix", "cutset_matrix_by_row_operations"]
 
@@ -56,7 +57,7 @@ def incidence_matrix(n_vertices: int, edges: Sequence[tuple[int, int]]) -> np.nd
     return K
 
 
-@dataclass
+@record
 class Topology:
     """Spanning forest and fundamental matrices of an oriented graph.
 

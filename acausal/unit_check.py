@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ import numpy as np
 from .component import Component, Parameter, Variable
 from .domains import GRAPH_DOMAINS
 from .errors import ModelWarning, UnitError
+from .records import record
 from .state import need
 from .templates import _FRAMEWORK_KEYS
 from .units import DIMENSIONLESS, Dimension, dimension, format_dimension
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 __all__ = ["UnitCheck", "check_units", "units_pass"]
 
 
-@dataclass
+@record
 class UnitCheck:
     """What the units pass did."""
 

@@ -35,13 +35,14 @@ Words: ``newmark`` (default), ``generalized-alpha``, ``hht`` (the scheme), ``pro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import casadi as cs
 import numpy as np
 
 from ..errors import AcausalError
+from ..records import record
 from ..solvers.base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
 from .base import COORDINATES, VELOCITIES
 from .newmark import NewmarkNullspace, Scheme, Trajectory
@@ -49,7 +50,7 @@ from .newmark import NewmarkNullspace, Scheme, Trajectory
 __all__ = ["NullspaceIntegrator", "NodalSegmentStats", "mode_table"]
 
 
-@dataclass
+@record
 class NodalSegmentStats(SegmentStats):
     """Segment counts plus the independent-mode count over time (``modes``: intervals
     ``(t_from, t_to, p)``) and the largest local error estimate [m]."""

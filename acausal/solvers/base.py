@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..errors import AcausalError
+from ..records import record
 
 if TYPE_CHECKING:
     from ..compiler import CompiledModel
@@ -65,7 +66,7 @@ class IntegratorOptions:
     extra: tuple[tuple[str, Any], ...] = ()
 
 
-@dataclass
+@record
 class SegmentStats:
     """Work done by the integrator on one segment (as far as the backend reports it)."""
 
@@ -78,7 +79,7 @@ class SegmentStats:
     attempts: list[str] = field(default_factory=list)  # modes tried before the one that ran
 
 
-@dataclass
+@record
 class Segment:
     """The result of integrating one smooth segment.
 

@@ -50,12 +50,13 @@ IDAS.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import casadi as cs
 import numpy as np
 
+from ..records import record
 from .ode import NotAnODE, ODEForm, ode_form
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ _DENSE_EIG = 64  # states up to which every eigenvalue is computed
 _LARGE = 1000  # states above which a dense stiff system goes to Newton-GMRES
 
 
-@dataclass
+@record
 class SolverChoice:
     """The automatic choice and why (``explain``)."""
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import casadi as cs
@@ -50,6 +49,7 @@ import numpy as np
 from ..dae import SemiExplicitDAE
 from ..errors import SolverWarning
 from ..pointcall import PointCall, point_call
+from ..records import record
 from ..regularity import singular_for_values
 from .base import (
     IntegrationFailure,
@@ -219,7 +219,7 @@ _AT_T = re.compile(r"At t = ([-+0-9.eE]+)")
 _NONFINITE = re.compile(r"(NaN|Inf) detected for output (ode|alg), at \(row (\d+), col")
 
 
-@dataclass
+@record
 class _Attempt:
     """What one failed IDAS call says about itself."""
 

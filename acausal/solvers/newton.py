@@ -10,12 +10,12 @@ O(n^3), a forward difference evaluated for all columns in one vectorised call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import casadi as cs
 import numpy as np
 
 from ..errors import InitializationError
+from ..records import record
 
 __all__ = ["AlgebraicSystem", "NewtonResult", "NewtonFailure", "DIFFERENCE_JACOBIAN_MIN",
            "DENSE_STEP_MAX"]
@@ -64,7 +64,7 @@ class NewtonFailure(InitializationError):
                  float(self.residual[k])) for k in order]
 
 
-@dataclass
+@record
 class NewtonResult:
     """Solution, the largest residual at it, and the number of iterations."""
 

@@ -12,13 +12,14 @@ Parameters are folded into the expressions as constants, as in the IDAS backend.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import casadi as cs
 import numpy as np
 
 from ..dae import SemiExplicitDAE
 from ..errors import AcausalError
+from ..records import record
 
 __all__ = ["NotAnODE", "ODEForm", "ode_form", "derived_form", "depends_on_time",
            "MAX_ELIMINATED"]
@@ -32,7 +33,7 @@ class NotAnODE(AcausalError):
     """The DAE is not an explicit ODE for the ODE backends (the reason is the message)."""
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class ODEForm:
     """``x' = f(x, t)`` with the parameter values folded in, and ``z = g(x, t)``.
 

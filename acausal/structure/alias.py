@@ -10,7 +10,7 @@ Every eliminated variable stays addressable in results.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from operator import add, attrgetter, sub
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -21,6 +21,7 @@ from ..csr import unique
 from ..errors import StartValueConflict
 from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
+from ..records import record
 from ..state import need
 from .diagnostics import StructureDiagnostics
 from .system import EquationSystem, flat_columns, int_pool
@@ -33,7 +34,7 @@ __all__ = ["AliasResult", "eliminate_aliases", "alias_pass"]
 _ZERO = cs.SX(0)
 
 
-@dataclass
+@record
 class AliasResult:
     """Outcome of alias elimination."""
 

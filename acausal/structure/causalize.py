@@ -10,11 +10,11 @@ block gets a *level* so that the blocks of one level can be solved together.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..records import record
 from ..state import need
 from .blt import Block, tarjan_blocks
 from .diagnostics import StructureDiagnostics, structural_error
@@ -29,7 +29,7 @@ __all__ = ["Causalization", "causalize", "causalize_pass"]
 _SWEEPS = 32  # array relaxations of the levels before the pass in block order
 
 
-@dataclass
+@record
 class Causalization:
     """The BLT blocks of the system for one choice of states, dependencies first."""
 

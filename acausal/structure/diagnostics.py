@@ -12,13 +12,14 @@ their components and the unknowns with their aliases, and carry the parts as
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import casadi as cs
 
 from ..errors import BalanceError, SingularityError, StructureError, StructurePart
 from ..flatten import FlatSystem
+from ..records import record, replace
 from ..state import need
 from .matching import dulmage_mendelsohn, match
 from .system import EquationSystem
@@ -37,7 +38,7 @@ _HINT = (
 )
 
 
-@dataclass
+@record
 class StructureDiagnostics:
     """What structural error messages need to name the user's objects.
 

@@ -14,13 +14,14 @@ sub-matrix has become ill-conditioned, and :func:`select_states` is run again th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
 
 from ..csr import unique
+from ..records import record
 from ..state import need
 from . import matching
 from .diagnostics import dependent_constraints_error
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["DummyBlock", "StateSelection", "select_states", "state_selection_pass"]
 
 
-@dataclass
+@record
 class DummyBlock:
     """One independent pivoting problem: equations x candidate derivatives."""
 
@@ -67,7 +68,7 @@ class DummyBlock:
         return float(s_cur / s_best)
 
 
-@dataclass
+@record
 class StateSelection:
     """Chosen states and dummy derivatives."""
 

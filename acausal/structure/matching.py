@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..csr import as_csr
+from ..records import record
 
 __all__ = ["match", "DMParts", "dulmage_mendelsohn", "SCIPY_GRAPH_MIN"]
 
@@ -98,7 +98,7 @@ def _augmenting_paths(indptr: list[int], indices: list[int], n_eq: int,
     return var_of_eq
 
 
-@dataclass
+@record
 class DMParts:
     """Over- and under-determined parts of a structurally singular system."""
 

@@ -12,13 +12,13 @@ index-1 model costs one matching and no augmenting-path search.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..csr import CSR
 from ..errors import StructureError
+from ..records import record
 from ..state import need
 from .diagnostics import check_matching
 from .matching import match
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["PantelidesResult", "pantelides", "pantelides_pass"]
 
 
-@dataclass
+@record
 class PantelidesResult:
     """What index reduction did: the matching of highest derivatives, the derived
     equations and the highest differentiation level."""

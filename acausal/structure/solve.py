@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import casadi as cs
@@ -25,6 +25,7 @@ import numpy as np
 from ..csr import unique
 from ..errors import SingularityError
 from ..fastsx import stack
+from ..records import record
 from ..state import need
 from ..symbols import FlatParameter
 from .blt import Block
@@ -41,7 +42,7 @@ __all__ = ["SolvedBlocks", "solve_blocks", "solve_pass", "MAX_LINEAR_BLOCK"]
 MAX_LINEAR_BLOCK = 24
 
 
-@dataclass
+@record
 class SolvedBlocks:
     """Unknowns solved explicitly and the implicit rest (``z``, ``alg``).
 

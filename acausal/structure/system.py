@@ -9,7 +9,7 @@ obtained by differentiating equation ``i``, ``eq_int[i]`` the equation it was ob
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import field
 from operator import attrgetter
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 from ..csr import CSR
 from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
+from ..records import record
 from ..symbols import FlatParameter, FlatVariable, LazyColumn
 
 __all__ = ["EquationSystem", "flat_columns", "int_pool"]
@@ -26,7 +27,7 @@ __all__ = ["EquationSystem", "flat_columns", "int_pool"]
 _ZERO = cs.SX(0)
 
 
-@dataclass
+@record
 class EquationSystem:
     """Equations and unknowns with derivative links (mutable during index reduction)."""
 

@@ -1,0 +1,139 @@
+"""Records: the library's internal result types, declared as dataclasses are.
+
+``dataclasses.dataclass`` compiles an ``__init__``, a ``__repr__`` and an ``__eq__`` from
+source text for every class when its module is imported: about 1 ms a class (Python 3.11),
+which was half of ``import acausal`` (46 classes; issue 14, the cold script). A
+:func:`record` is declared the same way (annotated fields, defaults,
+``dataclasses.field(default_factory=..., repr=False, compare=False)``, ``__post_init__``)
+and type-checks as a dataclass (``typing.dataclass_transform``), but its methods are the
+generic ones below, which read the class's field list made once: nothing is compiled at
+import. An instance costs a few microseconds more to make than a dataclass's: records are
+one per pass or per run, never one per equation.
+
+:func:`replace` is ``dataclasses.replace`` for records. The public result types
+(:class:`~acausal.compiler.StructureReport`, :class:`~acausal.simulate.SimulationStats`,
+...), the frozen (hashable) ones and the slotted ones made per block or per graph edge stay
+dataclasses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, TypeVar, dataclass_transform, overload
+
+__all__ = ["record", "replace"]
+
+T = TypeVar("T", bound=type)
+R = TypeVar("R")
+
+_MISSING: Any = dataclasses.MISSING
+
+
+class _Field:
+    __slots__ = ("name", "default", "factory", "repr", "compare")
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.name = name
+        self.default, self.factory, self.repr, self.compare = value, None, True, True
+        if isinstance(value, dataclasses.Field):
+            self.default = value.default
+            self.factory = (None if value.default_factory is _MISSING
+                            else value.default_factory)
+            self.repr, self.compare = value.repr, value.compare
+
+
+def _fields(cls: type) -> tuple[_Field, ...]:
+    """The fields of ``cls`` in declaration order, a base record's first."""
+    out: dict[str, _Field] = {}
+    for klass in reversed(cls.__mro__):
+        if klass is not cls and "_record_fields" in klass.__dict__:  # a base record
+            out.update((f.name, f) for f in klass.__dict__["_record_fields"])
+            continue
+        for name, ann in klass.__dict__.get("__annotations__", {}).items():
+            if isinstance(ann, str) and ann.startswith(("ClassVar", "typing.ClassVar")):
+                continue
+            out[name] = _Field(name, klass.__dict__.get(name, _MISSING))
+            if out[name].factory is not None or out[name].default is _MISSING:
+                if name in klass.__dict__ and klass is cls:
+                    delattr(cls, name)  # (no Field object left as a class attribute)
+            elif klass is cls:
+                setattr(cls, name, out[name].default)
+    return tuple(out.values())
+
+
+def _init(self: Any, *args: Any, **kwargs: Any) -> None:
+    fields = self._record_fields
+    if len(args) > len(fields):
+        raise TypeError(f"{type(self).__name__}() takes {len(fields)} positional "
+                        f"arguments but {len(args)} were given")
+    d = self.__dict__
+    for f, value in zip(fields, args, strict=False):  # (the rest by keyword or default)
+        if f.name in kwargs:
+            raise TypeError(f"{type(self).__name__}() got multiple values for argument "
+                            f"{f.name!r}")
+        d[f.name] = value
+    for f in fields[len(args):]:
+        if f.name in kwargs:
+            d[f.name] = kwargs.pop(f.name)
+        elif f.factory is not None:
+            d[f.name] = f.factory()
+        elif f.default is not _MISSING:
+            d[f.name] = f.default
+        else:
+            raise TypeError(f"{type(self).__name__}() missing required argument: "
+                            f"{f.name!r}")
+    if kwargs:
+        raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
+                        f"{next(iter(kwargs))!r}")
+    post = getattr(self, "__post_init__", None)
+    if post is not None:
+        post()
+
+
+def _repr(self: Any) -> str:
+    inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._record_fields
+                      if f.repr)
+    return f"{type(self).__qualname__}({inner})"
+
+
+def _eq(self: Any, other: Any) -> Any:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return all(getattr(self, f.name) == getattr(other, f.name)
+               for f in self._record_fields if f.compare)
+
+
+@overload
+def record(cls: T, /) -> T: ...
+
+
+@overload
+def record(*, eq: bool = True) -> Callable[[T], T]: ...
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
+def record(cls: Any = None, /, *, eq: bool = True) -> Any:
+    """Make ``cls`` a record: ``__init__`` from its annotated fields (positional in their
+    order, or by keyword), ``__repr__``, and, with ``eq`` (the default), field-wise
+    ``==`` (and no hash), as ``@dataclass`` would."""
+
+    def wrap(klass: Any) -> Any:
+        klass._record_fields = _fields(klass)
+        klass.__init__ = _init
+        if "__repr__" not in klass.__dict__:
+            klass.__repr__ = _repr
+        if eq and "__eq__" not in klass.__dict__:
+            klass.__eq__ = _eq
+            klass.__hash__ = None
+        return klass
+
+    return wrap if cls is None else wrap(cls)
+
+
+def replace(obj: R, /, **changes: Any) -> R:
+    """A new record of ``obj``'s class with its fields, ``changes`` replacing some (as
+    ``dataclasses.replace``: the class's ``__init__`` and ``__post_init__`` run)."""
+    fields = type(obj)._record_fields  # type: ignore[attr-defined]
+    return type(obj)(**{f.name: changes.pop(f.name) if f.name in changes else
+                        getattr(obj, f.name) for f in fields}, **changes)
