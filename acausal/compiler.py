@@ -142,7 +142,7 @@ class StructureReport:
             states=[sys.variables[j].name for j in sel.states],
             dummy_derivatives=[sys.variables[j].name for j in sorted(sel.dummies)],
             dynamic_state_selection=sel.dynamic,
-            block_sizes=[len(b.equations) for b in dae.blocks],
+            block_sizes=dae.blocks.sizes().tolist(),
             n_explicit=dae.explicit,
             n_algebraic=int(dae.z.numel()),
             timings=timings,

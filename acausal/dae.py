@@ -23,7 +23,7 @@ from .fastsx import stack
 from .records import record
 from .solvers.newton import AlgebraicSystem
 from .state import need
-from .structure.blt import Block
+from .structure.blt import Blocks
 from .structure.solve import SolvedBlocks
 from .structure.system import EquationSystem
 from .symbols import FlatVariable
@@ -63,7 +63,7 @@ class SemiExplicitDAE:
     out_names: list[str]
     out_expr: Sequence[cs.SX]
     out_sizes: list[int]
-    blocks: list[Block] = field(default_factory=list)
+    blocks: Blocks = field(default_factory=lambda: Blocks.of([]))  # the BLT blocks
     explicit: int = 0
     n_sys: int = 0  # the first n_sys outputs are the equation system's variables
     out_stacked: cs.SX | None = None
@@ -400,7 +400,7 @@ class _Split(Sequence[cs.SX]):
 
 
 def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
-                 blocks: list[Block], alias: tuple[list[str], cs.SX, cs.SX],
+                 blocks: Blocks, alias: tuple[list[str], cs.SX, cs.SX],
                  extra_outputs: Mapping[str, Any],
                  relations: list[Any] | None = None) -> SemiExplicitDAE:
     """The DAE and the output expressions of every variable, alias and port quantity.

@@ -9,7 +9,12 @@ explicitly and algebraic loops stay as small implicit blocks.
 
 from __future__ import annotations
 
-__all__ = ["Block", "tarjan_blocks"]
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+import numpy as np
+
+__all__ = ["Block", "Blocks", "tarjan_blocks"]
 
 
 class Block:
@@ -31,6 +36,76 @@ class Block:
 
     def __repr__(self) -> str:
         return f"Block(equations={self.equations}, unknowns={self.unknowns}, level={self.level})"
+
+
+class Blocks(Sequence[Block]):
+    """The BLT blocks of a system as arrays, dependencies first: block ``k`` determines
+    the unknowns ``unknowns[ptr[k]:ptr[k + 1]]`` from the equations at the same
+    positions of ``equations``, at level ``levels[k]``. A :class:`Block` is made when
+    one is read (a large model has hundreds of thousands of blocks, nearly all scalar:
+    as objects, about 250 bytes each; here 32)."""
+
+    __slots__ = ("ptr", "equations", "unknowns", "levels")
+
+    def __init__(self, ptr: np.ndarray, equations: np.ndarray, unknowns: np.ndarray,
+                 levels: np.ndarray) -> None:
+        self.ptr, self.equations, self.unknowns, self.levels = ptr, equations, unknowns, levels
+
+    @classmethod
+    def of(cls, blocks: Sequence[Block]) -> Blocks:
+        """The table of a list of blocks."""
+        sizes = [len(b.equations) for b in blocks]
+        ptr = np.zeros(len(blocks) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=ptr[1:])
+        eqs = [i for b in blocks for i in b.equations]
+        unks = [j for b in blocks for j in b.unknowns]
+        return cls(ptr, np.asarray(eqs, dtype=np.int64), np.asarray(unks, dtype=np.int64),
+                   np.asarray([b.level for b in blocks], dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.levels)
+
+    @overload
+    def __getitem__(self, k: int) -> Block: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[Block]: ...
+
+    def __getitem__(self, k: int | slice) -> Block | list[Block]:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        a, b = int(self.ptr[k]), int(self.ptr[k + 1])
+        return Block(self.equations[a:b].tolist(), self.unknowns[a:b].tolist(),
+                     int(self.levels[k]))
+
+    def __iter__(self) -> Iterator[Block]:
+        return iter(self.take(np.arange(len(self))))
+
+    def __repr__(self) -> str:
+        return f"Blocks({len(self)} blocks, {len(self.equations)} equations)"
+
+    def sizes(self) -> np.ndarray:
+        """The number of equations (and unknowns) of every block."""
+        return np.diff(self.ptr)
+
+    def take(self, ks: np.ndarray) -> list[Block]:
+        """The blocks ``ks`` as objects (one conversion of their rows of the arrays)."""
+        starts, sizes = self.ptr[ks], self.ptr[ks + 1] - self.ptr[ks]
+        bounds = np.zeros(len(ks) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=bounds[1:])
+        pos = np.repeat(starts - bounds[:-1], sizes) + np.arange(int(bounds[-1]))
+        eqs, unks = self.equations[pos].tolist(), self.unknowns[pos].tolist()
+        b = bounds.tolist()
+        return [Block(eqs[b[q]:b[q + 1]], unks[b[q]:b[q + 1]], lv)
+                for q, lv in enumerate(self.levels[ks].tolist())]
+
+    def level_indices(self) -> list[np.ndarray]:
+        """The blocks of every level (their indices, in block order), lowest level first."""
+        if not len(self):
+            return []
+        order = np.argsort(self.levels, kind="stable")
+        counts = np.bincount(self.levels)
+        return np.split(order, np.cumsum(counts)[:-1])
 
 
 def tarjan_blocks(n: int, succ: list[list[int]]) -> list[list[int]]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..records import record
 from ..state import need
-from .blt import Block, tarjan_blocks
+from .blt import Block, Blocks, tarjan_blocks
 from .diagnostics import StructureDiagnostics, structural_error
 from .matching import match
 from .system import EquationSystem
@@ -34,20 +34,15 @@ class Causalization:
     """The BLT blocks of the system for one choice of states, dependencies first."""
 
     states: list[int]
-    blocks: list[Block]
+    blocks: Blocks
 
     @property
     def n_levels(self) -> int:
-        return 1 + max((b.level for b in self.blocks), default=-1)
+        return 1 + int(self.blocks.levels.max()) if len(self.blocks) else 0
 
     def by_level(self) -> list[list[Block]]:
         """Blocks grouped by level, lowest first."""
-        out: list[list[Block]] = []
-        for b in self.blocks:
-            while len(out) <= b.level:
-                out.append([])
-            out[b.level].append(b)
-        return out
+        return [self.blocks.take(ks) for ks in self.blocks.level_indices()]
 
 
 def causalize(sys: EquationSystem, states: list[int],
@@ -88,15 +83,16 @@ def causalize(sys: EquationSystem, states: list[int],
     b_to = block_of[dep]
     between = b_from != b_to
     level = _levels(n_b, b_from[between], b_to[between])
-    eq_of = eq_of_var.tolist()
-    blocks: list[Block] = []
-    for comp, lv in zip(comps, level, strict=True):
-        if len(comp) == 1:  # (most blocks)
-            k = comp[0]
-            blocks.append(Block([eqs[eq_of[k]]], [unknowns[k]], lv))
-        else:
-            ks = sorted(comp)
-            blocks.append(Block([eqs[eq_of[k]] for k in ks], [unknowns[k] for k in ks], lv))
+    # the blocks as arrays (:class:`Blocks`), each block's unknowns in ascending order
+    sizes = np.fromiter(map(len, comps), dtype=np.int64, count=n_b)
+    ptr = np.zeros(n_b + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    ks = np.fromiter(itertools.chain.from_iterable(
+        c if len(c) == 1 else sorted(c) for c in comps), dtype=np.int64, count=n)
+    unknowns_a = np.asarray(unknowns, dtype=np.int64)
+    eqs_a = np.asarray(eqs, dtype=np.int64)
+    blocks = Blocks(ptr, eqs_a[eq_of_var[ks]] if n else eqs_a, unknowns_a[ks] if n else
+                    unknowns_a, np.asarray(level, dtype=np.int64))
     return Causalization(list(states), blocks)
 
 

@@ -138,7 +138,9 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         new_expr.append(exprs)
 
     first = 0  # the first solution of the level before
-    for lv_blocks in causal.by_level():
+    blocks = causal.blocks
+    sizes = blocks.sizes()
+    for ks in blocks.level_indices():
         if new_expr:
             new = np.asarray(out.idx[first:], dtype=np.int64)
             first = len(out.idx)
@@ -146,20 +148,23 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             sol_row[new] = np.arange(len(new))
             cols.append(cs.vertcat(*new_expr))
             new_expr.clear()
-        scalar = [bl for bl in lv_blocks if len(bl.unknowns) == 1]
-        rest = [bl for bl in lv_blocks if len(bl.unknowns) > 1]
+        # the scalar blocks as their equations and unknowns (most blocks: no object each)
+        single = ks[sizes[ks] == 1]
+        s_eqs = blocks.equations[blocks.ptr[single]].tolist()
+        u_idx = blocks.unknowns[blocks.ptr[single]].tolist()
+        rest = blocks.take(ks[sizes[ks] > 1])
         # the solutions of the unknowns these equations contain (their incidence), not
         # every solution so far: a level costs its own size
         used = unique(np.fromiter(itertools.chain.from_iterable(
-            sys.incidence[i] for bl in lv_blocks for i in bl.equations), dtype=np.int64))
+            sys.incidence[i] for i in itertools.chain(
+                s_eqs, *(bl.equations for bl in rest))), dtype=np.int64))
         used = used[sol_col[used] >= 0]
         used = used[np.lexsort((sol_row[used], sol_col[used]))]  # (by column: one take each)
         used_l = used.tolist()
         used_s = [cols[c][sol_row[used[sol_col[used] == c]].tolist()]
                   for c in unique(sol_col[used]).tolist()]
-        if scalar:  # explicit when linear with a coefficient free of unknowns and time
-            F_s = all_res[[bl.equations[0] for bl in scalar]]
-            u_idx = [bl.unknowns[0] for bl in scalar]
+        if s_eqs:  # explicit when linear with a coefficient free of unknowns and time
+            F_s = all_res[s_eqs]
             us = syms[u_idx]
             # (blocks of one level are independent of each other: the diagonal of the
             # Jacobian is one forward directional derivative, without its sparsity pattern)
@@ -180,22 +185,22 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                         parts[q] = c
                     coef = cs.vertcat(*parts)
                 dep_rows = still
-            ok = [q for q in range(len(scalar)) if q not in dep_rows]
-            rest += [scalar[q] for q in range(len(scalar)) if q in dep_rows]
+            ok = [q for q in range(len(s_eqs)) if q not in dep_rows]
+            rest += blocks.take(single[sorted(dep_rows)])
             if ok:
-                every = len(ok) == len(scalar)  # (no rows to take)
+                every = len(ok) == len(s_eqs)  # (no rows to take)
                 a_ok = coef if every else coef[ok]
                 # a vanishing coefficient (constant zero) is the first row sparsify drops
                 kept = cs.sparsify(a_ok).sparsity().row()
                 if len(kept) < len(ok):
                     q = next(q for q, r in enumerate([*kept, -1]) if q != r)
                     raise _unknown_not_determined(
-                        sys, scalar[ok[q]], ": its coefficient vanishes. Check for an "
+                        sys, blocks[int(single[ok[q]])], ": its coefficient vanishes. Check for an "
                         "unconnected port of that component: an unconnected port carries "
                         "zero through variable (zero current, force, heat flow)")
                 if not a_ok.is_constant():  # parameter-dependent divisors, checked per run
                     coefs = cs.vertsplit(a_ok)  # (one call, not one per entry)
-                    out.pivots += [(coefs[q], scalar[k].equations, scalar[k].unknowns)
+                    out.pivots += [(coefs[q], [s_eqs[k]], [u_idx[k]])
                                    for q, k in enumerate(ok) if not coefs[q].is_constant()]
                 u_ok = u_idx if every else [u_idx[k] for k in ok]
                 # the residual at zero unknown, with the solutions so far: one substitution

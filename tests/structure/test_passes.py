@@ -15,6 +15,7 @@ import pytest
 import acausal as ac
 from acausal.flatten import FlatEquation
 from acausal.state import CompileState, Pass, PassOrderError
+from acausal.structure.blt import Blocks
 from acausal.structure.causalize import causalize
 from acausal.structure.diagnostics import StructureDiagnostics, structural_error
 from acausal.structure.dummy import select_states
@@ -287,3 +288,42 @@ def test_start_values_are_overridden_per_run_without_rebuilding():
     assert res0["c.v"][0] == 0.0
     with pytest.raises(ac.InitializationError, match=r"'c\.vv' \(did you mean c\.v"):
         ac.simulate(cm, 1.0, start={"c.vv": 1.0})
+
+
+def loop_chain(tab: SymbolTable):
+    """a' = -b; (b, c) an algebraic loop: b + c = a, b - c^3 = 0; d = b + c; e' = d"""
+    a = tab.new_var("a", start=1.0, fixed=True)
+    e = tab.new_var("e", start=0.0, fixed=True)
+    b, c, d = tab.new_var("b"), tab.new_var("c"), tab.new_var("d")
+    return [(tab.der(a) + b, "e0"), (b + c - a, "e1"), (b - c**3, "e2"), (d - b - c, "e3"),
+            (tab.der(e) - d, "e4")]
+
+
+def test_blocks_table_reads_as_the_blocks_it_holds():
+    """The BLT blocks are kept as arrays (acausal.structure.blt.Blocks, issue 14: a large
+    model has hundreds of thousands of them): reading them gives each block's equations
+    and unknowns (ascending), its level, and by level in block order."""
+    sys, _ = system(loop_chain)
+    states = [sys.name_index["a"], sys.name_index["e"]]
+    causal = causalize(sys, states)
+    blocks = causal.blocks
+    names = [sorted(sys.variables[j].name for j in bl.unknowns) for bl in blocks]
+    assert sorted(names) == [["b", "c"], ["d"], ["der(a)"], ["der(e)"]]
+    loop = next(bl for bl in blocks if len(bl.unknowns) == 2)
+    assert loop.unknowns == sorted(loop.unknowns) and len(loop.equations) == 2
+    assert {sys.equations[i].origin for i in loop.equations} == {"e1", "e2"}
+    level = {sys.variables[bl.unknowns[0]].name: bl.level for bl in blocks}
+    assert level == {"b": 0, "der(a)": 1, "d": 1, "der(e)": 2}
+    assert causal.n_levels == 3
+    # the table of the objects is the same table; by level keeps block order
+    again = Blocks.of(list(blocks))
+    for arr in ("ptr", "equations", "unknowns", "levels"):
+        assert getattr(again, arr).tolist() == getattr(blocks, arr).tolist()
+    assert [[(b.equations, b.unknowns) for b in lv] for lv in causal.by_level()] == [
+        [(b.equations, b.unknowns) for b in blocks if b.level == k] for k in range(3)]
+    assert [b.unknowns for b in blocks[1:3]] == [blocks[1].unknowns, blocks[2].unknowns]
+    assert blocks.sizes().tolist() == [len(b.unknowns) for b in blocks]
+    # and the block solution solves the loop implicitly, the rest explicitly
+    solved = solve_blocks(sys, causal)
+    assert set(solved.solved) == {"der(a)", "d", "der(e)"} and sorted(solved.z_names) == [
+        "b", "c"]
