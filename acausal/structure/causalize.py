@@ -89,10 +89,8 @@ def causalize(sys: EquationSystem, states: list[int],
     np.cumsum(sizes, out=ptr[1:])
     ks = np.fromiter(itertools.chain.from_iterable(
         c if len(c) == 1 else sorted(c) for c in comps), dtype=np.int64, count=n)
-    unknowns_a = np.asarray(unknowns, dtype=np.int64)
-    eqs_a = np.asarray(eqs, dtype=np.int64)
-    blocks = Blocks(ptr, eqs_a[eq_of_var[ks]] if n else eqs_a, unknowns_a[ks] if n else
-                    unknowns_a, np.asarray(level, dtype=np.int64))
+    blocks = Blocks(ptr, np.asarray(eqs, dtype=np.int64)[eq_of_var[ks]],
+                    np.asarray(unknowns, dtype=np.int64)[ks], np.asarray(level, dtype=np.int64))
     return Causalization(list(states), blocks)
 
 
