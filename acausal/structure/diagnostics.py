@@ -78,11 +78,13 @@ class StructureDiagnostics:
 
 def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
                      diag: StructureDiagnostics | None = None,
-                     what: str = "model") -> StructureError:
-    """A BalanceError/SingularityError naming the over- and under-determined parts."""
+                     what: str = "model", chains: bool = False) -> StructureError:
+    """A BalanceError/SingularityError naming the over- and under-determined parts
+    (``chains``: of the incidence where a variable and its derivatives are one unknown,
+    :meth:`EquationSystem.incidence_matrix`)."""
     diag = diag or StructureDiagnostics()
     origins = diag.origins or None
-    inc = sys.incidence_matrix(eqs, unknowns)
+    inc = sys.incidence_matrix(eqs, unknowns, chains=chains)
     var_of_eq, eq_of_var = match(inc)
     dm = dulmage_mendelsohn(inc, var_of_eq, eq_of_var)
     n_e, n_u = len(eqs), len(unknowns)
@@ -148,7 +150,9 @@ def render_part(p: StructurePart, max_equations: int = 12, max_unknowns: int = 2
         eqs += f"\n    ... and {len(p.equations) - max_equations} more"
     unknowns = ", ".join(p.unknowns[:max_unknowns]) + (
         ", ..." if len(p.unknowns) > max_unknowns else "")
-    text = (f"{p.kind} part ({len(p.equations)} equations for {len(p.unknowns)} unknowns; "
+    n_e, n_u = len(p.equations), len(p.unknowns)
+    text = (f"{p.kind} part ({n_e} equation{'s' * (n_e != 1)} for {n_u} "
+            f"unknown{'s' * (n_u != 1)}; "
             f"components {comps}):\n    {eqs}\n  unknowns: {unknowns}")
     for h in p.hints[:5]:
         text += f"\n  hint for {h}"
@@ -156,11 +160,15 @@ def render_part(p: StructurePart, max_equations: int = 12, max_unknowns: int = 2
 
 
 def check_balance(sys: EquationSystem, diag: StructureDiagnostics | None) -> None:
-    """As many equations as unknowns that are not states (derivatives count as unknowns)."""
+    """As many equations as unknowns that are not states (derivatives count as unknowns).
+
+    The parts named are those of the incidence where a variable and its derivatives are
+    one unknown (index reduction has not run: an equation among states only, such as a
+    position constraint, is still to be differentiated, and is no excess)."""
     n_states = sum(1 for j in range(sys.n_vars) if sys.var_der[j] >= 0)
     if sys.n_eqs != sys.n_vars - n_states:
         unknowns = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
-        raise structural_error(sys, list(range(sys.n_eqs)), unknowns, diag)
+        raise structural_error(sys, list(range(sys.n_eqs)), unknowns, diag, chains=True)
 
 
 def check_matching(sys: EquationSystem, diag: StructureDiagnostics | None) -> None:

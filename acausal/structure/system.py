@@ -16,7 +16,7 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
-from ..csr import CSR
+from ..csr import CSR, unique
 from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
@@ -165,15 +165,30 @@ class EquationSystem:
         return len(self.equations)
 
     def incidence_matrix(self, rows: list[int] | None = None,
-                         cols: list[int] | None = None) -> CSR:
+                         cols: list[int] | None = None, chains: bool = False) -> CSR:
         """0/1 incidence restricted to the given equations and variables (vectorised:
-        the recursive equations of motion of a long chain have dense rows)."""
+        the recursive equations of motion of a long chain have dense rows).
+
+        ``chains``: a variable and its derivatives count as one, its highest derivative
+        (``x``, ``der(x)`` and ``der(der(x))`` are one unknown of the equations that
+        contain any of them: the graph whose perfect matching a DAE needs before index
+        reduction can make it solvable)."""
         rows = list(range(self.n_eqs)) if rows is None else rows
         inc = self.incidence
         lens = np.fromiter((len(inc[i]) for i in rows), dtype=np.int64, count=len(rows))
         flat = np.fromiter(itertools.chain.from_iterable(inc[i] for i in rows),
                            dtype=np.int64, count=int(lens.sum()))
         r = np.repeat(np.arange(len(rows), dtype=np.int64), lens)
+        if chains and flat.size:
+            top = np.arange(self.n_vars, dtype=np.int64)
+            der = np.asarray(self.var_der, dtype=np.int64)
+            while True:  # (one step per derivative order)
+                up = der[top]
+                if not (up >= 0).any():
+                    break
+                top = np.where(up >= 0, up, top)
+            pairs = unique(r * self.n_vars + top[flat])
+            r, flat = pairs // self.n_vars, pairs % self.n_vars
         if cols is None:
             c, ncol = flat, self.n_vars
         else:

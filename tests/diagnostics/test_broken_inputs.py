@@ -530,6 +530,60 @@ def test_too_few_equations_gives_counts_and_components():
     assert "under-determined" in msg and "loose.y" in msg
 
 
+class _Chain(ac.Model):
+    """Masses joined by springs; the first two masses rigidly joined (a position
+    constraint among states, which index reduction differentiates)."""
+
+    def __init__(self, n=6):
+        super().__init__()
+        self.fixed = tr.Fixed()
+        self.masses = [tr.Mass(m=1.0) for _ in range(n)]
+        self.springs = [tr.Spring(c=100.0) for _ in range(n - 1)]
+        self.connect(self.fixed.flange, self.springs[0].flange_a)
+        self.connect(self.springs[0].flange_b, self.masses[0].flange_a)
+        self.connect(self.masses[0].flange_b, self.masses[1].flange_a)
+        for k in range(1, n - 1):
+            self.connect(self.masses[k].flange_b, self.springs[k].flange_a)
+            self.connect(self.springs[k].flange_b, self.masses[k + 1].flange_a)
+
+
+def test_a_missing_equation_is_not_blamed_on_position_constraints():
+    """Before index reduction an equation relating states only (the first masses joined
+    rigidly) has no unknown of its own; the parts are taken where a variable and its
+    derivatives are one unknown, so the error names the variable without an equation and
+    no over-determined part (it named the constraints: "n equations for 0 unknowns")."""
+
+    class Loose(_Chain):
+        y = ac.Variable()
+
+    with pytest.raises(ac.BalanceError) as exc:
+        ac.build(Loose())
+    kinds = {p.kind: p for p in exc.value.parts}
+    assert set(kinds) == {"under-determined"}, str(exc.value)
+    assert kinds["under-determined"].unknowns == ["y"]
+
+
+def test_an_extra_equation_is_named_in_the_over_determined_part():
+    """An acceleration fixed by the parent as well as by the mass's own equation of
+    motion: one equation too many. The over-determined part holds the parent's equation
+    and has one equation more than unknowns; no part claims equations without unknowns."""
+
+    class Over(_Chain):
+        w = ac.Variable()
+
+        def equations(self):
+            return [self.w == self.masses[3].v, self.masses[4].a == 0.1 * self.w]
+
+    with pytest.raises(ac.BalanceError) as exc:
+        ac.build(Over())
+    parts = exc.value.parts
+    assert [p.kind for p in parts] == ["over-determined"], str(exc.value)
+    over = parts[0]
+    assert len(over.equations) == len(over.unknowns) + 1
+    assert any("(0.1*w)" in e and "[Over]" in e for e in over.equations)
+    assert "Over" in over.components
+
+
 def test_forgotten_equation_of_the_tutorial():
     class LeakyCapacitor(el.OnePort):
         C = ac.Parameter(1e-3, unit="F")
