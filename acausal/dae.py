@@ -139,11 +139,30 @@ class SemiExplicitDAE:
 
         Costs what the output's expression costs, not what the model does: the function
         takes only the entries of ``x``, ``z`` and ``p`` the expression depends on, and
-        only those rows of ``X`` and ``Z`` are passed."""
-        e = cs.vec(self.out_expr[k])
+        only those rows of ``X`` and ``Z`` are passed. The function is made on the first
+        read of output ``k`` and kept (the next results of the model read it again)."""
         nt = len(T)
+        got = self._column_plans.get(k)
+        if got is None:
+            got = self._column_plans[k] = self._column_plan(k)
+        f, xi, zi, pi = got
+        if type(f) is np.ndarray:  # (a constant)
+            return np.tile(f, (nt, 1))
+        Xs = np.asarray(X).reshape(-1, nt)[xi] if xi else np.zeros((0, nt))
+        Zs = np.asarray(Z).reshape(-1, nt)[zi] if zi else np.zeros((0, nt))
+        Ps = np.asarray(p, dtype=float).ravel()[pi].reshape(-1, 1)
+        return np.asarray(f(Xs, Zs, Ps, np.asarray(T, dtype=float).reshape(1, -1))).T
+
+    @cached_property
+    def _column_plans(self) -> dict[int, tuple[Any, list[int], list[int], list[int]]]:
+        return {}
+
+    def _column_plan(self, k: int) -> tuple[Any, list[int], list[int], list[int]]:
+        """Output ``k``'s function of the inputs it depends on and their positions in
+        ``x``, ``z`` and ``p`` (a constant: its value as a row, and no inputs)."""
+        e = cs.vec(self.out_expr[k])
         if e.is_constant():  # (a structural zero, a constant)
-            return np.tile(np.asarray(cs.DM(e)).reshape(1, -1), (nt, 1))
+            return np.asarray(cs.DM(e)).reshape(1, -1), [], [], []
         xi: list[int] = []
         zi: list[int] = []
         pi: list[int] = []
@@ -151,7 +170,8 @@ class SemiExplicitDAE:
         inputs = (self.x, self.z, self.p)
         for s in cs.symvar(e):
             h = s.element_hash()
-            kind, j = names.get(s.name(), (3, 0))
+            code = names.get(s.name(), 3)
+            kind, j = code & 3, code >> 2
             if kind < 3 and inputs[kind][j].element_hash() != h:  # (two symbols, one name)
                 kind, j = self._input_positions.get(h, (3, 0))
             (xi, zi, pi, [])[kind].append(j)
@@ -161,18 +181,16 @@ class SemiExplicitDAE:
         f = cs.Function("output", [cs.vertcat(*xs) if xs else cs.SX(0, 1),
                                    cs.vertcat(*zs) if zs else cs.SX(0, 1),
                                    cs.vertcat(*ps) if ps else cs.SX(0, 1), self.t], [e])
-        Xs = np.asarray(X).reshape(-1, nt)[xi] if xi else np.zeros((0, nt))
-        Zs = np.asarray(Z).reshape(-1, nt)[zi] if zi else np.zeros((0, nt))
-        Ps = np.asarray(p, dtype=float).ravel()[pi].reshape(-1, 1)
-        return np.asarray(f(Xs, Zs, Ps, np.asarray(T, dtype=float).reshape(1, -1))).T
+        return f, xi, zi, pi
 
     @cached_property
-    def _input_names(self) -> dict[str, tuple[int, int]]:
-        """``name -> (0 for x, 1 for z, 2 for p; position)`` of every input."""
-        out: dict[str, tuple[int, int]] = {}
+    def _input_names(self) -> dict[str, int]:
+        """``name -> 4 position + kind`` (kind 0 for x, 1 for z, 2 for p) of every input
+        (an int, not a tuple: tens of thousands of new tuples set off full scans of the
+        cyclic garbage collector over the model's heap, 0.5 s at 10 000 elements)."""
+        out: dict[str, int] = {}
         for kind, names in ((2, self.p_names), (1, self.z_names), (0, self.x_names)):
-            out.update(zip(names, zip([kind] * len(names), range(len(names)),
-                                      strict=True), strict=True))
+            out.update(zip(names, range(kind, 4 * len(names) + kind, 4), strict=True))
         return out
 
     @cached_property
@@ -255,23 +273,26 @@ def _read_off(Y: cs.SX, W: cs.SX, other_inputs: cs.SX
 
 
 class _BulkOutputs:
-    """Every output over a grid, with most of them as numpy gathers and one sparse product.
+    """Every output over a grid as one sparse product, ``Y = M(p) w + b(p, t)``.
 
     Most outputs (variables, aliases, port quantities, edges) are an entry of the states
-    and algebraic variables ``w = [x; z]`` or its negative (read off: a gather of rows of
-    ``w``); most others are affine in ``w`` with coefficients of the parameters,
-    ``y = A(p) w + b(p, t)`` (one sparse product over all time points); the rest are
-    evaluated by CasADi as they are.
+    and algebraic variables ``w = [x; z]`` or its negative (read off: a row of ``M`` with
+    one entry, +1 or -1); most others are affine in ``w`` with coefficients of the
+    parameters (rows of ``M(p)`` and offsets ``b(p)``, or ``b(p, t)`` where time enters);
+    the rest are evaluated by CasADi as they are. ``M`` is stored once as compressed rows
+    (a run fills its values from ``p``), so the table is one product: no gathers and
+    scatters of the rows by kind, and a row with no entry (a structural zero) is 0.
     """
 
-    def __init__(self, read_rows: np.ndarray, read_cols: np.ndarray, read_signs: np.ndarray,
-                 affine_rows: np.ndarray, A_nz: cs.Function, A_rows: np.ndarray,
-                 A_cols: np.ndarray, n_w: int, const: cs.Function, timed_rows: np.ndarray,
-                 timed: cs.Function, other_rows: np.ndarray, other: cs.Function,
-                 n_out: int) -> None:
-        self.read_rows, self.read_cols, self.read_signs = read_rows, read_cols, read_signs
-        self.affine_rows, self.A_nz, self.A_rows, self.A_cols = affine_rows, A_nz, A_rows, A_cols
-        self.n_w, self.const, self.timed_rows, self.timed = n_w, const, timed_rows, timed
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, order: np.ndarray,
+                 read_signs: np.ndarray, A_nz: cs.Function, n_w: int,
+                 const_rows: np.ndarray, const_at: np.ndarray, const: cs.Function,
+                 timed_rows: np.ndarray, timed: cs.Function, other_rows: np.ndarray,
+                 other: cs.Function, n_out: int) -> None:
+        self.indptr, self.indices, self.order = indptr, indices, order
+        self.read_signs, self.A_nz, self.n_w = read_signs, A_nz, n_w
+        self.const_rows, self.const_at, self.const = const_rows, const_at, const
+        self.timed_rows, self.timed = timed_rows, timed
         self.other_rows, self.other, self.n_out = other_rows, other, n_out
 
     @classmethod
@@ -296,53 +317,58 @@ class _BulkOutputs:
         affine_g = np.flatnonzero(~nonlinear_g)
         affine = general_a[affine_g]  # (sorted: general is)
         other = general_a[nonlinear_g]
-        pos = np.full(len(general), -1, dtype=np.int64)
-        pos[affine_g] = np.arange(len(affine_g))
         keep = np.flatnonzero(~nonlinear_g[r_idx]) if len(r_idx) else r_idx
         A_nz = cs.Function("A", [dae.p], [Jnz[keep.tolist()] if len(keep) else cs.SX(0, 1)])
+        # M: the read-off entries, then the affine ones; ``order`` puts their values
+        # (signs, then A_nz(p)) in compressed-row order (the rows are disjoint)
+        rows_m = np.concatenate([np.asarray(rows_a, dtype=np.int64), general_a[r_idx[keep]]])
+        cols_m = np.concatenate([np.asarray(cols_a, dtype=np.int64), c_idx[keep]])
+        order = np.argsort(rows_m * max(n_w, 1) + cols_m, kind="stable")
+        indptr = np.zeros(n_out + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows_m, minlength=n_out), out=indptr[1:])
         # offsets: constant in time (parameters) for most, evaluated once per run, over the
         # grid where time enters
         b = (cs.substitute(Yg[affine_g.tolist()], W, cs.SX.zeros(W.shape)) if len(affine_g)
              else cs.SX(0, 1))
-        timed_rows = np.array(sorted(set(cs.jacobian_sparsity(b, dae.t).get_triplet()[0])),
-                              dtype=int) if b.numel() else np.zeros(0, dtype=int)
+        timed_at = np.array(sorted(set(cs.jacobian_sparsity(b, dae.t).get_triplet()[0])),
+                            dtype=np.int64) if b.numel() else np.zeros(0, dtype=np.int64)
+        untimed = np.ones(len(affine), dtype=bool)
+        untimed[timed_at] = False
         const = cs.Function("b", [dae.p], [cs.substitute(b, dae.t, cs.SX(0))])
-        timed = cs.Function("bt", [dae.p, dae.t], [b[timed_rows.tolist()] if len(timed_rows)
+        timed = cs.Function("bt", [dae.p, dae.t], [b[timed_at.tolist()] if len(timed_at)
                                                    else cs.SX(0, 1)])
         other_f = cs.Function("other", args, [Y[other.tolist()] if len(other)
                                               else cs.SX(0, 1)])
-        return cls(np.asarray(rows_a, dtype=np.int64), np.asarray(cols_a, dtype=np.int64),
-                   np.asarray(vals_a, dtype=float), affine, A_nz, pos[r_idx[keep]],
-                   c_idx[keep], n_w, const, timed_rows, timed, other, other_f, n_out)
+        return cls(indptr, cols_m[order], order, np.asarray(vals_a, dtype=float), A_nz, n_w,
+                   affine[untimed], np.flatnonzero(untimed), const, affine[timed_at],
+                   timed, other, other_f, n_out)
 
     def evaluate(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray,
                  out: np.ndarray | None = None) -> np.ndarray:
-        """All outputs, ``(nt, n_out)``: the transpose of the ``(n_out, nt)`` table filled
-        one output per row (``out``, if given, is that table, e.g. a slice of a larger
-        one)."""
+        """All outputs, ``(nt, n_out)``: the transpose of the ``(n_out, nt)`` table (into
+        ``out``, if given, e.g. a slice of a larger one)."""
         P, Tr = p.reshape(-1, 1), T.reshape(1, -1)
         nt = len(T)
         Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
         Zn = Z.full() if hasattr(Z, "full") else np.asarray(Z, dtype=float)
         W = np.vstack([Xn.reshape(-1, nt), Zn.reshape(-1, nt)])
-        if out is None:
-            out = np.empty((self.n_out, nt))
-        if len(self.read_rows):  # (+ 0.0: the zero offset of the affine form, -0.0 -> 0.0)
-            vals = np.take(W, self.read_cols, axis=0)
-            vals *= self.read_signs[:, None]
-            vals += 0.0
-            out[self.read_rows] = vals
-        if len(self.affine_rows):
-            A = CSR.from_coo(self.A_rows, self.A_cols, np.asarray(self.A_nz(p)).ravel(),
-                             (len(self.affine_rows), self.n_w))
-            AW = A.dot(W) if A.nnz < SCIPY_PRODUCT_MIN else A.to_scipy() @ W
-            Y = AW + np.asarray(self.const(p)).reshape(-1, 1)
-            if len(self.timed_rows):
-                Y[self.timed_rows] = AW[self.timed_rows] + self.timed(P, Tr).full()
-            out[self.affine_rows] = Y
+        data = np.concatenate([self.read_signs, np.asarray(self.A_nz(p)).ravel()])
+        M = CSR(self.indptr, self.indices, data[self.order], (self.n_out, self.n_w))
+        if M.nnz < SCIPY_PRODUCT_MIN:
+            Y = M.dot(W)
+            Y += 0.0  # (-0.0 -> 0.0, as scipy's sums, which start at 0, give)
+        else:
+            Y = M.to_scipy() @ W
+        if len(self.const_rows):
+            Y[self.const_rows] += np.asarray(self.const(p)).reshape(-1, 1)[self.const_at]
+        if len(self.timed_rows):
+            Y[self.timed_rows] += self.timed(P, Tr).full()
         if len(self.other_rows):
-            out[self.other_rows] = self.other(X, Z, P, Tr).full()
-        return out.T
+            Y[self.other_rows] = self.other(X, Z, P, Tr).full()
+        if out is not None:
+            out[...] = Y
+            return out.T
+        return Y.T
 
 
 def _rows(col: cs.SX, rows: np.ndarray) -> cs.SX:

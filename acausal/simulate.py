@@ -635,6 +635,9 @@ class _LazyOutputs:
         # one (n_out, nt) table filled piece by piece, returned transposed (a view: no
         # copy of what can be hundreds of megabytes)
         plans = [b[0].bulk_outputs for b in self.pieces]
+        if len(plans) == 1:  # (the product's table itself: no copy)
+            b = self.pieces[0]
+            return plans[0].evaluate(b[1], b[2], b[4], b[3])
         nts = [len(b[3]) for b in self.pieces]
         table = np.empty((plans[0].n_out if plans else 0, sum(nts)))
         k = 0
