@@ -19,6 +19,7 @@ dataclasses.
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
 
@@ -91,6 +92,7 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
         post()
 
 
+@reprlib.recursive_repr()  # (a record that holds itself, through others: "...")
 def _repr(self: Any) -> str:
     inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._record_fields
                       if f.repr)

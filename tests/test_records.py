@@ -115,3 +115,9 @@ def test_a_derived_record_has_its_bases_fields_first():
     assert (p.x, p.y, p.tags, p.z, p.more) == (1.0, 2.0, [], 3.0, [])
     assert Point3(1.0).tags is not Point3(1.0).tags
     assert repr(Point3(1.0)) == "Point3(x=1.0, y=0.0, tags=[], z=0.0, more=[])"
+
+
+def test_repr_of_a_record_that_holds_itself():
+    p = Point(1.0)
+    p.tags.append(p)
+    assert repr(p) == "Point(x=1.0, y=0.0, tags=[...])"
