@@ -44,8 +44,10 @@ if TYPE_CHECKING:
 __all__ = ["DetachedComponent", "DetachedPort", "DetachedModelError", "save", "load", "dumps",
            "loads", "FORMAT_VERSION"]
 
-#: version of the saved layout (a file of another version is refused with a message)
-FORMAT_VERSION = 1
+#: version of the saved layout (a file of another version is refused with a message).
+#: 2: the flat records are slotted classes, the BLT blocks a table (structure.blt.Blocks)
+#: and the output plan one sparse product: a file of format 1 no longer loads into them
+FORMAT_VERSION = 2
 _MAGIC = b"ACAUSAL-MODEL\n"
 
 

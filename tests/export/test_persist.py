@@ -108,6 +108,16 @@ def test_saved_file_is_checked(tmp_path):
         ac.load(bad)
 
 
+def test_a_model_saved_in_another_format_is_refused_by_name():
+    """A saved model records the layout's version; another version's file says to rebuild
+    (its records would not load into this version's classes)."""
+    from acausal import persist
+
+    with pytest.raises(ac.AcausalError, match=r"saved in format 1; .* reads format "
+                       rf"{persist.FORMAT_VERSION}: rebuild it"):
+        persist._restore_model(1, b"")
+
+
 def test_pickling_nests_in_a_users_casadi_context():
     import casadi as cs
 
