@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CSR", "as_csr", "unique"]
+__all__ = ["CSR", "as_csr", "offsets", "spread", "unique"]
 
 
 class CSR:
@@ -113,3 +113,20 @@ def unique(a: np.ndarray) -> np.ndarray:
     np.not_equal(a[1:], a[:-1], out=keep[1:])
     return a[keep]
 
+
+
+def offsets(sizes: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Start of each item of ``sizes`` entries laid end to end (one more entry: the
+    total)."""
+    off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    return off
+
+
+def spread(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The positions ``starts[k] .. starts[k] + sizes[k] - 1`` of every item, in item
+    order (the entries of some rows of a compressed row storage, say)."""
+    if not len(sizes) or (sizes == 1).all():
+        return np.asarray(starts, dtype=np.int64)
+    reps = np.repeat(starts - offsets(sizes)[:-1], sizes)
+    return reps + np.arange(int(sizes.sum()))

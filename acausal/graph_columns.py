@@ -27,6 +27,7 @@ import casadi as cs
 import numpy as np
 
 from .component import DATUM, Component
+from .csr import offsets, spread
 from .errors import ModelDefinitionError
 from .fastsx import stack
 from .symbols import FlatVariable
@@ -62,21 +63,6 @@ def unknown_names(g: LinearGraph, path: dict[int, str]) -> tuple[list[tuple[str,
             name = e.component.ports()[e.decl.final].path()  # a block output: "pi.y"
         out.append((name, q.size))
     return out, in_tree, names
-
-
-def _offsets(sizes: list[int]) -> np.ndarray:
-    """Start row of each item of ``sizes`` rows (one more entry: the total)."""
-    off = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=off[1:])
-    return off
-
-
-def _spread(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """The rows ``starts[k] .. starts[k] + sizes[k] - 1`` of every item, in item order."""
-    if not len(sizes) or (sizes == 1).all():
-        return starts.astype(np.int64)
-    reps = np.repeat(starts - _offsets(sizes.tolist())[:-1], sizes)
-    return reps + np.arange(int(sizes.sum()))
 
 
 def _sparse(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple[int, int]
@@ -153,31 +139,31 @@ class GraphColumns:
             else:
                 x[vtx] = x[p] + a if parent_sign[vtx] > 0 else x[p] - a
         kv = np.array([v.domain.across.size for v in g.vertices], dtype=np.int64)
-        v_off = _offsets(kv.tolist())
+        v_off = offsets(kv.tolist())
         X = (cs.vertcat(*[cs.SX.zeros(int(kv[k])) if v is None else v
                           for k, v in enumerate(x)]) if x else cs.SX(0, 1))
         # ----- edges' across quantities: tree = unknowns, chords = x_final - x_initial -----
-        ea_off = _offsets(ka.tolist())
+        ea_off = offsets(ka.tolist())
         tree = np.asarray(_list(topo.tree), dtype=np.int64)  # (the rows of D)
         cot = np.asarray(_list(topo.cotree), dtype=np.int64)  # (the columns of D)
         ini = np.array([e.initial for e in edges], dtype=np.int64)
         fin = np.array([e.final for e in edges], dtype=np.int64)
-        t_rows = _spread(u_start[tree], ka[tree])
-        c_fin = _spread(v_off[fin[cot]], ka[cot])
-        c_ini = _spread(v_off[ini[cot]], ka[cot])
+        t_rows = spread(u_start[tree], ka[tree])
+        c_fin = spread(v_off[fin[cot]], ka[cot])
+        c_ini = spread(v_off[ini[cot]], ka[cot])
         chord_av = X[c_fin.tolist()] - X[c_ini.tolist()] if len(c_fin) else cs.SX(0, 1)
         perm = np.empty(int(ea_off[-1]), dtype=np.int64)
-        perm[_spread(ea_off[tree], ka[tree])] = np.arange(len(t_rows))
-        perm[_spread(ea_off[cot], ka[cot])] = len(t_rows) + np.arange(len(c_fin))
+        perm[spread(ea_off[tree], ka[tree])] = np.arange(len(t_rows))
+        perm[spread(ea_off[cot], ka[cot])] = len(t_rows) + np.arange(len(c_fin))
         AV = stack(U[t_rows.tolist()], chord_av)[perm.tolist()]
         # ----- edges' through quantities: chords = unknowns, tree = -D TV_c -----
-        et_off = _offsets(kt.tolist())
-        c_rows = _spread(u_start[cot], kt[cot])
+        et_off = offsets(kt.tolist())
+        c_rows = spread(u_start[cot], kt[cot])
         TVc = U[c_rows.tolist()]
         tv_tree = self._cutsets(topo, kt, tree, cot, TVc)
         perm = np.empty(int(et_off[-1]), dtype=np.int64)
-        perm[_spread(et_off[tree], kt[tree])] = np.arange(tv_tree.numel())
-        perm[_spread(et_off[cot], kt[cot])] = tv_tree.numel() + np.arange(len(c_rows))
+        perm[spread(et_off[tree], kt[tree])] = np.arange(tv_tree.numel())
+        perm[spread(et_off[cot], kt[cot])] = tv_tree.numel() + np.arange(len(c_rows))
         TV = stack(tv_tree, TVc)[perm.tolist()]
         # ----- ports: every graph port of the model, in model order -----
         ports: list[Any] = []
@@ -188,7 +174,7 @@ class GraphColumns:
         self.ports = ports
         index = self._port_index = {id(p): k for k, p in enumerate(ports)}
         kp = np.array([p.domain.through.size for p in ports], dtype=np.int64)
-        f_off = _offsets(kp.tolist())
+        f_off = offsets(kp.tolist())
         ends = np.full((len(edges), 2), -1, dtype=np.int64)  # port index at each end
         for e in edges:
             cp = e.component.__dict__["_ports"]
@@ -202,7 +188,7 @@ class GraphColumns:
         if on.any() and n_f:
             ei = np.concatenate([np.arange(len(edges))] * 2)[on]
             k = kt[ei]
-            P = _sparse(_spread(f_off[at[on]], k), _spread(et_off[ei], k),
+            P = _sparse(spread(f_off[at[on]], k), spread(et_off[ei], k),
                         np.repeat(np.where(np.arange(2 * len(edges)) < len(edges), 1.0,
                                            -1.0)[on], k), (n_f, int(et_off[-1])))
             F = cs.densify(cs.mtimes(P, TV))
@@ -211,7 +197,7 @@ class GraphColumns:
         # ----- the pool, and every port's rows in it -----
         kmax = int(max([1, *kv.tolist(), *kp.tolist()]))
         parts = [AV, TV, X, F]
-        starts = _offsets([int(p.numel()) for p in parts])
+        starts = offsets([int(p.numel()) for p in parts])
         self._zero = int(starts[-1])
         self.pool = stack(*parts, cs.SX.zeros(kmax, 1))
         self._av, self._tv, self._x, self._f = (int(s) for s in starts[:4])
@@ -236,10 +222,10 @@ class GraphColumns:
         indptr, indices, data = (np.asarray(D.indptr), np.asarray(D.indices),
                                  np.asarray(D.data, dtype=float))
         r = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-        t_off, c_off = _offsets(t_sizes.tolist()), _offsets(c_sizes.tolist())
+        t_off, c_off = offsets(t_sizes.tolist()), offsets(c_sizes.tolist())
         k = t_sizes[r]  # a cutset joins edges of one domain: equal sizes
-        rows = _spread(t_off[r], k)
-        cols = _spread(c_off[indices], k)
+        rows = spread(t_off[r], k)
+        cols = spread(c_off[indices], k)
         vals = np.repeat(-data, k)
         return cs.densify(cs.mtimes(_sparse(rows, cols, vals, (n_t, int(c_off[-1]))), TVc))
 
@@ -383,7 +369,7 @@ class GraphColumns:
         # (edge after edge, then port after port: across, through each)
         start = np.concatenate([np.stack(starts[:2], 1).ravel(), np.stack(starts[2:], 1).ravel()])
         size = np.concatenate([np.stack(sizes[:2], 1).ravel(), np.stack(sizes[2:], 1).ravel()])
-        rows = _spread(start, size)
+        rows = spread(start, size)
         return (names, size.tolist(),
                 self.pool[rows.tolist()] if len(rows) else cs.SX(0, 1))
 

@@ -133,3 +133,21 @@ class BouncingBall(ac.Model):
 
 def impacts(res) -> list[float]:
     return [ev.t for ev in res.events if any(c.startswith("when") for c in ev.changes)]
+
+
+class ForcedChain(ac.Model):
+    """Masses and spring-dampers in a chain (template groups), pulled at its end by a
+    force of time (per instance): mass ``k`` is ``mass(k)`` kg, the force ``force(t)`` N."""
+
+    def __init__(self, n=8, mass=lambda k: 1.0, force=lambda t: 1.0 + t):
+        super().__init__()
+        self.fixed = tr.Fixed()
+        self.masses = [tr.Mass(m=mass(k), s=0.0, v=0.0) for k in range(n)]
+        self.springs = [tr.SpringDamper(c=100.0, d=1.0) for _ in range(n)]
+        self.force = tr.Force(f=force)
+        prev = self.fixed.flange
+        for m, s in zip(self.masses, self.springs, strict=True):
+            self.connect(prev, s.flange_a)
+            self.connect(s.flange_b, m.flange_a)
+            prev = m.flange_b
+        self.connect(prev, self.force.flange)

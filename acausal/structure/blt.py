@@ -14,6 +14,8 @@ from typing import overload
 
 import numpy as np
 
+from ..csr import offsets, spread
+
 __all__ = ["Block", "Blocks", "tarjan_blocks"]
 
 
@@ -54,9 +56,7 @@ class Blocks(Sequence[Block]):
     @classmethod
     def of(cls, blocks: Sequence[Block]) -> Blocks:
         """The table of a list of blocks."""
-        sizes = [len(b.equations) for b in blocks]
-        ptr = np.zeros(len(blocks) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=ptr[1:])
+        ptr = offsets([len(b.equations) for b in blocks])
         eqs = [i for b in blocks for i in b.equations]
         unks = [j for b in blocks for j in b.unknowns]
         return cls(ptr, np.asarray(eqs, dtype=np.int64), np.asarray(unks, dtype=np.int64),
@@ -91,11 +91,9 @@ class Blocks(Sequence[Block]):
     def take(self, ks: np.ndarray) -> list[Block]:
         """The blocks ``ks`` as objects (one conversion of their rows of the arrays)."""
         starts, sizes = self.ptr[ks], self.ptr[ks + 1] - self.ptr[ks]
-        bounds = np.zeros(len(ks) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=bounds[1:])
-        pos = np.repeat(starts - bounds[:-1], sizes) + np.arange(int(bounds[-1]))
+        pos = spread(starts, sizes)
         eqs, unks = self.equations[pos].tolist(), self.unknowns[pos].tolist()
-        b = bounds.tolist()
+        b = offsets(sizes).tolist()
         return [Block(eqs[b[q]:b[q + 1]], unks[b[q]:b[q + 1]], lv)
                 for q, lv in enumerate(self.levels[ks].tolist())]
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..csr import offsets, spread
 from ..records import record
 from ..state import need
 from .blt import Block, Blocks, tarjan_blocks
@@ -64,9 +65,8 @@ def causalize(sys: EquationSystem, states: list[int],
     n = len(unknowns)
     starts = inc.indptr[eq_of_var]
     counts = inc.indptr[eq_of_var + 1] - starts
-    row_ptr = np.concatenate(([0], np.cumsum(counts)))
-    cols = inc.indices[np.repeat(starts - row_ptr[:-1], counts)
-                       + np.arange(int(row_ptr[-1]))]  # (a CSR's rows are sorted)
+    row_ptr = offsets(counts)
+    cols = inc.indices[spread(starts, counts)]  # (a CSR's rows are sorted)
     other = cols != np.repeat(np.arange(n), counts)
     ptr = np.concatenate(([0], np.cumsum(_row_sums(other, row_ptr))))
     dep = cols[other]
@@ -75,21 +75,19 @@ def causalize(sys: EquationSystem, states: list[int],
     succ = [idx[ptr_l[k]:ptr_l[k + 1]] for k in range(n)]
     comps = tarjan_blocks(n, succ)
     n_b = len(comps)
+    sizes = np.fromiter(map(len, comps), dtype=np.int64, count=n_b)
     block_of = np.empty(n, dtype=np.int64)
     block_of[np.fromiter(itertools.chain.from_iterable(comps), dtype=np.int64, count=n)] = \
-        np.repeat(np.arange(n_b), np.fromiter(map(len, comps), dtype=np.int64, count=n_b))
+        np.repeat(np.arange(n_b), sizes)
     # the dependencies between blocks (a block comes after the blocks it needs)
     b_from = block_of[np.repeat(np.arange(n), np.diff(ptr))]
     b_to = block_of[dep]
     between = b_from != b_to
     level = _levels(n_b, b_from[between], b_to[between])
     # the blocks as arrays (:class:`Blocks`), each block's unknowns in ascending order
-    sizes = np.fromiter(map(len, comps), dtype=np.int64, count=n_b)
-    ptr = np.zeros(n_b + 1, dtype=np.int64)
-    np.cumsum(sizes, out=ptr[1:])
     ks = np.fromiter(itertools.chain.from_iterable(
         c if len(c) == 1 else sorted(c) for c in comps), dtype=np.int64, count=n)
-    blocks = Blocks(ptr, np.asarray(eqs, dtype=np.int64)[eq_of_var[ks]],
+    blocks = Blocks(offsets(sizes), np.asarray(eqs, dtype=np.int64)[eq_of_var[ks]],
                     np.asarray(unknowns, dtype=np.int64)[ks], np.asarray(level, dtype=np.int64))
     return Causalization(list(states), blocks)
 

@@ -12,32 +12,20 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 import pytest
+from models import ForcedChain
 
 import acausal as ac
 from acausal import fastsx, templates
 from acausal.symbols import LazyColumn
-from components import translational as tr
 
 
 def _hashes(col: cs.SX) -> list[int]:
     return [e.element_hash() for e in cs.vertsplit(col)]
 
 
-class Chain(ac.Model):
-    """Masses and spring-dampers (template groups), a force of time (per instance)."""
-
-    def __init__(self, n: int = 8):
-        super().__init__()
-        self.fixed = tr.Fixed()
-        self.masses = [tr.Mass(m=1.0 + k, s=0.0, v=0.0) for k in range(n)]
-        self.springs = [tr.SpringDamper(c=100.0, d=1.0) for _ in range(n)]
-        self.force = tr.Force(f=lambda t: np.sin(t))
-        prev = self.fixed.flange
-        for m, s in zip(self.masses, self.springs, strict=True):
-            self.connect(prev, s.flange_a)
-            self.connect(s.flange_b, m.flange_a)
-            prev = m.flange_b
-        self.connect(prev, self.force.flange)
+def _chain(n: int = 8) -> ForcedChain:
+    """Masses of 1 + k kg (template groups), a force sin(t) (per instance)."""
+    return ForcedChain(n, mass=lambda k: 1.0 + k, force=lambda t: np.sin(t))
 
 
 @pytest.mark.parametrize("pieces", [
@@ -75,7 +63,7 @@ def test_a_groups_equations_are_rows_of_its_columns_until_read(monkeypatch):
     """A build leaves the templated equations as rows (no scalar made for them), and a row
     read gives the residual of the stacked column and the equation as written."""
     monkeypatch.setattr(templates, "MIN_GROUP", 2)
-    cm = ac.build(Chain())
+    cm = ac.build(_chain())
     eqs = cm.flat.equations
     lazy = [e for e in eqs if type(e._res) is LazyColumn]
     origins = {e.origin.split("[")[0] for e in lazy}
@@ -85,7 +73,7 @@ def test_a_groups_equations_are_rows_of_its_columns_until_read(monkeypatch):
     assert [e.res.element_hash() for e in eqs] == res
     # the equations as written, as the per-instance path labels them
     monkeypatch.setattr(templates, "MIN_GROUP", 10**9)
-    reference = ac.build(Chain()).flat.equations
+    reference = ac.build(_chain()).flat.equations
     assert [e.text() for e in eqs] == [e.text() for e in reference]
     assert [e.origin for e in eqs] == [e.origin for e in reference]
 
@@ -95,7 +83,7 @@ def test_the_columns_handed_on_hold_the_scalars(monkeypatch):
     equations and the alias substitution's column are, row by row, the scalars they stand
     for."""
     monkeypatch.setattr(templates, "MIN_GROUP", 2)
-    cm = ac.build(Chain())
+    cm = ac.build(_chain())
     fs, sys, al = cm.flat, cm.system, cm.state.aliases
     assert fs.par_column is not None
     assert _hashes(fs.par_column) == [p.sym.element_hash() for p in fs.parameters]
@@ -112,7 +100,7 @@ def test_a_groups_unknowns_and_parameters_are_rows_until_read(monkeypatch):
     """The symbols of a group's unknowns and parameters are rows of the group's columns,
     made when read; read, they are the flat columns' rows and the outputs' symbols."""
     monkeypatch.setattr(templates, "MIN_GROUP", 2)
-    cm = ac.build(Chain())
+    cm = ac.build(_chain())
     fs = cm.flat
     lazy = [v for v in fs.variables if type(v._sym) is LazyColumn]
     assert {v.origin.split("[")[0] for v in lazy} == {"masses", "springs"}

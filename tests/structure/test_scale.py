@@ -3,6 +3,7 @@
 import casadi as cs
 import numpy as np
 import pytest
+from models import ForcedChain
 
 from acausal.fastsx import fast_operators
 
@@ -52,23 +53,8 @@ def test_fast_operators_are_restored_and_reentrant():
 
 def _chain_result(n: int = 30):
     import acausal as ac
-    from components import translational as tr
 
-    class Chain(ac.Model):
-        def __init__(self):
-            super().__init__()
-            self.fixed = tr.Fixed()
-            self.masses = [tr.Mass(m=1.0, s=0.0, v=0.0) for _ in range(n)]
-            self.springs = [tr.SpringDamper(c=100.0, d=1.0) for _ in range(n)]
-            self.force = tr.Force(f=lambda t: 1.0 + t)
-            prev = self.fixed.flange
-            for m, s in zip(self.masses, self.springs, strict=True):
-                self.connect(prev, s.flange_a)
-                self.connect(s.flange_b, m.flange_a)
-                prev = m.flange_b
-            self.connect(prev, self.force.flange)
-
-    cm = ac.build(Chain())
+    cm = ac.build(ForcedChain(n))
     return lambda: ac.simulate(cm, 0.5, n_points=21)
 
 
