@@ -74,6 +74,10 @@ class Blocks(Sequence[Block]):
     def __getitem__(self, k: int | slice) -> Block | list[Block]:
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(len(self)))]
+        n = len(self)
+        if not -n <= k < n:
+            raise IndexError(f"block {k} of {n}")
+        k %= n  # (from the end, as a list)
         a, b = int(self.ptr[k]), int(self.ptr[k + 1])
         return Block(self.equations[a:b].tolist(), self.unknowns[a:b].tolist(),
                      int(self.levels[k]))

@@ -322,6 +322,9 @@ def test_blocks_table_reads_as_the_blocks_it_holds():
     assert [[(b.equations, b.unknowns) for b in lv] for lv in causal.by_level()] == [
         [(b.equations, b.unknowns) for b in blocks if b.level == k] for k in range(3)]
     assert [b.unknowns for b in blocks[1:3]] == [blocks[1].unknowns, blocks[2].unknowns]
+    assert blocks[-1].unknowns == blocks[len(blocks) - 1].unknowns  # (as a list reads)
+    with pytest.raises(IndexError):
+        blocks[len(blocks)]
     assert blocks.sizes().tolist() == [len(b.unknowns) for b in blocks]
     # and the block solution solves the loop implicitly, the rest explicitly
     solved = solve_blocks(sys, causal)
