@@ -294,6 +294,24 @@ class _BulkOutputs:
         self.const_rows, self.const_at, self.const = const_rows, const_at, const
         self.timed_rows, self.timed = timed_rows, timed
         self.other_rows, self.other, self.n_out = other_rows, other, n_out
+        self._M: tuple[bytes, Any] | None = None  # M(p) of the last p (see _matrix)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_M": None}
+
+    def _matrix(self, p: np.ndarray) -> Any:
+        """``M(p)`` (kept for the last ``p``: the runs of a model mostly share their
+        parameters, and forming it is a third of the product's cost)."""
+        key = p.tobytes()
+        got = getattr(self, "_M", None)  # (absent from plans saved before it)
+        if got is not None and got[0] == key:
+            return got[1]
+        data = np.concatenate([self.read_signs, np.asarray(self.A_nz(p)).ravel()])
+        M = CSR(self.indptr, self.indices, data[self.order], (self.n_out, self.n_w))
+        if M.nnz >= SCIPY_PRODUCT_MIN:
+            M = M.to_scipy()
+        self._M = (key, M)
+        return M
 
     @classmethod
     def of(cls, dae: SemiExplicitDAE) -> _BulkOutputs:
@@ -352,15 +370,19 @@ class _BulkOutputs:
         Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
         Zn = Z.full() if hasattr(Z, "full") else np.asarray(Z, dtype=float)
         W = np.vstack([Xn.reshape(-1, nt), Zn.reshape(-1, nt)])
-        data = np.concatenate([self.read_signs, np.asarray(self.A_nz(p)).ravel()])
-        M = CSR(self.indptr, self.indices, data[self.order], (self.n_out, self.n_w))
-        if M.nnz < SCIPY_PRODUCT_MIN:
+        M = self._matrix(p)
+        if isinstance(M, CSR):
             Y = M.dot(W)
             Y += 0.0  # (-0.0 -> 0.0, as scipy's sums, which start at 0, give)
         else:
-            Y = M.to_scipy() @ W
+            Y = M @ W
         if len(self.const_rows):
-            Y[self.const_rows] += np.asarray(self.const(p)).reshape(-1, 1)[self.const_at]
+            # (only the rows whose offset is not 0 at this p: a spring's preload, say, is
+            # an offset of its force that is mostly 0; adding 0 would change no bit)
+            b = np.asarray(self.const(p)).ravel()[self.const_at]
+            hit = np.flatnonzero(b)
+            if len(hit):
+                Y[self.const_rows[hit]] += b[hit].reshape(-1, 1)
         if len(self.timed_rows):
             Y[self.timed_rows] += self.timed(P, Tr).full()
         if len(self.other_rows):

@@ -269,6 +269,7 @@ def result_state(res: Result) -> dict[str, Any]:
     state = dict(res.__dict__)
     state["_data_or_fn"] = res._data
     state["_index_cache"] = None
+    state.pop("_rows", None)  # (a view of the table, which would be written twice)
     return state
 
 

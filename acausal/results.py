@@ -55,6 +55,10 @@ class Result:
             self._index_cache = dict(zip(self._names, range(len(self._names)), strict=True))
         return self._index_cache
 
+    #: the table's transpose, ``(columns, nt)``, once the table is there, with the names'
+    #: index and first columns (:meth:`_data`): the route of a read of every name
+    _rows: np.ndarray | None = None
+
     @property
     def _data(self) -> np.ndarray:
         if hasattr(self._data_or_fn, "matrix"):
@@ -67,6 +71,10 @@ class Result:
             self._columns.clear()
         elif callable(self._data_or_fn):
             self._data_or_fn = self._data_or_fn()
+        if self._rows is None and self._data_or_fn.__class__ is np.ndarray:
+            self._index_cache = self._index  # (both formed before the route is open)
+            self._column_bounds()
+            self._rows = self._data_or_fn.T
         return self._data_or_fn
 
     def _per_name_reads(self) -> int:
@@ -115,21 +123,24 @@ class Result:
                 f"not by {type(name).__name__} {name!r}; res.t is the time grid, "
                 "res.names() lists the names, res.final(name) the last value and "
                 "res.to_pandas() gives a table")
-        table = self._data_or_fn
-        if table.__class__ is np.ndarray and self._index_cache is not None:
-            # the table is there: a slice of it (reading every name of a large model
-            # is tens of thousands of reads)
-            k = self._index_cache.get(name)
+        rows = self._rows
+        if rows is not None:
+            # the table is there: a row of its transpose (reading every name of a large
+            # model is hundreds of thousands of reads: this route is the least work)
+            k = self._index_cache.get(name)  # type: ignore[union-attr]
             if k is not None:
-                off = self._column_bounds()
-                a, b = off[k], off[k + 1]
-                return table[:, a].copy() if b - a == 1 else table[:, a:b].copy()
+                off = self._bounds
+                a, b = off[k], off[k + 1]  # type: ignore[index]
+                return rows[a].copy() if b - a == 1 else rows[a:b].T.copy()
         k = self._index.get(name)
         if k is not None:
             col = self._column(k)
             return col[:, 0].copy() if col.shape[1] == 1 else col.copy()
-        if name in self.parameters:
-            return np.full(self.t.shape, self.parameters[name])
+        v = self.parameters.get(name)
+        if v is not None:
+            out = np.empty(self.t.shape)
+            out.fill(v)
+            return out
         raise KeyError(f"{name!r} is not a variable of the model"
                        + did_you_mean(name, self.names()))
 

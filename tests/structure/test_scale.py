@@ -77,6 +77,47 @@ def test_outputs_read_by_name_agree_with_the_whole_table():
     assert np.ptp(got["force.f"]) > 0  # a function of time read per name
 
 
+def test_reads_from_the_table_are_copies_and_a_read_result_pickles_the_table_once():
+    """Once the table is there, a read is a row of its transpose: a copy (writing to it
+    leaves the result alone), ``(nt,)`` for a scalar and ``(nt, n)`` for a vector, the
+    same values as the table's columns; a parameter is a constant series. A result read
+    to the end pickles its table once (the transpose is a view, not written again)."""
+    import pickle
+
+    from acausal.results import Result
+
+    t = np.linspace(0.0, 1.0, 5)
+    table = np.arange(5 * 4, dtype=float).reshape(5, 4)  # columns: a, b[0..1], c
+    res = Result(t, ["a", "b", "c"], [1, 2, 1], table.copy(), {"k": 2.5})
+    a = res["a"]
+    assert res._rows is not None  # (the route is open)
+    np.testing.assert_array_equal(a, table[:, 0])
+    np.testing.assert_array_equal(res["b"], table[:, 1:3])
+    assert res["b"].shape == (5, 2) and res["b"].flags.c_contiguous
+    np.testing.assert_array_equal(res["c"], table[:, 3])
+    a[:] = -1.0
+    res["b"][:] = -1.0
+    np.testing.assert_array_equal(res["a"], table[:, 0])
+    np.testing.assert_array_equal(res["b"], table[:, 1:3])
+    k = res["k"]
+    np.testing.assert_array_equal(k, np.full(5, 2.5))
+    k[:] = 0.0
+    np.testing.assert_array_equal(res["k"], np.full(5, 2.5))
+    with pytest.raises(KeyError, match="'d' is not a variable"):
+        res["d"]
+    with pytest.raises(TypeError, match="dotted name"):
+        res[0]  # type: ignore[index]
+
+    big = _chain_result(40)()
+    names = big.names()
+    got = {n: big[n] for n in names}
+    blob = pickle.dumps(big)
+    assert len(blob) < 1.2 * big._data.nbytes + 200_000  # (table + names and metadata)
+    back = pickle.loads(blob)
+    for n in names:
+        np.testing.assert_array_equal(back[n], got[n])
+
+
 def test_the_table_of_outputs_is_every_kind_of_row_evaluated_by_casadi():
     """The whole table is one sparse product plus offsets (acausal.dae._BulkOutputs):
     rows read off +-w, affine rows with parameter coefficients and offsets (one in time),
@@ -99,9 +140,13 @@ def test_the_table_of_outputs_is_every_kind_of_row_evaluated_by_casadi():
     T = np.linspace(0.0, 1.0, 7)
     X, Z, P = rng.normal(size=(2, 7)), rng.normal(size=(1, 7)), np.array([0.7])
     X[1, 2] = 0.0  # (-0.0 is not written for a zero entry)
-    got = dae.bulk_outputs.evaluate(X, Z, P, T)
-    want = np.asarray(cs.Function("Y", [x, z, p, t], [cs.densify(Y)])(X, Z, P, T.reshape(1, -1))).T
-    assert got.shape == (7, n)
-    assert np.array_equal(got[:, [0, 2]], want[:, [0, 2]])
-    assert np.array_equal(got[:, 1], np.zeros(7)) and not np.signbit(got).any(axis=0)[1]
-    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
+    f = cs.Function("Y", [x, z, p, t], [cs.densify(Y)])
+    # (M(p) is kept for the last p: a second p, then the first again, must not reuse it;
+    # at p = -1 the offset 1 + p is 0, a row the table skips)
+    for P in (np.array([0.7]), np.array([-0.3]), np.array([0.7]), np.array([-1.0])):
+        got = dae.bulk_outputs.evaluate(X, Z, P, T)
+        want = np.asarray(f(X, Z, P, T.reshape(1, -1))).T
+        assert got.shape == (7, n)
+        assert np.array_equal(got[:, [0, 2]], want[:, [0, 2]])
+        assert np.array_equal(got[:, 1], np.zeros(7)) and not np.signbit(got).any(axis=0)[1]
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
