@@ -736,26 +736,11 @@ class Component:
     def __getattr__(self, name: str) -> Any:
         """Only reached for a name the component does not have: say what it has (a wrong
         port name in ``connect(world.frame, ...)`` would otherwise be a bare
-        AttributeError)."""
-        d = self.__dict__
-        if name.startswith("__") or "_ports" not in d:  # copy/pickle protocol, __init__
+        AttributeError). The message is written when shown: ``getattr(c, name, default)``
+        probes cost nothing."""
+        if name.startswith("__") or "_ports" not in self.__dict__:  # copy/pickle, __init__
             raise AttributeError(name)
-        groups = [("ports", d["_ports"]), ("parameters", d["_params"]),
-                  ("variables", d["_vars"]), ("sub-components", d["_children"])]
-        known = [k for _, g in groups for k in g]
-        from .names import suggest
-
-        # (and the short names it starts with: 'neg' -> 'n', 'pos' -> 'p')
-        close = suggest(name, known, n=3) + [k for k in known if len(k) <= 2 and len(name) > 1
-                                             and name.lower().startswith(k.lower())]
-        close = list(dict.fromkeys(close))[:3]
-        msg = f"{self._describe()} has no attribute {name!r}"
-        if close:
-            msg += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
-        listed = [f"{label}: {', '.join(g)}" for label, g in groups if g]
-        if listed:
-            msg += " (" + "; ".join(listed) + ")"
-        raise AttributeError(msg)
+        raise _NoAttribute(self, name)
 
     # ----- connections -----
     def connect(self, *ports: PortInstance) -> None:
@@ -917,3 +902,38 @@ def collect_equations(comp: Component, method: str = "equations") -> list[Any]:
             eqs = [eqs]
         out.extend(eqs)
     return out
+
+
+class _NoAttribute(AttributeError):
+    """A component has no attribute of this name: the message (what it has, the names
+    close to the one asked for) is written when it is shown."""
+
+    def __init__(self, comp: Component, name: str) -> None:
+        # (not name= and obj=: the interpreter would add a suggestion of its own)
+        super().__init__(name)
+        self.component, self.attribute = comp, name
+
+    def __str__(self) -> str:
+        comp, name = self.component, self.attribute
+        d = comp.__dict__
+        groups = [("ports", d["_ports"]), ("parameters", d["_params"]),
+                  ("variables", d["_vars"]), ("sub-components", d["_children"])]
+        known = [k for _, g in groups for k in g]
+        from .names import suggest
+
+        # (and the short names it starts with: 'neg' -> 'n', 'pos' -> 'p')
+        close = suggest(name, known, n=3) + [k for k in known if len(k) <= 2 and len(name) > 1
+                                             and name.lower().startswith(k.lower())]
+        close = list(dict.fromkeys(close))[:3]
+        msg = f"{comp._describe()} has no attribute {name!r}"
+        if close:
+            msg += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+        listed = [f"{label}: {', '.join(g)}" for label, g in groups if g]
+        if listed:
+            msg += " (" + "; ".join(listed) + ")"
+        return msg
+
+
+# (shown in a traceback as the AttributeError it is, not by this module's private name)
+_NoAttribute.__module__ = "builtins"
+_NoAttribute.__name__ = _NoAttribute.__qualname__ = "AttributeError"

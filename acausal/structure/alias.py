@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import casadi as cs
 import numpy as np
 
-from ..csr import unique
+from ..csr import offsets, spread, unique
 from ..errors import StartValueConflict
 from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
@@ -257,6 +257,70 @@ def _crs(F: cs.SX, X: cs.SX) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(ptr, dtype=np.int64), np.asarray(col, dtype=np.int64)
 
 
+class _Hidden(NamedTuple):
+    """Equations marked with a domain pass's state coordinates
+    (:class:`~acausal.domain_passes.StateCoordinates`) and the coordinates that have a
+    derivative: left out of these rows' incidence here, as the structure stage leaves them
+    out (the recursive equations of motion of an N-link chain depend on all N: their
+    incidence would have N^2 entries, most of the pass's time at N = 1 000)."""
+
+    rows: np.ndarray
+    cols: np.ndarray
+
+
+def _hidden(fs: FlatSystem) -> list[_Hidden]:
+    coordinates = list(map(attrgetter("coordinates"), fs.equations))
+    if coordinates.count(None) == len(coordinates):  # (the common case: none marked)
+        return []
+    groups: dict[int, tuple[Any, list[int]]] = {}
+    for i, c in enumerate(coordinates):
+        if c is not None:
+            groups.setdefault(id(c), (c, []))[1].append(i)
+    V, idx = fs.variables, fs.index
+    out = []
+    for coords, rows in groups.values():
+        cols = sorted(idx[n] for n in coords.names if n in idx and V[idx[n]].der is not None)
+        if cols:
+            out.append(_Hidden(np.asarray(rows, dtype=np.int64),
+                               np.asarray(cols, dtype=np.int64)))
+    return out
+
+
+def _incidence(F: cs.SX, X: cs.SX, rows: np.ndarray, hidden: list[_Hidden]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_crs` of ``F``, the residuals of the equations ``rows``, on ``X``, with a
+    marked equation's hidden coordinates left out (:class:`_Hidden`).
+
+    The incidence only picks the rows to look at: a row is classified by its expression
+    (:func:`_shapes`, :func:`_classify`), which holds every unknown, so a marked row
+    that looks short here is looked at and kept; and a row is substituted again when an
+    unknown of its incidence, or a hidden coordinate of its group, is eliminated."""
+    parts = []
+    rest = np.ones(len(rows), dtype=bool)
+    n = int(X.numel())
+    for h in hidden:
+        at = np.flatnonzero(np.isin(rows, h.rows))
+        if not len(at):
+            continue
+        rest[at] = False
+        shown = np.setdiff1d(np.arange(n, dtype=np.int64), h.cols, assume_unique=True)
+        ptr, col = _crs(F[at.tolist()], X[shown.tolist()])
+        parts.append((at, ptr, shown[col]))
+    if rest.all():
+        return _crs(F, X)
+    at = np.flatnonzero(rest)
+    if len(at):
+        parts.append((at, *_crs(F[at.tolist()], X)))
+    lens = np.zeros(len(rows), dtype=np.int64)
+    for at, ptr, _ in parts:
+        lens[at] = np.diff(ptr)
+    ptr_all = offsets(lens)
+    col_all = np.empty(int(ptr_all[-1]), dtype=np.int64)
+    for at, ptr, col in parts:
+        col_all[spread(ptr_all[at], np.diff(ptr))] = col
+    return ptr_all, col_all
+
+
 def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
                       symbols: cs.SX | None = None) -> AliasResult:
     """Eliminate trivial equations of ``fs`` (iterated until none is left).
@@ -318,7 +382,8 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     params = {p.name for p in fs.parameters}
     index = fs.index
     removed: list[FlatEquation] = []
-    ptr, col = (_crs(R, X) if m else
+    hidden = _hidden(fs)
+    ptr, col = (_incidence(R, X, np.arange(m), hidden) if m else
                 (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)))
     todo = np.arange(m)  # rows to classify
     subst = Substitution()
@@ -376,6 +441,9 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         gone[list(subst)] = True
         lens = np.diff(ptr)
         hits = np.bincount(np.repeat(np.arange(m), lens), weights=gone[col], minlength=m)
+        for h in hidden:  # (a hidden coordinate eliminated: every row of its group)
+            if gone[h.cols].any():
+                hits[h.rows] += 1
         todo = np.flatnonzero((hits > 0) & alive)
         if not todo.size:
             break
@@ -388,7 +456,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         R[rows] = new
         for r, e in zip(rows, cs.vertsplit(new) if len(rows) > 1 else [new], strict=True):
             current[r] = current[r].rewritten(e)
-        ptr2, col2 = _crs(new, X)
+        ptr2, col2 = _incidence(new, X, todo, hidden)
         ptr, col = _splice(ptr, col, todo, ptr2, col2)
     if not fresh:
         roots = {}
