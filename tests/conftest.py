@@ -17,6 +17,10 @@ for path in (ROOT, HERE, os.path.join(ROOT, "examples"), os.path.join(ROOT, "ben
 
 import pytest  # noqa: E402
 
+# compiled right-hand sides are not kept between runs in the user's cache directory by the
+# tests (a test of the cache gives it a directory of its own)
+os.environ["ACAUSAL_COMPILE_CACHE"] = "off"
+
 # what SUNDIALS and CasADi print when a solver struggles; the library captures it (dropped
 # when it recovers, part of the exception when it does not), so it must never leak
 _SOLVER_MARKERS = ("IDAS", "IDACalcIC", "IDA_", "CVODE", "mxstep", "linesearch",

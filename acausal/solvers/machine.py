@@ -19,21 +19,30 @@ with the run). Without a C compiler (none on the ``PATH``, or ``CC`` unset and n
 ``cc``/``gcc``), or if it fails, everything stays on the virtual machine, silently: it
 is an optimisation only. The temporary directory is removed as soon as the library is
 loaded (or the compile is abandoned).
+
+A compiled library is also kept on disk (:func:`cache_dir`: ``~/.cache/acausal/rhs``,
+or ``$ACAUSAL_COMPILE_CACHE``), named by a hash of the function, the compiler and the
+CasADi version: a later run of the same model, in this process or another, loads it
+and runs on machine code from its first step. The least recently used libraries are
+removed beyond :data:`CACHE_MAX_FILES` or :data:`CACHE_MAX_BYTES`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
+import platform
 import shutil
 import subprocess
+import sys
 import tempfile
 import weakref
 
 import casadi as cs
 
-__all__ = ["BackgroundCompile", "c_compiler", "COMPILE_MIN_INSTRUCTIONS",
-           "COMPILE_SECONDS_PER_INSTRUCTION"]
+__all__ = ["BackgroundCompile", "c_compiler", "cache_dir", "cached_library", "library_key",
+           "COMPILE_MIN_INSTRUCTIONS", "COMPILE_SECONDS_PER_INSTRUCTION"]
 
 #: right-hand sides with fewer instructions stay on the virtual machine under
 #: ``compile="auto"`` (their runs are short: a 50-link chain's 5 000 instructions, 1 s of
@@ -43,6 +52,103 @@ COMPILE_MIN_INSTRUCTIONS = 10_000
 COMPILE_SECONDS_PER_INSTRUCTION = 45e-6
 
 _COUNTER = itertools.count()
+#: the compiler's flags (part of a library's cache key)
+_FLAGS = ("-O0", "-fPIC", "-shared")
+#: bounds of the disk cache: libraries beyond either are removed, least recently used
+#: first (a 200-link chain's right-hand side compiles to about 1 MB)
+CACHE_MAX_FILES = 64
+CACHE_MAX_BYTES = 512 * 2**20
+
+
+def cache_dir() -> str | None:
+    """The directory compiled right-hand sides are kept in between runs and processes:
+    ``$ACAUSAL_COMPILE_CACHE`` if set (empty, ``0``, ``off``, ``false`` or ``no``: none),
+    else ``$XDG_CACHE_HOME/acausal/rhs`` or ``~/.cache/acausal/rhs``."""
+    env = os.environ.get("ACAUSAL_COMPILE_CACHE")
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off", "false", "no") else env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "acausal", "rhs")
+
+
+def library_key(f: cs.Function, compiler: str) -> str:
+    """The cache key of ``f`` compiled by ``compiler``: a hash of the function (its
+    serialisation: the same expressions give the same text, in any process), the
+    compiler, its flags, CasADi's version and the platform."""
+    h = hashlib.sha256()
+    for part in (os.path.realpath(compiler), " ".join(_FLAGS), cs.CasadiMeta.version(),
+                 sys.platform, platform.machine(), f.serialize()):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def _library_name(key: str) -> str:
+    return f"acausal_rhs_{key}"
+
+
+def cached_library(f: cs.Function, compiler: str, key: str | None = None
+                   ) -> cs.Function | None:
+    """``f`` from the disk cache, if it was compiled before (None otherwise, or if the
+    cache is off or the library does not load)."""
+    d = cache_dir()
+    if d is None:
+        return None
+    key = key or library_key(f, compiler)
+    path = os.path.join(d, _library_name(key) + ".so")
+    if not os.path.isfile(path):
+        return None
+    try:
+        fc = cs.external(_library_name(key), path)
+    except RuntimeError:  # (a damaged file: compiled again, and replaced)
+        return None
+    try:
+        os.utime(path)  # (recently used: kept longest)
+    except OSError:
+        pass
+    return fc
+
+
+def _keep(so: str, key: str) -> str | None:
+    """Put the library ``so`` into the disk cache (atomically: a process reading the cache
+    sees the whole file or none); its path there, or None if the cache is off or not
+    writable. Prunes the cache to its bounds."""
+    d = cache_dir()
+    if d is None:
+        return None
+    try:
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        final = os.path.join(d, _library_name(key) + ".so")
+        fd, tmp = tempfile.mkstemp(prefix=".incoming_", suffix=".so", dir=d)
+        os.close(fd)
+        shutil.copyfile(so, tmp)
+        os.replace(tmp, final)
+        _prune(d, keep=final)
+        return final
+    except OSError:
+        return None
+
+
+def _prune(d: str, keep: str) -> None:
+    """Remove the least recently used libraries beyond the cache's bounds."""
+    entries = []
+    for name in os.listdir(d):
+        path = os.path.join(d, name)
+        if name.startswith("acausal_rhs_") and name.endswith(".so"):
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            entries.append((st.st_mtime, st.st_size, path))
+    entries.sort(reverse=True)  # most recent first
+    total = 0
+    for k, (_, size, path) in enumerate(entries):
+        total += size
+        if path != keep and (k >= CACHE_MAX_FILES or total > CACHE_MAX_BYTES):
+            try:
+                os.remove(path)
+            except OSError:
+                pass
 
 
 def c_compiler() -> str | None:
@@ -76,8 +182,19 @@ class BackgroundCompile:
     :meth:`result` never blocks unless asked to: it returns None while the compiler runs.
     """
 
-    def __init__(self, f: cs.Function, compiler: str) -> None:
-        self.name = f"acausal_rhs_{os.getpid()}_{next(_COUNTER)}"
+    def __init__(self, f: cs.Function, compiler: str, key: str | None = None) -> None:
+        self._result: cs.Function | None = None
+        self.failed = False
+        # (named by the cache key where the cache is on: a library's functions carry its
+        # name, so a library loaded again from the cache must have been named so)
+        self._key = key or (library_key(f, compiler) if cache_dir() is not None else None)
+        if self._key is not None:
+            self._result = cached_library(f, compiler, self._key)
+            if self._result is not None:  # compiled before: nothing to do
+                self.name = _library_name(self._key)
+                return
+        self.name = (_library_name(self._key) if self._key is not None
+                     else f"acausal_rhs_{os.getpid()}_{next(_COUNTER)}")
         self._dir = tempfile.mkdtemp(prefix="acausal_rhs_")
         g = cs.Function(self.name, f.sx_in(), f.call(f.sx_in()), f.name_in(), f.name_out())
         gen = cs.CodeGenerator(f"{self.name}.c", {"with_header": False})
@@ -85,12 +202,15 @@ class BackgroundCompile:
         gen.generate(self._dir + os.sep)
         self._so = os.path.join(self._dir, f"{self.name}.so")
         self._proc = subprocess.Popen(
-            [compiler, "-O0", "-fPIC", "-shared", "-o", self._so,
-             os.path.join(self._dir, f"{self.name}.c"), "-lm"],
+            [compiler, *_FLAGS, "-o", self._so, os.path.join(self._dir, f"{self.name}.c"),
+             "-lm"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self._cleanup = weakref.finalize(self, _abandon, self._proc, self._dir)
-        self._result: cs.Function | None = None
-        self.failed = False
+
+    @property
+    def cached(self) -> bool:
+        """Whether the library came from the disk cache (no compiler run)."""
+        return not hasattr(self, "_proc")
 
     @property
     def done(self) -> bool:
@@ -107,7 +227,8 @@ class BackgroundCompile:
             return None
         try:
             if self._proc.returncode == 0:
-                self._result = cs.external(self.name, self._so)
+                kept = _keep(self._so, self._key) if self._key is not None else None
+                self._result = cs.external(self.name, kept or self._so)
             else:
                 self.failed = True
         except RuntimeError:  # the library did not load: stay on the virtual machine

@@ -36,6 +36,9 @@ from .machine import (
     COMPILE_SECONDS_PER_INSTRUCTION,
     BackgroundCompile,
     c_compiler,
+    cache_dir,
+    cached_library,
+    library_key,
 )
 from .ode import NotAnODE, ODEForm, ode_form
 
@@ -115,6 +118,7 @@ class RungeKuttaIntegrator(Integrator):
             raise AcausalError(f"the {self.name} solver has no modes (got {options.mode!r})")
         self._forms: dict[tuple[int, bytes], tuple[ODEForm, _Stepper, Any]] = {}
         self._machine: dict[tuple[int, bytes], BackgroundCompile] = {}
+        self._library_keys: dict[tuple[int, bytes], str] = {}  # (see _cached)
         self._compile_tried: set[tuple[int, bytes]] = set()
         extra = dict(options.extra)
         unknown = set(extra) - {"compile"}
@@ -163,7 +167,32 @@ class RungeKuttaIntegrator(Integrator):
         self._compile_tried.add(key)
         cc = c_compiler()
         if cc is not None:
-            self._machine[key] = BackgroundCompile(form.f, cc)
+            self._machine[key] = BackgroundCompile(form.f, cc, self._library_keys.get(key))
+
+    def _cached(self, key: tuple[int, bytes], form: ODEForm) -> tuple[ODEForm, _Stepper,
+                                                                      Any] | None:
+        """The step and dense-output functions on the right-hand side as an earlier run
+        compiled it (:func:`~acausal.solvers.machine.cached_library`: in this process or
+        another), from the first step; None if there is none (or a compile would not be
+        considered for this run)."""
+        if self._compile_delay(key, form) is None or cache_dir() is None:
+            return None
+        cc = c_compiler()
+        if cc is None:
+            return None
+        lib = self._library_keys[key] = library_key(form.f, cc)
+        fc = cached_library(form.f, cc, lib)
+        if fc is None:
+            return None
+        self._compile_tried.add(key)
+        return self._install(key, fc)
+
+    def _install(self, key: tuple[int, bytes], fc: cs.Function) -> tuple[ODEForm, _Stepper,
+                                                                          Any]:
+        form = self._forms[key][0]
+        got = self._forms[key] = (form, _Stepper(self._step_function(form, fc)),
+                                  _point_call(self._dense_function(form, fc)))
+        return got
 
     def _upgrade(self, key: tuple[int, bytes], wait: bool = False) -> tuple[ODEForm, _Stepper,
                                                                              Any] | None:
@@ -174,12 +203,7 @@ class RungeKuttaIntegrator(Integrator):
             return None
         del self._machine[key]
         fc = job.result(wait=True)
-        if fc is None:
-            return None
-        form = self._forms[key][0]
-        got = self._forms[key] = (form, _Stepper(self._step_function(form, fc)),
-                                  _point_call(self._dense_function(form, fc)))
-        return got
+        return None if fc is None else self._install(key, fc)
 
     def _step_function(self, form: ODEForm, rhs: cs.Function) -> cs.Function:
         """``(x, t, h, f0) -> (x1, f1, err, h*rho, K)``: one step from ``x`` (``f0 = f(x)``,
@@ -224,7 +248,10 @@ class RungeKuttaIntegrator(Integrator):
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
         key = (id(dae), p.tobytes())
         form, step, dense = self._compiled(dae, p)
-        if self._compile is True and self._compile_delay(key, form) is not None:
+        hit = self._cached(key, form) if key not in self._compile_tried else None
+        if hit is not None:
+            step, dense = hit[1], hit[2]
+        elif self._compile is True and self._compile_delay(key, form) is not None:
             self._start_compile(key, form)
             step, dense = (self._upgrade(key, wait=True) or (form, step, dense))[1:]
         stats = SegmentStats(mode=self.name)

@@ -274,3 +274,61 @@ def test_compiled_right_hand_side_gives_the_same_run(tmp_path, monkeypatch, solv
     del cm, runs
     gc.collect()
     assert list(temp.iterdir()) == []
+
+
+@pytest.mark.skipif(c_compiler() is None, reason="no C compiler on this machine")
+def test_a_compiled_right_hand_side_is_kept_on_disk_for_the_next_run(tmp_path, monkeypatch):
+    """A library one run compiled is kept in the cache directory; the next run of the
+    same model (a new build, as a script run again makes) loads it, with no compiler
+    started, and agrees with the virtual machine to rounding. A damaged file is compiled
+    again and replaced; beyond ``CACHE_MAX_FILES`` the least recently used go; ``off``
+    keeps none."""
+    from acausal.solvers import machine
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", str(cache))
+    monkeypatch.setattr(rk, "COMPILE_MIN_INSTRUCTIONS", 0)  # ("auto" considers this one)
+    started: list[object] = []
+    popen = machine.subprocess.Popen
+    monkeypatch.setattr(machine.subprocess, "Popen",
+                        lambda *a, **k: started.append(a) or popen(*a, **k))
+
+    def run(mode, n=8):
+        cm = ac.build(Chain(n))
+        with warnings.catch_warnings():  # (only the agreement of the runs counts here)
+            warnings.simplefilter("ignore", ac.UnresolvedWarning)
+            return ac.simulate(cm, 0.3, n_points=31, rtol=1e-9, atol=1e-9,
+                               solver="dop853", solver_options={"compile": mode})
+
+    def agree(a, b):  # (the same arithmetic: 1e-12 leaves room for a libm's sin and cos)
+        return max(np.max(np.abs(a[f"joints[{k}].phi"] - b[f"joints[{k}].phi"]))
+                   for k in (0, 7)) < 1e-12
+
+    vm = run(False)
+    assert not cache.exists() and started == []  # (nothing compiled, nothing kept)
+    assert agree(run(True), vm) and len(started) == 1
+    libs = list(cache.iterdir())
+    assert len(libs) == 1 and libs[0].name.startswith("acausal_rhs_")
+    assert agree(run("auto"), vm) and len(started) == 1  # loaded: no compiler this time
+    monkeypatch.setattr(machine, "CACHE_MAX_FILES", 1)  # another function: the older goes
+    run(True, n=9)
+    (lib,) = cache.iterdir()
+    assert lib != libs[0] and len(started) == 2
+    # a damaged file (of a key not loaded in this process: one loaded is reused by its
+    # path): not loaded, compiled again and replaced
+    x = cs.SX.sym("x", 2)
+    f = cs.Function("f", [x], [cs.sin(x)])
+    damaged = cache / "acausal_rhs_0123456789abcdef0123456789abcdef.so"
+    damaged.write_bytes(b"not a library")
+    cc = c_compiler()
+    assert machine.cached_library(f, cc, damaged.stem[12:]) is None
+    job = machine.BackgroundCompile(f, cc, damaged.stem[12:])
+    fc = job.result(wait=True)
+    assert not job.cached and len(started) == 3 and damaged.stat().st_size > 1000
+    # (the C library's sin against numpy's: they may differ in the last bit)
+    np.testing.assert_allclose(np.asarray(fc([0.5, 1.0])).ravel(), np.sin([0.5, 1.0]),
+                               rtol=4e-16)
+    assert lib not in cache.iterdir()  # (the bound: one file)
+    monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", "off")
+    run(True, n=10)
+    assert list(cache.iterdir()) == [damaged] and len(started) == 4
