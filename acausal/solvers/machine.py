@@ -116,6 +116,7 @@ def _keep(so: str, key: str) -> str | None:
     d = cache_dir()
     if d is None:
         return None
+    tmp = None
     try:
         os.makedirs(d, mode=0o700, exist_ok=True)
         final = os.path.join(d, _library_name(key) + ".so")
@@ -123,9 +124,15 @@ def _keep(so: str, key: str) -> str | None:
         os.close(fd)
         shutil.copyfile(so, tmp)
         os.replace(tmp, final)
+        tmp = None
         _prune(d, keep=final)
         return final
-    except OSError:
+    except OSError:  # (not writable, or the disk full: this run loads its own copy)
+        if tmp is not None:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
         return None
 
 

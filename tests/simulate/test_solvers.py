@@ -332,3 +332,7 @@ def test_a_compiled_right_hand_side_is_kept_on_disk_for_the_next_run(tmp_path, m
     monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", "off")
     run(True, n=10)
     assert list(cache.iterdir()) == [damaged] and len(started) == 4
+    blocked = tmp_path / "a file"  # a cache that cannot be made: the run loads its own
+    blocked.write_text("")
+    monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", str(blocked / "cache"))
+    assert agree(run(True), vm) and len(started) == 5
