@@ -34,6 +34,7 @@ def _chain(n: int = 8) -> ForcedChain:
     lambda a, b: (a, cs.SX(3, 1), b),                 # a sparse piece: vertcat's way
     lambda a, b: (a[:3], b[:2]),                      # few rows: vertcat's way
     lambda a, b: (a, cs.SX(2.5), b[0]),               # scalars among columns
+    lambda a, b: (a, *[b[k % 40] * k for k in range(300)]),  # many pieces: vertcat's way
 ])
 def test_stack_is_vertcat(pieces):
     a, b = cs.SX.sym("a", 300), cs.SX.sym("b", 40)
