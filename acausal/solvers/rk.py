@@ -34,6 +34,7 @@ from .base import IntegrationFailure, Integrator, IntegratorOptions, Segment, Se
 from .machine import (
     COMPILE_MIN_INSTRUCTIONS,
     COMPILE_SECONDS_PER_INSTRUCTION,
+    KEY_SECONDS_PER_INSTRUCTION,
     BackgroundCompile,
     c_compiler,
     cache_dir,
@@ -173,8 +174,7 @@ class RungeKuttaIntegrator(Integrator):
                                                                       Any] | None:
         """The step and dense-output functions on the right-hand side as an earlier run
         compiled it (:func:`~acausal.solvers.machine.cached_library`: in this process or
-        another), from the first step; None if there is none (or a compile would not be
-        considered for this run)."""
+        another); None if there is none (or a compile would not be considered)."""
         if self._compile_delay(key, form) is None or cache_dir() is None:
             return None
         cc = c_compiler()
@@ -248,10 +248,7 @@ class RungeKuttaIntegrator(Integrator):
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
         key = (id(dae), p.tobytes())
         form, step, dense = self._compiled(dae, p)
-        hit = self._cached(key, form) if key not in self._compile_tried else None
-        if hit is not None:
-            step, dense = hit[1], hit[2]
-        elif self._compile is True and self._compile_delay(key, form) is not None:
+        if self._compile is True and self._compile_delay(key, form) is not None:
             self._start_compile(key, form)
             step, dense = (self._upgrade(key, wait=True) or (form, step, dense))[1:]
         stats = SegmentStats(mode=self.name)
@@ -320,6 +317,11 @@ class RungeKuttaIntegrator(Integrator):
         stats.rhs_evaluations += 1
         h = self._initial_step(form, x, t, f, t_end)
         compile_at = self._compile_delay(key, form) if key is not None else None
+        # the disk cache is looked up once the run has lasted as long as the lookup costs
+        # (the function's key, a hash of its serialisation: ~1 us per instruction, 0.09 s
+        # for a 10 000-mass chain, whose runs are often shorter), as the compile itself
+        lookup_at = (KEY_SECONDS_PER_INSTRUCTION * form.f.n_instructions()
+                     if compile_at is not None and cache_dir() is not None else None)
         started = time.perf_counter()
         hmax = o.max_step if o.max_step is not None else np.inf
         k = 1  # next output point
@@ -382,6 +384,12 @@ class RungeKuttaIntegrator(Integrator):
                 better = self._upgrade(key)
                 if better is not None:
                     step, dense = better[1], better[2]
+            elif lookup_at is not None and time.perf_counter() - started > lookup_at:
+                lookup_at = None
+                better = self._cached(key, form)  # compiled by an earlier run?
+                if better is not None:
+                    step, dense = better[1], better[2]
+                    compile_at = None
             elif compile_at is not None and time.perf_counter() - started > compile_at:
                 self._start_compile(key, form)  # a long run: compile in the background
                 compile_at = None
