@@ -8,6 +8,7 @@
     acausal export examples/dc_motor.py:DCMotorDrive --fmu DCMotorDrive.fmu
     acausal export examples/dc_motor.py:DCMotorDrive --save dc_motor.acm
     acausal simulate dc_motor.acm --t-end 1        # a saved compiled model
+    acausal cache [--clear]      # the compiled right-hand sides kept between runs
 
 A **target** is ``FILE.py:NAME`` or ``package.module:NAME``, where ``NAME`` is a model
 class, a function returning a model (or a compiled model), or a model instance; or a file
@@ -164,6 +165,27 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_cache(args: argparse.Namespace) -> int:
+    from .solvers import machine
+
+    d = machine.cache_dir()
+    if d is None:
+        print("the cache of compiled right-hand sides is off (ACAUSAL_COMPILE_CACHE="
+              f"{machine.os.environ.get('ACAUSAL_COMPILE_CACHE', '')!r})")
+        return 0
+    if args.clear:
+        n = machine.clear_cache()
+        print(f"{d}: {n} compiled right-hand side{'s' if n != 1 else ''} removed")
+        return 0
+    entries = machine.cache_contents()
+    size = sum(e[1] for e in entries)
+    print(f"{d}: {len(entries)} compiled right-hand side{'s' if len(entries) != 1 else ''}, "
+          f"{size / 2**20:.1f} MB (at most {machine.CACHE_MAX_FILES} or "
+          f"{machine.CACHE_MAX_BYTES // 2**20} MB are kept; ACAUSAL_COMPILE_CACHE sets the "
+          "directory, 'off' none)")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acausal", description="Build, simulate and export acausal models.",
@@ -211,6 +233,10 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--casadi", metavar="FILE", help="the DAE as a serialised CasADi "
                    "function")
     e.set_defaults(run=_cmd_export)
+
+    c = sub.add_parser("cache", help="the compiled right-hand sides kept between runs")
+    c.add_argument("--clear", action="store_true", help="remove them")
+    c.set_defaults(run=_cmd_cache)
     return p
 
 

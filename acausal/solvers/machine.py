@@ -42,6 +42,7 @@ import weakref
 import casadi as cs
 
 __all__ = ["BackgroundCompile", "c_compiler", "cache_dir", "cached_library", "library_key",
+           "cache_contents", "clear_cache",
            "COMPILE_MIN_INSTRUCTIONS", "COMPILE_SECONDS_PER_INSTRUCTION",
            "KEY_SECONDS_PER_INSTRUCTION"]
 
@@ -140,8 +141,12 @@ def _keep(so: str, key: str) -> str | None:
         return None
 
 
-def _prune(d: str, keep: str) -> None:
-    """Remove the least recently used libraries beyond the cache's bounds."""
+def cache_contents() -> list[tuple[float, int, str]]:
+    """The libraries in the disk cache: ``(last used, bytes, path)``, most recent first
+    (none if the cache is off or empty)."""
+    d = cache_dir()
+    if d is None or not os.path.isdir(d):
+        return []
     entries = []
     for name in os.listdir(d):
         path = os.path.join(d, name)
@@ -151,7 +156,25 @@ def _prune(d: str, keep: str) -> None:
             except OSError:
                 continue
             entries.append((st.st_mtime, st.st_size, path))
-    entries.sort(reverse=True)  # most recent first
+    entries.sort(reverse=True)
+    return entries
+
+
+def clear_cache() -> int:
+    """Remove every library of the disk cache; how many were removed."""
+    removed = 0
+    for _, _, path in cache_contents():
+        try:
+            os.remove(path)
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def _prune(d: str, keep: str) -> None:
+    """Remove the least recently used libraries beyond the cache's bounds."""
+    entries = cache_contents()  # (most recent first)
     total = 0
     for k, (_, size, path) in enumerate(entries):
         total += size

@@ -84,3 +84,22 @@ def test_entry_point_is_declared():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     module, func = meta["project"]["scripts"]["acausal"].split(":")
     assert callable(getattr(importlib.import_module(module), func))
+
+
+def test_cache_lists_and_clears_the_compiled_right_hand_sides(tmp_path, monkeypatch):
+    """``acausal cache`` says where the compiled right-hand sides are kept, how many and
+    how large; ``--clear`` removes them (and only them); with the cache off it says so."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "acausal_rhs_0123.so").write_bytes(b"x" * 3 * 2**20)
+    (cache / "notes.txt").write_text("not ours")
+    monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", str(cache))
+    out = acausal("cache", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert f"{cache}: 1 compiled right-hand side, 3.0 MB" in out.stdout
+    out = acausal("cache", "--clear", cwd=tmp_path)
+    assert out.returncode == 0 and "1 compiled right-hand side removed" in out.stdout
+    assert [p.name for p in cache.iterdir()] == ["notes.txt"]
+    monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", "off")
+    out = acausal("cache", cwd=tmp_path)
+    assert out.returncode == 0 and "is off" in out.stdout
