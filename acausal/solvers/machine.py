@@ -23,8 +23,9 @@ loaded (or the compile is abandoned).
 A compiled library is also kept on disk (:func:`cache_dir`: ``~/.cache/acausal/rhs``,
 or ``$ACAUSAL_COMPILE_CACHE``), named by a hash of the function, the compiler and the
 CasADi version: a later run of the same model, in this process or another, loads it
-and runs on machine code from its first step. The least recently used libraries are
-removed beyond :data:`CACHE_MAX_FILES` or :data:`CACHE_MAX_BYTES`.
+and runs on machine code almost from its start (it looks once it has lasted as long as
+the lookup costs, :data:`KEY_SECONDS_PER_INSTRUCTION`). The least recently used
+libraries are removed beyond :data:`CACHE_MAX_FILES` or :data:`CACHE_MAX_BYTES`.
 """
 
 from __future__ import annotations

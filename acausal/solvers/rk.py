@@ -180,7 +180,8 @@ class RungeKuttaIntegrator(Integrator):
         cc = c_compiler()
         if cc is None:
             return None
-        lib = self._library_keys[key] = library_key(form.f, cc)
+        lib = self._library_keys.get(key) or library_key(form.f, cc)
+        self._library_keys[key] = lib
         fc = cached_library(form.f, cc, lib)
         if fc is None:
             return None
