@@ -402,4 +402,10 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
         return cm
     finally:
         if gc_was_enabled:
+            # what the build made goes to the oldest generation at once (freeze, then
+            # unfreeze: two list splices): left in the youngest, the first collections
+            # after the build would each scan all of it, 0.3 to 0.4 s at 10 000 elements
+            # in the first reads of a result; a full collection still finds any garbage
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()

@@ -150,3 +150,20 @@ def test_the_table_of_outputs_is_every_kind_of_row_evaluated_by_casadi():
         assert np.array_equal(got[:, [0, 2]], want[:, [0, 2]])
         assert np.array_equal(got[:, 1], np.zeros(7)) and not np.signbit(got).any(axis=0)[1]
         np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
+
+
+def test_what_a_build_made_is_not_left_to_the_young_generations():
+    """The build pauses the cyclic garbage collector; what it made goes to the oldest
+    generation when it resumes (not left in the youngest, where the next collections
+    would each scan all of it: 0.3 to 0.4 s at 10 000 elements, in a result's first
+    reads)."""
+    import gc
+
+    import acausal as ac
+
+    assert gc.isenabled()
+    gc.collect()
+    cm = ac.build(ForcedChain(60))
+    young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
+    assert young < 200, young  # (the build makes tens of thousands of tracked objects)
+    assert gc.isenabled() and cm.dae is not None
