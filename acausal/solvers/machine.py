@@ -23,9 +23,10 @@ loaded (or the compile is abandoned).
 A compiled library is also kept on disk (:func:`cache_dir`: ``~/.cache/acausal/rhs``,
 or ``$ACAUSAL_COMPILE_CACHE``), named by a hash of the function, the compiler and the
 CasADi version: a later run of the same model, in this process or another, loads it
-and runs on machine code almost from its start (it looks once it has lasted as long as
-the lookup costs, :data:`KEY_SECONDS_PER_INSTRUCTION`). The least recently used
-libraries are removed beyond :data:`CACHE_MAX_FILES` or :data:`CACHE_MAX_BYTES`.
+and runs on machine code almost from its start (it looks once the lookup,
+:data:`KEY_SECONDS_PER_INSTRUCTION`, would cost :data:`LOOKUP_SHARE` of what it has
+run). The least recently used libraries are removed beyond :data:`CACHE_MAX_FILES` or
+:data:`CACHE_MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ import casadi as cs
 __all__ = ["BackgroundCompile", "c_compiler", "cache_dir", "cached_library", "library_key",
            "cache_contents", "clear_cache",
            "COMPILE_MIN_INSTRUCTIONS", "COMPILE_SECONDS_PER_INSTRUCTION",
-           "KEY_SECONDS_PER_INSTRUCTION"]
+           "KEY_SECONDS_PER_INSTRUCTION", "LOOKUP_SHARE"]
 
 #: right-hand sides with fewer instructions stay on the virtual machine under
 #: ``compile="auto"`` (their runs are short: a 50-link chain's 5 000 instructions, 1 s of
@@ -56,6 +57,9 @@ COMPILE_SECONDS_PER_INSTRUCTION = 45e-6
 #: time per instruction of a function's cache key (:func:`library_key`; measured: 20 to
 #: 27 ms for 20 500 instructions, 88 ms for a 10 000-mass chain's right-hand side)
 KEY_SECONDS_PER_INSTRUCTION = 1.5e-6
+#: a run looks in the disk cache once the lookup would cost this share of what it has
+#: run (a run whose lookup finds nothing spends this much more at most)
+LOOKUP_SHARE = 0.2
 
 _COUNTER = itertools.count()
 #: the compiler's flags (part of a library's cache key)

@@ -35,6 +35,7 @@ from .machine import (
     COMPILE_MIN_INSTRUCTIONS,
     COMPILE_SECONDS_PER_INSTRUCTION,
     KEY_SECONDS_PER_INSTRUCTION,
+    LOOKUP_SHARE,
     BackgroundCompile,
     c_compiler,
     cache_dir,
@@ -318,10 +319,11 @@ class RungeKuttaIntegrator(Integrator):
         stats.rhs_evaluations += 1
         h = self._initial_step(form, x, t, f, t_end)
         compile_at = self._compile_delay(key, form) if key is not None else None
-        # the disk cache is looked up once the run has lasted as long as the lookup costs
-        # (the function's key, a hash of its serialisation: ~1 us per instruction, 0.09 s
-        # for a 10 000-mass chain, whose runs are often shorter), as the compile itself
-        lookup_at = (KEY_SECONDS_PER_INSTRUCTION * form.f.n_instructions()
+        # the disk cache is looked up once the run has lasted five times what the lookup
+        # costs (the function's key, a hash of its serialisation: ~1 us per instruction,
+        # 0.09 s for a 10 000-mass chain, whose runs take 0.35 s): a run that looks and
+        # finds nothing spends a fifth more at most
+        lookup_at = (KEY_SECONDS_PER_INSTRUCTION * form.f.n_instructions() / LOOKUP_SHARE
                      if compile_at is not None and cache_dir() is not None else None)
         started = time.perf_counter()
         hmax = o.max_step if o.max_step is not None else np.inf
