@@ -81,6 +81,16 @@ def cache_dir() -> str | None:
     return os.path.join(base, "acausal", "rhs")
 
 
+def _usable(d: str) -> bool:
+    """Whether libraries may be loaded from (and kept in) ``d``: not if anyone may write
+    there (a world-writable directory, such as ``/tmp`` itself: another user could put a
+    library under an expected name; the process would run it)."""
+    try:
+        return os.name != "posix" or not (os.stat(d).st_mode & 0o002)
+    except OSError:  # (not there yet: made by _keep, for this user only)
+        return True
+
+
 def library_key(f: cs.Function, compiler: str) -> str:
     """The cache key of ``f`` compiled by ``compiler``: a hash of the function (its
     serialisation: the same expressions give the same text, in any process), the
@@ -102,7 +112,7 @@ def cached_library(f: cs.Function, compiler: str, key: str | None = None
     """``f`` from the disk cache, if it was compiled before (None otherwise, or if the
     cache is off or the library does not load)."""
     d = cache_dir()
-    if d is None:
+    if d is None or not _usable(d):
         return None
     key = key or library_key(f, compiler)
     path = os.path.join(d, _library_name(key) + ".so")
@@ -129,6 +139,8 @@ def _keep(so: str, key: str) -> str | None:
     tmp = None
     try:
         os.makedirs(d, mode=0o700, exist_ok=True)
+        if not _usable(d):
+            return None
         final = os.path.join(d, _library_name(key) + ".so")
         fd, tmp = tempfile.mkstemp(prefix=".incoming_", suffix=".so", dir=d)
         os.close(fd)

@@ -336,3 +336,17 @@ def test_a_compiled_right_hand_side_is_kept_on_disk_for_the_next_run(tmp_path, m
     blocked.write_text("")
     monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", str(blocked / "cache"))
     assert agree(run(True), vm) and len(started) == 5
+    # a directory anyone may write to is not used: a library there under the expected
+    # name is not loaded (compiled again), and nothing is kept there
+    private, shared = tmp_path / "private", tmp_path / "shared"
+    monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", str(private))
+    run(True, n=9)
+    (made,) = private.iterdir()
+    shared.mkdir()
+    planted = shared / made.name
+    made.replace(planted)
+    shared.chmod(0o777)
+    monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", str(shared))
+    assert len(started) == 6
+    assert agree(run(True, n=9), run(False, n=9)) and len(started) == 7
+    assert list(shared.iterdir()) == [planted]
