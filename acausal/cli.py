@@ -173,6 +173,10 @@ def _cmd_cache(args: argparse.Namespace) -> int:
         print("the cache of compiled right-hand sides is off (ACAUSAL_COMPILE_CACHE="
               f"{machine.os.environ.get('ACAUSAL_COMPILE_CACHE', '')!r})")
         return 0
+    if machine.os.path.exists(d) and not machine.os.path.isdir(d):
+        print(f"{d} (ACAUSAL_COMPILE_CACHE) is not a directory: compiled right-hand sides "
+              "are not kept; set it to a directory, or to 'off'")
+        return 1
     if args.clear:
         n = machine.clear_cache()
         print(f"{d}: {n} compiled right-hand side{'s' if n != 1 else ''} removed")

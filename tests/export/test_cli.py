@@ -103,3 +103,6 @@ def test_cache_lists_and_clears_the_compiled_right_hand_sides(tmp_path, monkeypa
     monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", "off")
     out = acausal("cache", cwd=tmp_path)
     assert out.returncode == 0 and "is off" in out.stdout
+    monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", str(cache / "notes.txt"))  # a file
+    out = acausal("cache", cwd=tmp_path)
+    assert out.returncode == 1 and "is not a directory" in out.stdout
