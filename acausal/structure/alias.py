@@ -24,7 +24,13 @@ from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..state import need
 from .diagnostics import StructureDiagnostics
-from .system import EquationSystem, flat_columns, int_pool
+from .system import (
+    EquationSystem,
+    coordinate_groups,
+    flat_columns,
+    hidden_coordinates,
+    int_pool,
+)
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -269,17 +275,10 @@ class _Hidden(NamedTuple):
 
 
 def _hidden(fs: FlatSystem) -> list[_Hidden]:
-    coordinates = list(map(attrgetter("coordinates"), fs.equations))
-    if coordinates.count(None) == len(coordinates):  # (the common case: none marked)
-        return []
-    groups: dict[int, tuple[Any, list[int]]] = {}
-    for i, c in enumerate(coordinates):
-        if c is not None:
-            groups.setdefault(id(c), (c, []))[1].append(i)
-    V, idx = fs.variables, fs.index
+    V = fs.variables
     out = []
-    for coords, rows in groups.values():
-        cols = sorted(idx[n] for n in coords.names if n in idx and V[idx[n]].der is not None)
+    for coords, rows in coordinate_groups(fs.equations)[1]:
+        cols = hidden_coordinates(coords, fs.index, lambda j: V[j].der is not None)
         if cols:
             out.append(_Hidden(np.asarray(rows, dtype=np.int64),
                                np.asarray(cols, dtype=np.int64)))

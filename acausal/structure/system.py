@@ -9,6 +9,7 @@ obtained by differentiating equation ``i``, ``eq_int[i]`` the equation it was ob
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Mapping
 from dataclasses import field
 from operator import attrgetter
 from typing import Any
@@ -22,7 +23,7 @@ from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..symbols import FlatParameter, FlatVariable, LazyColumn
 
-__all__ = ["EquationSystem", "flat_columns", "int_pool"]
+__all__ = ["EquationSystem", "coordinate_groups", "flat_columns", "hidden_coordinates", "int_pool"]
 
 _ZERO = cs.SX(0)
 
@@ -314,19 +315,12 @@ def _implicit_groups(sys: EquationSystem) -> list[int]:
     on them). A coordinate without a derivative is a highest derivative and stays
     explicit; an equation with no other unknown gets its full incidence. Returns the rows
     left to the caller (not marked)."""
-    groups: dict[int, tuple[Any, list[int]]] = {}
-    coordinates = list(map(attrgetter("coordinates"), sys.equations))
-    if coordinates.count(None) == len(coordinates):  # (the common case: none marked)
-        return list(range(len(coordinates)))
-    explicit: list[int] = []
-    for i, c in enumerate(coordinates):
-        if c is None:
-            explicit.append(i)
-        else:
-            groups.setdefault(id(c), (c, []))[1].append(i)
+    explicit, groups = coordinate_groups(sys.equations)
+    if not groups:
+        return explicit
     idx, var_der = sys.name_index, sys.var_der
-    for coords, rows in groups.values():
-        hidden = sorted(idx[n] for n in coords.names if n in idx and var_der[idx[n]] >= 0)
+    for coords, rows in groups:
+        hidden = hidden_coordinates(coords, idx, lambda j: var_der[j] >= 0)
         hidden_set = set(hidden)
         shown = [j for j in range(sys.n_vars) if j not in hidden_set]
         kept = []
@@ -341,6 +335,32 @@ def _implicit_groups(sys: EquationSystem) -> list[int]:
         else:
             explicit += kept
     return sorted(explicit)
+
+
+def coordinate_groups(equations: list[FlatEquation]
+                      ) -> tuple[list[int], list[tuple[Any, list[int]]]]:
+    """The rows of ``equations`` marked with no state coordinates, and the marked ones
+    grouped by their :class:`~acausal.domain_passes.StateCoordinates` (in the order of
+    each group's first row)."""
+    coordinates = list(map(attrgetter("coordinates"), equations))
+    if coordinates.count(None) == len(coordinates):  # (the common case: none marked)
+        return list(range(len(coordinates))), []
+    plain: list[int] = []
+    groups: dict[int, tuple[Any, list[int]]] = {}
+    for i, c in enumerate(coordinates):
+        if c is None:
+            plain.append(i)
+        else:
+            groups.setdefault(id(c), (c, []))[1].append(i)
+    return plain, list(groups.values())
+
+
+def hidden_coordinates(coords: Any, index: Mapping[str, int],
+                       has_derivative: Callable[[int], bool]) -> list[int]:
+    """The unknowns among a group's state coordinates that have a derivative (sorted
+    indices): those left out of the group's incidence."""
+    return sorted(index[n] for n in coords.names
+                  if n in index and has_derivative(index[n]))
 
 
 def int_pool(n: int) -> list[int]:
