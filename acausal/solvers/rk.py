@@ -175,9 +175,7 @@ class RungeKuttaIntegrator(Integrator):
                                                                       Any] | None:
         """The step and dense-output functions on the right-hand side as an earlier run
         compiled it (:func:`~acausal.solvers.machine.cached_library`: in this process or
-        another); None if there is none (or a compile would not be considered)."""
-        if self._compile_delay(key, form) is None or cache_dir() is None:
-            return None
+        another); None if there is none. (Asked by a run that would compile it.)"""
         cc = c_compiler()
         if cc is None:
             return None
