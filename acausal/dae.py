@@ -20,6 +20,7 @@ import numpy as np
 
 from .csr import CSR
 from .fastsx import stack
+from .grid_outputs import GridOutputs
 from .records import record
 from .solvers.newton import AlgebraicSystem
 from .state import need
@@ -72,8 +73,16 @@ class SemiExplicitDAE:
     relations: list[Any] = field(default_factory=list)  # their Relation records
 
     @cached_property
+    def grid_outputs(self) -> GridOutputs:
+        """Every output over a grid: by CasADi's virtual machine, or by the output plan
+        once the model has evaluated enough points to pay for it
+        (:mod:`acausal.grid_outputs`)."""
+        return GridOutputs(self)
+
+    @cached_property
     def bulk_outputs(self) -> _BulkOutputs:
-        """How to evaluate every output over a grid cheaply (see :class:`_BulkOutputs`)."""
+        """The output plan: every output over a grid as one sparse product (see
+        :class:`_BulkOutputs`; made when :attr:`grid_outputs` finds it pays)."""
         return _BulkOutputs.of(self)
 
     @cached_property

@@ -634,7 +634,7 @@ class _LazyOutputs:
     def matrix(self) -> np.ndarray:
         # one (n_out, nt) table filled piece by piece, returned transposed (a view: no
         # copy of what can be hundreds of megabytes)
-        plans = [b[0].bulk_outputs for b in self.pieces]
+        plans = [b[0].grid_outputs for b in self.pieces]
         if len(plans) == 1:  # (the product's table itself: no copy)
             b = self.pieces[0]
             return plans[0].evaluate(b[1], b[2], b[4], b[3])

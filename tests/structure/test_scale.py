@@ -1,5 +1,7 @@
 """The fast paths of the build (issue 14): same results as the plain ones."""
 
+import pickle
+
 import casadi as cs
 import numpy as np
 import pytest
@@ -150,6 +152,57 @@ def test_the_table_of_outputs_is_every_kind_of_row_evaluated_by_casadi():
         assert np.array_equal(got[:, [0, 2]], want[:, [0, 2]])
         assert np.array_equal(got[:, 1], np.zeros(7)) and not np.signbit(got).any(axis=0)[1]
         np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
+
+
+def _every_kind_of_row():
+    """A DAE whose outputs are every kind of row of the output plan (read off, a
+    structural zero, affine with a parameter and in time, nonlinear), and CasADi's
+    function of them."""
+    from acausal.dae import SemiExplicitDAE
+
+    x, z, t, p = cs.SX.sym("x", 2), cs.SX.sym("z"), cs.SX.sym("t"), cs.SX.sym("p")
+    Y = cs.vertcat(x[1], cs.SX(1, 1), -z, p * x[0] + 1 + p, 3 * z - x[1] + cs.sin(t),
+                   cs.sin(x[0]) * z)
+    n = Y.numel()
+    dae = SemiExplicitDAE(t, x, z, p, ode=-x, alg=z - x[0], x_names=["x0", "x1"],
+                          z_names=["z"], p_names=["p"], p_values=np.ones(1),
+                          out_names=[f"y{k}" for k in range(n)],
+                          out_expr=[Y[k] for k in range(n)], out_sizes=[1] * n,
+                          out_stacked=Y)
+    return dae, cs.Function("Y", [x, z, p, t], [cs.densify(Y)])
+
+
+def test_a_table_of_few_points_is_casadis_evaluation_bit_for_bit(monkeypatch):
+    """Up to MACHINE_MAX_POINTS points, the table is the function of all outputs
+    evaluated point by point through its buffer: the same bits as calling it, in chunks
+    that do not divide the grid, into a slice of a larger table too; the output plan is
+    not made. Past it, the plan is made and used, and agrees to rounding (1e-14
+    relative: the product sums in another order)."""
+    from acausal import grid_outputs
+
+    dae, f = _every_kind_of_row()
+    monkeypatch.setattr(grid_outputs, "CHUNK_VALUES", 2 * 6)  # (chunks of 2 points)
+    rng = np.random.default_rng(5)
+    T = np.linspace(0.0, 1.0, 7)
+    X, Z, P = rng.normal(size=(2, 7)), rng.normal(size=(1, 7)), np.array([0.7])
+    want = np.asarray(f(X, Z, P, T.reshape(1, -1))).T
+    got = dae.grid_outputs.evaluate(cs.DM(X), Z, P, T)
+    assert got.shape == (7, 6) and np.array_equal(got, want)
+    big = np.full((6, 10), np.nan)
+    dae.grid_outputs.evaluate(X, Z, P, T, out=big[:, 2:9])
+    assert np.array_equal(big[:, 2:9].T, want) and np.isnan(big[:, [0, 1, 9]]).all()
+    assert "bulk_outputs" not in dae.__dict__
+    monkeypatch.setattr(grid_outputs, "MACHINE_MAX_POINTS", 6)
+    by_plan = dae.grid_outputs.evaluate(X, Z, P, T)
+    assert "bulk_outputs" in dae.__dict__
+    np.testing.assert_allclose(by_plan, want, rtol=1e-14, atol=1e-14)
+    # (a DAE with its table's function made pickles; the function is made again)
+    with cs.global_pickle_context():
+        blob = pickle.dumps(dae.grid_outputs)
+    with cs.global_unpickle_context():
+        back = pickle.loads(blob)
+    monkeypatch.setattr(grid_outputs, "MACHINE_MAX_POINTS", 640)
+    assert np.array_equal(back.evaluate(X, Z, P, T), want)
 
 
 def test_what_a_build_made_is_not_left_to_the_young_generations():
