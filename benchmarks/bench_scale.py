@@ -11,8 +11,8 @@ Each size runs in a fresh process (so that the peak memory is that size's own) a
    by hand, same tolerances and output grid; each side creates its own integrator, best of
    3), and the ratio (goal <= 1.2 at N = 1 000 and 10 000);
 3. the time of reading every named output once (goal: < 0.1 s at N = 1 000, < 1 s at
-   N = 10 000; best of 3 results, and the first read after the build, which also forms
-   the model's output plan) and again;
+   N = 10 000; best of 3 results, and the first read after the build, which also makes
+   the model's function of all outputs, :mod:`acausal.grid_outputs`) and again;
 4. the cold import time of ``acausal`` and a cold RC script (fresh interpreter: import,
    build, simulate) against the same RC written by hand in CasADi (goal <= 1.5x). The
    interpreters read and write the bytecode cache (``PYTHONDONTWRITEBYTECODE`` removed),
@@ -92,8 +92,8 @@ def one_size(N: int, simulate: bool, solver: str = "auto") -> dict:
         for name in names:
             res[name]
         again.append(time.perf_counter() - tic)
-    # (the first read after the build also forms the model's output plan, once per model:
-    # outputs_first; a later result's first read reuses it: outputs, the best of 3)
+    # (the first read after the build also makes the model's function of all outputs, once
+    # per model: outputs_first; a later result's first read reuses it: outputs, best of 3)
     out.update(simulate=min(sims), floor=min(floors), outputs=min(outs), outputs_first=outs[0],
                outputs_again=min(again), n_outputs=len(names), solver=res.stats.solver,
                peak_mb=_peak_mb())
