@@ -82,7 +82,7 @@ class SemiExplicitDAE:
     @cached_property
     def bulk_outputs(self) -> _BulkOutputs:
         """The output plan: every output over a grid as one sparse product (see
-        :class:`_BulkOutputs`; made when :attr:`grid_outputs` finds it pays)."""
+        :class:`_BulkOutputs`; made by :attr:`grid_outputs` for a long grid)."""
         return _BulkOutputs.of(self)
 
     @cached_property
