@@ -33,13 +33,17 @@ class Result:
     def __init__(self, t: np.ndarray, names: Sequence[str], sizes: Sequence[int],
                  data: np.ndarray | Callable[[], np.ndarray] | Any,
                  parameters: dict[str, float],
-                 status: str = "ok", message: str = "", stats: Any = None):
+                 status: str = "ok", message: str = "", stats: Any = None,
+                 index: dict[str, int] | None = None):
         """``data`` is the (time x output) matrix, a function computing it on first use,
         or a lazy evaluator with ``column(k) -> (nt, size_k)`` and ``matrix()`` (outputs
-        evaluated from the integrated states only when, and only those, read)."""
+        evaluated from the integrated states only when, and only those, read). ``index``,
+        if given, is ``name -> position`` of ``names``, shared with the model's other
+        results and never changed (formed on the first read otherwise: 0.12 s for the
+        230 000 names of 10 000 masses)."""
         self.t = np.asarray(t, dtype=float)
         self._names = list(names)
-        self._index_cache: dict[str, int] | None = None
+        self._index_cache: dict[str, int] | None = index
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         self._bounds: list[int] | None = None  # self._offsets as a list (first columns)
         self._data_or_fn = data

@@ -351,7 +351,7 @@ class _Run:
         for q in _discrete_parameters(cm):
             del params[q]
         res = Result(t_all, dae.out_names, dae.out_sizes, evaluate, params, status=status,
-                     message=message, stats=stats)
+                     message=message, stats=stats, index=dae.out_index)
         if status == "failed" and raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=self.t_fail
                                   if self.t_fail is not None else float(t_all[-1]))
