@@ -1,16 +1,17 @@
 """Every output of a model over a time grid: the table a result reads when all is asked for.
 
-Two ways, chosen per model by what they cost (measured, 1 000 and 10 000 masses of the
-mass-spring-damper chain, 2026-11-27):
+Two ways, chosen by what they cost (measured on the mass-spring-damper chain of 1 000 and
+10 000 masses, 2026-11-27; figures for 10 000: 230 008 outputs, 101 points):
 
 * **CasADi's virtual machine**: the function of all outputs evaluated point after point
-  through its buffer (numpy memory in and out: no ``DM`` conversion,
-  which alone cost 4.3 s for the 23 million values of 10 000 masses at 101 points). Making
-  it is nothing (0.07 s for 410 000 instructions); each point costs ~7 ns per instruction.
+  through its buffer (numpy memory in and out; converting the ``DM`` of a plain call
+  instead took 4.3 s for these 23 million values). Making the function costs next to
+  nothing (0.07 s for its 410 000 instructions); a point costs 3 to 4 ns per instruction,
+  ~3 ms with the copy into the table.
 * **the output plan** (:class:`acausal.dae._BulkOutputs`): one sparse product
-  ``M(p) w`` plus offsets. Each point costs about a quarter of the machine's, but making the
-  plan (read-off rows, the symbolic Jacobian of the affine ones) costs as much as ~650
-  points evaluated by the machine (1.8 s at 10 000 masses, 0.2 s at 1 000).
+  ``M(p) w`` plus offsets. A point costs a quarter of the machine's, but making the plan
+  (read-off rows, the symbolic Jacobian of the affine ones) costs 1.8 s (0.2 s at 1 000
+  masses): what about 600 points cost the machine, at both sizes.
 
 So a table of up to :data:`MACHINE_MAX_POINTS` points is evaluated by the machine, a
 longer one by the plan (made by the first such table and kept by the model). The choice
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["GridOutputs", "MACHINE_MAX_POINTS"]
 
 #: the most time points a table is evaluated at by the virtual machine (making the output
-#: plan costs what about 650 points cost the machine: see above)
+#: plan costs what about 600 points cost the machine: see above)
 MACHINE_MAX_POINTS = 640
 
 #: values of one chunk of points (the chunk is transposed into the table, so it stays
