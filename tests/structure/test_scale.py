@@ -120,40 +120,6 @@ def test_reads_from_the_table_are_copies_and_a_read_result_pickles_the_table_onc
         np.testing.assert_array_equal(back[n], got[n])
 
 
-def test_the_table_of_outputs_is_every_kind_of_row_evaluated_by_casadi():
-    """The whole table is one sparse product plus offsets (acausal.dae._BulkOutputs):
-    rows read off +-w, affine rows with parameter coefficients and offsets (one in time),
-    a nonlinear row, and a structural zero (a sparse row, which the table once left
-    unwritten) agree with CasADi's evaluation of the outputs, the read-off rows bit for
-    bit (a +-1 times an entry), the others to rounding (tolerance: 1e-14 relative, the
-    order of a few additions)."""
-    from acausal.dae import SemiExplicitDAE
-
-    x, z, t, p = cs.SX.sym("x", 2), cs.SX.sym("z"), cs.SX.sym("t"), cs.SX.sym("p")
-    Y = cs.vertcat(x[1], cs.SX(1, 1), -z, p * x[0] + 1 + p, 3 * z - x[1] + cs.sin(t),
-                   cs.sin(x[0]) * z)
-    n = Y.numel()
-    dae = SemiExplicitDAE(t, x, z, p, ode=-x, alg=z - x[0], x_names=["x0", "x1"],
-                          z_names=["z"], p_names=["p"], p_values=np.ones(1),
-                          out_names=[f"y{k}" for k in range(n)],
-                          out_expr=[Y[k] for k in range(n)], out_sizes=[1] * n,
-                          out_stacked=Y)
-    rng = np.random.default_rng(3)
-    T = np.linspace(0.0, 1.0, 7)
-    X, Z, P = rng.normal(size=(2, 7)), rng.normal(size=(1, 7)), np.array([0.7])
-    X[1, 2] = 0.0  # (-0.0 is not written for a zero entry)
-    f = cs.Function("Y", [x, z, p, t], [cs.densify(Y)])
-    # (M(p) is kept for the last p: a second p, then the first again, must not reuse it;
-    # at p = -1 the offset 1 + p is 0, a row the table skips)
-    for P in (np.array([0.7]), np.array([-0.3]), np.array([0.7]), np.array([-1.0])):
-        got = dae.bulk_outputs.evaluate(X, Z, P, T)
-        want = np.asarray(f(X, Z, P, T.reshape(1, -1))).T
-        assert got.shape == (7, n)
-        assert np.array_equal(got[:, [0, 2]], want[:, [0, 2]])
-        assert np.array_equal(got[:, 1], np.zeros(7)) and not np.signbit(got).any(axis=0)[1]
-        np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
-
-
 def _every_kind_of_row():
     """A DAE whose outputs are every kind of row of the output plan (read off, a
     structural zero, affine with a parameter and in time, nonlinear), and CasADi's
@@ -170,6 +136,29 @@ def _every_kind_of_row():
                           out_expr=[Y[k] for k in range(n)], out_sizes=[1] * n,
                           out_stacked=Y)
     return dae, cs.Function("Y", [x, z, p, t], [cs.densify(Y)])
+
+
+def test_the_table_of_outputs_is_every_kind_of_row_evaluated_by_casadi():
+    """The whole table is one sparse product plus offsets (acausal.dae._BulkOutputs):
+    rows read off +-w, affine rows with parameter coefficients and offsets (one in time),
+    a nonlinear row, and a structural zero (a sparse row, which the table once left
+    unwritten) agree with CasADi's evaluation of the outputs, the read-off rows bit for
+    bit (a +-1 times an entry), the others to rounding (tolerance: 1e-14 relative, the
+    order of a few additions)."""
+    dae, f = _every_kind_of_row()
+    rng = np.random.default_rng(3)
+    T = np.linspace(0.0, 1.0, 7)
+    X, Z, P = rng.normal(size=(2, 7)), rng.normal(size=(1, 7)), np.array([0.7])
+    X[1, 2] = 0.0  # (-0.0 is not written for a zero entry)
+    # (M(p) is kept for the last p: a second p, then the first again, must not reuse it;
+    # at p = -1 the offset 1 + p is 0, a row the table skips)
+    for P in (np.array([0.7]), np.array([-0.3]), np.array([0.7]), np.array([-1.0])):
+        got = dae.bulk_outputs.evaluate(X, Z, P, T)
+        want = np.asarray(f(X, Z, P, T.reshape(1, -1))).T
+        assert got.shape == (7, len(dae.out_names))
+        assert np.array_equal(got[:, [0, 2]], want[:, [0, 2]])
+        assert np.array_equal(got[:, 1], np.zeros(7)) and not np.signbit(got).any(axis=0)[1]
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
 
 
 def test_a_table_of_few_points_is_casadis_evaluation_bit_for_bit(monkeypatch):
