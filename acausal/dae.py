@@ -74,9 +74,8 @@ class SemiExplicitDAE:
 
     @cached_property
     def grid_outputs(self) -> GridOutputs:
-        """Every output over a grid: by CasADi's virtual machine, or by the output plan
-        once the model has evaluated enough points to pay for it
-        (:mod:`acausal.grid_outputs`)."""
+        """Every output over a grid: by CasADi's function of all outputs, or by the output
+        plan on a grid of more than 640 points (:mod:`acausal.grid_outputs`)."""
         return GridOutputs(self)
 
     @cached_property

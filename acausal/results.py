@@ -67,8 +67,8 @@ class Result:
     def _data(self) -> np.ndarray:
         if hasattr(self._data_or_fn, "matrix"):
             data = self._data_or_fn.matrix()
-            # a value once read keeps its bits: the table's route (one sparse product)
-            # agrees with the per-name route to rounding only
+            # a value once read keeps its bits: the table's route (on a long grid, one
+            # sparse product) agrees with the per-name route to rounding only
             for k, col in self._columns.items():
                 data[:, self._offsets[k]:self._offsets[k + 1]] = col
             self._data_or_fn = data
