@@ -255,7 +255,10 @@ def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> None:
             f"simulate(cm, ..., params={{{p.name!r}: {value!r}}}), or build the model again")
     flat = cm.state.flat
     for comp, name, value in (flat.bound_values if flat is not None else []):
-        now = comp.__dict__["_params"].get(name)
+        held = comp.__dict__.get("_params")
+        if held is None:  # (a detached component of a loaded model: nothing can change)
+            continue
+        now = held.get(name)
         if now is value or _equal(now, value):
             continue
         path = comp.path()

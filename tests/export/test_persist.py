@@ -89,6 +89,45 @@ def test_pickled_model_keeps_reports_and_exports():
     np.testing.assert_array_equal(r2["load.w"], r3["load.w"])
 
 
+def test_a_loaded_mechanism_simulates_as_the_built_one():
+    """A mechanism's structural parameters (the joints' axes, gravity) are bound into its
+    equations; the check for values changed since the build read them from the component
+    objects, which a loaded model does not have (KeyError '_params' on every loaded
+    multibody model). The loaded one now simulates, bit for bit as the built one."""
+    import mb_fourbar
+
+    cm = ac.build(mb_fourbar.build_model())
+    assert cm.state.flat.bound_values  # (the case: values bound at the build)
+    cm2 = pickle.loads(pickle.dumps(cm))
+    r, r2 = ac.simulate(cm, 0.2, n_points=21), ac.simulate(cm2, 0.2, n_points=21)
+    for name in r._names[:40]:
+        np.testing.assert_array_equal(r2[name], r[name])
+
+
+def test_a_model_saved_in_format_2_still_loads():
+    """Format 2 serialised every expression alone (37 s to save 10 000 masses); format 3
+    serialises them together. A file of format 2 still loads, as the same model."""
+    import io
+
+    import casadi as cs
+
+    from acausal import persist
+
+    class Format2(persist._Pickler):
+        def persistent_id(self, obj):
+            return None if type(obj) is cs.SX else super().persistent_id(obj)
+
+    cm = ac.build(dc_motor.build_model())
+    buf = io.BytesIO()
+    with persist._CasadiContext(writing=True):
+        Format2(buf).dump(persist._model_payload(cm))
+    old = persist._restore_model(2, buf.getvalue())
+    new = pickle.loads(pickle.dumps(cm))
+    r_old, r_new = ac.simulate(old, 0.1), ac.simulate(new, 0.1)
+    np.testing.assert_array_equal(r_old["load.w"], r_new["load.w"])
+    assert old.equations() == cm.equations()
+
+
 def test_loaded_model_cannot_rebuild_and_says_so():
     cm = pickle.loads(pickle.dumps(ac.build(dc_motor.build_model())))
     assert isinstance(cm.model, DetachedComponent)
