@@ -8,7 +8,6 @@ pass added for a check or a transformation: one new function and one list entry)
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from .domain_passes import DomainPass
 from .errors import ArgumentError
 from .fastsx import fast_operators
 from .flatten import FlatSystem, flatten_pass
+from .gcpause import collector_paused
 from .graph import LinearGraph, graph_pass
 from .progress import reporter
 from .relations import relations_pass
@@ -382,11 +382,8 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
     for p in chain:
         if not isinstance(p, Pass):
             raise ArgumentError(f"passes must be acausal Pass objects (ac.PASSES), got {p!r}")
-    # the passes allocate many small CasADi objects and no reference cycles: pausing the
-    # cyclic garbage collector avoids its repeated full scans of a growing heap
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    # (the passes make many small CasADi objects and no reference cycles)
+    with collector_paused():
         state = CompileState(model, tuple(tree) if tree is not None else None)
         timings: dict[str, float] = {}
         report = reporter(progress, what="build")
@@ -400,12 +397,3 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
         cm = CompiledModel(state, chain, StructureReport.from_state(state, timings))
         cm._dae_by_states[tuple(cm.selection.states)] = cm.dae
         return cm
-    finally:
-        if gc_was_enabled:
-            # what the build made goes to the oldest generation at once (freeze, then
-            # unfreeze: two list splices): left in the youngest, the first collections
-            # after the build would each scan all of it, 0.3 to 0.4 s at 10 000 elements
-            # in the first reads of a result; a full collection still finds any garbage
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
