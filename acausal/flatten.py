@@ -74,6 +74,10 @@ class FlatEquation:
     res = LazyRow()
     source = LazyRow()
 
+    def __reduce__(self) -> tuple[Any, ...]:  # (as FlatVariable's)
+        return (FlatEquation, (self._res, self.origin, self.label, self._source,
+                               self.derived_from, self.coordinates, self._row))
+
     def rewritten(self, res: Any) -> FlatEquation:
         """This equation with the residual ``res`` (substituted, relations frozen): the
         same origin, label, source and coordinates."""

@@ -43,6 +43,10 @@ class LazyColumn:
     def __len__(self) -> int:
         return int(self.col.numel())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (the column alone: its elements are made again when read)
+        return (LazyColumn, (self.col,))
+
     def __iter__(self) -> Iterator[cs.SX]:
         return iter(self.all())
 
@@ -117,6 +121,13 @@ class FlatVariable:
 
     sym = LazyRow()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (the fields in a tuple: the default of a slotted class pickles a dictionary of
+        # slot names per object, a hundred thousand of them in a large model)
+        return (FlatVariable, (self.name, self._sym, self.start, self.fixed, self.unit,
+                               self.nominal, self.state_priority, self.origin, self.der_of,
+                               self.der, self.hint, self.decl, self._row))
+
     def copy(self) -> FlatVariable:
         """A shallow copy (``copy.copy`` without its generic protocol, which costs more
         than the copy itself for a hundred thousand variables)."""
@@ -155,6 +166,10 @@ class FlatParameter:
         self._row = row
 
     sym = LazyRow()
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (as FlatVariable's)
+        return (FlatParameter, (self.name, self._sym, self.value, self.unit, self.doc,
+                                self.decl, self.owner, self.kind, self._row))
 
     @property
     def discrete(self) -> bool:

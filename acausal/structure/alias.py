@@ -479,6 +479,21 @@ class Substitution(dict):  # type: ignore[type-arg]
 
     column: cs.SX = cs.SX(0, 1)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (the keys and the column: the expressions are its rows, split again when read,
+        # not tens of thousands of expressions pickled one by one)
+        return (_substitution_of, (list(self), self.column))
+
+
+def _substitution_of(keys: list[int], column: cs.SX) -> Substitution:
+    """The :class:`Substitution` of ``keys`` whose expressions are the rows of ``column``
+    (pickled as such)."""
+    out = Substitution()
+    out.column = column
+    if keys:
+        out.update(zip(keys, column.nonzeros(), strict=True))
+    return out
+
 
 def _substitution(fs: FlatSystem, X: cs.SX, find, const, involved: list[int],
                   roots: dict[int, int] | None = None) -> Substitution:
