@@ -373,4 +373,10 @@ def load(path: str | Path) -> Any:
         head = f.read(len(_MAGIC))
         if head != _MAGIC:
             raise AcausalError(f"{path} is not a file written by acausal's save()")
-        return pickle.load(f)
+        try:
+            return pickle.load(f)
+        except (pickle.UnpicklingError, EOFError) as exc:
+            raise AcausalError(
+                f"{path} is damaged or incomplete ({exc}): it starts as a file of acausal's "
+                "save() but cannot be read to its end; save the model or result again"
+            ) from exc

@@ -151,6 +151,12 @@ def test_saved_file_is_checked(tmp_path):
     bad.write_bytes(b"not a model")
     with pytest.raises(ac.AcausalError, match="not a file written by acausal"):
         ac.load(bad)
+    good = tmp_path / "m.acm"
+    ac.build(dc_motor.build_model()).save(good)
+    cut = tmp_path / "cut.acm"  # (a copy interrupted: the header, then part of the body)
+    cut.write_bytes(good.read_bytes()[:2000])
+    with pytest.raises(ac.AcausalError, match=r"cut.acm is damaged or incomplete"):
+        ac.load(cut)
 
 
 def test_a_model_saved_in_another_format_is_refused_by_name():
