@@ -212,10 +212,11 @@ class SemiExplicitDAE:
 
     @cached_property
     def _output_function(self) -> cs.Function:
+        # (a dense column: its buffer, acausal.grid_outputs, writes every output's row)
         stacked = self.out_stacked
         if stacked is None:
             stacked = cs.vertcat(*[cs.vec(e) for e in self.out_expr])
-        return cs.Function("outputs", [self.x, self.z, self.p, self.t], [stacked])
+        return cs.Function("outputs", [self.x, self.z, self.p, self.t], [cs.densify(stacked)])
 
     def variables_function(self) -> cs.Function:
         """``(x, z, p, t) -> values of the equation system's variables``."""

@@ -72,11 +72,8 @@ class GridOutputs:
         function mapped over a chunk would save them, but CasADi takes longer to make
         it than the calls cost: 0.08 s at 1 000 masses.)"""
         if self._machine is None:
-            d = self.dae
-            Y = d.out_stacked if d.out_stacked is not None else cs.vertcat(
-                *[cs.vec(e) for e in d.out_expr])
-            f = cs.Function("outputs", [d.x, d.z, d.p, d.t], [cs.densify(Y)])
-            self._machine = (max(1, min(64, CHUNK_VALUES // max(1, int(Y.numel())))), f)
+            f = self.dae.output_function()  # (dense: every output's row written)
+            self._machine = (max(1, min(64, CHUNK_VALUES // max(1, f.nnz_out(0)))), f)
         return self._machine
 
     def _by_machine(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray,
