@@ -121,19 +121,21 @@ class FlatVariable:
 
     sym = LazyRow()
 
+    def _fields(self) -> tuple[Any, ...]:
+        """The constructor's arguments that make this variable again."""
+        return (self.name, self._sym, self.start, self.fixed, self.unit, self.nominal,
+                self.state_priority, self.origin, self.der_of, self.der, self.hint,
+                self.decl, self._row)
+
     def __reduce__(self) -> tuple[Any, ...]:
         # (the fields in a tuple: the default of a slotted class pickles a dictionary of
         # slot names per object, a hundred thousand of them in a large model)
-        return (FlatVariable, (self.name, self._sym, self.start, self.fixed, self.unit,
-                               self.nominal, self.state_priority, self.origin, self.der_of,
-                               self.der, self.hint, self.decl, self._row))
+        return (FlatVariable, self._fields())
 
     def copy(self) -> FlatVariable:
         """A shallow copy (``copy.copy`` without its generic protocol, which costs more
         than the copy itself for a hundred thousand variables)."""
-        return FlatVariable(self.name, self._sym, self.start, self.fixed, self.unit,
-                            self.nominal, self.state_priority, self.origin, self.der_of,
-                            self.der, self.hint, self.decl, self._row)
+        return FlatVariable(*self._fields())
 
     def __repr__(self) -> str:
         return (f"FlatVariable({self.name!r}, start={self.start!r}, fixed={self.fixed!r}, "
