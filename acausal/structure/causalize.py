@@ -9,7 +9,6 @@ block gets a *level* so that the blocks of one level can be solved together.
 
 from __future__ import annotations
 
-import itertools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,7 +16,7 @@ import numpy as np
 from ..csr import offsets, spread
 from ..records import record
 from ..state import need
-from .blt import Block, Blocks, tarjan_blocks
+from .blt import Block, Blocks, strong_components
 from .diagnostics import StructureDiagnostics, structural_error
 from .matching import match
 from .system import EquationSystem
@@ -70,23 +69,16 @@ def causalize(sys: EquationSystem, states: list[int],
     other = cols != np.repeat(np.arange(n), counts)
     ptr = np.concatenate(([0], np.cumsum(_row_sums(other, row_ptr))))
     dep = cols[other]
-    idx = dep.tolist()
-    ptr_l = ptr.tolist()
-    succ = [idx[ptr_l[k]:ptr_l[k + 1]] for k in range(n)]
-    comps = tarjan_blocks(n, succ)
-    n_b = len(comps)
-    sizes = np.fromiter(map(len, comps), dtype=np.int64, count=n_b)
+    ks, sizes = strong_components(n, ptr, dep)  # (each block's unknowns ascending)
+    n_b = len(sizes)
     block_of = np.empty(n, dtype=np.int64)
-    block_of[np.fromiter(itertools.chain.from_iterable(comps), dtype=np.int64, count=n)] = \
-        np.repeat(np.arange(n_b), sizes)
+    block_of[ks] = np.repeat(np.arange(n_b), sizes)
     # the dependencies between blocks (a block comes after the blocks it needs)
     b_from = block_of[np.repeat(np.arange(n), np.diff(ptr))]
     b_to = block_of[dep]
     between = b_from != b_to
     level = _levels(n_b, b_from[between], b_to[between])
     # the blocks as arrays (:class:`Blocks`), each block's unknowns in ascending order
-    ks = np.fromiter(itertools.chain.from_iterable(
-        c if len(c) == 1 else sorted(c) for c in comps), dtype=np.int64, count=n)
     blocks = Blocks(offsets(sizes), np.asarray(eqs, dtype=np.int64)[eq_of_var[ks]],
                     np.asarray(unknowns, dtype=np.int64)[ks], np.asarray(level, dtype=np.int64))
     return Causalization(list(states), blocks)
