@@ -1,11 +1,11 @@
 """Block-lower-triangular ordering: strongly connected components of the matched system.
 
 With every equation matched to the unknown it determines, unknown ``j`` depends on unknown
-``k`` when the equation matched to ``j`` contains ``k``. Tarjan's algorithm (SciPy's
-compiled, iterative version: deep chains hit no recursion limit, and a graph of a million
-nodes takes a fraction of a second) returns the strongly connected components in an order
-where every block only needs blocks before it: scalar blocks can then be solved explicitly
-and algebraic loops stay as small implicit blocks.
+``k`` when the equation matched to ``j`` contains ``k``. Tarjan's algorithm (iterative:
+deep chains hit no recursion limit; in Python for a small system, SciPy's compiled version
+for a large one, where a million nodes take a fraction of a second) returns the strongly
+connected components in an order where every block only needs blocks before it: scalar
+blocks can then be solved explicitly and algebraic loops stay as small implicit blocks.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import overload
 import numpy as np
 
 from ..csr import offsets, spread
+from .matching import SCIPY_GRAPH_MIN
 
 __all__ = ["Block", "Blocks", "strong_components"]
 
@@ -119,16 +120,23 @@ def strong_components(n: int, ptr: np.ndarray, dep: np.ndarray
 
     Node ``j`` depends on the nodes ``dep[ptr[j]:ptr[j + 1]]``. The components are those
     of Tarjan's algorithm, in the order it completes them (every component after the
-    ones it needs), computed by SciPy's iterative version of it (Pearce's): its depth
-    first search visits a node's neighbours last first, so each row is given reversed,
-    and its labels count the components in the order they complete.
+    ones it needs). From :data:`~acausal.structure.matching.SCIPY_GRAPH_MIN` nodes on,
+    they are computed by SciPy's iterative version of it (Pearce's): its depth first
+    search visits a node's neighbours last first, so each row is given reversed, and its
+    labels count the components in the order they complete; the same order as the
+    Python search used below that size.
     """
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     ptr = np.asarray(ptr, dtype=np.int64)
+    if n < SCIPY_GRAPH_MIN:  # (a small model never imports scipy: see matching)
+        dep_l, ptr_l = np.asarray(dep).tolist(), ptr.tolist()
+        comps = _tarjan(n, [dep_l[ptr_l[k]:ptr_l[k + 1]] for k in range(n)])
+        return (np.fromiter((j for c in comps for j in sorted(c)), dtype=np.int64, count=n),
+                np.fromiter(map(len, comps), dtype=np.int64, count=len(comps)))
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
     counts = np.diff(ptr)
     # (each row read from its end: position p of row r takes ptr[r] + ptr[r + 1] - 1 - p)
     rev = np.asarray(dep)[np.repeat(ptr[:-1] + ptr[1:] - 1, counts) - np.arange(len(dep))]
@@ -136,3 +144,53 @@ def strong_components(n: int, ptr: np.ndarray, dep: np.ndarray
                        ptr.astype(np.int32)), shape=(n, n))
     k, label = connected_components(graph, directed=True, connection="strong")
     return np.argsort(label, kind="stable"), np.bincount(label, minlength=k)
+
+
+def _tarjan(n: int, succ: list[list[int]]) -> list[list[int]]:
+    """Tarjan's algorithm in Python (iterative): the components in the order it
+    completes them (``succ[j]``: the nodes node ``j`` depends on, in the order visited)."""
+    index = [-1] * n
+    low = [0] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    out: list[list[int]] = []
+    counter = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, pos = work[-1]
+            if pos == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on_stack[v] = True
+            recurse = False
+            nbrs = succ[v]
+            while pos < len(nbrs):
+                w = nbrs[pos]
+                pos += 1
+                if index[w] < 0:
+                    work[-1] = (v, pos)
+                    work.append((w, 0))
+                    recurse = True
+                    break
+                if on_stack[w]:
+                    low[v] = min(low[v], index[w])
+            if recurse:
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(comp)
+    return out
