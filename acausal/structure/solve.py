@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
@@ -27,7 +27,6 @@ from ..errors import SingularityError
 from ..fastsx import stack
 from ..records import record
 from ..state import need
-from ..symbols import FlatParameter
 from .blt import Block
 from .causalize import Causalization
 from .system import EquationSystem
@@ -36,6 +35,9 @@ if TYPE_CHECKING:
     from ..state import CompileState
 
 __all__ = ["SolvedBlocks", "solve_blocks", "solve_pass", "MAX_LINEAR_BLOCK"]
+
+_SX_hash: Callable[[Any], int] = getattr(getattr(cs, "_casadi", None), "SX_element_hash",
+                                         cs.SX.element_hash)
 
 #: largest implicit block solved by a symbolic linear solve (the expression of a dense
 #: solve grows like n^3)
@@ -76,15 +78,11 @@ def _unknown_not_determined(sys: EquationSystem, bl: Block, why: str) -> Singula
     )
 
 
-def _in_parameters(e: cs.SX, params: dict[str, FlatParameter]) -> bool:
-    """Whether every free symbol of ``e`` is a parameter (looked up by name, checked by
-    identity): coefficients in parameters only, the common case, need no dependency sweep
-    over every unknown. False also for a symbol it cannot place (the sweep decides)."""
-    for s in cs.symvar(e):
-        p = params.get(s.name())
-        if p is None or p.sym.element_hash() != s.element_hash():
-            return False
-    return True
+def _in_parameters(e: cs.SX, params: set[int]) -> bool:
+    """Whether every free symbol of ``e`` is a parameter (``params``: the parameters'
+    node identities, :meth:`SX.element_hash`): coefficients in parameters only, the
+    common case, need no dependency sweep over every unknown."""
+    return all(map(params.__contains__, map(_SX_hash, cs.symvar(e))))
 
 
 def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
@@ -99,7 +97,7 @@ def _substituted(F: cs.SX, syms: cs.SX, used: list[int], parts: list[cs.SX]) -> 
     return cs.substitute(F, syms[used], cs.vertcat(*parts)) if used else F
 
 
-def _dependent_rows(coef: cs.SX, params: dict[str, FlatParameter],
+def _dependent_rows(coef: cs.SX, params: set[int],
                     unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
     """Rows of ``coef`` that depend on an unknown or time."""
     if _in_parameters(coef, params):
@@ -124,7 +122,8 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # of stacking thousands of scalar expressions again
     syms = sys.symbols()
     all_res = sys.residuals()
-    params = {p.name: p for p in sys.parameters}
+    # (a node's identity while it lives: the system holds every parameter)
+    params = set(map(_SX_hash, sys.parameter_symbols().nonzeros()))
     with_t: list[cs.SX] = []  # [the unknowns and time], formed if a dependency test needs it
 
     def unknowns_and_time() -> cs.SX:
