@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import casadi as cs
 import numpy as np
@@ -36,8 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SolvedBlocks", "solve_blocks", "solve_pass", "MAX_LINEAR_BLOCK"]
 
-_SX_hash: Callable[[Any], int] = getattr(getattr(cs, "_casadi", None), "SX_element_hash",
-                                         cs.SX.element_hash)
+_SX_name: Callable[[Any], str] = getattr(getattr(cs, "_casadi", None), "SX_name", cs.SX.name)
 
 #: largest implicit block solved by a symbolic linear solve (the expression of a dense
 #: solve grows like n^3)
@@ -78,11 +77,26 @@ def _unknown_not_determined(sys: EquationSystem, bl: Block, why: str) -> Singula
     )
 
 
-def _in_parameters(e: cs.SX, params: set[int]) -> bool:
-    """Whether every free symbol of ``e`` is a parameter (``params``: the parameters'
-    node identities, :meth:`SX.element_hash`): coefficients in parameters only, the
-    common case, need no dependency sweep over every unknown."""
-    return all(map(params.__contains__, map(_SX_hash, cs.symvar(e))))
+class _Parameters(NamedTuple):
+    """The parameters' positions by name, and their symbols in one column."""
+
+    by_name: dict[str, int]
+    column: cs.SX
+
+
+def _in_parameters(e: cs.SX, params: _Parameters) -> bool:
+    """Whether every free symbol of ``e`` is a parameter (looked up by name, checked by
+    identity for all at once: ``s - p`` is the constant 0 only where ``s`` is the node
+    ``p``): coefficients in parameters only, the common case, need no dependency sweep
+    over every unknown. False also for a symbol it cannot place (the sweep decides)."""
+    syms = cs.symvar(e)
+    if not syms:
+        return True
+    at = list(map(params.by_name.get, map(_SX_name, syms)))
+    if None in at:
+        return False
+    taken = params.column[cast(list[int], at)]
+    return bool(cs.sparsify(cs.vertcat(*syms) - taken).nnz() == 0)
 
 
 def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
@@ -97,7 +111,7 @@ def _substituted(F: cs.SX, syms: cs.SX, used: list[int], parts: list[cs.SX]) -> 
     return cs.substitute(F, syms[used], cs.vertcat(*parts)) if used else F
 
 
-def _dependent_rows(coef: cs.SX, params: set[int],
+def _dependent_rows(coef: cs.SX, params: _Parameters,
                     unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
     """Rows of ``coef`` that depend on an unknown or time."""
     if _in_parameters(coef, params):
@@ -122,8 +136,8 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # of stacking thousands of scalar expressions again
     syms = sys.symbols()
     all_res = sys.residuals()
-    # (a node's identity while it lives: the system holds every parameter)
-    params = set(map(_SX_hash, sys.parameter_symbols().nonzeros()))
+    params = _Parameters({p.name: k for k, p in enumerate(sys.parameters)},
+                         sys.parameter_symbols())
     with_t: list[cs.SX] = []  # [the unknowns and time], formed if a dependency test needs it
 
     def unknowns_and_time() -> cs.SX:
