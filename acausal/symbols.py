@@ -207,8 +207,9 @@ class SymbolTable:
                          decl)
             return sym
         sym = cs.SX.sym(name, size)
-        elems = [sym[k] for k in range(size)]
-        starts = list(np.broadcast_to(np.asarray(start, dtype=float), (size,)))
+        elems: list[cs.SX] = sym.nonzeros()  # type: ignore[assignment]  # (SX: one call)
+        st = np.asarray(start, dtype=float)
+        starts = [float(st)] * size if st.ndim == 0 else np.broadcast_to(st, (size,)).tolist()
         for e, s0 in zip(elems, starts, strict=True):
             self.add_var(e.name(), e, s0, fixed, unit, nominal, state_priority, origin, hint,
                          decl)
