@@ -16,7 +16,7 @@ from typing import overload
 import numpy as np
 
 from ..csr import offsets, spread
-from .matching import SCIPY_GRAPH_MIN
+from . import matching
 
 __all__ = ["Block", "Blocks", "strong_components"]
 
@@ -129,7 +129,7 @@ def strong_components(n: int, ptr: np.ndarray, dep: np.ndarray
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     ptr = np.asarray(ptr, dtype=np.int64)
-    if n < SCIPY_GRAPH_MIN:  # (a small model never imports scipy: see matching)
+    if n < matching.SCIPY_GRAPH_MIN:  # (a small model never imports scipy: see matching)
         dep_l, ptr_l = np.asarray(dep).tolist(), ptr.tolist()
         comps = _tarjan(n, [dep_l[ptr_l[k]:ptr_l[k + 1]] for k in range(n)])
         return (np.fromiter((j for c in comps for j in sorted(c)), dtype=np.int64, count=n),

@@ -15,7 +15,7 @@ import pytest
 import acausal as ac
 from acausal.flatten import FlatEquation
 from acausal.state import CompileState, Pass, PassOrderError
-from acausal.structure import blt
+from acausal.structure import matching
 from acausal.structure.blt import Blocks, strong_components
 from acausal.structure.causalize import causalize
 from acausal.structure.diagnostics import StructureDiagnostics, structural_error
@@ -332,7 +332,7 @@ def _tarjan(n: int, succ: list[list[int]]) -> list[list[int]]:
     return out
 
 
-@pytest.mark.parametrize("scipy_from", [blt.SCIPY_GRAPH_MIN, 0])
+@pytest.mark.parametrize("scipy_from", [matching.SCIPY_GRAPH_MIN, 0])
 def test_strong_components_are_tarjans_in_his_order(monkeypatch, scipy_from):
     """The BLT's strongly connected components (the Python search for a small system,
     SciPy's compiled one for a large system, issue 14; here also for small ones) are the
@@ -340,7 +340,7 @@ def test_strong_components_are_tarjans_in_his_order(monkeypatch, scipy_from):
     DAE's block order does not depend on the size), on random digraphs; every
     dependency points to the same or an earlier block; a chain of 200 000 nodes (deeper
     than Python's recursion) comes out node by node, dependencies first."""
-    monkeypatch.setattr(blt, "SCIPY_GRAPH_MIN", scipy_from)
+    monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", scipy_from)
     rng = np.random.default_rng(7)
     for _ in range(400):
         n = int(rng.integers(0, 30))

@@ -5,8 +5,10 @@ than the whole run): the incidence and cutset matrices are :class:`acausal.csr.C
 matching is Python augmenting paths below ``SCIPY_GRAPH_MIN``, the Newton step a numpy
 LU up to ``DENSE_STEP_MAX`` unknowns, the affine outputs a numpy product below
 ``SCIPY_PRODUCT_MIN`` nonzeros, the dummy-derivative pivoting a numpy QR with column
-pivoting and its blocks Python union-find. Each is checked here against scipy on the same
-systems, and whole builds are compared with the size thresholds forced either way.
+pivoting and its blocks Python union-find, the BLT's strongly connected components Python
+Tarjan (against scipy in ``tests/structure/test_passes.py``). Each is checked here against
+scipy on the same systems, and whole builds are compared with the size thresholds forced
+either way.
 """
 
 from __future__ import annotations
