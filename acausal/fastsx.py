@@ -220,3 +220,14 @@ def stack(*pieces: Any) -> cs.SX:
             out[at:at + k] = p
             at += k
     return out
+
+
+def same_nodes(F: cs.SX, G: cs.SX) -> Any:
+    """Which entries of the column ``F`` are, node for node, the expressions of ``G`` (a
+    boolean array; an exact structural test: CasADi forms ``f - g`` as the constant 0
+    where ``f`` and ``g`` are the same operation on the same nodes, and only there)."""
+    import numpy as np
+
+    out = np.ones(F.numel(), dtype=bool)
+    out[np.asarray(cs.sparsify(F - G).sparsity().row(), dtype=np.int64)] = False
+    return out

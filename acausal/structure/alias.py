@@ -19,7 +19,7 @@ import numpy as np
 
 from ..csr import offsets, spread, unique
 from ..errors import StartValueConflict
-from ..fastsx import stack
+from ..fastsx import same_nodes, stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..state import need
@@ -188,15 +188,6 @@ def _candidates(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, is_der: np.n
     return rows[~(first | second)]
 
 
-def _same(F: cs.SX, G: cs.SX) -> np.ndarray:
-    """Which entries of ``F`` are, node for node, the expressions of ``G`` (an exact
-    structural test: CasADi forms ``f - g`` as the constant 0 where ``f`` and ``g`` are the
-    same operation on the same nodes, and only there)."""
-    out = np.ones(F.numel(), dtype=bool)
-    out[np.asarray(cs.sparsify(F - G).sparsity().row(), dtype=np.int64)] = False
-    return out
-
-
 def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.SX
             ) -> dict[int, _Alias | _Const]:
     """The candidate rows whose residual is, as a tree, ``a - b``, ``-(a + b)``, ``a + b``
@@ -217,14 +208,14 @@ def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.
             if not left.size:
                 break
             a, b = (j1[left], j0[left]) if swap else (j0[left], j1[left])
-            hit = _same(R[two[left].tolist()], form(X[a.tolist()], X[b.tolist()]))
+            hit = same_nodes(R[two[left].tolist()], form(X[a.tolist()], X[b.tolist()]))
             for r, ja, jb in zip(two[left[hit]].tolist(), a[hit].tolist(), b[hit].tolist(),
                                  strict=True):
                 out[r] = _Alias(ja, jb, s)
             left = left[~hit]
     if one.size:
         j = col[ptr[one]].tolist()
-        for k in np.flatnonzero(_same(R[one.tolist()], X[j])).tolist():
+        for k in np.flatnonzero(same_nodes(R[one.tolist()], X[j])).tolist():
             out[int(one[k])] = _Const(j[k], _ZERO)
     return out
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..csr import unique
 from ..errors import SingularityError
-from ..fastsx import stack
+from ..fastsx import same_nodes, stack
 from ..records import record
 from ..state import need
 from .blt import Block
@@ -86,17 +86,16 @@ class _Parameters(NamedTuple):
 
 def _in_parameters(e: cs.SX, params: _Parameters) -> bool:
     """Whether every free symbol of ``e`` is a parameter (looked up by name, checked by
-    identity for all at once: ``s - p`` is the constant 0 only where ``s`` is the node
-    ``p``): coefficients in parameters only, the common case, need no dependency sweep
-    over every unknown. False also for a symbol it cannot place (the sweep decides)."""
+    identity for all at once, :func:`~acausal.fastsx.same_nodes`): coefficients in
+    parameters only, the common case, need no dependency sweep over every unknown. False
+    also for a symbol it cannot place (the sweep decides)."""
     syms = cs.symvar(e)
     if not syms:
         return True
     at = list(map(params.by_name.get, map(_SX_name, syms)))
     if None in at:
         return False
-    taken = params.column[cast(list[int], at)]
-    return bool(cs.sparsify(cs.vertcat(*syms) - taken).nnz() == 0)
+    return bool(same_nodes(cs.vertcat(*syms), params.column[cast(list[int], at)]).all())
 
 
 def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
