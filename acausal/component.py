@@ -337,12 +337,7 @@ class Variable(_Declaration):
 
     def problem(self, value: Any) -> str | None:
         """What is wrong with a start value for this variable, or None."""
-        values = np.asarray(value, dtype=float)
-        if values.shape not in ((), (1,), (self.size,)):  # (what broadcasts to the size)
-            return (f"must be one number or {self.size} (one per element), got "
-                    f"{values.size} numbers of shape {values.shape}" if self.size > 1 else
-                    f"must be one number, got {values.size} numbers")
-        for v in np.ravel(values):
+        for v in np.ravel(np.asarray(value, dtype=float)):
             bad = bounds_problem(float(v), self.min, True, self.max, True, self.unit)
             if bad is not None:
                 return bad

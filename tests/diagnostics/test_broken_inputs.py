@@ -103,24 +103,6 @@ def test_negative_absolute_temperature_is_an_error():
         th.FixedTemperature(T=-10.0)
 
 
-def test_start_value_of_the_wrong_size_names_the_variable():
-    """A vector variable's start value is one number or one per element; another shape is
-    reported with the component and the variable, not as numpy's broadcast error."""
-    from components import multibody as mb
-
-    assert mb.FreeMotion(v_rel=[3.0, 4.0, 0.0]).variables()["v_rel"].start == [3.0, 4.0, 0.0]
-    assert mb.FreeMotion(v_rel=2.0).variables()["v_rel"].start == 2.0  # (every element)
-    with pytest.raises(ac.ModelDefinitionError,
-                       match=r"FreeMotion: start value of 'v_rel' must be one number or 3 "
-                             r"\(one per element\), got 2 numbers"):
-        mb.FreeMotion(v_rel=[1.0, 2.0])
-    with pytest.raises(ac.ModelDefinitionError, match=r"start value of 'v_rel' .* shape \(1, 3\)"):
-        mb.FreeMotion(v_rel=[[1.0, 2.0, 3.0]])
-    with pytest.raises(ac.ModelDefinitionError,
-                       match=r"start value of 'phi' must be one number, got 2 numbers"):
-        rot.Inertia(J=1.0, phi=[0.0, 1.0])
-
-
 def test_missing_super_init_is_explained():
     class Forgetful(ac.Model):
         def __init__(self):
