@@ -386,7 +386,9 @@ class _Flattener:
                     if vi.size != 1:
                         raise ModelDefinitionError(
                             f"{c._describe()}: discrete variable {name!r} must be a scalar")
-                    b[name] = tab.new_discrete(prefix + name, float(vi.start), vi.unit,
+                    b[name] = tab.new_discrete(prefix + name,
+                                               symbols.start_values(vi.start, 1, prefix + name)[0],
+                                               vi.unit,
                                                vi.doc)
                     tab.add_output(prefix + name, b[name])
                     continue

@@ -184,6 +184,29 @@ class FlatParameter:
                 f"kind={self.kind!r})")
 
 
+def start_values(start: Any, size: int, name: str) -> list[float]:
+    """The start value ``start`` of the variable ``name`` (``size`` scalars) as one float
+    per element: one number stands for every element; otherwise it must give one per
+    element. Any other shape is a :class:`ModelDefinitionError` that names the variable
+    (where a component's variable has its final size: some components size a vector after
+    their keywords are set)."""
+    if type(start) is float:  # (the common case, first)
+        return [start] * size
+    try:
+        st = np.asarray(start, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelDefinitionError(
+            f"the start value of {name!r} must be a number or {size} numbers; "
+            f"got {start!r}") from None
+    if st.size == 1:
+        return [float(st.reshape(()))] * size
+    if st.shape == (size,):
+        return st.tolist()  # type: ignore[no-any-return]
+    want = "one number" if size == 1 else f"one number or {size} (one per element)"
+    raise ModelDefinitionError(
+        f"the start value of {name!r} has shape {st.shape}; it takes {want}")
+
+
 class SymbolTable:
     """Unknowns, derivative symbols, parameters and named outputs of one model."""
 
@@ -203,13 +226,12 @@ class SymbolTable:
         """Create ``size`` scalar unknowns named ``name`` (``name_k`` elements if a vector)."""
         if size == 1:  # (a scalar symbol is named exactly ``name``; the common case)
             sym = cs.SX.sym(name)
-            self.add_var(name, sym, start, fixed, unit, nominal, state_priority, origin, hint,
-                         decl)
+            self.add_var(name, sym, start_values(start, 1, name)[0], fixed, unit, nominal,
+                         state_priority, origin, hint, decl)
             return sym
+        starts = start_values(start, size, name)
         sym = cs.SX.sym(name, size)
         elems: list[cs.SX] = sym.nonzeros()  # type: ignore[assignment]  # (SX: one call)
-        st = np.asarray(start, dtype=float)
-        starts = [float(st)] * size if st.ndim == 0 else np.broadcast_to(st, (size,)).tolist()
         for e, s0 in zip(elems, starts, strict=True):
             self.add_var(e.name(), e, s0, fixed, unit, nominal, state_priority, origin, hint,
                          decl)

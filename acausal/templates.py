@@ -23,11 +23,10 @@ from itertools import repeat
 from typing import Any, NamedTuple
 
 import casadi as cs
-import numpy as np
 
 from .component import Component, Model, Parameter, Port, Variable, collect_equations
 from .functions import no_relation_of
-from .symbols import FlatParameter, FlatVariable, LazyColumn
+from .symbols import FlatParameter, FlatVariable, LazyColumn, start_values
 
 __all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys"]
 
@@ -443,16 +442,17 @@ class Group:
             fixed = [vi.fixed for vi in vis]
             if size == 1:
                 names, elems = self.var_names[o], self.var_elems[o]
-                made = _flat_variables(names, elems, [float(vi.start) for vi in vis],
-                                       fixed, vis, origins)
+                starts1 = [start_values(vi.start, 1, nm)[0]
+                           for vi, nm in zip(vis, names, strict=True)]
+                made = _flat_variables(names, elems, starts1, fixed, vis, origins)
                 fvs.append(made)
                 # (an unknown's output is its symbol: the variable stands for it until read)
                 out_names.append(names)
                 out_syms.append(made)
                 values.append(elems)
             else:
-                starts = [np.broadcast_to(np.asarray(vi.start, dtype=float), (size,)).tolist()
-                          for vi in vis]
+                starts = [start_values(vi.start, size, p + name)
+                          for vi, p in zip(vis, prefixes, strict=True)]
                 for k in range(size):
                     fvs.append(_flat_variables(self.var_names[o + k], self.var_elems[o + k],
                                                [s[k] for s in starts], fixed, vis, origins))

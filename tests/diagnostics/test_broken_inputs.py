@@ -14,6 +14,7 @@ from models import RC
 
 import acausal as ac
 from components import electrical as el
+from components import multibody as mb
 from components import rotational as rot
 from components import thermal as th
 from components import translational as tr
@@ -94,6 +95,74 @@ def test_parameter_without_default_names_it():
 
     with pytest.raises(ac.ModelDefinitionError, match=r"Spec: parameter 'G' \[S\] has no default"):
         Spec()
+
+
+def _inertias(n, bad, **kw):
+    """``n`` inertias on springs to a fixed flange; ``j{bad}`` takes the keywords ``kw``."""
+
+    class Inertias(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.fixed = rot.Fixed()
+            for k in range(n):
+                j = rot.Inertia(J=1.0, **(kw if k == bad else {}))
+                s = rot.Spring(c=1.0)
+                setattr(self, f"s{k}", s)
+                setattr(self, f"j{k}", j)
+                self.connect(self.fixed.flange, s.flange_a)
+                self.connect(s.flange_b, j.flange_a)
+
+    return Inertias()
+
+
+def _free_bodies(n, bad, v_rel):
+    """``n`` bodies in free motion from the world; ``fm{bad}`` starts at ``v_rel``."""
+
+    class Bodies(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.world = mb.World()
+            for k in range(n):
+                fm = mb.FreeMotion(**({"v_rel": v_rel} if k == bad else {}))
+                b = mb.Body(m=1.0, I_11=1.0, I_22=1.0, I_33=1.0)
+                setattr(self, f"fm{k}", fm)
+                setattr(self, f"b{k}", b)
+                self.connect(self.world.frame_b, fm.frame_a)
+                self.connect(fm.frame_b, b.frame_a)
+
+    return Bodies()
+
+
+# (each case once with every component flattened on its own, once with the identical
+# components flattened as template groups: the two paths make the start values separately)
+@pytest.mark.parametrize("min_group", [10**9, 2])
+@pytest.mark.parametrize("make, path, shape, takes", [
+    (lambda: _inertias(3, 1, phi=[0.0, 1.0]), "j1.phi", "(2,)", "one number"),
+    (lambda: _free_bodies(3, 2, [1.0, 2.0]), "fm2.v_rel", "(2,)", "one number or 3"),
+    (lambda: _free_bodies(3, 0, [[1.0, 2.0, 3.0]]), "fm0.v_rel", "(1, 3)", "one number or 3"),
+])
+def test_start_value_of_the_wrong_shape_names_the_variable(monkeypatch, min_group, make, path,
+                                                            shape, takes):
+    # (the check is at the build, where a vector has its final size: FlexibleBody sizes its
+    # q and qd from its mesh after its keywords are set)
+    from acausal import templates
+
+    monkeypatch.setattr(templates, "MIN_GROUP", min_group)
+    with pytest.raises(ac.ModelDefinitionError) as exc:
+        ac.build(make())
+    msg = str(exc.value)
+    assert f"start value of {path!r} has shape {shape}" in msg and takes in msg
+
+
+@pytest.mark.parametrize("min_group", [10**9, 2])
+def test_start_value_of_one_element_or_one_per_element_is_taken(monkeypatch, min_group):
+    from acausal import templates
+
+    monkeypatch.setattr(templates, "MIN_GROUP", min_group)
+    res = ac.simulate(_free_bodies(3, 1, [1.0, 2.0, 3.0]), 0.01)
+    np.testing.assert_array_equal(res["fm1.v_rel"][0], [1.0, 2.0, 3.0])
+    res = ac.simulate(_inertias(3, 1, phi=[0.5]), 0.01)
+    assert res["j1.phi"][0] == 0.5
 
 
 def test_negative_absolute_temperature_is_an_error():
