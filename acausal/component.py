@@ -190,7 +190,19 @@ class Parameter(_Declaration):
     structural : bool
         If True, the value is a plain Python value used when the model is built (a size,
         a flag, a vector) and never becomes a symbol.
+    shape : tuple of int, optional
+        For a structural array of numbers (a 3-vector in a frame, a gravity vector): its
+        shape. The value is checked when it is set: numbers (or strings with a unit,
+        ``["10 mm", 0, 0]``), finite, of this shape; it is kept as a list of floats. With
+        ``signal=True`` it may also be a function of time.
+    direction : bool
+        With ``shape=(3,)``: the vector only gives a direction (the component normalises
+        it), so the zero vector is rejected.
     """
+
+    # (class defaults: declarations pickled before these existed have no attribute)
+    shape: tuple[int, ...] | None = None
+    direction: bool = False
 
     def __init__(
         self,
@@ -204,6 +216,8 @@ class Parameter(_Declaration):
         max_inclusive: bool = True,
         signal: bool = False,
         structural: bool = False,
+        shape: tuple[int, ...] | None = None,
+        direction: bool = False,
     ) -> None:
         self.default = default
         self.unit = unit
@@ -214,6 +228,12 @@ class Parameter(_Declaration):
         self.max_inclusive = max_inclusive
         self.signal = signal
         self.structural = structural
+        if shape is not None:
+            self.shape = tuple(shape)
+        if direction:
+            if self.shape != (3,):
+                raise ValueError("Parameter(direction=True) needs shape=(3,)")
+            self.direction = True
 
     def problem(self, value: float) -> str | None:
         """What is wrong with the number ``value`` for this parameter, or None."""
@@ -222,7 +242,7 @@ class Parameter(_Declaration):
 
     def check(self, owner: Component, value: Any) -> Any:
         if self.structural:
-            return value
+            return value if self.shape is None else self._array(owner, value)
         if isinstance(value, str):
             value = _with_unit(value, self.unit,
                                f"{owner._describe()}: parameter {self.name!r} [{self.unit}]")
@@ -254,6 +274,44 @@ class Parameter(_Declaration):
             raise ModelDefinitionError(
                 f"{owner._describe()}: parameter {self.name!r} {bad}")
         return v
+
+    def _array(self, owner: Component, value: Any) -> Any:
+        """A structural array of numbers (``shape``) checked, as a list of floats."""
+        what = f"{owner._describe()}: parameter {self.name!r}"
+        if callable(value):
+            if self.signal:
+                return value
+            raise ModelDefinitionError(f"{what} is a constant and cannot be a function of time")
+        shape = self.shape or ()
+        unit = f" [{self.unit}]" if self.unit and self.unit != "1" else ""
+        want = (f"{shape[0]} numbers{unit}" if len(shape) == 1
+                else f"a {' x '.join(map(str, shape))} array of numbers{unit}")
+        try:
+            items = np.asarray(value, dtype=object)
+        except ValueError:  # (a ragged nesting)
+            items = np.empty(0, dtype=object)
+        if len(shape) == 1 and items.ndim == 2 and 1 in items.shape:
+            items = items.ravel()  # (a numpy column or row vector)
+        if items.shape != shape:
+            raise ModelDefinitionError(f"{what} must be {want}, got {value!r}")
+        out = []
+        for x in items.ravel().tolist():
+            if isinstance(x, str):
+                x = _with_unit(x, self.unit, f"{what} [{self.unit}]")
+            try:
+                if isinstance(x, bool):
+                    raise TypeError
+                x = float(x)
+            except (TypeError, ValueError):
+                raise ModelDefinitionError(f"{what} must be {want}, got {value!r}") from None
+            if not math.isfinite(x):
+                raise ModelDefinitionError(
+                    f"{what} must be finite, got {value!r}")
+            out.append(x)
+        if self.direction and not any(out):
+            raise ModelDefinitionError(
+                f"{what} is a direction and must not be the zero vector, got {value!r}")
+        return np.reshape(out, shape).tolist()
 
     def __get__(self, inst: Component | None, owner: type) -> Any:
         if inst is None:

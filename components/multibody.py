@@ -83,7 +83,7 @@ class World(MultibodyComponent):
         cannot be used) or ``"virtual_power"`` to force one (see docs/multibody.md)
     """
 
-    g = Parameter([0.0, -9.81, 0.0], unit="m/s2", doc="gravity vector", structural=True)
+    g = Parameter([0.0, -9.81, 0.0], unit="m/s2", doc="gravity vector", structural=True, shape=(3,))
     frame_b = Frame("the world frame")
     mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.WORLD, EdgeRole.WORLD)]
     is_world = True
@@ -164,7 +164,7 @@ class Body(FreeFlyingBody):
 
     m = Parameter(1.0, unit="kg", doc="mass", min=0.0, min_inclusive=False)
     r_CM = Parameter([0.0, 0.0, 0.0], unit="m", doc="centre of mass in frame_a",
-                     structural=True)
+                     structural=True, shape=(3,))
     I_11 = Parameter(0.001, unit="kg.m2", doc="inertia about x through the centre of mass",
                      min=0.0)
     I_22 = Parameter(0.001, unit="kg.m2", doc="inertia about y through the centre of mass",
@@ -225,7 +225,8 @@ class FixedTranslation(_TwoFrames):
     r : vector from frame_a to frame_b in frame_a [m]
     """
 
-    r = Parameter([0.0, 0.0, 0.0], unit="m", doc="arm vector in frame_a", structural=True)
+    r = Parameter([0.0, 0.0, 0.0], unit="m", doc="arm vector in frame_a",
+                  structural=True, shape=(3,))
     mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.ARM, EdgeRole.ARM)]
 
     def tree_motion(self) -> TreeMotion:
@@ -247,8 +248,9 @@ class FixedRotation(_TwoFrames):
     r : shift in frame_a [m]; n : rotation axis in frame_a [1]; angle : rotation angle [rad]
     """
 
-    r = Parameter([0.0, 0.0, 0.0], unit="m", doc="shift in frame_a", structural=True)
-    n = Parameter([0.0, 0.0, 1.0], unit="1", doc="rotation axis in frame_a", structural=True)
+    r = Parameter([0.0, 0.0, 0.0], unit="m", doc="shift in frame_a", structural=True, shape=(3,))
+    n = Parameter([0.0, 0.0, 1.0], unit="1", doc="rotation axis in frame_a",
+                  structural=True, shape=(3,), direction=True)
     angle = Parameter(0.0, unit="rad", doc="rotation angle", structural=True)
     mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.ARM, EdgeRole.ARM)]
 
@@ -301,7 +303,7 @@ class Revolute(_AxisJoint):
     """
 
     n = Parameter([0.0, 0.0, 1.0], unit="1", doc="axis of rotation in frame_a",
-                  structural=True)
+                  structural=True, shape=(3,), direction=True)
     phi = Variable(unit="rad", doc="relative rotation angle")
     w = Variable(unit="rad/s", doc="relative angular velocity")
     a = Variable(unit="rad/s2", doc="relative angular acceleration")
@@ -353,7 +355,7 @@ class Prismatic(_AxisJoint):
     """
 
     n = Parameter([1.0, 0.0, 0.0], unit="1", doc="direction of translation in frame_a",
-                  structural=True)
+                  structural=True, shape=(3,), direction=True)
     s = Variable(unit="m", doc="relative displacement")
     v = Variable(unit="m/s", doc="relative velocity")
     a = Variable(unit="m/s2", doc="relative acceleration")
@@ -438,8 +440,10 @@ class Universal(_TwoFrames):
     phi_a, phi_b : joint angles [rad]; w_a, w_b : joint speeds [rad/s]
     """
 
-    n_a = Parameter([1.0, 0.0, 0.0], unit="1", doc="first axis in frame_a", structural=True)
-    n_b = Parameter([0.0, 1.0, 0.0], unit="1", doc="second axis in frame_b", structural=True)
+    n_a = Parameter([1.0, 0.0, 0.0], unit="1", doc="first axis in frame_a",
+                    structural=True, shape=(3,), direction=True)
+    n_b = Parameter([0.0, 1.0, 0.0], unit="1", doc="second axis in frame_b",
+                    structural=True, shape=(3,), direction=True)
     phi_a = Variable(unit="rad", doc="angle about n_a")
     phi_b = Variable(unit="rad", doc="angle about n_b")
     w_a = Variable(unit="rad/s", doc="speed about n_a")
@@ -480,7 +484,8 @@ class Cylindrical(_TwoFrames):
     phi [rad], w [rad/s]; s [m], v [m/s]
     """
 
-    n = Parameter([1.0, 0.0, 0.0], unit="1", doc="axis in frame_a", structural=True)
+    n = Parameter([1.0, 0.0, 0.0], unit="1", doc="axis in frame_a",
+                  structural=True, shape=(3,), direction=True)
     phi = Variable(unit="rad", doc="rotation angle")
     w = Variable(unit="rad/s", doc="rotation speed")
     s = Variable(unit="m", doc="displacement")
@@ -516,8 +521,10 @@ class Planar(_TwoFrames):
     s_x, s_y [m], v_x, v_y [m/s], phi [rad], w [rad/s]
     """
 
-    n = Parameter([0.0, 0.0, 1.0], unit="1", doc="plane normal in frame_a", structural=True)
-    n_x = Parameter([1.0, 0.0, 0.0], unit="1", doc="in-plane x direction", structural=True)
+    n = Parameter([0.0, 0.0, 1.0], unit="1", doc="plane normal in frame_a",
+                  structural=True, shape=(3,), direction=True)
+    n_x = Parameter([1.0, 0.0, 0.0], unit="1", doc="in-plane x direction",
+                    structural=True, shape=(3,), direction=True)
     s_x = Variable(unit="m", doc="displacement along n_x")
     s_y = Variable(unit="m", doc="displacement along n x n_x")
     v_x = Variable(unit="m/s", doc="velocity along n_x")
@@ -664,7 +671,7 @@ class WorldForce(MultibodyComponent):
     """
 
     force = Parameter([0.0, 0.0, 0.0], unit="N", doc="force vector (world) or f(t)",
-                      structural=True)
+                      structural=True, signal=True, shape=(3,))
     frame_b = Frame("frame the force acts on")
     mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.FORCE, EdgeRole.FORCE)]
 
@@ -682,7 +689,7 @@ class WorldTorque(MultibodyComponent):
     """
 
     torque = Parameter([0.0, 0.0, 0.0], unit="N.m", doc="torque vector (world) or f(t)",
-                       structural=True)
+                       structural=True, signal=True, shape=(3,))
     frame_b = Frame("frame the torque acts on")
     mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.FORCE, EdgeRole.FORCE)]
 

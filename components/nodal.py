@@ -464,7 +464,7 @@ class PlanarGuide(NodalComponent):
     """
 
     normal = Parameter([0.0, 0.0, 1.0], unit="1", doc="normal of the guiding plane",
-                       structural=True)
+                       structural=True, shape=(3,), direction=True)
     pin = Pin("guided nodal point")
 
     def nodal_constraints(self, pins, t):
@@ -589,7 +589,8 @@ class Load(NodalComponent):
     f : force [N], a 3-vector or a function of time returning one (structural)
     """
 
-    f = Parameter([0.0, 0.0, 0.0], unit="N", doc="force (vector or f(t))", structural=True)
+    f = Parameter([0.0, 0.0, 0.0], unit="N", doc="force (vector or f(t))",
+                  structural=True, signal=True, shape=(3,))
     pin = Pin("loaded nodal point")
 
     def nodal_forces(self, pins, t):
@@ -610,7 +611,7 @@ class Gravity(NodalComponent):
     g : gravity vector [m/s2] (structural)
     """
 
-    g = Parameter([0.0, -9.81, 0.0], unit="m/s2", doc="gravity vector", structural=True)
+    g = Parameter([0.0, -9.81, 0.0], unit="m/s2", doc="gravity vector", structural=True, shape=(3,))
 
     def gravity_vector(self) -> np.ndarray:
         return np.asarray(self.g, dtype=float).reshape(3)

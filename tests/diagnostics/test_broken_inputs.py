@@ -165,6 +165,33 @@ def test_start_value_of_one_element_or_one_per_element_is_taken(monkeypatch, min
     assert res["j1.phi"][0] == 0.5
 
 
+@pytest.mark.parametrize("make, message", [
+    (lambda: mb.Body(r_CM=[0.5, 0.0]),
+     "Body: parameter 'r_CM' must be 3 numbers [m], got [0.5, 0.0]"),
+    (lambda: mb.FixedTranslation(r=1.0), "parameter 'r' must be 3 numbers [m], got 1.0"),
+    (lambda: mb.World(g=[0.0, -9.81]), "World: parameter 'g' must be 3 numbers [m/s2]"),
+    (lambda: mb.Revolute(n="z"), "Revolute: parameter 'n' must be 3 numbers, got 'z'"),
+    (lambda: mb.Revolute(n=[0.0, NAN, 1.0]), "parameter 'n' must be finite"),
+    (lambda: mb.Body(r_CM=[INF, 0.0, 0.0]), "parameter 'r_CM' must be finite"),
+    (lambda: mb.Prismatic(n=[0, 0, 0]), "Prismatic: parameter 'n' is a direction and must not be "
+     "the zero vector"),
+    (lambda: mb.WorldForce(force=[1.0, True, 0.0]), "parameter 'force' must be 3 numbers [N]"),
+])
+def test_structural_vector_of_the_wrong_shape_or_value_names_the_parameter(make, message):
+    # (they were numpy's reshape errors, a LAPACK message on stderr for an infinite centre
+    # of mass, or a NaN found by the integrator at t = 0)
+    with pytest.raises(ac.ModelDefinitionError) as exc:
+        make()
+    assert message in str(exc.value)
+
+
+def test_structural_vector_takes_units_numpy_vectors_and_functions_of_time():
+    assert mb.FixedTranslation(r=["10 mm", 0, "2 cm"]).r == [0.01, 0.0, 0.02]
+    assert mb.Body(r_CM=np.array([[1.0], [2.0], [3.0]])).r_CM == [1.0, 2.0, 3.0]
+    f = lambda t: [t, 0.0, 0.0]  # noqa: E731  (a force of time: signal=True)
+    assert mb.WorldForce(force=f).force is f
+
+
 def test_negative_absolute_temperature_is_an_error():
     with pytest.raises(ac.ModelDefinitionError, match=r"start value of 'T' = -5"):
         th.HeatCapacitor(C=1.0, T=-5.0)
