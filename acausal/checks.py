@@ -281,6 +281,29 @@ def _equal(a: Any, b: Any) -> bool:
 # --------------------------------------------------------------------------------------
 
 
+def _vector_starts(cm: CompiledModel, start: Mapping[str, Any], variables: Mapping[str, Any]
+                   ) -> dict[str, Any]:
+    """``start`` with a vector unknown given by its name (``{"fm.v_rel": [1, 0, 0]}``, or
+    one number for every element) as its elements' starts (``fm.v_rel_0``, ...)."""
+    flat = cm.flat.index
+    out: dict[str, Any] = {}
+    for key, value in start.items():
+        if key in variables or f"{key}_0" not in flat:
+            out[key] = value
+            continue
+        names = list(itertools.takewhile(flat.__contains__,
+                                         (f"{key}_{k}" for k in itertools.count())))
+        values = ([value] * len(names) if isinstance(value, str) or np.ndim(value) == 0
+                  else value)
+        if np.ndim(values) != 1 or len(values) != len(names):
+            raise StartValueError(
+                f"start[{key!r}]: {key} is a vector of {len(names)} elements "
+                f"({names[0]} to {names[-1]}); give one number for all of them or "
+                f"{len(names)}, got {value!r}")
+        out.update(zip(names, values, strict=True))
+    return out
+
+
 def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
                   ) -> dict[str, Any] | None:
     if start is None:
@@ -292,6 +315,8 @@ def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
     for key in start:
         if not isinstance(key, str):
             raise StartValueError(f"start keys are dotted names ('capacitor.v'), got {key!r}")
+    if cm is not None:
+        start = _vector_starts(cm, start, variables)
     unknown = [k for k in start if k not in variables] if cm is not None else []
     if unknown:
         hints = []

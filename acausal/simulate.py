@@ -189,7 +189,9 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         Parameter overrides by dotted path, ``{"r.R": 10.0}`` (no rebuild needed).
     start : dict
         Start-value overrides for this run by dotted path, ``{"capacitor.v": 3.0}`` (a fixed
-        start stays a condition with the new value; another start is the new guess).
+        start stays a condition with the new value; another start is the new guess). A
+        vector unknown takes its name and one number per element or one for all,
+        ``{"free.v_rel": [1.0, 0.0, 0.0]}``.
     max_step : float, optional
         Largest integrator step [s].
     solver : str

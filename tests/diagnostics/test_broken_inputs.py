@@ -898,6 +898,20 @@ def test_non_finite_start_value(rc):
         ac.simulate(rc, 0.1, start={"capacitor.v": NAN})
 
 
+def test_vector_start_override_by_the_vector_name():
+    # (a body in free motion under gravity: the start speed is the initial condition, so
+    # the first output point is exactly the override, element by element or one for all)
+    cm = ac.build(_free_bodies(1, -1, None))
+    res = ac.simulate(cm, 0.01, n_points=3, start={"fm0.v_rel": [1.0, 2.0, 3.0]})
+    np.testing.assert_array_equal(res["fm0.v_rel"][0], [1.0, 2.0, 3.0])
+    res = ac.simulate(cm, 0.01, n_points=3, start={"fm0.v_rel": "2 m/s"})
+    np.testing.assert_array_equal(res["fm0.v_rel"][0], [2.0, 2.0, 2.0])
+    with pytest.raises(ac.StartValueError, match=r"start\['fm0\.v_rel'\]: fm0\.v_rel is a "
+                       r"vector of 3 elements \(fm0\.v_rel_0 to fm0\.v_rel_2\).*"
+                       r"got \[1\.0, 2\.0\]"):
+        ac.simulate(cm, 0.01, start={"fm0.v_rel": [1.0, 2.0]})
+
+
 def test_unknown_result_name_suggests():
     res = ac.simulate(RC(), 0.1, n_points=3)
     with pytest.raises(KeyError, match="capacitor.v"):
