@@ -194,7 +194,8 @@ class Parameter(_Declaration):
         For a structural array of numbers (a 3-vector in a frame, a gravity vector): its
         shape. The value is checked when it is set: numbers (or strings with a unit,
         ``["10 mm", 0, 0]``), finite, of this shape; it is kept as a list of floats. With
-        ``signal=True`` it may also be a function of time.
+        ``signal=True`` it may also be a function of time; with the default ``None``, also
+        ``None``.
     direction : bool
         With ``shape=(3,)``: the vector only gives a direction (the component normalises
         it), so the zero vector is rejected.
@@ -278,6 +279,8 @@ class Parameter(_Declaration):
     def _array(self, owner: Component, value: Any) -> Any:
         """A structural array of numbers (``shape``) checked, as a list of floats."""
         what = f"{owner._describe()}: parameter {self.name!r}"
+        if value is None and self.default is None:
+            return None  # (a declared "none given": the component works it out)
         if callable(value):
             if self.signal:
                 return value

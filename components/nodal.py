@@ -261,9 +261,9 @@ class RigidBody(NodalComponent):
 
     m = Parameter(1.0, unit="kg", doc="mass", min=0.0)
     r_cm = Parameter(None, unit="m", doc="centre of mass (start configuration)",
-                     structural=True)
+                     structural=True, shape=(3,))
     inertia = Parameter(None, unit="kg.m2", doc="inertia about the centre of mass (world, start)",
-                        structural=True)
+                        structural=True, shape=(3, 3))
 
     def __init__(self, n_pins: int = 3, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -487,7 +487,7 @@ class ParallelGuide(TwoPin):
     """
 
     direction = Parameter(None, unit="1", doc="direction of the segment (None: at start)",
-                          structural=True)
+                          structural=True, shape=(3,), direction=True)
 
     def nodal_constraints(self, pins, t):
         d0 = pins["pin_b"].r0 - pins["pin_a"].r0
@@ -527,7 +527,7 @@ class Gear(NodalComponent):
     """
 
     axis = Parameter(None, unit="1", doc="gear axis (None: normal of the arms at start)",
-                     structural=True)
+                     structural=True, shape=(3,), direction=True)
     sense = Parameter(-1, doc="-1: opposite rotations, +1: equal rotations", structural=True)
     hub = Pin("common node of the two arms")
     pin_a = Pin("far end of arm a")

@@ -15,6 +15,7 @@ from models import RC
 import acausal as ac
 from components import electrical as el
 from components import multibody as mb
+from components import nodal as nd
 from components import rotational as rot
 from components import thermal as th
 from components import translational as tr
@@ -176,6 +177,9 @@ def test_start_value_of_one_element_or_one_per_element_is_taken(monkeypatch, min
     (lambda: mb.Prismatic(n=[0, 0, 0]), "Prismatic: parameter 'n' is a direction and must not be "
      "the zero vector"),
     (lambda: mb.WorldForce(force=[1.0, True, 0.0]), "parameter 'force' must be 3 numbers [N]"),
+    (lambda: nd.RigidBody(3, inertia=[[1.0, 0.0], [0.0, 1.0]]),
+     "RigidBody: parameter 'inertia' must be a 3 x 3 array of numbers [kg.m2]"),
+    (lambda: nd.Gear(axis=[0.0, 0.0, 0.0]), "Gear: parameter 'axis' is a direction"),
 ])
 def test_structural_vector_of_the_wrong_shape_or_value_names_the_parameter(make, message):
     # (they were numpy's reshape errors, a LAPACK message on stderr for an infinite centre
@@ -190,6 +194,7 @@ def test_structural_vector_takes_units_numpy_vectors_and_functions_of_time():
     assert mb.Body(r_CM=np.array([[1.0], [2.0], [3.0]])).r_CM == [1.0, 2.0, 3.0]
     f = lambda t: [t, 0.0, 0.0]  # noqa: E731  (a force of time: signal=True)
     assert mb.WorldForce(force=f).force is f
+    assert nd.Gear().axis is None  # (None: the component works the axis out)
 
 
 def test_negative_absolute_temperature_is_an_error():
