@@ -189,6 +189,12 @@ class Body(FreeFlyingBody):
                             self.I_22, self.I_33, self.I_21, self.I_31, self.I_32)
         return [("frame_a", F, M)]
 
+    def wrench_parts(self, kin, gravity):
+        k = kin["frame_a"]
+        Mv, b = _BODY_WRENCH_PARTS(k.R, k.w, gravity, self.m, _vec(self.r_CM), self.I_11,
+                                   self.I_22, self.I_33, self.I_21, self.I_31, self.I_32)
+        return [("frame_a", Mv, b)]
+
 
 def _body_wrench() -> cs.Function:
     """``(R, w, a, z, g, m, r_CM, I_11, I_22, I_33, I_21, I_31, I_32) -> (F, M)``: gravity
@@ -210,6 +216,22 @@ def _body_wrench() -> cs.Function:
 
 
 _BODY_WRENCH = _body_wrench()
+
+
+def _body_wrench_parts() -> cs.Function:
+    """``(R, w, g, m, r_CM, I_11, ..., I_32) -> (M, b)``: the body wrench
+    ``[F; M] = -M [a; z] + b`` (:func:`_body_wrench`, which is affine in ``a`` and ``z``):
+    ``M`` its derivative with respect to ``[a; z]``, negated, ``b`` its value at zero
+    acceleration; derived from the same function once."""
+    syms = [cs.SX.sym(f"x{i}", _BODY_WRENCH.size_in(i)) for i in range(_BODY_WRENCH.n_in())]
+    W = cs.vertcat(*_BODY_WRENCH(*syms))
+    A = cs.vertcat(syms[2], syms[3])  # (a, z)
+    rest = [x for i, x in enumerate(syms) if i not in (2, 3)]
+    return cs.Function("body_wrench_parts", rest,
+                       [-cs.jacobian(W, A), cs.substitute(W, A, cs.SX.zeros(6))])
+
+
+_BODY_WRENCH_PARTS = _body_wrench_parts()
 
 
 class _TwoFrames(MultibodyComponent):

@@ -151,6 +151,16 @@ class MultibodyComponent(Component):
         of bodies included)."""
         return []
 
+    def wrench_parts(self, kin: dict[str, Kinematics], gravity: cs.SX
+                     ) -> list[tuple[str, cs.SX, cs.SX]] | None:
+        """Optional: the wrenches of :meth:`wrenches` written ``[F; M] = -M_v A + b_v``
+        with ``A = [a; z]`` the frame's acceleration, as ``(frame port, M_v (6 x 6), b_v
+        (6))``, both free of accelerations. The recursive (articulated-body) dynamics
+        then takes them as they are; without them (None, the default) it derives them
+        from :meth:`wrenches` (a directional derivative over every frame). They must
+        agree with :meth:`wrenches`, which the virtual-power form uses."""
+        return None
+
     def internal_motion(self) -> Coordinates | None:
         """Coordinates of the component itself (the extension point for flexible bodies:
         their elastic coordinates; the relative motion of their attachment-frame edges may

@@ -489,9 +489,17 @@ class Mechanism(DomainPass):
         ph_list, ph_blocks, A_all = _placeholders(len(verts))
         ph = dict(zip(verts, ph_list, strict=True))
         wrench: dict[int, tuple[cs.SX, cs.SX]] = {}  # vertex -> (F, M)
+        given: dict[int, list[tuple[cs.SX, cs.SX]]] = {}  # vertex -> [(M_v, b_v)]
         for c in self.comps:
-            kmap = {name: ph[self.port_vertex[id(p)]]
-                    for name, p in c.ports().items() if id(p) in self.port_vertex}
+            ports = {name: p for name, p in c.ports().items() if id(p) in self.port_vertex}
+            # (a component that gives its wrenches split needs no derivative of them)
+            parts = c.wrench_parts({name: kin[self.port_vertex[id(p)]]
+                                    for name, p in ports.items()}, gravity) if ports else None
+            if parts is not None:
+                for port, Mv, b in parts:
+                    given.setdefault(self.port_vertex[id(ports[port])], []).append((Mv, b))
+                continue
+            kmap = {name: ph[self.port_vertex[id(p)]] for name, p in ports.items()}
             for port, F, M in c.wrenches(kmap, gravity):
                 v = self.port_vertex[id(c.ports()[port])]
                 others = [_acc(k) for k in kmap.values() if k is not ph[v]]
@@ -516,26 +524,35 @@ class Mechanism(DomainPass):
         # directional derivative per acceleration component gives every M_v at once (a
         # Jacobian with respect to all accelerations would cost a sparsity sweep per 64 of
         # them, quadratic in the number of frames)
-        JW = cs.jtimes(W_all, A_all, cs.repmat(cs.DM.eye(6), len(verts), 1))
-        if cs.depends_on(JW, A_all):
-            return None, "a frame wrench is not affine in the frame's acceleration"
-        b_all = cs.substitute(W_all, A_all, cs.SX.zeros(A_all.shape))
+        if vs:
+            JW = cs.jtimes(W_all, A_all, cs.repmat(cs.DM.eye(6), len(verts), 1))
+            if cs.depends_on(JW, A_all):
+                return None, "a frame wrench is not affine in the frame's acceleration"
+            b_all = cs.substitute(W_all, A_all, cs.SX.zeros(A_all.shape))
+        else:
+            JW, b_all = cs.SX(0, 6), cs.SX(0, 1)
         J_all = cs.vertcat(*Js) if Js else cs.SX(0, 1)
         S_all = cs.jacobian(J_all, cs.vertcat(*u_all))
         q_vec = cs.vertcat(*qs) if qs else cs.SX(0, 1)
         qd_vec = cs.vertcat(*qds) if qds else cs.SX(0, 1)
         Jd_all = cs.jtimes(J_all, q_vec, qd_vec) if qs else cs.SX.zeros(J_all.shape)
         # placeholders -> the tree walk's kinematics (one substitution for everything)
-        vals = [cs.densify(cs.horzcat(*[getattr(kin[v], key) for v in verts]))
-                for key in ("r", "R", "v", "w")]
-        JW, b_all = cs.substitute([JW, b_all], ph_blocks, vals)
         # (few CasADi calls per frame: their Python overhead dominates a long chain's build)
         inertia: dict[int, cs.SX] = {}
         bias: dict[int, cs.SX] = {}
         if vs:
+            vals = [cs.densify(cs.horzcat(*[getattr(kin[v], key) for v in verts]))
+                    for key in ("r", "R", "v", "w")]
+            JW, b_all = cs.substitute([JW, b_all], ph_blocks, vals)
             inertia = dict(zip(vs, cs.vertsplit(-JW, 6), strict=True))
             bias = dict(zip(vs, cs.vertsplit(b_all, 6), strict=True))
-        if cs.depends_on(b_all, udot) or cs.depends_on(tau, udot):
+        for v, pairs in given.items():
+            for Mv, b in pairs:
+                inertia[v] = inertia[v] + Mv if v in inertia else Mv
+                bias[v] = bias[v] + b if v in bias else b
+        parts_given = [x for pairs in given.values() for Mv, b in pairs for x in (cs.vec(Mv), b)]
+        if cs.depends_on(b_all, udot) or cs.depends_on(tau, udot) or (
+                parts_given and cs.depends_on(cs.vertcat(*parts_given), udot)):
             return None, "a force depends on the derivatives of the speeds"
         parents = [int(topo.parent[v]) for v in edges_v]
         idxs = [[speed_index[s.name()] for s in motions[int(topo.parent_edge[v])].u]

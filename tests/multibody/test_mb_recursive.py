@@ -366,3 +366,26 @@ def test_wrench_on_another_frames_acceleration_keeps_virtual_power():
         cm = ac.build(m)
         assert cm.mechanism.dynamics == "virtual power"
         assert "acceleration of another frame" in cm.mechanism.fallback_reason
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_body_wrench_parts_split_its_wrench(seed):
+    """``Body.wrench_parts`` (the recursion takes them instead of differentiating
+    ``wrenches``) is the body's own wrench written ``[F; M] = -M_v [a; z] + b_v``: equal
+    to 1e-12 at random kinematics, gravity and accelerations."""
+    from acausal.multibody.base import Kinematics
+
+    rng = np.random.default_rng(seed)
+    body = _body(rng)
+    R, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    R *= np.sign(np.linalg.det(R))  # (a rotation)
+    r, v, w, a, z, g = (cs.DM(rng.standard_normal(3)) for _ in range(6))
+    kin = {"frame_a": Kinematics(r, cs.DM(R), v, w, a, z)}
+    F, M = body.wrenches(kin, g)[0][1:]
+    port, Mv, b = body.wrench_parts(kin, g)[0]
+    assert port == "frame_a"
+    W = np.asarray(cs.evalf(cs.vertcat(F, M))).ravel()
+    split = np.asarray(cs.evalf(-Mv @ cs.vertcat(a, z) + b)).ravel()
+    # (the same operations in another order: rounding of numbers of order 10)
+    np.testing.assert_allclose(split, W, rtol=0, atol=1e-12)
+    assert np.allclose(np.asarray(cs.evalf(Mv)), np.asarray(cs.evalf(Mv)).T, atol=1e-14)
