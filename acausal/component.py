@@ -579,6 +579,10 @@ def _pair_key(a: Any, b: Any) -> int:
 #: a block class's terminal graph: ``type -> (number of ports, edges)``
 _SOURCE_EDGES: dict[type, tuple[int, list[Edge]]] = {}
 _DECL_CACHE: dict[tuple[type, type], list[Any]] = {}
+#: a number parameter's default and what its declaration's check returns for it
+_CHECKED_DEFAULTS: dict[Parameter, tuple[Any, Any]] = {}
+#: classes whose declared edges have been checked against their ports (once per class)
+_EDGES_CHECKED: set[type] = set()
 
 
 class Component:
@@ -621,7 +625,7 @@ class Component:
             d["_ports"][decl.name] = PortInstance(decl, self)
         for key, value in kwargs.items():
             if key in d["_params"]:
-                setattr(self, key, value)
+                setattr(self, key, value)  # (checked by Parameter.__set__)
             elif key in d["_vars"]:
                 d["_vars"][key].set(value)
             else:
@@ -631,8 +635,24 @@ class Component:
                     f"its parameters and variables are: {', '.join(valid) or '(none)'}"
                 )
         for decl in self._declarations(Parameter):
-            d["_params"][decl.name] = decl.check(self, d["_params"][decl.name])
-        self._check_edges()
+            name = decl.name
+            if name in kwargs:
+                continue
+            if decl.structural:  # (a fresh value per instance where check makes one)
+                d["_params"][name] = decl.check(self, d["_params"][name])
+                continue
+            # a number's default checked once per declaration and default (a missing one
+            # raises each time)
+            hit = _CHECKED_DEFAULTS.get(decl)
+            if hit is None or hit[0] is not decl.default:
+                hit = _CHECKED_DEFAULTS[decl] = (decl.default,
+                                                 decl.check(self, decl.default))
+            d["_params"][name] = hit[1]
+        kind = type(self)
+        if kind not in _EDGES_CHECKED or "edges" in d:
+            self._check_edges()
+            if "edges" not in d and isinstance(kind.__dict__.get("edges", []), (list, tuple)):
+                _EDGES_CHECKED.add(kind)
 
     # ----- declarations -----
     @classmethod

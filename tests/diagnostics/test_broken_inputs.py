@@ -87,6 +87,17 @@ def test_constant_parameter_rejects_function():
         el.Resistor(R=lambda t: t)
 
 
+def test_changed_declared_default_is_checked_again(monkeypatch):
+    # (a number's default is checked once per declaration and default: a new default is
+    # taken, and a bad one is an error for every instance)
+    monkeypatch.setattr(el.Resistor.R, "default", 5.0)
+    assert el.Resistor().R == 5.0
+    monkeypatch.setattr(el.Resistor.R, "default", -1.0)
+    for _ in range(2):
+        with pytest.raises(ac.ModelDefinitionError, match=r"'R' = -1 is out of its range"):
+            el.Resistor()
+
+
 def test_parameter_without_default_names_it():
     class Spec(el.OnePort):
         G = ac.Parameter(unit="S", doc="conductance")
