@@ -46,7 +46,15 @@ def _check_names(kind: str, names: Sequence[str], known: Sequence[str]) -> list[
             close = difflib.get_close_matches(n, list(known), n=3, cutoff=0.6)
             hints.append(f"{n!r}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
         raise AcausalError(f"unknown {kind}: " + "; ".join(hints))
+    _once(kind, names)
     return [pos[n] for n in names]
+
+
+def _once(kind: str, names: Sequence[str]) -> None:
+    """Each name once: two inputs of one quantity would be added (:func:`_embed`)."""
+    twice = sorted({n for n in names if list(names).count(n) > 1})
+    if twice:
+        raise AcausalError(f"{kind} given twice: {', '.join(map(repr, twice))}")
 
 
 def _embed(base: np.ndarray, idx: Sequence[int], sym: cs.MX) -> cs.MX:
@@ -77,6 +85,7 @@ def initial_value_function(cm: CompiledModel, params: Sequence[str],
     unknown_start = [n for n in start if n not in values]
     if unknown_start:
         start_values(cm, {n: 0.0 for n in start})  # raises with the suggestions
+    _once("start value(s)", start)
     # start values that the initial problem does not use (a state that is not fixed and
     # not needed to complete the conditions) are only guesses: they cannot be inputs
     unused = [n for n in start if n not in s_names]

@@ -71,3 +71,8 @@ def test_unknown_names_are_reported_with_suggestions():
         ac.export.simulator(cm, GRID, params=["resistor.r"])
     with pytest.raises(ac.AcausalError, match="not conditions of the initial problem"):
         ac.export.simulator(cm, GRID, params=["resistor.R"], start=["resistor.v"])
+    # (a name given twice would be two inputs added into one quantity)
+    with pytest.raises(ac.AcausalError, match=r"parameter\(s\) given twice: 'load.J'"):
+        ac.export.simulator(cm, GRID, params=["load.J", "resistor.R", "load.J"])
+    with pytest.raises(ac.AcausalError, match=r"start value\(s\) given twice: 'load.w'"):
+        ac.export.simulator(cm, GRID, params=["resistor.R"], start=["load.w", "load.w"])
