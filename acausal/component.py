@@ -840,6 +840,12 @@ class Component:
                 )
         first = ports[0]
         for p in ports[1:]:
+            if p.domain is not first.domain and first.domain.causal and p.domain.causal:
+                na, nb = first.domain.across.size, p.domain.across.size
+                raise ConnectionError_(
+                    f"cannot connect {first.path()} ({na} signal{'s' * (na > 1)}) to "
+                    f"{p.path()} ({nb} signal{'s' * (nb > 1)}): a signal connection joins "
+                    "ports of one size (a Multiplex or DeMultiplex changes it)")
             if p.domain is not first.domain:
                 raise ConnectionError_(
                     f"cannot connect {first.path()} ({first.domain}) to {p.path()} "

@@ -75,8 +75,6 @@ __all__ = [
     "TimeTable",
 ]
 
-_SMALL = 1e-60  # MSL Modelica.Constants.small: lower bound of time constants (> 0)
-
 
 class Init:
     """How a dynamic block initialises its states (MSL ``Modelica.Blocks.Types.Init``).
@@ -280,13 +278,24 @@ class MatrixGain(MIMO):
 
     @classmethod
     def _io_sizes(cls, kwargs: dict[str, Any]) -> tuple[int, int]:
-        K = np.atleast_2d(np.asarray(kwargs.get("K", cls.K.default), dtype=float))
-        if K.ndim != 2 or K.size == 0:
-            raise ModelDefinitionError(f"MatrixGain: K must be a non-empty matrix, got {K!r}")
+        K = cls._matrix(kwargs.get("K", cls.K.default))
         return int(K.shape[1]), int(K.shape[0])
 
+    @staticmethod
+    def _matrix(value: Any) -> np.ndarray:
+        """``K`` as a 2-D array of finite numbers (a list of equal rows, or one row)."""
+        try:
+            K = np.atleast_2d(np.asarray(value, dtype=float))
+        except (TypeError, ValueError):  # (ragged rows, text)
+            K = np.empty((0, 0))
+        if K.ndim != 2 or K.size == 0 or not np.all(np.isfinite(K)):
+            raise ModelDefinitionError(
+                "MatrixGain: K must be a non-empty matrix (nout rows of nin numbers) of "
+                f"finite numbers, got {value!r}")
+        return K
+
     def __init__(self, **kwargs: Any) -> None:
-        K = np.atleast_2d(np.asarray(kwargs.get("K", type(self).K.default), dtype=float))
+        K = self._matrix(kwargs.get("K", type(self).K.default))
         kwargs.setdefault("nin", K.shape[1])
         kwargs.setdefault("nout", K.shape[0])
         super().__init__(**kwargs)
@@ -478,7 +487,7 @@ class Derivative(SISO):
     """
 
     k = Parameter(1.0, unit="1", doc="gain")
-    T = Parameter(0.01, unit="s", doc="time constant of the filter", min=_SMALL)
+    T = Parameter(0.01, unit="s", doc="time constant of the filter", min=0.0, min_inclusive=False)
     x_start = Parameter(0.0, doc="initial state")
     y_start = Parameter(0.0, doc="initial output (Init.InitialOutput)")
     initType = _init_type()
@@ -512,7 +521,7 @@ class FirstOrder(SISO):
     """
 
     k = Parameter(1.0, unit="1", doc="gain")
-    T = Parameter(1.0, unit="s", doc="time constant", min=_SMALL)
+    T = Parameter(1.0, unit="s", doc="time constant", min=0.0, min_inclusive=False)
     y_start = Parameter(0.0, doc="initial output")
     initType = _init_type()
 
@@ -548,7 +557,7 @@ class SecondOrder(SISO):
     """
 
     k = Parameter(1.0, unit="1", doc="gain")
-    w = Parameter(1.0, unit="rad/s", doc="angular frequency", min=_SMALL)
+    w = Parameter(1.0, unit="rad/s", doc="angular frequency", min=0.0, min_inclusive=False)
     D = Parameter(1.0, unit="1", doc="damping ratio", min=0.0)
     y_start = Parameter(0.0, doc="initial output")
     yd_start = Parameter(0.0, doc="initial derivative of the output")
@@ -690,7 +699,8 @@ class PI(SISO):
     """
 
     k = Parameter(1.0, unit="1", doc="gain")
-    T = Parameter(1.0, unit="s", doc="time constant of the integrator", min=_SMALL)
+    T = Parameter(1.0, unit="s", doc="time constant of the integrator",
+                  min=0.0, min_inclusive=False)
     x_start = Parameter(0.0, doc="initial integrator state")
     y_start = Parameter(0.0, doc="initial output (Init.InitialOutput)")
     initType = _init_type()
@@ -733,10 +743,10 @@ class PID(SISO):
     """
 
     k = Parameter(1.0, unit="1", doc="gain")
-    Ti = Parameter(0.5, unit="s", doc="integral time constant", min=_SMALL)
+    Ti = Parameter(0.5, unit="s", doc="integral time constant", min=0.0, min_inclusive=False)
     Td = Parameter(0.1, unit="s", doc="derivative time constant", min=0.0)
     Nd = Parameter(10.0, unit="1", doc="the higher, the more ideal the derivative block",
-                   min=_SMALL)
+                   min=0.0, min_inclusive=False)
     xi_start = Parameter(0.0, doc="initial integrator state")
     xd_start = Parameter(0.0, doc="initial state of the derivative filter")
     y_start = Parameter(0.0, doc="initial output (Init.InitialOutput)")
@@ -816,16 +826,17 @@ class LimPID(ac.Component):
     u_m = RealInput("measurement (feedback signal)")
     y = RealOutput("limited controller output")
     controllerType = Parameter("PID", structural=True, doc='"P", "PI", "PD" or "PID"')
-    k = Parameter(1.0, unit="1", doc="gain of the controller", min=_SMALL)
-    Ti = Parameter(0.5, unit="s", doc="integral time constant", min=_SMALL)
+    k = Parameter(1.0, unit="1", doc="gain of the controller", min=0.0, min_inclusive=False)
+    Ti = Parameter(0.5, unit="s", doc="integral time constant", min=0.0, min_inclusive=False)
     Td = Parameter(0.1, unit="s", doc="derivative time constant", min=0.0)
     yMax = Parameter(1.0, doc="upper limit of the output")
     yMin = Parameter(None, doc="lower limit of the output (default -yMax)")
     wp = Parameter(1.0, unit="1", doc="set-point weight of the proportional part", min=0.0)
     wd = Parameter(0.0, unit="1", doc="set-point weight of the derivative part", min=0.0)
-    Ni = Parameter(0.9, unit="1", doc="Ni*Ti is the time constant of anti-windup", min=_SMALL)
+    Ni = Parameter(0.9, unit="1", doc="Ni*Ti is the time constant of anti-windup",
+                   min=0.0, min_inclusive=False)
     Nd = Parameter(10.0, unit="1", doc="the higher, the more ideal the derivative block",
-                   min=_SMALL)
+                   min=0.0, min_inclusive=False)
     xi_start = Parameter(0.0, doc="initial integrator state")
     xd_start = Parameter(0.0, doc="initial state of the derivative filter")
     y_start = Parameter(0.0, doc="initial output (Init.InitialOutput)")
@@ -1061,8 +1072,8 @@ class Pulse(SignalSource):
 
     amplitude = Parameter(1.0, doc="amplitude of the pulse")
     width = Parameter(50.0, unit="%", doc="width of the pulse in % of the period",
-                      min=_SMALL, max=100.0)
-    period = Parameter(1.0, unit="s", doc="time of one period", min=_SMALL)
+                      min=0.0, min_inclusive=False, max=100.0)
+    period = Parameter(1.0, unit="s", doc="time of one period", min=0.0, min_inclusive=False)
     nperiod = Parameter(-1, structural=True, unit="1",
                         doc="number of periods (< 0: unbounded)")
 
@@ -1174,7 +1185,7 @@ class DiscreteBlock(SISO):
     """
 
     samplePeriod = Parameter(0.1, structural=True, unit="s", doc="sample period",
-                             min=_SMALL)
+                             min=0.0, min_inclusive=False)
     startTime = Parameter(0.0, structural=True, unit="s", doc="time of the first tick")
     y_start = Parameter(0.0, structural=True, doc="output before the first tick")
     y_held = Variable(start=0.0, discrete=True, doc="held output")
@@ -1254,7 +1265,8 @@ class DiscretePI(DiscreteBlock):
     """
 
     k = Parameter(1.0, unit="1", doc="gain")
-    T = Parameter(1.0, unit="s", doc="time constant of the integrator", min=_SMALL)
+    T = Parameter(1.0, unit="s", doc="time constant of the integrator",
+                  min=0.0, min_inclusive=False)
     x_start = Parameter(0.0, structural=True, doc="integrator state before the first tick")
     x = Variable(start=0.0, discrete=True, doc="integrator state")
 

@@ -13,6 +13,7 @@ import pytest
 from models import RC
 
 import acausal as ac
+from components import blocks as bl
 from components import electrical as el
 from components import multibody as mb
 from components import nodal as nd
@@ -67,6 +68,8 @@ def test_negative_mass_is_out_of_range():
     (lambda: rot.Inertia(J=0), "J", "kg.m2"),
     (lambda: th.HeatCapacitor(C=0), "C", "J/K"),
     (lambda: el.Diode(Vt=0), "Vt", "V"),
+    (lambda: bl.PID(Ti=0.0), "Ti", "s"),  # (it said ">= 1e-60 s", MSL's small)
+    (lambda: bl.Pulse(width=0.0), "width", "%"),
     (lambda: rot.IdealRollingWheel(radius=0), "radius", "m"),
 ])
 def test_zero_where_the_component_divides_is_rejected(make, name, unit):
@@ -252,6 +255,28 @@ def test_connecting_different_domains_names_both_ports():
         Bad()
     msg = str(exc.value)
     assert "r.p" in msg and "j.flange_a" in msg and "electrical" in msg and "rotational" in msg
+
+
+def test_connecting_signal_ports_of_different_sizes_says_so():
+    # (it said "ports of different domains; use a multi-domain component (EMF, ...)")
+    class Bad(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.mux = bl.Multiplex(n=2)
+            self.g = bl.MatrixGain(K=[[1.0, 2.0, 3.0]])
+            self.connect(self.mux.y, self.g.u)
+
+    with pytest.raises(ac.ConnectionError_, match=r"cannot connect mux\.y \(2 signals\) to "
+                       r"g\.u \(3 signals\): a signal connection joins ports of one size"):
+        Bad()
+
+
+@pytest.mark.parametrize("K", [[[1.0, 2.0], [3.0]], [[1.0, NAN]], [], "K"])
+def test_matrix_gain_needs_a_matrix_of_finite_numbers(K):
+    # (a ragged K was numpy's "inhomogeneous shape" ValueError, a NaN was simulated)
+    with pytest.raises(ac.ModelDefinitionError, match="MatrixGain: K must be a non-empty "
+                       "matrix"):
+        bl.MatrixGain(K=K)
 
 
 def test_connect_non_port_is_explained():
