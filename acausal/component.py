@@ -243,7 +243,15 @@ class Parameter(_Declaration):
 
     def check(self, owner: Component, value: Any) -> Any:
         if self.structural:
-            return value if self.shape is None else self._array(owner, value)
+            if self.shape is not None:
+                return self._array(owner, value)
+            if (self.min is not None or self.max is not None) and not isinstance(value, bool) \
+                    and isinstance(value, (int, float, np.integer, np.floating)):
+                bad = self.problem(float(value))  # (a declared range holds here too)
+                if bad is not None:
+                    raise ModelDefinitionError(
+                        f"{owner._describe()}: parameter {self.name!r} {bad}")
+            return value
         if isinstance(value, str):
             value = _with_unit(value, self.unit,
                                f"{owner._describe()}: parameter {self.name!r} [{self.unit}]")

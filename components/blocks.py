@@ -185,8 +185,9 @@ def _positive_int(cls: type, name: str, value: Any) -> int:
 
 
 def _vector(block: ac.Component, name: str, value: Any, size: int | None = None,
-            default: float | None = None) -> np.ndarray:
-    """A structural parameter as a float vector (checked: finite, right length)."""
+            default: float | None = None, per: str = "input") -> np.ndarray:
+    """A structural parameter as a float vector (checked: finite, one entry ``per`` input
+    or state, ``size`` of them)."""
     if value is None and default is not None and size is not None:
         return np.full(size, default)
     try:
@@ -200,7 +201,7 @@ def _vector(block: ac.Component, name: str, value: Any, size: int | None = None,
     if size is not None and arr.size != size:
         raise ModelDefinitionError(
             f"{block._describe()}: {name} has {arr.size} entries but the block has {size} "
-            "inputs; give one entry per input"
+            f"{per}s; give one entry per {per}"
         )
     return arr
 
@@ -354,13 +355,23 @@ class Sum(MISO):
     def _sized_declarations(cls, kwargs: dict[str, Any]) -> tuple[tuple[Any, ...],
                                                                   dict[str, Any]]:
         if "nin" not in kwargs and kwargs.get("k") is not None:
-            kwargs = {**kwargs, "nin": int(np.size(kwargs["k"]))}
+            kwargs = {**kwargs, "nin": cls._count(kwargs["k"])}
         return super()._sized_declarations(kwargs)
 
     def __init__(self, **kwargs: Any) -> None:
         if "nin" not in kwargs and kwargs.get("k") is not None:
-            kwargs["nin"] = int(np.size(kwargs["k"]))
+            kwargs["nin"] = self._count(kwargs["k"])
         super().__init__(**kwargs)
+
+    @classmethod
+    def _count(cls, k: Any) -> int:
+        """The number of gains ``k`` (its entries are checked at the build)."""
+        try:
+            return int(np.size(np.asarray(k, dtype=float)))
+        except (TypeError, ValueError):
+            raise ModelDefinitionError(
+                f"{cls.__name__}: k must be a sequence of numbers, one gain per input, "
+                f"got {k!r}") from None
 
     def equations(self):
         k = _vector(self, "k", self.k, self.nin, default=1.0)
@@ -672,7 +683,7 @@ class TransferFunction(SISO, _Sized):
         if nx == 0 or init == Init.NoInit:
             return []
         if init == Init.InitialState:
-            x0 = _vector(self, "x_start", self.x_start, nx, default=0.0)
+            x0 = _vector(self, "x_start", self.x_start, nx, default=0.0, per="state")
             return [self.x[k] == x0[k] for k in range(nx)]
         if init == Init.SteadyState:
             return [der(self.x[k]) == 0 for k in range(nx)]

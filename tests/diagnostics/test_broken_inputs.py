@@ -279,6 +279,33 @@ def test_matrix_gain_needs_a_matrix_of_finite_numbers(K):
         bl.MatrixGain(K=K)
 
 
+@pytest.mark.parametrize("make, message", [
+    # (a structural number's declared range holds: NaN passed the block's own "<= 0" test)
+    (lambda: bl.ZeroOrderHold(samplePeriod=NAN),
+     "ZeroOrderHold: parameter 'samplePeriod' is nan; it must be a finite number"),
+    (lambda: bl.ZeroOrderHold(samplePeriod=-1.0), "'samplePeriod' = -1 is out of its range"),
+    # (numpy's "inhomogeneous shape" ValueError)
+    (lambda: bl.Sum(k=[[1.0], [1.0, 2.0]]), "Sum: k must be a sequence of numbers"),
+])
+def test_block_structural_numbers_are_checked_when_set(make, message):
+    with pytest.raises(ac.ModelDefinitionError, match=message):
+        make()
+
+
+def test_transfer_function_start_states_are_counted_as_states():
+    # (it said "the block has 2 inputs; give one entry per input")
+    class TF(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.c = bl.Constant(k=1.0)
+            self.tf = bl.TransferFunction(b=[1.0], a=[1.0, 1.0, 1.0], x_start=[1.0])
+            self.connect(self.c.y, self.tf.u)
+
+    with pytest.raises(ac.ModelDefinitionError, match="x_start has 1 entries but the block "
+                       "has 2 states; give one entry per state"):
+        ac.build(TF())
+
+
 def test_connect_non_port_is_explained():
     class Bad(ac.Model):
         def __init__(self):
