@@ -149,7 +149,8 @@ def bounds_problem(value: float, lo: float | None, lo_incl: bool, hi: float | No
         why = ""
         if lo == 0 and not lo_incl and value == 0:
             why = " (zero is excluded: the component divides by it or it is meaningless)"
-        return (f"= {value:g} is out of its range: it must be "
+        u = f" {unit}" if unit and unit != "1" else ""
+        return (f"= {value:g}{u} is out of its range: it must be "
                 f"{_bound_text(lo, lo_incl, hi, hi_incl, unit)}{why}")
     return None
 
@@ -252,7 +253,9 @@ class Parameter(_Declaration):
                     raise ModelDefinitionError(
                         f"{owner._describe()}: parameter {self.name!r} {bad}")
             return value
+        given = ""
         if isinstance(value, str):
+            given = f" (given as {value!r})"
             value = _with_unit(value, self.unit,
                                f"{owner._describe()}: parameter {self.name!r} [{self.unit}]")
         if callable(value):
@@ -281,7 +284,7 @@ class Parameter(_Declaration):
         bad = self.problem(v)
         if bad is not None:
             raise ModelDefinitionError(
-                f"{owner._describe()}: parameter {self.name!r} {bad}")
+                f"{owner._describe()}: parameter {self.name!r} {bad}{given}")
         return v
 
     def _array(self, owner: Component, value: Any) -> Any:
@@ -454,7 +457,9 @@ class VariableInstance:
         fixed = not isinstance(value, Guess)
         v = value.value if isinstance(value, Guess) else value
         what = f"{self.owner._describe()}: start value of {self.name!r}"
+        given = ""
         if isinstance(v, str):
+            given = f" (given as {v!r})"
             v = _with_unit(v, self.unit, f"{what} [{self.unit}]")
         try:
             bad = self.decl.problem(v)
@@ -463,7 +468,7 @@ class VariableInstance:
                 f"{what} must be a number (or a string with a unit, '20 degC'), got {v!r}"
             ) from None
         if bad is not None:
-            raise ModelDefinitionError(f"{what} {bad}")
+            raise ModelDefinitionError(f"{what} {bad}{given}")
         self.start, self.fixed = v, fixed
 
     def __repr__(self) -> str:

@@ -79,6 +79,15 @@ def test_zero_where_the_component_divides_is_rejected(make, name, unit):
     assert f"'{name}' = 0" in msg and f"> 0 {unit}" in msg and "zero is excluded" in msg
 
 
+def test_value_out_of_range_shows_its_unit_and_what_was_written():
+    with pytest.raises(ac.ModelDefinitionError, match=r"parameter 'R' = -2000 Ohm is out of "
+                       r"its range: it must be >= 0 Ohm \(given as '-2 kOhm'\)"):
+        el.Resistor(R="-2 kOhm")
+    with pytest.raises(ac.ModelDefinitionError, match=r"start value of 'T' = -26\.85 K is out "
+                       r"of its range: it must be >= 0 K \(given as '-300 degC'\)"):
+        th.HeatCapacitor(C=1.0, T="-300 degC")
+
+
 @pytest.mark.parametrize("value", [NAN, INF, -INF])
 def test_non_finite_parameter_is_rejected(value):
     with pytest.raises(ac.ModelDefinitionError, match=r"Resistor: parameter 'R' is .*finite"):
@@ -97,7 +106,7 @@ def test_changed_declared_default_is_checked_again(monkeypatch):
     assert el.Resistor().R == 5.0
     monkeypatch.setattr(el.Resistor.R, "default", -1.0)
     for _ in range(2):
-        with pytest.raises(ac.ModelDefinitionError, match=r"'R' = -1 is out of its range"):
+        with pytest.raises(ac.ModelDefinitionError, match=r"'R' = -1 Ohm is out of its range"):
             el.Resistor()
 
 
@@ -283,7 +292,7 @@ def test_matrix_gain_needs_a_matrix_of_finite_numbers(K):
     # (a structural number's declared range holds: NaN passed the block's own "<= 0" test)
     (lambda: bl.ZeroOrderHold(samplePeriod=NAN),
      "ZeroOrderHold: parameter 'samplePeriod' is nan; it must be a finite number"),
-    (lambda: bl.ZeroOrderHold(samplePeriod=-1.0), "'samplePeriod' = -1 is out of its range"),
+    (lambda: bl.ZeroOrderHold(samplePeriod=-1.0), "'samplePeriod' = -1 s is out of its range"),
     # (numpy's "inhomogeneous shape" ValueError)
     (lambda: bl.Sum(k=[[1.0], [1.0, 2.0]]), "Sum: k must be a sequence of numbers"),
 ])
