@@ -194,7 +194,17 @@ def run_batch(cm: CompiledModel, batch: list[tuple[int, dict[str, float]]], t_en
 # ----- the driver -----
 def _runs(params: Mapping[str, Sequence[float]], grid: bool) -> dict[str, np.ndarray]:
     names = list(params)
-    values = [np.atleast_1d(np.asarray(params[n], dtype=float)) for n in names]
+    values = []
+    for n in names:
+        try:
+            v = np.atleast_1d(np.asarray(params[n], dtype=float))
+        except (TypeError, ValueError):
+            raise AcausalError(f"the values of {n!r} must be numbers (in SI units), got "
+                               f"{params[n]!r}") from None
+        if v.ndim != 1 or not len(v):
+            raise AcausalError(f"{n!r} needs a sequence of one or more values (one per run "
+                               f"or grid point), got {params[n]!r}")
+        values.append(v)
     if grid:
         prod = list(itertools.product(*values)) if names else []
         return {n: np.array([p[k] for p in prod]) for k, n in enumerate(names)}
@@ -230,7 +240,13 @@ def _dask_client(client: Any, n_workers: int | None) -> tuple[Any, Any, float]:
                                            dashboard_address=None, silence_logs=40)
         return distributed.Client(cluster), cluster, time.perf_counter() - tic
     if isinstance(client, str):
-        return distributed.Client(client), None, 0.0
+        try:
+            return distributed.Client(client), None, 0.0
+        except (ValueError, OSError) as exc:  # (a malformed or unreachable address)
+            raise AcausalError(
+                f"client={client!r}: no Dask scheduler there ({exc}); give None (a local "
+                "cluster), 'serial', a scheduler's address ('tcp://host:8786') or a "
+                "distributed.Client") from None
     return client, None, 0.0
 
 

@@ -70,6 +70,19 @@ def test_sample_runs_zip_and_vector_outputs(cm):
         ac.sweep(cm, {"resistor.R": [1]}, 0.1, outputs=["load.ww"], client="serial")
     with pytest.raises(ac.AcausalError, match="unknown parameter"):
         ac.sweep(cm, {"resistor.r": [1]}, 0.1, client="serial")
+    # (no values made a sweep of no runs; text was numpy's "could not convert")
+    with pytest.raises(ac.AcausalError, match=r"'resistor.R' needs a sequence of one or more"):
+        ac.sweep(cm, {"resistor.R": []}, 0.1, client="serial")
+    with pytest.raises(ac.AcausalError, match=r"the values of 'resistor.R' must be numbers"):
+        ac.sweep(cm, {"resistor.R": ["1 Ohm", "x"]}, 0.1, client="serial")
+
+
+def test_a_client_address_that_is_not_one_is_explained(cm):
+    pytest.importorskip("distributed")
+    # (it was the distributed package's "missing port number in address")
+    with pytest.raises(ac.AcausalError, match=r"client='dask!': no Dask scheduler there .*"
+                       r"'serial', a scheduler's address"):
+        ac.sweep(cm, {"resistor.R": [1.0]}, 0.1, client="dask!")
 
 
 def test_to_xarray(cm):
