@@ -381,10 +381,13 @@ def _discrete_start(hybrid: HybridParts, p0: np.ndarray, x0: np.ndarray, z0: np.
 # ----------------------------------------------------------------------------------------
 
 def _identifier(name: str) -> str:
-    """``name`` as a C identifier (letters, digits, underscores; not starting with a digit)."""
+    """``name`` as a C identifier that CasADi also takes as a function name: letters,
+    digits and single underscores, starting with a letter (``"my model!"`` ->
+    ``"my_model"``)."""
     ident = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name)
-    if not ident or ident[0].isdigit():
-        ident = "m_" + ident
+    ident = "_".join(part for part in ident.split("_") if part)  # (no "__", no end "_")
+    if not ident or not ident[0].isalpha():
+        ident = "m_" + ident if ident else "model"
     return ident
 
 

@@ -17,6 +17,7 @@ import warnings
 import zipfile
 from pathlib import Path
 
+import casadi as cs
 import numpy as np
 import pytest
 from models import RC, pendulum
@@ -274,6 +275,18 @@ def test_unknown_output_is_named():
     cm = ac.build(RC())
     with pytest.raises(FMUExportError, match=r"'capacitor\.vv' \(did you mean \['capacitor\.v'"):
         fmu(cm, "unused.fmu", outputs=["capacitor.vv"])
+
+
+@pytest.mark.parametrize("name, ident", [("my model!", "my_model"), ("3phase", "m_3phase"),
+                                         ("a__b", "a_b"), ("__", "model")])
+def test_model_name_becomes_an_identifier_casadi_takes(name, ident):
+    # (CasADi refuses a function name with "__" or a leading "_": "my model!" was its
+    # RuntimeError "Function name is not valid" in the export)
+    from acausal.fmi.fmi2 import _identifier
+
+    assert _identifier(name) == ident
+    x = cs.SX.sym("x")
+    cs.Function(f"{ident}_ind", [x], [2 * x])  # (accepted)
 
 
 def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):
