@@ -99,6 +99,10 @@ def _compiled(args: argparse.Namespace) -> Any:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from .simulate import simulate
 
+    if args.plot:  # (before the work: a wrong figure type is known now)
+        from .results import check_figure_file
+
+        check_figure_file(args.plot)
     cm = _compiled(args)
     res = simulate(cm, args.t_end, t_start=args.t_start, n_points=args.n_points, dt=args.dt,
                    rtol=args.rtol, atol=args.atol,

@@ -201,6 +201,8 @@ class Result:
             import matplotlib.pyplot as plt
         except ImportError as exc:  # pragma: no cover
             raise AcausalError("plot() needs matplotlib: pip install matplotlib") from exc
+        if file is not None:
+            check_figure_file(file)
         groups = [[n] if isinstance(n, str) else list(n) for n in names]
         if not groups:
             raise AcausalError("plot() needs at least one variable name")
@@ -252,3 +254,21 @@ class Result:
     def __repr__(self) -> str:
         return (f"<Result {self.status}: t = {self.t[0]:g}..{self.t[-1]:g} s, "
                 f"{len(self.t)} points, {len(self._names)} variables>")
+
+
+def check_figure_file(file: Any) -> None:
+    """A figure file's type is its extension: one matplotlib writes (png, svg, pdf, ...),
+    or none (matplotlib's default, PNG). Checked before the work that makes the figure."""
+    from pathlib import Path
+
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise AcausalError("plot() needs matplotlib: pip install matplotlib") from exc
+
+    ext = Path(str(file)).suffix.lower().lstrip(".")
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if ext and ext not in kinds:
+        raise AcausalError(
+            f"cannot write a figure to {str(file)!r}: {ext!r} is not a figure format; "
+            f"the extension chooses one of {', '.join(sorted(kinds))}")

@@ -78,6 +78,10 @@ def test_errors_are_one_message_without_traceback(tmp_path):
     assert out.returncode == 1 and "did you mean" in out.stderr
     out = acausal("simulate", DC, cwd=tmp_path)  # argparse: --t-end is required
     assert out.returncode == 2 and "--t-end" in out.stderr
+    # (a figure type matplotlib does not write was its traceback, after the simulation)
+    out = acausal("simulate", DC, "--t-end", "0.1", "--plot", "out.xyz", cwd=tmp_path)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "'xyz' is not a figure format" in out.stderr and "png" in out.stderr
 
 
 def test_entry_point_is_declared():
