@@ -1,6 +1,7 @@
 """Hierarchical models: sub-models exposing inner ports as their own (issue 2, item 2)."""
 
 import numpy as np
+import pytest
 
 import acausal as ac
 from components import electrical as el
@@ -68,3 +69,40 @@ def test_submodel_paths_and_reuse():
     # states for both, plus the inductor current
     assert "motor.inductor.i" in cm.states
     assert len(cm.states) == 3
+
+
+def test_a_models_constructor_runs_with_the_cyclic_collector_paused():
+    """A model's own ``__init__`` (wrapped by Component.__init_subclass__) runs with the
+    collector paused, nested ones too, and leaves it as it found it, also on an error."""
+    import gc
+
+    seen = []
+
+    class Inner(ac.Model):
+        def __init__(self):
+            super().__init__()
+            seen.append(gc.isenabled())
+
+    class Outer(ac.Model):
+        def __init__(self, fail=False):
+            super().__init__()
+            seen.append(gc.isenabled())
+            self.inner = Inner()
+            if fail:
+                raise ValueError("made to fail")
+
+    assert gc.isenabled()
+    Outer()
+    assert seen == [False, False] and gc.isenabled()
+    with pytest.raises(ValueError, match="made to fail"):
+        Outer(fail=True)
+    assert gc.isenabled()
+    gc.disable()  # (a caller that had it off finds it off)
+    try:
+        Outer()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    import inspect
+
+    assert "fail" in inspect.signature(Outer).parameters  # (the wrapper keeps it)
