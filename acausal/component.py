@@ -411,6 +411,8 @@ class Variable(_Declaration):
 
     def problem(self, value: Any) -> str | None:
         """What is wrong with a start value for this variable, or None."""
+        if type(value) is float or type(value) is int:  # (the common case: no array)
+            return bounds_problem(float(value), self.min, True, self.max, True, self.unit)
         for v in np.ravel(np.asarray(value, dtype=float)):
             bad = bounds_problem(float(v), self.min, True, self.max, True, self.unit)
             if bad is not None:
