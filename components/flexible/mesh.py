@@ -212,6 +212,9 @@ class BeamMesh(Mesh):
         b = np.asarray(end, float).ravel()
         if a.size != 3 or b.size != 3:
             raise FEError("start and end must be 3-vectors in metres")
+        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))) or np.all(a == b):
+            raise FEError(f"a beam needs two distinct, finite end points; got start "
+                          f"{a.tolist()} and end {b.tolist()} [m]")
         t = np.linspace(0.0, 1.0, n + 1)
         X = a[None, :] + t[:, None] * (b - a)[None, :]
         C = np.column_stack([np.arange(n), np.arange(1, n + 1)])

@@ -287,3 +287,8 @@ def test_errors_name_the_culprit() -> None:
         beam_frames(np.zeros((1, 3)), np.array([[0, 0, 1.0]]), zref=[0, 0, 1])
     with pytest.raises(FEError, match="section"):
         FEModel(BeamMesh.line((0, 0, 0), (1, 0, 0), 2), STEEL)
+    # (a line of coincident ends was a mesh of zero-length elements, found by the element)
+    with pytest.raises(FEError, match="a beam needs two distinct, finite end points"):
+        BeamMesh.line((1, 0, 0), (1, 0, 0), 4)
+    with pytest.raises(FEError, match="a beam needs two distinct, finite end points"):
+        BeamMesh.line((0, 0, 0), (math.nan, 0, 0), 4)
