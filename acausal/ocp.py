@@ -64,8 +64,11 @@ def collocation_coefficients(degree: int, scheme: str = "radau"
     ``tau[j]`` of the ``r``-th Lagrange basis polynomial; ``D[r]`` its value at 1;
     ``B[j]`` its integral over ``[0, 1]`` (quadrature weights; ``B[0] = 0`` for Radau).
     """
-    if degree < 1:
-        raise AcausalError("the collocation degree must be at least 1")
+    if scheme not in ("radau", "legendre"):
+        raise AcausalError(f"scheme must be 'radau' or 'legendre', got {scheme!r}")
+    if not 1 <= degree <= 9:  # (CasADi's collocation points go up to 9)
+        raise AcausalError(f"the collocation degree must be 1 to 9, got {degree}; for more "
+                           "accuracy take more intervals N")
     tau = np.append(0.0, cs.collocation_points(degree, scheme))
     n = degree + 1
     C = np.zeros((n, n))
@@ -165,6 +168,12 @@ class Collocation:
                  scheme: str = "radau") -> None:
         if control_kind not in ("constant", "polynomial"):
             raise AcausalError("control_kind must be 'constant' or 'polynomial'")
+        if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 1:
+            raise AcausalError(f"N (the number of mesh intervals) must be an integer >= 1, "
+                               f"got {N!r}")
+        if t_final is not None and not (np.isfinite(t_final) and t_final > 0):
+            raise AcausalError(f"t_final (the horizon) must be a number > 0 s, or None to "
+                               f"make it a decision variable; got {t_final!r}")
         if cm.selection.dynamic:
             raise AcausalError("direct collocation uses one state choice; this model needs "
                                "dynamic state selection (cm.report)")

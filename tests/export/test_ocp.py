@@ -152,3 +152,18 @@ def test_estimation_confidence_intervals_hold_the_true_values():
     assert np.all(np.abs(spread / est.std - 1) < 0.35)  # 40 samples: sd known to ~11 %
     assert np.mean(inside) >= 0.8  # nominal joint coverage ~0.90-0.95
     assert np.allclose(np.mean(values, axis=0), ex.TRUE, rtol=3 * est.std.max() / ex.TRUE.min())
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    # (N = 0 was a ZeroDivisionError, a degree over 9 or an unknown scheme CasADi's
+    # assertion, a negative horizon was accepted)
+    ({"N": 0}, r"N \(the number of mesh intervals\) must be an integer >= 1, got 0"),
+    ({"N": 4, "degree": 12}, "the collocation degree must be 1 to 9, got 12"),
+    ({"N": 4, "scheme": "gauss"}, "scheme must be 'radau' or 'legendre', got 'gauss'"),
+    ({"N": 4, "t_final": -1.0}, r"t_final \(the horizon\) must be a number > 0 s"),
+    ({"N": 4, "controls": ["force.f", "force.f"]}, r"control\(s\) given twice: 'force.f'"),
+])
+def test_transcription_arguments_are_checked(kwargs, message):
+    cm = ac.build(DoubleIntegrator())
+    with pytest.raises(ac.AcausalError, match=message):
+        ac.ocp.Collocation(cm, **{"controls": ["force.f"], **kwargs})
