@@ -110,6 +110,10 @@ def generate_c(functions: Sequence[cs.Function], directory: str | Path, name: st
     With ``export=False`` the functions keep default visibility but carry no export
     attribute (for code linked into a library that exports something else, as an FMU).
     """
+    if not cs.Function.check_name(name):  # (CasADi's code generator asserts it)
+        raise CodegenError(
+            f"name {name!r} cannot name generated C: letters, digits and single "
+            "underscores, starting with a letter (e.g. 'dc_motor_gen')")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     opts: dict[str, Any] = {"with_header": True, "with_export": export, "verbose": False}

@@ -100,6 +100,9 @@ def test_generate_c_needs_no_compiler(tmp_path):
     code = src.read_text()
     assert "dae_residual" in code and "casadi_real" in code
     assert (tmp_path / "rc_gen.h").exists()
+    # (a name the code generator refuses was CasADi's "Notify the CasADi developers")
+    with pytest.raises(CodegenError, match="name 'my lib!' cannot name generated C"):
+        generate_c(model_functions(ac.build(RC())), tmp_path, "my lib!")
 
 
 def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):
