@@ -192,6 +192,29 @@ def run_batch(cm: CompiledModel, batch: list[tuple[int, dict[str, float]]], t_en
 
 
 # ----- the driver -----
+def _in_units(name: str, values: Any, unit: str) -> Any:
+    """``values`` with those written with a unit (``"1.2 kOhm"``) in the parameter's own
+    unit, as ``simulate(params=)`` takes them."""
+    if isinstance(values, str):
+        values = [values]
+    if isinstance(values, np.ndarray):
+        return values
+    try:
+        items = list(values)
+    except TypeError:  # (one number)
+        return values
+    if not any(isinstance(v, str) for v in items):
+        return values
+    values = items
+    from .checks import _convert
+    from .errors import UnitError
+
+    try:
+        return [_convert(v, unit) if isinstance(v, str) else v for v in values]
+    except UnitError as exc:
+        raise AcausalError(f"the values of {name!r}: {exc}") from None
+
+
 def _runs(params: Mapping[str, Sequence[float]], grid: bool) -> dict[str, np.ndarray]:
     names = list(params)
     values = []
@@ -263,9 +286,10 @@ def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]
     model : Component or CompiledModel
         Built once here (if not already), then sent to the workers.
     params : dict of str to sequence of float
-        Parameter values by dotted name. ``grid=True``: every combination (a Cartesian
-        grid); ``grid=False``: one run per position (equal lengths; a Monte Carlo sample
-        drawn with numpy).
+        Parameter values by dotted name (numbers in SI units, or strings with a unit,
+        ``"500 mOhm"``, as ``simulate(params=)`` takes them). ``grid=True``: every
+        combination (a Cartesian grid); ``grid=False``: one run per position (equal
+        lengths; a Monte Carlo sample drawn with numpy).
     t_end : float
         Final time of every run [s].
     outputs : sequence of str
@@ -291,12 +315,13 @@ def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]
     from .progress import reporter
 
     cm = model if isinstance(model, CompiledModel) else build(model)
-    runs = _runs(params, grid)
-    n = len(next(iter(runs.values()))) if runs else 1
     # names are checked here (a misspelt name ends the sweep); a value out of its range is a
     # failed run like any other, reported in its row
     built = {q.name: q.value for q in cm.system.parameters}
-    cm.parameter_values({k: built.get(k, np.nan) for k in runs})
+    cm.parameter_values({k: built.get(k, np.nan) for k in params})
+    units = {q.name: q.unit for q in cm.system.parameters}
+    runs = _runs({k: _in_units(k, v, units[k]) for k, v in params.items()}, grid)
+    n = len(next(iter(runs.values()))) if runs else 1
     tgrid = (np.asarray(t_eval, dtype=float) if t_eval is not None
              else np.linspace(0.0, t_end, n_points))
     sizes = dict(zip(cm.dae.out_names, cm.dae.out_sizes, strict=True))

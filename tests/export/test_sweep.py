@@ -73,8 +73,13 @@ def test_sample_runs_zip_and_vector_outputs(cm):
     # (no values made a sweep of no runs; text was numpy's "could not convert")
     with pytest.raises(ac.AcausalError, match=r"'resistor.R' needs a sequence of one or more"):
         ac.sweep(cm, {"resistor.R": []}, 0.1, client="serial")
-    with pytest.raises(ac.AcausalError, match=r"the values of 'resistor.R' must be numbers"):
+    with pytest.raises(ac.AcausalError, match=r"the values of 'resistor.R': 'x'"):
         ac.sweep(cm, {"resistor.R": ["1 Ohm", "x"]}, 0.1, client="serial")
+    with pytest.raises(ac.AcausalError, match=r"the values of 'resistor.R' must be numbers"):
+        ac.sweep(cm, {"resistor.R": [[1.0, 2.0], 3.0]}, 0.1, client="serial")
+    # values with a unit, as simulate(params=) takes them, in the parameter's own unit
+    sw = ac.sweep(cm, {"resistor.R": ["500 mOhm", 0.6]}, 0.05, n_points=3, client="serial")
+    np.testing.assert_array_equal(sw.parameters["resistor.R"], [0.5, 0.6])
 
 
 def test_a_client_address_that_is_not_one_is_explained(cm):
