@@ -902,8 +902,11 @@ class Component:
         (``connect(a, b)`` twice, or ``connect(b, a)`` after it): the second call changes
         nothing and is most likely meant for another port."""
         pairs = self.__dict__.setdefault("_pairs", set())
-        keys = {_pair_key(ports[0], q) for q in ports[1:]}
-        keys |= {_pair_key(a, b) for a, b in zip(ports[:-1], ports[1:], strict=True)}
+        if len(ports) == 2:  # (the common case: one pair)
+            keys = {_pair_key(ports[0], ports[1])}
+        else:
+            keys = {_pair_key(ports[0], q) for q in ports[1:]}
+            keys |= {_pair_key(a, b) for a, b in zip(ports[:-1], ports[1:], strict=True)}
         twice = [k for k in keys if k in pairs]
         if twice:
             names = {id(p): p.path() for p in ports}
