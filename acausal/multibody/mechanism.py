@@ -486,8 +486,7 @@ class Mechanism(DomainPass):
         # frame wrenches at placeholder kinematics: W_v = -M_v A_v + b_v
         verts = list(dict.fromkeys(self.port_vertex[id(p)] for c in self.comps
                                    for p in c.ports().values() if id(p) in self.port_vertex))
-        ph_list, ph_blocks, A_all = _placeholders(len(verts))
-        ph = dict(zip(verts, ph_list, strict=True))
+        ph: dict[int, Kinematics] = {}  # (made for the first component that needs them)
         wrench: dict[int, tuple[cs.SX, cs.SX]] = {}  # vertex -> (F, M)
         given: dict[int, list[tuple[cs.SX, cs.SX]]] = {}  # vertex -> [(M_v, b_v)]
         for c in self.comps:
@@ -499,6 +498,9 @@ class Mechanism(DomainPass):
                 for port, Mv, b in parts:
                     given.setdefault(self.port_vertex[id(ports[port])], []).append((Mv, b))
                 continue
+            if not ph:
+                ph_list, ph_blocks, A_all = _placeholders(len(verts))
+                ph = dict(zip(verts, ph_list, strict=True))
             kmap = {name: ph[self.port_vertex[id(p)]] for name, p in ports.items()}
             for port, F, M in c.wrenches(kmap, gravity):
                 v = self.port_vertex[id(c.ports()[port])]
@@ -518,41 +520,39 @@ class Mechanism(DomainPass):
             qs += m.q
             qds.append(m.qdot)
         # everything derived at once (linear cost, a few CasADi calls)
-        vs = list(wrench)
-        W_all = cs.vertcat(*[x for v in vs for x in wrench[v]]) if vs else cs.SX(0, 1)
-        # each frame's wrench depends on its own acceleration only (checked above): one
-        # directional derivative per acceleration component gives every M_v at once (a
-        # Jacobian with respect to all accelerations would cost a sparsity sweep per 64 of
-        # them, quadratic in the number of frames)
-        if vs:
-            JW = cs.jtimes(W_all, A_all, cs.repmat(cs.DM.eye(6), len(verts), 1))
-            if cs.depends_on(JW, A_all):
-                return None, "a frame wrench is not affine in the frame's acceleration"
-            b_all = cs.substitute(W_all, A_all, cs.SX.zeros(A_all.shape))
-        else:
-            JW, b_all = cs.SX(0, 6), cs.SX(0, 1)
         J_all = cs.vertcat(*Js) if Js else cs.SX(0, 1)
         S_all = cs.jacobian(J_all, cs.vertcat(*u_all))
         q_vec = cs.vertcat(*qs) if qs else cs.SX(0, 1)
         qd_vec = cs.vertcat(*qds) if qds else cs.SX(0, 1)
         Jd_all = cs.jtimes(J_all, q_vec, qd_vec) if qs else cs.SX.zeros(J_all.shape)
-        # placeholders -> the tree walk's kinematics (one substitution for everything)
         # (few CasADi calls per frame: their Python overhead dominates a long chain's build)
         inertia: dict[int, cs.SX] = {}
         bias: dict[int, cs.SX] = {}
+        free_of_udot = [tau]  # (what must not depend on the speeds' derivatives)
+        vs = list(wrench)
         if vs:
+            W_all = cs.vertcat(*[x for v in vs for x in wrench[v]])
+            # each frame's wrench depends on its own acceleration only (checked above): one
+            # directional derivative per acceleration component gives every M_v at once (a
+            # Jacobian with respect to all accelerations would cost a sparsity sweep per 64
+            # of them, quadratic in the number of frames)
+            JW = cs.jtimes(W_all, A_all, cs.repmat(cs.DM.eye(6), len(verts), 1))
+            if cs.depends_on(JW, A_all):
+                return None, "a frame wrench is not affine in the frame's acceleration"
+            b_all = cs.substitute(W_all, A_all, cs.SX.zeros(A_all.shape))
+            # placeholders -> the tree walk's kinematics (one substitution for everything)
             vals = [cs.densify(cs.horzcat(*[getattr(kin[v], key) for v in verts]))
                     for key in ("r", "R", "v", "w")]
             JW, b_all = cs.substitute([JW, b_all], ph_blocks, vals)
             inertia = dict(zip(vs, cs.vertsplit(-JW, 6), strict=True))
             bias = dict(zip(vs, cs.vertsplit(b_all, 6), strict=True))
+            free_of_udot.append(b_all)
         for v, pairs in given.items():
             for Mv, b in pairs:
                 inertia[v] = inertia[v] + Mv if v in inertia else Mv
                 bias[v] = bias[v] + b if v in bias else b
-        parts_given = [x for pairs in given.values() for Mv, b in pairs for x in (cs.vec(Mv), b)]
-        if cs.depends_on(b_all, udot) or cs.depends_on(tau, udot) or (
-                parts_given and cs.depends_on(cs.vertcat(*parts_given), udot)):
+                free_of_udot += [cs.vec(Mv), b]
+        if cs.depends_on(cs.vertcat(*free_of_udot), udot):
             return None, "a force depends on the derivatives of the speeds"
         parents = [int(topo.parent[v]) for v in edges_v]
         idxs = [[speed_index[s.name()] for s in motions[int(topo.parent_edge[v])].u]
