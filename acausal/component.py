@@ -902,11 +902,11 @@ class Component:
         (``connect(a, b)`` twice, or ``connect(b, a)`` after it): the second call changes
         nothing and is most likely meant for another port."""
         pairs = self.__dict__.setdefault("_pairs", set())
-        if len(ports) == 2:  # (the common case: one pair)
-            keys = {_pair_key(ports[0], ports[1])}
-        else:
-            keys = {_pair_key(ports[0], q) for q in ports[1:]}
-            keys |= {_pair_key(a, b) for a, b in zip(ports[:-1], ports[1:], strict=True)}
+        # (the first port with each other, and the others with their neighbours: a pair
+        # written in the call; one pair for the common connect(a, b))
+        keys = {_pair_key(ports[0], q) for q in ports[1:]}
+        if len(ports) > 2:
+            keys |= {_pair_key(a, b) for a, b in zip(ports[1:-1], ports[2:], strict=True)}
         twice = [k for k in keys if k in pairs]
         if twice:
             names = {id(p): p.path() for p in ports}

@@ -22,6 +22,7 @@ dynamic state re-selection): use :func:`acausal.simulate` for those.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import casadi as cs
@@ -52,7 +53,7 @@ def _check_names(kind: str, names: Sequence[str], known: Sequence[str]) -> list[
 
 def _once(kind: str, names: Sequence[str]) -> None:
     """Each name once: two inputs of one quantity would be added (:func:`_embed`)."""
-    twice = sorted({n for n in names if list(names).count(n) > 1})
+    twice = sorted(n for n, k in Counter(names).items() if k > 1)
     if twice:
         raise AcausalError(f"{kind} given twice: {', '.join(map(repr, twice))}")
 

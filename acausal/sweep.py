@@ -197,15 +197,8 @@ def _in_units(name: str, values: Any, unit: str) -> Any:
     unit, as ``simulate(params=)`` takes them."""
     if isinstance(values, str):
         values = [values]
-    if isinstance(values, np.ndarray):
-        return values
-    try:
-        items = list(values)
-    except TypeError:  # (one number)
-        return values
-    if not any(isinstance(v, str) for v in items):
-        return values
-    values = items
+    if not isinstance(values, (list, tuple)) or not any(isinstance(v, str) for v in values):
+        return values  # (numbers, or an array of them)
     from .checks import _convert
     from .errors import UnitError
 
