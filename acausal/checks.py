@@ -30,7 +30,7 @@ from .errors import ArgumentError, StartValueError, UnitError
 from .names import did_you_mean, suggest
 from .symbols import FlatParameter
 
-__all__ = ["check_simulate_arguments", "parameter_overrides", "MAX_OUTPUT_POINTS"]
+__all__ = ["check_simulate_arguments", "parameter_overrides", "time_grid", "MAX_OUTPUT_POINTS"]
 
 #: The largest output grid :func:`acausal.simulate` accepts (a mistyped ``dt`` would
 #: otherwise exhaust the memory).
@@ -52,6 +52,30 @@ def _number(value: Any, what: str, *, positive: bool = False, allow_zero: bool =
     return v
 
 
+def time_grid(values: Any, what: str, min_points: int = 1) -> np.ndarray:
+    """``values`` as a grid of times: a 1-D sequence of at least ``min_points`` finite,
+    strictly increasing numbers (the output grid of :func:`acausal.simulate`, ``t_eval``,
+    and of the exported simulators, ``grid``); ``what`` names the argument."""
+    try:
+        g = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be a sequence of times, got {values!r}") from None
+    if g.ndim != 1 or g.size == 0:
+        raise ArgumentError(f"{what} must be a non-empty 1-D sequence of times, got shape "
+                            f"{g.shape}")
+    if g.size < min_points:
+        raise ArgumentError(f"{what} needs at least {min_points} times (the start and the "
+                            f"output times after it), got {g.size}")
+    if not np.all(np.isfinite(g)):
+        k = int(np.argmax(~np.isfinite(g)))
+        raise ArgumentError(f"{what} contains NaN or inf ({what}[{k}] = {g[k]})")
+    if np.any(np.diff(g) <= 0):
+        k = int(np.argmax(np.diff(g) <= 0))
+        raise ArgumentError(f"{what} must be strictly increasing: {what}[{k}] = {g[k]:g} "
+                            f"is followed by {g[k + 1]:g}")
+    return g
+
+
 def _check_grid(t_end: Any, t_start: Any, n_points: Any, dt: Any, t_eval: Any) -> None:
     t1 = _number(t_end, "t_end")
     t0 = _number(t_start, "t_start")
@@ -61,19 +85,7 @@ def _check_grid(t_end: Any, t_start: Any, n_points: Any, dt: Any, t_eval: Any) -
             "give the output grid one way: n_points=, dt= or t_eval= (got n_points and "
             + ("dt" if dt is not None else "t_eval") + ")")
     if t_eval is not None:
-        try:
-            g = np.asarray(t_eval, dtype=float)
-        except (TypeError, ValueError):
-            raise ArgumentError(f"t_eval must be a sequence of times, got {t_eval!r}") from None
-        if g.ndim != 1 or g.size == 0:
-            raise ArgumentError(f"t_eval must be a non-empty 1-D sequence of times, got shape "
-                                f"{g.shape}")
-        if not np.all(np.isfinite(g)):
-            raise ArgumentError("t_eval contains NaN or inf")
-        if np.any(np.diff(g) <= 0):
-            k = int(np.argmax(np.diff(g) <= 0))
-            raise ArgumentError(f"t_eval must be strictly increasing: t_eval[{k}] = {g[k]:g} "
-                                f"is followed by {g[k + 1]:g}")
+        g = time_grid(t_eval, "t_eval")
         if g[0] < t0:
             raise ArgumentError(f"t_eval starts at {g[0]:g}, before t_start = {t0:g}")
         if g[-1] > t1 * (1 + 1e-12) + 1e-300:

@@ -292,7 +292,9 @@ class CompiledModel:
     def __repr__(self) -> str:
         r = self.report
         states = ", ".join(r.states[:4]) + (", ..." if len(r.states) > 4 else "")
-        return (f"<CompiledModel {type(self.model).__name__}: {r.n_equations} equations, "
+        from .persist import class_name
+
+        return (f"<CompiledModel {class_name(self.model)}: {r.n_equations} equations, "
                 f"{len(r.states)} states ({states or 'none'}), "
                 f"{len(self.system.parameters)} parameters, index "
                 f"{r.index + 1 if r.index else '<= 1'}>")

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from .results import Result
 
 __all__ = ["DetachedComponent", "DetachedPort", "DetachedModelError", "save", "load", "dumps",
-           "loads", "FORMAT_VERSION"]
+           "loads", "class_name", "FORMAT_VERSION"]
 
 #: version of the saved layout (a file of another version is refused with a message).
 #: 2: the flat records are slotted classes, the BLT blocks a table (structure.blt.Blocks)
@@ -143,6 +143,13 @@ class DetachedPort:
 
     def __repr__(self) -> str:
         return f"<detached port {self.path()} ({self.domain.name})>"
+
+
+def class_name(model: Any) -> str:
+    """The class name of a model, also of a detached one (``"MSD"``)."""
+    if isinstance(model, DetachedComponent):
+        return str(model.__dict__["class_name"]).rsplit(".", 1)[-1]
+    return type(model).__name__
 
 
 def _plain(value: Any) -> bool:
