@@ -135,9 +135,18 @@ def _check_tolerances(rtol: Any, atol: Any, max_step: Any) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _other_parameters(model: Component) -> dict[str, str]:
-    """Parameters of the model tree that are not numeric symbols: name -> why."""
+def _other_parameters(model: Any, bound: Sequence[tuple[Any, str, Any]] = ()
+                      ) -> dict[str, str]:
+    """Parameters of the model tree that are not numeric symbols: name -> why. For a
+    model loaded from a file (detached components, no tree to walk) they are read off the
+    values the build bound, ``bound`` (``FlatSystem.bound_values``)."""
     out: dict[str, str] = {}
+    if not isinstance(model, Component):
+        for c, name, value in bound:
+            path = c.path()
+            out[f"{path}.{name}" if path else name] = "signal" if callable(value) \
+                else "structural"
+        return out
     for c in model.walk():
         path = c.path()
         prefix = f"{path}." if path else ""
@@ -182,9 +191,11 @@ def _convert(text: str, unit: str) -> float:
 
 
 def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[FlatParameter],
-                        model: Component | None) -> dict[str, float]:
+                        model: Any, bound: Sequence[tuple[Any, str, Any]] = ()
+                        ) -> dict[str, float]:
     """Check ``params`` (names, values, bounds) against the numeric parameters of a model
-    and return them as numbers in the declared units."""
+    and return them as numbers in the declared units (``model``: the model tree, or the
+    detached root of a loaded model with ``bound``, the values its build bound)."""
     if params is None:
         return {}
     if not isinstance(params, Mapping):
@@ -198,7 +209,7 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
             if not isinstance(key, str):
                 raise ArgumentError(f"params keys are dotted names ('resistor.R'), got {key!r}")
             if other is None:
-                other = _other_parameters(model) if model is not None else {}
+                other = _other_parameters(model, bound) if model is not None else {}
             kind = other.get(key)
             if kind == "structural":
                 raise ArgumentError(
@@ -213,6 +224,11 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
             raise ArgumentError(f"unknown parameter {key!r}" + did_you_mean(key, by_name))
         out[key] = _value(value, p)
     return out
+
+
+def _bound(cm: CompiledModel) -> list[tuple[Any, str, Any]]:
+    flat = cm.state.flat
+    return flat.bound_values if flat is not None else []
 
 
 def current_value(p: Any) -> Any:
@@ -397,7 +413,8 @@ def check_simulate_arguments(
     if not isinstance(raise_on_failure, bool):
         raise ArgumentError(f"raise_on_failure must be True or False, got {raise_on_failure!r}")
     if isinstance(model, CompiledModel):
-        checked = parameter_overrides(params, model.system.parameters, model.model)
+        checked = parameter_overrides(params, model.system.parameters, model.model,
+                                      _bound(model))
         _stale_parameters(model, checked)
         return (checked if params is not None else None), _start_values(model, start)
     if params is None:

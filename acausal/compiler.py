@@ -267,12 +267,12 @@ class CompiledModel:
         """Parameter vector with ``{"path.name": value}`` overrides applied (values may be
         strings with units; names, values and bounds are checked, see
         :func:`acausal.checks.parameter_overrides`)."""
-        from .checks import parameter_overrides
+        from .checks import _bound, parameter_overrides
 
         params = self.system.parameters
         values = np.array([p.value for p in params], dtype=float)
         if overrides:
-            checked = parameter_overrides(overrides, params, self.model)
+            checked = parameter_overrides(overrides, params, self.model, _bound(self))
             index = self._parameter_index
             for k, v in checked.items():
                 values[index[k]] = v
