@@ -131,7 +131,7 @@ def test_compiled_functions_are_a_mapping_of_their_names(tmp_path):
     assert sorted(lib) == ["dae", "dae_jacobian", "dae_residual", "outputs"]
     assert len(lib) == 4 and "dae" in lib and "dea" not in lib and lib.get("dea") is None
     assert dict(lib.items())["dae"] is lib["dae"]
-    with pytest.raises(KeyError, match=r"'dea' is not a function of rc_map\.so; it has "
+    with pytest.raises(KeyError, match=r"'dea' is not a function of rc_map\.\w+; it has "
                        r"'dae', 'outputs', 'dae_residual', 'dae_jacobian'; did you mean 'dae'"):
         lib["dea"]
     d = cm.dae
