@@ -103,21 +103,22 @@ def simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequence[str] =
 
     ``grid`` is at least two finite, strictly increasing times [s]; the run starts at
     ``grid[0]``. ``X`` holds the states at ``grid[1:]`` (one column per time), ``Y`` the
-    requested outputs there. Derivatives with respect to ``x0`` and ``p`` come from IDAS forward or
-    adjoint sensitivities, so the function can sit inside an NLP (``casadi.nlpsol``).
+    requested outputs there (outputs or parameters by dotted name; one string is one
+    name). Derivatives with respect to ``x0`` and ``p`` come from IDAS forward or adjoint
+    sensitivities, so the function can sit inside an NLP (``casadi.nlpsol``).
 
     With ``params=["motor.R", ...]`` the function is ``(p[, s]) -> (X, Y, x0, z0)`` of
     those parameters only (the others fixed, at ``fixed=`` or the model's values; ``s``:
     the start values named in ``start``), the consistent initial values computed inside
     (:func:`acausal.differentiable.parametric_simulator`).
     """
+    g = time_grid(grid, "grid", min_points=2)
+    _check_tolerances(rtol, atol, None)
     if params is not None or start:
         from .differentiable import parametric_simulator
 
         return parametric_simulator(cm, grid, outputs, params or (), start, rtol=rtol,
                                     atol=atol, fixed=fixed)
-    g = time_grid(grid, "grid", min_points=2)
-    _check_tolerances(rtol, atol, None)
     y = _select(cm, outputs)
     d = cm.dae
     integ = make_integrator(d, g - g[0], rtol=rtol, atol=atol)

@@ -121,3 +121,6 @@ def test_simulator_takes_one_output_name_as_a_string():
     Y = float(sim([0.0], cs.DM.zeros(0, 1), cm.dae.p_values)[1])
     # v = V (1 - e^{-t/RC}); 1e-7: IDAS's global error at rtol 1e-10 over one time constant
     assert abs(Y - 10.0 * (1 - np.exp(-1.0))) < 1e-7
+    for kwargs in ({}, {"params": ["resistor.R"]}):  # tolerances checked as simulate's
+        with pytest.raises(ac.ArgumentError, match=r"rtol must be > 0 and < 1, got -1"):
+            ac.export.simulator(cm, [0.0, 1.0], "capacitor.v", rtol=-1, **kwargs)
