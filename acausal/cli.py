@@ -237,7 +237,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
         cm.save(args.save)
         print(f"compiled model written to {args.save} (read it with acausal.load)")
     if args.casadi:
-        cm.dae.function("dae").save(args.casadi)
+        try:
+            cm.dae.function("dae").save(args.casadi)
+        except RuntimeError as exc:  # (CasADi's "Error opening stream": no permission)
+            raise AcausalError(f"--casadi {args.casadi}: cannot write the file ("
+                               f"{str(exc).strip().splitlines()[-1]})") from None
         print(f"CasADi function dae(x, z, p, t) -> (ode, alg) written to {args.casadi} "
               "(casadi.Function.load)")
     if args.fmu:
