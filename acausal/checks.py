@@ -30,7 +30,7 @@ from .errors import ArgumentError, StartValueError, UnitError
 from .names import did_you_mean, suggest
 from .symbols import FlatParameter
 
-__all__ = ["check_simulate_arguments", "parameter_overrides", "MAX_OUTPUT_POINTS"]
+__all__ = ["check_simulate_arguments", "parameter_overrides", "time_grid", "MAX_OUTPUT_POINTS"]
 
 #: The largest output grid :func:`acausal.simulate` accepts (a mistyped ``dt`` would
 #: otherwise exhaust the memory).
@@ -52,6 +52,30 @@ def _number(value: Any, what: str, *, positive: bool = False, allow_zero: bool =
     return v
 
 
+def time_grid(values: Any, what: str, min_points: int = 1) -> np.ndarray:
+    """``values`` as a grid of times: a 1-D sequence of at least ``min_points`` finite,
+    strictly increasing numbers (the output grid of :func:`acausal.simulate`, ``t_eval``,
+    and of the exported simulators, ``grid``); ``what`` names the argument."""
+    try:
+        g = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be a sequence of times, got {values!r}") from None
+    if g.ndim != 1 or g.size == 0:
+        raise ArgumentError(f"{what} must be a non-empty 1-D sequence of times, got shape "
+                            f"{g.shape}")
+    if g.size < min_points:
+        raise ArgumentError(f"{what} needs at least {min_points} times (the start and the "
+                            f"output times after it), got {g.size}")
+    if not np.all(np.isfinite(g)):
+        k = int(np.argmax(~np.isfinite(g)))
+        raise ArgumentError(f"{what} contains NaN or inf ({what}[{k}] = {g[k]})")
+    if np.any(np.diff(g) <= 0):
+        k = int(np.argmax(np.diff(g) <= 0))
+        raise ArgumentError(f"{what} must be strictly increasing: {what}[{k}] = {g[k]:g} "
+                            f"is followed by {g[k + 1]:g}")
+    return g
+
+
 def _check_grid(t_end: Any, t_start: Any, n_points: Any, dt: Any, t_eval: Any) -> None:
     t1 = _number(t_end, "t_end")
     t0 = _number(t_start, "t_start")
@@ -61,19 +85,7 @@ def _check_grid(t_end: Any, t_start: Any, n_points: Any, dt: Any, t_eval: Any) -
             "give the output grid one way: n_points=, dt= or t_eval= (got n_points and "
             + ("dt" if dt is not None else "t_eval") + ")")
     if t_eval is not None:
-        try:
-            g = np.asarray(t_eval, dtype=float)
-        except (TypeError, ValueError):
-            raise ArgumentError(f"t_eval must be a sequence of times, got {t_eval!r}") from None
-        if g.ndim != 1 or g.size == 0:
-            raise ArgumentError(f"t_eval must be a non-empty 1-D sequence of times, got shape "
-                                f"{g.shape}")
-        if not np.all(np.isfinite(g)):
-            raise ArgumentError("t_eval contains NaN or inf")
-        if np.any(np.diff(g) <= 0):
-            k = int(np.argmax(np.diff(g) <= 0))
-            raise ArgumentError(f"t_eval must be strictly increasing: t_eval[{k}] = {g[k]:g} "
-                                f"is followed by {g[k + 1]:g}")
+        g = time_grid(t_eval, "t_eval")
         if g[0] < t0:
             raise ArgumentError(f"t_eval starts at {g[0]:g}, before t_start = {t0:g}")
         if g[-1] > t1 * (1 + 1e-12) + 1e-300:
@@ -123,9 +135,18 @@ def _check_tolerances(rtol: Any, atol: Any, max_step: Any) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _other_parameters(model: Component) -> dict[str, str]:
-    """Parameters of the model tree that are not numeric symbols: name -> why."""
+def _other_parameters(model: Any, bound: Sequence[tuple[Any, str, Any]] = ()
+                      ) -> dict[str, str]:
+    """Parameters of the model tree that are not numeric symbols: name -> why. For a
+    model loaded from a file (detached components, no tree to walk) they are read off the
+    values the build bound, ``bound`` (``FlatSystem.bound_values``)."""
     out: dict[str, str] = {}
+    if not isinstance(model, Component):
+        for c, name, value in bound:
+            path = c.path()
+            out[f"{path}.{name}" if path else name] = "signal" if callable(value) \
+                else "structural"
+        return out
     for c in model.walk():
         path = c.path()
         prefix = f"{path}." if path else ""
@@ -170,9 +191,11 @@ def _convert(text: str, unit: str) -> float:
 
 
 def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[FlatParameter],
-                        model: Component | None) -> dict[str, float]:
+                        model: Any, bound: Sequence[tuple[Any, str, Any]] = ()
+                        ) -> dict[str, float]:
     """Check ``params`` (names, values, bounds) against the numeric parameters of a model
-    and return them as numbers in the declared units."""
+    and return them as numbers in the declared units (``model``: the model tree, or the
+    detached root of a loaded model with ``bound``, the values its build bound)."""
     if params is None:
         return {}
     if not isinstance(params, Mapping):
@@ -186,7 +209,7 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
             if not isinstance(key, str):
                 raise ArgumentError(f"params keys are dotted names ('resistor.R'), got {key!r}")
             if other is None:
-                other = _other_parameters(model) if model is not None else {}
+                other = _other_parameters(model, bound) if model is not None else {}
             kind = other.get(key)
             if kind == "structural":
                 raise ArgumentError(
@@ -201,6 +224,11 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
             raise ArgumentError(f"unknown parameter {key!r}" + did_you_mean(key, by_name))
         out[key] = _value(value, p)
     return out
+
+
+def _bound(cm: CompiledModel) -> list[tuple[Any, str, Any]]:
+    flat = cm.state.flat
+    return flat.bound_values if flat is not None else []
 
 
 def current_value(p: Any) -> Any:
@@ -385,7 +413,8 @@ def check_simulate_arguments(
     if not isinstance(raise_on_failure, bool):
         raise ArgumentError(f"raise_on_failure must be True or False, got {raise_on_failure!r}")
     if isinstance(model, CompiledModel):
-        checked = parameter_overrides(params, model.system.parameters, model.model)
+        checked = parameter_overrides(params, model.system.parameters, model.model,
+                                      _bound(model))
         _stale_parameters(model, checked)
         return (checked if params is not None else None), _start_values(model, start)
     if params is None:

@@ -12,8 +12,11 @@
 
 A **target** is ``FILE.py:NAME`` or ``package.module:NAME``, where ``NAME`` is a model
 class, a function returning a model (or a compiled model), or a model instance; or a file
-written by ``cm.save(path)``. Errors of the library are printed as one message (exit
-status 1), without a traceback.
+written by ``cm.save(path)``. Errors of the library, of the command line and of the
+target's code (a script that fails to import, a function that needs arguments) are printed
+as one message (exit status 1), without a traceback; ``--traceback`` shows it. An
+unexpected error inside acausal (a bug) is printed with its traceback. Every output file's
+folder is made if missing, and the output paths are checked before any work.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main", "load_target"]
+__all__ = ["main", "load_target", "UserCodeError"]
 
 
 def load_target(target: str) -> Any:
@@ -36,13 +39,15 @@ def load_target(target: str) -> Any:
     from .errors import AcausalError
     from .persist import load
 
+    how = (f"target {target!r}: write FILE.py:NAME or module:NAME (a model class, a function "
+           "returning a model, or a model), or give a file saved with cm.save()")
     path, sep, name = target.rpartition(":")
     if not sep or (len(path) == 1 and path.isalpha()):  # no name (or a drive letter)
         if Path(target).is_file() and not target.endswith(".py"):
             return load(target)
-        raise AcausalError(f"target {target!r}: write FILE.py:NAME or module:NAME (a model "
-                           "class, a function returning a model, or a model), or give a "
-                           "file saved with cm.save()")
+        raise AcausalError(how)
+    if not path or not name:
+        raise AcausalError(how)
     if path.endswith(".py") or Path(path).is_file():
         file = Path(path).resolve()
         if not file.is_file():
@@ -54,9 +59,19 @@ def load_target(target: str) -> Any:
             raise AcausalError(f"cannot import {file}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[mod_name] = module
-        spec.loader.exec_module(module)
+        with _users_code(f"importing {path}"):
+            spec.loader.exec_module(module)
     else:
-        module = importlib.import_module(path)
+        try:
+            spec_found = importlib.util.find_spec(path)
+        except (ImportError, ValueError):  # (a parent package that is not there)
+            spec_found = None
+        if spec_found is None:
+            raise AcausalError(f"target {target!r}: there is no module {path!r} on the "
+                               "import path (give a file as FILE.py:NAME, or install or add "
+                               "the package to PYTHONPATH)")
+        with _users_code(f"importing {path}"):
+            module = importlib.import_module(path)
     obj = getattr(module, name, None)
     if obj is None:
         found = sorted(n for n, v in vars(module).items()
@@ -67,27 +82,80 @@ def load_target(target: str) -> Any:
     if isinstance(obj, Component | CompiledModel):
         return obj
     if callable(obj):
-        made = obj()
+        import inspect
+
+        try:
+            inspect.signature(obj).bind()
+        except TypeError:
+            raise AcausalError(
+                f"target {target!r}: {name}{inspect.signature(obj)} needs arguments; the "
+                "command line calls a model class or a function without arguments (write "
+                "a function that returns the model)") from None
+        except ValueError:  # (no signature to read: call it and see)
+            pass
+        with _users_code(f"{name}()"):
+            made = obj()
         if isinstance(made, Component | CompiledModel):
             return made
         raise AcausalError(f"{name}() returned {type(made).__name__}, not a model")
     raise AcausalError(f"{name} is not a model, a model class or a function")
 
 
-def _assignments(items: Sequence[str], what: str) -> dict[str, float]:
+class UserCodeError(Exception):
+    """The target's own code (the script, the module, the function) raised."""
+
+
+class _users_code:
+    """Exceptions of the target's code become :class:`UserCodeError` (one message), but
+    those of acausal, which the code may call (``ac.build`` in a function), stay what they
+    are."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        from .errors import AcausalError
+
+        if exc is None or isinstance(exc, AcausalError) or not isinstance(exc, Exception):
+            return
+        raise UserCodeError(f"{self.what} raised {type(exc).__name__}: {exc}") from exc
+
+
+def _assignments(items: Sequence[str], what: str) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs; a value that is not a number is kept as text, which
+    simulate() reads as a number with a unit (``20 N/m``) or refuses naming it."""
     from .errors import AcausalError
 
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise AcausalError(f"--{what} {item!r}: write NAME=VALUE, e.g. resistor.R=0.5 "
+                               "or 'resistor.R=500 mOhm'")
         try:
-            if not sep:
-                raise ValueError
             out[key.strip()] = float(value)
         except ValueError:
-            raise AcausalError(f"--{what} {item!r}: write NAME=VALUE, e.g. resistor.R=0.5") \
-                from None
+            out[key.strip()] = value.strip()
     return out
+
+
+def _output(file: str, option: str) -> str:
+    """An output file of ``option``: not a folder; its folder made if missing (before the
+    work, so that a wrong path is known now, not after the run)."""
+    from .errors import AcausalError
+
+    path = Path(file)
+    if path.is_dir():
+        raise AcausalError(f"{option} {file}: that is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AcausalError(f"{option} {file}: cannot make the folder {path.parent} "
+                           f"({exc.strerror or exc})") from None
+    return file
 
 
 def _compiled(args: argparse.Namespace) -> Any:
@@ -97,19 +165,27 @@ def _compiled(args: argparse.Namespace) -> Any:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    from .errors import AcausalError
     from .simulate import simulate
 
     if args.plot:  # (before the work: a wrong figure type is known now)
         from .results import check_figure_file
 
         check_figure_file(args.plot)
+    for option in ("plot", "csv", "save_result"):
+        if getattr(args, option):
+            _output(getattr(args, option), "--" + option.replace("_", "-"))
+    params = _assignments(args.param, "param")
+    start = _assignments(args.start, "start")
+    names = [n.strip() for group in args.outputs for n in group.split(",") if n.strip()]
     cm = _compiled(args)
+    names = names or list(cm.states)
+    if args.plot and not names:
+        raise AcausalError(f"--plot {args.plot}: the model has no states, which are what is "
+                           "plotted by default; name the quantities to plot with -o NAME,NAME")
     res = simulate(cm, args.t_end, t_start=args.t_start, n_points=args.n_points, dt=args.dt,
-                   rtol=args.rtol, atol=args.atol,
-                   params=_assignments(args.param, "param"),
-                   start=_assignments(args.start, "start"), raise_on_failure=False,
-                   progress=args.progress)
-    names = [n for group in args.outputs for n in group.split(",") if n] or list(cm.states)
+                   rtol=args.rtol, atol=args.atol, params=params, start=start,
+                   raise_on_failure=False, progress=args.progress)
     for n in names:
         res[n]  # unknown names fail here, with suggestions
     print(f"{res!r}")
@@ -153,12 +229,19 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     if not (args.fmu or args.save or args.casadi):
         raise AcausalError("export: choose --fmu FILE, --save FILE and/or --casadi FILE")
+    for option in ("fmu", "save", "casadi"):
+        if getattr(args, option):
+            _output(getattr(args, option), "--" + option)
     cm = _compiled(args)
     if args.save:
         cm.save(args.save)
         print(f"compiled model written to {args.save} (read it with acausal.load)")
     if args.casadi:
-        cm.dae.function("dae").save(args.casadi)
+        try:
+            cm.dae.function("dae").save(args.casadi)
+        except RuntimeError as exc:  # (CasADi's "Error opening stream": no permission)
+            raise AcausalError(f"--casadi {args.casadi}: cannot write the file ("
+                               f"{str(exc).strip().splitlines()[-1]})") from None
         print(f"CasADi function dae(x, z, p, t) -> (ode, alg) written to {args.casadi} "
               "(casadi.Function.load)")
     if args.fmu:
@@ -201,10 +284,15 @@ def _parser() -> argparse.ArgumentParser:
                "model, or a model), or a compiled model saved with cm.save().")
     sub = p.add_subparsers(dest="command", required=True)
 
+    def traceback_option(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--traceback", action="store_true",
+                        help="on an error, show the full Python traceback")
+
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("target", metavar="TARGET")
         sp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar (default: in a terminal, for long work)")
+        traceback_option(sp)
 
     s = sub.add_parser("simulate", help="simulate a model and print, plot or tabulate")
     common(s)
@@ -244,6 +332,7 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("cache", help="the compiled right-hand sides kept between runs")
     c.add_argument("--clear", action="store_true", help="remove them")
+    traceback_option(c)
     c.set_defaults(run=_cmd_cache)
     return p
 
@@ -253,13 +342,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .errors import AcausalError
 
     args = _parser().parse_args(argv)
+    if args.traceback:
+        return int(args.run(args))
     try:
         return int(args.run(args))
     except AcausalError as exc:
         print(f"acausal: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+    except UserCodeError as exc:
+        print(f"acausal: {exc} (--traceback shows where)", file=sys.stderr)
+        return 1
     except KeyError as exc:  # an unknown result name, with suggestions
         print(f"acausal: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # writing an output file: a full disk, no permission
+        print(f"acausal: {exc}", file=sys.stderr)
         return 1
 
 

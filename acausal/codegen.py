@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from typing import Any
 import casadi as cs
 
 from .errors import AcausalError
+from .names import did_you_mean
 
 __all__ = [
     "CodegenError",
@@ -115,7 +116,11 @@ def generate_c(functions: Sequence[cs.Function], directory: str | Path, name: st
             f"name {name!r} cannot name generated C: letters, digits and single "
             "underscores, starting with a letter (e.g. 'dc_motor_gen')")
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # (a file of that name, no permission)
+        raise CodegenError(f"cannot write the generated C into {directory}: "
+                           f"{exc.strerror or exc}") from None
     opts: dict[str, Any] = {"with_header": True, "with_export": export, "verbose": False}
     cg = cs.CodeGenerator(f"{name}.c", opts)
     for f in functions:
@@ -155,8 +160,10 @@ def compile_shared(sources: Sequence[str | Path], output: str | Path, *,
 
 
 @dataclass
-class CompiledFunctions:
-    """Functions loaded from a compiled shared library, by name (``casadi.external``)."""
+class CompiledFunctions(Mapping[str, cs.Function]):
+    """Functions loaded from a compiled shared library, by name (``casadi.external``): a
+    mapping of the names to the functions (``lib["dae"]``, ``sorted(lib)``,
+    ``lib.items()``)."""
 
     library: Path
     functions: dict[str, cs.Function]
@@ -164,7 +171,18 @@ class CompiledFunctions:
     timings: dict[str, float] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> cs.Function:
-        return self.functions[name]
+        f = self.functions.get(name)
+        if f is None:
+            raise KeyError(f"{name!r} is not a function of {self.library.name}; it has "
+                           f"{', '.join(map(repr, self.functions))}"
+                           + did_you_mean(str(name), self.functions))
+        return f
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.functions)
+
+    def __len__(self) -> int:
+        return len(self.functions)
 
 
 def compile_functions(functions: Sequence[cs.Function], directory: str | Path | None = None,
@@ -203,15 +221,13 @@ def model_functions(cm: Any, outputs: Sequence[str] | None = None) -> list[cs.Fu
     * ``dae_jacobian(t, w, wdot, p, cj) -> J``: its iteration matrix
       ``dr/dw + cj dr/dwdot`` (sparse), the matrix IDAS factors.
     """
+    from .export import resolve_outputs
+
     d = cm.dae
     x, z, p, t = d.x, d.z, d.p, d.t
-    idx = {n: k for k, n in enumerate(d.out_names)}
-    names = list(d.out_names) if outputs is None else list(outputs)
-    missing = [n for n in names if n not in idx]
-    if missing:
-        raise CodegenError(f"unknown output(s) {missing}: the model computes "
-                           f"{len(d.out_names)} outputs, see cm.dae.out_names")
-    y = cs.vertcat(*[cs.vec(d.out_expr[idx[n]]) for n in names]) if names else cs.SX(0, 1)
+    exprs = resolve_outputs(cm, list(d.out_names) if outputs is None else outputs,
+                            "outputs", CodegenError)
+    y = cs.vertcat(*exprs) if exprs else cs.SX(0, 1)
     nx = int(x.numel())
     w = cs.vertcat(x, z)
     wdot = cs.SX.sym("wdot", w.numel())

@@ -267,12 +267,12 @@ class CompiledModel:
         """Parameter vector with ``{"path.name": value}`` overrides applied (values may be
         strings with units; names, values and bounds are checked, see
         :func:`acausal.checks.parameter_overrides`)."""
-        from .checks import parameter_overrides
+        from .checks import _bound, parameter_overrides
 
         params = self.system.parameters
         values = np.array([p.value for p in params], dtype=float)
         if overrides:
-            checked = parameter_overrides(overrides, params, self.model)
+            checked = parameter_overrides(overrides, params, self.model, _bound(self))
             index = self._parameter_index
             for k, v in checked.items():
                 values[index[k]] = v
@@ -292,7 +292,9 @@ class CompiledModel:
     def __repr__(self) -> str:
         r = self.report
         states = ", ".join(r.states[:4]) + (", ..." if len(r.states) > 4 else "")
-        return (f"<CompiledModel {type(self.model).__name__}: {r.n_equations} equations, "
+        from .persist import class_name
+
+        return (f"<CompiledModel {class_name(self.model)}: {r.n_equations} equations, "
                 f"{len(r.states)} states ({states or 'none'}), "
                 f"{len(self.system.parameters)} parameters, index "
                 f"{r.index + 1 if r.index else '<= 1'}>")

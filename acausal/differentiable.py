@@ -28,9 +28,11 @@ from collections.abc import Sequence
 import casadi as cs
 import numpy as np
 
+from .checks import time_grid
 from .compiler import CompiledModel
 from .errors import AcausalError
 from .initialize import initial_system, initialize, start_values
+from .names import name_list
 from .solvers.idas import make_integrator
 
 __all__ = ["parametric_simulator", "initial_value_function"]
@@ -78,6 +80,7 @@ def initial_value_function(cm: CompiledModel, params: Sequence[str],
     the named parameters (and start values), by a Newton rootfinder on the initial
     problem."""
     d = cm.dae
+    params, start = name_list(params, "params"), name_list(start, "start")
     ip = _check_names("parameter(s)", params, d.p_names)
     isys = initial_system(cm)
     base_p = cm.parameter_values(fixed)
@@ -141,9 +144,8 @@ def parametric_simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequ
     fixed : dict, optional
         Values of the other parameters (default: the model's).
     """
-    g = np.asarray(grid, dtype=float)
-    if g.ndim != 1 or len(g) < 2 or np.any(np.diff(g) <= 0):
-        raise AcausalError("grid must be an increasing sequence of at least two times")
+    g = time_grid(grid, "grid", min_points=2)
+    params, start = name_list(params, "params"), name_list(start, "start")
     d = cm.dae
     if d.relations or cm.flat.whens:
         raise AcausalError("the differentiable simulator integrates one smooth segment; this "

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import casadi as cs
 import numpy as np
 
+from .checks import _check_tolerances, _number, time_grid
 from .compiler import CompiledModel
-from .errors import AcausalError
+from .errors import ArgumentError
 from .initialize import initialize
+from .names import did_you_mean, name_list
 from .solvers.idas import make_integrator
 
 __all__ = ["dae_function", "output_function", "simulator", "linearize", "Linearization",
@@ -42,17 +45,51 @@ def dae_function(cm: CompiledModel, name: str = "dae") -> cs.Function:
     return cm.dae.function(name)
 
 
-def _select(cm: CompiledModel, names: Sequence[str]) -> cs.SX:
-    idx = {n: k for k, n in enumerate(cm.dae.out_names)}
-    missing = [n for n in names if n not in idx]
-    if missing:
-        raise AcausalError(f"unknown output(s) {missing}")
-    return cs.vertcat(*[cs.vec(cm.dae.out_expr[idx[n]]) for n in names])
+def _model_name(cm: CompiledModel) -> str:
+    from .persist import class_name
+
+    return class_name(cm.model)
 
 
-def output_function(cm: CompiledModel, names: Sequence[str],
+def resolve_outputs(cm: CompiledModel, names: Any, what: str = "outputs",
+                    error: type[Exception] = ArgumentError) -> list[cs.SX]:
+    """The expressions (each a column, ``cs.vec``) of the named quantities: outputs
+    (``cm.dae.out_names``) and parameters (``cm.dae.p_names``, which ``res[name]`` reads
+    too), by dotted name. ``names`` is one name or a sequence of names
+    (:func:`~acausal.names.name_list`); a name that is neither is ``error`` with the
+    closest names. The one place every export (and :func:`acausal.sweep`) resolves the
+    quantities it evaluates."""
+    d = cm.dae
+    wanted = name_list(names, what)
+    out_index = d.out_index
+    p_index: dict[str, int] | None = None
+    exprs = []
+    for n in wanted:
+        k = out_index.get(n)
+        if k is not None:
+            exprs.append(cs.vec(d.out_expr[k]))
+            continue
+        if p_index is None:
+            p_index = {q: j for j, q in enumerate(d.p_names)}
+        j = p_index.get(n)
+        if j is not None:
+            exprs.append(d.p[j])
+            continue
+        raise error(f"{what}: {n!r} is not a quantity of {_model_name(cm)} (an output, "
+                    "cm.dae.out_names, or a parameter, cm.dae.p_names)"
+                    + did_you_mean(n, list(d.out_names) + list(d.p_names)))
+    return exprs
+
+
+def _select(cm: CompiledModel, names: Any, what: str = "outputs") -> cs.SX:
+    exprs = resolve_outputs(cm, names, what)
+    return cs.vertcat(*exprs) if exprs else cs.SX(0, 1)
+
+
+def output_function(cm: CompiledModel, names: Sequence[str] | str,
                     name: str = "outputs") -> cs.Function:
-    """``(x, z, p, t) -> [outputs...]`` for the given dotted names."""
+    """``(x, z, p, t) -> y`` for the given dotted names (outputs or parameters; one string
+    is one name), stacked as ``cs.vec`` of each in order."""
     d = cm.dae
     return cs.Function(name, [d.x, d.z, d.p, d.t], [_select(cm, names)],
                        ["x", "z", "p", "t"], ["y"])
@@ -64,21 +101,25 @@ def simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequence[str] =
               ) -> cs.Function:
     """A differentiable simulation: ``(x0, z0, p) -> (X, Y)`` on ``grid``.
 
-    ``X`` holds the states at ``grid[1:]`` (one column per time), ``Y`` the requested
-    outputs there. Derivatives with respect to ``x0`` and ``p`` come from IDAS forward or
-    adjoint sensitivities, so the function can sit inside an NLP (``casadi.nlpsol``).
+    ``grid`` is at least two finite, strictly increasing times [s]; the run starts at
+    ``grid[0]``. ``X`` holds the states at ``grid[1:]`` (one column per time), ``Y`` the
+    requested outputs there (outputs or parameters by dotted name; one string is one
+    name). Derivatives with respect to ``x0`` and ``p`` come from IDAS forward or adjoint
+    sensitivities, so the function can sit inside an NLP (``casadi.nlpsol``).
 
     With ``params=["motor.R", ...]`` the function is ``(p[, s]) -> (X, Y, x0, z0)`` of
     those parameters only (the others fixed, at ``fixed=`` or the model's values; ``s``:
     the start values named in ``start``), the consistent initial values computed inside
     (:func:`acausal.differentiable.parametric_simulator`).
     """
+    g = time_grid(grid, "grid", min_points=2)
+    _check_tolerances(rtol, atol, None)
     if params is not None or start:
         from .differentiable import parametric_simulator
 
         return parametric_simulator(cm, grid, outputs, params or (), start, rtol=rtol,
                                     atol=atol, fixed=fixed)
-    g = np.asarray(grid, dtype=float)
+    y = _select(cm, outputs)
     d = cm.dae
     integ = make_integrator(d, g - g[0], rtol=rtol, atol=atol)
     x0 = cs.MX.sym("x0", d.x.numel())
@@ -86,12 +127,36 @@ def simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequence[str] =
     p = cs.MX.sym("p", d.p.numel())
     r = integ(x0=x0, z0=z0, p=cs.vertcat(p, g[0]))
     X, Z = r["xf"], r["zf"]
-    if outputs:
-        f = output_function(cm, outputs).map(len(g) - 1)
+    if y.numel():
+        f = cs.Function("outputs", [d.x, d.z, d.p, d.t], [y]).map(len(g) - 1)
         Y = f(X, Z, cs.repmat(p, 1, len(g) - 1), cs.DM(g[1:]).T)
     else:
         Y = cs.MX(0, len(g) - 1)
     return cs.Function("simulator", [x0, z0, p], [X, Y], ["x0", "z0", "p"], ["X", "Y"])
+
+
+def _point(cm: CompiledModel, values: Any, what: str, names: Sequence[str],
+           kind: str) -> np.ndarray:
+    """``values`` as one finite number per name of ``names`` (a linearisation point)."""
+    try:
+        a = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be numbers, one per {kind.split(' (')[0][:-1]}, "
+                            f"got {values!r}") from None
+    if sum(n != 1 for n in a.shape) > 1:
+        raise ArgumentError(f"{what} must be a vector, got shape {a.shape}")
+    a = a.ravel()
+    if a.size != len(names):
+        listed = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        raise ArgumentError(
+            f"{what} has {a.size} value{'s' if a.size != 1 else ''}, but {_model_name(cm)} "
+            f"has {len(names)} {kind}" + (f": {listed}" if names else "")
+            + f"; give one value for each, in this order, or leave {what} out for the "
+            "consistent initial point")
+    if not np.all(np.isfinite(a)):
+        k = int(np.argmax(~np.isfinite(a)))
+        raise ArgumentError(f"{what}[{k}] ({names[k]}) must be finite, got {a[k]}")
+    return a
 
 
 @dataclass
@@ -111,36 +176,57 @@ class Linearization:
     t: float
 
 
-def linearize(cm: CompiledModel, inputs: Sequence[str] = (), outputs: Sequence[str] = (), *,
+def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
+              outputs: Sequence[str] | str = (), *,
               x: np.ndarray | None = None, z: np.ndarray | None = None,
               params: dict[str, float] | None = None, t: float = 0.0) -> Linearization:
     """State-space linearisation with the named parameters as inputs.
 
-    Without ``x``/``z`` the consistent initial point is used. The algebraic variables are
-    eliminated: ``dz = -g_z^{-1} (g_x dx + g_u du)``.
+    ``inputs`` are parameters, ``outputs`` outputs or parameters, by dotted name (one
+    string is one name). Without ``x``/``z`` the consistent initial point is used; given,
+    ``x`` holds one value per state (``cm.dae.x_names``, in that order) and ``z`` one per
+    algebraic variable (``cm.dae.z_names``). The algebraic variables are eliminated:
+    ``dz = -g_z^{-1} (g_x dx + g_u du)``.
     """
     d = cm.dae
+    in_names = name_list(inputs, "inputs")
+    out_names = name_list(outputs, "outputs")
+    t_lin = _number(t, "t")
+    assert t_lin is not None
+    if x is not None:
+        x = _point(cm, x, "x", d.x_names, "states (cm.dae.x_names)")
+    if z is not None:
+        z = _point(cm, z, "z", d.z_names, "algebraic variables (cm.dae.z_names)")
+    p_index = {n: k for k, n in enumerate(d.p_names)}
+    for name in in_names:
+        if name not in p_index:
+            raise ArgumentError(f"inputs: {name!r} is not a parameter of {_model_name(cm)}; the "
+                                "inputs of a linearisation are parameters (cm.dae.p_names)"
+                                + did_you_mean(name, d.p_names))
+    y = _select(cm, out_names)
     pv = cm.parameter_values(params)
     if x is None or z is None:
-        init = initialize(cm, pv, t)
+        init = initialize(cm, pv, t_lin)
         x = init.x0 if x is None else x
         z = init.z0 if z is None else z
-    missing = [u for u in inputs if u not in d.p_names]
-    if missing:
-        raise AcausalError(f"inputs must be parameters of the model; unknown: {missing}")
-    ui = [d.p_names.index(u) for u in inputs]
+    ui = [p_index[n] for n in in_names]
     u = cs.vertcat(*[d.p[k] for k in ui]) if ui else cs.SX(0, 1)
-    y = _select(cm, outputs) if outputs else cs.SX(0, 1)
     jac = cs.Function(
         "lin", [d.x, d.z, d.p, d.t],
         [cs.jacobian(d.ode, d.x), cs.jacobian(d.ode, d.z), cs.jacobian(d.ode, u),
          cs.jacobian(d.alg, d.x), cs.jacobian(d.alg, d.z), cs.jacobian(d.alg, u),
          cs.jacobian(y, d.x), cs.jacobian(y, d.z), cs.jacobian(y, u)],
     )
-    fx, fz, fu, gx, gz, gu, hx, hz, hu = (np.asarray(m) for m in jac(x, z, pv, t))
+    fx, fz, fu, gx, gz, gu, hx, hz, hu = (np.asarray(m) for m in jac(x, z, pv, t_lin))
     if gz.size:
-        dzdx = -np.linalg.solve(gz, gx)
-        dzdu = -np.linalg.solve(gz, gu)
+        try:
+            dzdx = -np.linalg.solve(gz, gx)
+            dzdu = -np.linalg.solve(gz, gu)
+        except np.linalg.LinAlgError:
+            raise ArgumentError(
+                "the algebraic equations do not determine the algebraic variables at this "
+                "point (their Jacobian g_z is singular): give a consistent point (x, z), or "
+                "leave x and z out for the consistent initial point") from None
     else:
         dzdx = np.zeros((0, fx.shape[1]))
         dzdu = np.zeros((0, fu.shape[1]))
@@ -148,5 +234,5 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] = (), outputs: Sequence[s
     B = fu + fz @ dzdu
     C = hx + hz @ dzdx
     D = hu + hz @ dzdu
-    return Linearization(A, B, C, D, list(d.x_names), list(inputs), list(outputs),
-                         np.asarray(x, float), np.asarray(z, float), pv, t)
+    return Linearization(A, B, C, D, list(d.x_names), in_names, out_names,
+                         np.asarray(x, float), np.asarray(z, float), pv, t_lin)

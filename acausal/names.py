@@ -5,13 +5,17 @@ start values, tree overrides: a name that is not found is answered with the clos
 names. The similarity is :mod:`difflib`'s ratio on the lower-cased names (so a wrong case,
 ``capacitor.c`` for ``capacitor.C``, is the best match), after the names that share the
 last dotted segment under a similar path (``armature.R`` -> ``armature.resistor.R``).
+
+:func:`name_list` reads every argument that takes a list of names (``outputs=``,
+``inputs=``, ``res.to_pandas(names)``): one string is one name, never its characters.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-__all__ = ["suggest", "did_you_mean"]
+__all__ = ["suggest", "did_you_mean", "name_list"]
 
 
 def suggest(name: str, candidates: Iterable[str], n: int = 5, cutoff: float = 0.6) -> list[str]:
@@ -50,3 +54,23 @@ def did_you_mean(name: str, candidates: Iterable[str], n: int = 5) -> str:
     """``"; did you mean 'a', 'b'?"`` or ``""`` when nothing is close."""
     close = suggest(name, candidates, n)
     return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+
+def name_list(names: Any, what: str) -> list[str]:
+    """``names`` as a list of names: one string is one name (``"mass.s"``, not the
+    characters of it), a sequence of strings is kept in order. Anything else is an
+    :class:`~acausal.errors.ArgumentError` naming the argument ``what``."""
+    from .errors import ArgumentError
+
+    if isinstance(names, str):
+        return [names]
+    try:
+        out = list(names)
+    except TypeError:
+        raise ArgumentError(f"{what} must be a dotted name ('mass.s') or a list of them, "
+                            f"got {names!r}") from None
+    bad = [n for n in out if not isinstance(n, str)]
+    if bad:
+        raise ArgumentError(f"{what} must be dotted names ('mass.s'), got {bad[0]!r} "
+                            f"in {names!r}")
+    return out

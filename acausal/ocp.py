@@ -48,10 +48,12 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
+from .checks import _number
 from .compiler import CompiledModel
 from .differentiable import _check_names
-from .errors import AcausalError
+from .errors import AcausalError, ArgumentError
 from .initialize import initialize
+from .names import did_you_mean, name_list
 
 __all__ = ["Collocation", "CollocationSolution", "collocation_coefficients"]
 
@@ -66,6 +68,9 @@ def collocation_coefficients(degree: int, scheme: str = "radau"
     """
     if scheme not in ("radau", "legendre"):
         raise AcausalError(f"scheme must be 'radau' or 'legendre', got {scheme!r}")
+    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)):
+        raise ArgumentError(f"the collocation degree must be an integer from 1 to 9, got "
+                            f"{degree!r}")
     if not 1 <= degree <= 9:  # (CasADi's collocation points go up to 9)
         raise AcausalError(f"the collocation degree must be 1 to 9, got {degree}; for more "
                            "accuracy take more intervals N")
@@ -171,17 +176,23 @@ class Collocation:
         if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 1:
             raise AcausalError(f"N (the number of mesh intervals) must be an integer >= 1, "
                                f"got {N!r}")
-        if t_final is not None and not (np.isfinite(t_final) and t_final > 0):
+        if t_final is not None and not (isinstance(t_final, (int, float, np.integer,
+                                                             np.floating))
+                                        and not isinstance(t_final, bool)
+                                        and np.isfinite(t_final) and t_final > 0):
             raise AcausalError(f"t_final (the horizon) must be a number > 0 s, or None to "
                                f"make it a decision variable; got {t_final!r}")
+        t0 = _number(t_start, "t_start")  # (finite: NaN made every constraint NaN)
+        assert t0 is not None
+        collocation_coefficients(degree, scheme)  # (the degree checked before its use)
         if cm.selection.dynamic:
             raise AcausalError("direct collocation uses one state choice; this model needs "
                                "dynamic state selection (cm.report)")
         d = cm.dae
         self.cm, self.N, self.degree, self.scheme = cm, int(N), int(degree), scheme
         self.control_kind = control_kind
-        self.control_names = list(controls)
-        self.param_names = list(free_params)
+        self.control_names = name_list(controls, "controls")
+        self.param_names = name_list(free_params, "free_params")
         ic = _check_names("control(s)", self.control_names, d.p_names)
         ip = _check_names("parameter(s)", self.param_names, d.p_names)
         if set(ic) & set(ip):
@@ -190,7 +201,7 @@ class Collocation:
         nx, nz, nu, npf = int(d.x.numel()), int(d.z.numel()), len(ic), len(ip)
         nd = self.N * self.degree
         opti = self.opti = cs.Opti()
-        self.t_start = float(t_start)
+        self.t_start = t0
         self.t_final: Any = opti.variable() if t_final is None else float(t_final)
         self.free_time = t_final is None
         self.x = opti.variable(nx, self.N + 1)
@@ -273,11 +284,9 @@ class Collocation:
             return self.P[d.p_names.index(name), :]
         k = d.out_index.get(name)
         if k is None:
-            import difflib
-
-            close = difflib.get_close_matches(name, d.out_names, n=3, cutoff=0.6)
-            raise AcausalError(f"{name!r} is not a quantity of the model"
-                               + (f"; did you mean {', '.join(close)}?" if close else ""))
+            raise AcausalError(f"{name!r} is not a quantity of the model (an output or a "
+                               "parameter)"
+                               + did_you_mean(name, list(d.out_names) + list(d.p_names)))
         f = cs.Function("out", [d.x, d.z, d.p, d.t], [cs.vec(d.out_expr[k])])
         return f.map(self.N * self.degree)(self.xc, self.z, self.P, self.tc)
 

@@ -23,13 +23,27 @@ values. A loaded model therefore
   anything that walks the component tree, such as FMU export, raise
   :class:`DetachedModelError` with the remedy: rebuild from the model class).
 
+The functions of time given for parameters (``tr.Force(f=lambda t: np.sin(2 * t))``)
+are not saved either: the build evaluated them on the symbol of time, so their values are
+part of the compiled expressions and a loaded model never calls them (each is kept as an
+:class:`UnsavedFunction` that says so). A model with a lambda signal therefore saves,
+pickles and sweeps on Dask workers like any other.
+
 A :class:`~acausal.results.Result` pickles with its outputs evaluated (the lazily
 evaluated table is computed before writing), its statistics and its events.
+
+:func:`save` writes a header, the SHA-256 of the pickle and the pickle, into a temporary
+file of the same folder renamed over ``path`` only once complete (a failed save leaves an
+earlier file intact); :func:`load` checks the digest before reading anything, so a damaged
+file is an :class:`~acausal.errors.AcausalError` naming it (files without the digest,
+written before it, still load).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import os
 import pickle
 import threading
 from pathlib import Path
@@ -48,8 +62,8 @@ if TYPE_CHECKING:
     from .compiler import CompiledModel
     from .results import Result
 
-__all__ = ["DetachedComponent", "DetachedPort", "DetachedModelError", "save", "load", "dumps",
-           "loads", "FORMAT_VERSION"]
+__all__ = ["DetachedComponent", "DetachedPort", "DetachedModelError", "UnsavedFunction",
+           "save", "load", "dumps", "loads", "class_name", "FORMAT_VERSION"]
 
 #: version of the saved layout (a file of another version is refused with a message).
 #: 2: the flat records are slotted classes, the BLT blocks a table (structure.blt.Blocks)
@@ -57,6 +71,9 @@ __all__ = ["DetachedComponent", "DetachedPort", "DetachedModelError", "save", "l
 #: 3: the expressions of a model serialised together (:func:`dumps`); format 2 still loads
 FORMAT_VERSION = 3
 _MAGIC = b"ACAUSAL-MODEL\n"
+#: after the magic line: ``SHA256:<64 hex digits>\n``, the digest of the pickle after it
+#: (files written before the digest have the pickle right after the magic line)
+_DIGEST = b"SHA256:"
 
 
 class DetachedModelError(AcausalError):
@@ -145,6 +162,36 @@ class DetachedPort:
         return f"<detached port {self.path()} ({self.domain.name})>"
 
 
+class UnsavedFunction:
+    """Stand-in for a function of time given for a parameter (a signal) of a saved or
+    pickled model. The build evaluated the function on the symbol of time, so its values
+    are part of the compiled expressions and the model never calls it again; it is not
+    saved (a lambda or a local function cannot be pickled, and a module-level one would
+    make the file need its module)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise DetachedModelError(
+            f"the function given for {self.name} was not saved with the compiled model (its "
+            "values are part of the compiled equations); build the model class again to "
+            "use the function itself")
+
+    def __reduce__(self) -> Any:
+        return (UnsavedFunction, (self.name,))
+
+    def __repr__(self) -> str:
+        return f"<function given for {self.name}, not saved>"
+
+
+def class_name(model: Any) -> str:
+    """The class name of a model, also of a detached one (``"MSD"``)."""
+    if isinstance(model, DetachedComponent):
+        return str(model.__dict__["class_name"]).rsplit(".", 1)[-1]
+    return type(model).__name__
+
+
 def _plain(value: Any) -> bool:
     """Whether a parameter value is kept on a detached component (small plain data)."""
     import numpy as np
@@ -177,9 +224,12 @@ class _Pickler(pickle.Pickler):
     second about every object, 14 million for the model of 10 000 masses.)"""
 
     def __init__(self, file: io.BytesIO) -> None:
+        from .flatten import FlatSystem
+
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self.sx: list[cs.SX] = []
         self._sx_at: dict[int, int] = {}
+        self._flat_type = FlatSystem
 
     def reducer_override(self, obj: Any) -> Any:
         if type(obj) is cs.SX:
@@ -195,7 +245,34 @@ class _Pickler(pickle.Pickler):
         if isinstance(obj, PortInstance):
             d = obj.__dict__
             return (DetachedPort, (d["owner"], d["name"], d["domain"]))
+        if type(obj) is self._flat_type:
+            return _reduce_flat(obj)
         return NotImplemented
+
+
+def _reduce_flat(flat: Any) -> Any:
+    """A flat system with the functions of its ``bound_values`` (signals) replaced by
+    :class:`UnsavedFunction`: compiled into the expressions, and not needed by a model
+    whose components are detached (:func:`acausal.checks._stale_parameters` compares the
+    bound values with the live components' only)."""
+    bound = flat.bound_values
+    if not any(callable(v) for _, _, v in bound):
+        return NotImplemented
+    state = dict(flat.__dict__)
+    state["bound_values"] = [
+        (c, n, UnsavedFunction(_parameter_path(c, n)) if callable(v) else v)
+        for c, n, v in bound]
+    # (the state after the object: references back to it inside resolve to it)
+    return (_new_flat, (type(flat),), state)
+
+
+def _new_flat(cls: type) -> Any:
+    return object.__new__(cls)
+
+
+def _parameter_path(c: Any, name: str) -> str:
+    path = c.path() if hasattr(c, "path") else ""
+    return f"{path}.{name}" if path else name
 
 
 #: the expressions of the model being loaded (:func:`loads`), per thread
@@ -270,9 +347,34 @@ def dumps(cm: CompiledModel) -> bytes:
     # (CasADi's context: for its objects other than SX, functions)
     with _CasadiContext(writing=True), collector_paused():
         pickler = _Pickler(buf)
-        pickler.dump(_model_payload(cm))
+        try:
+            pickler.dump(_model_payload(cm))
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise _not_picklable(cm, exc) from exc
         expressions = _pack_expressions(pickler.sx)
     return pickle.dumps((expressions, buf.getvalue()), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _not_picklable(cm: CompiledModel, exc: BaseException) -> AcausalError:
+    """The error of a model that cannot be pickled, naming the parameter whose value is
+    the cause when one is (a value the build used, such as a structural parameter's)."""
+    flat = cm.state.flat
+    culprit = ""
+    for c, name, value in (flat.bound_values if flat is not None else []):
+        if callable(value):
+            continue  # (not written: UnsavedFunction)
+        try:
+            with _CasadiContext(writing=True):
+                _Pickler(io.BytesIO()).dump(value)
+        except Exception:  # noqa: BLE001 - any failure names this value
+            culprit = (f": the value of parameter {_parameter_path(c, name)!r} "
+                       f"({type(value).__name__}) cannot be pickled")
+            break
+    return AcausalError(
+        f"the compiled model of {class_name(cm.model)} cannot be saved or sent to another "
+        f"process{culprit} ({type(exc).__name__}: {exc}). Values held by components must "
+        "be picklable: module-level classes and functions, not lambdas or local ones; or "
+        "simulate in this process (ac.sweep(..., client='serial'))")
 
 
 def loads(data: bytes, version: int = FORMAT_VERSION) -> CompiledModel:
@@ -356,11 +458,28 @@ def result_state(res: Result) -> dict[str, Any]:
 
 
 def save(obj: CompiledModel | Result, path: str | Path) -> Path:
-    """Write a compiled model or a result to ``path`` (read it back with :func:`load`)."""
+    """Write a compiled model or a result to ``path`` (read it back with :func:`load`).
+
+    The file is complete or not there: it is written under a temporary name in the same
+    folder (created if missing) and renamed over ``path`` once complete, so a failure
+    leaves an earlier file of that name as it was."""
     path = Path(path)
-    with open(path, "wb") as f:
-        f.write(_MAGIC)
-        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+    if path.is_dir():
+        raise AcausalError(f"cannot save to {path}: it is a directory; give a file name")
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)  # (before touching the disk)
+    head = _MAGIC + _DIGEST + hashlib.sha256(data).hexdigest().encode() + b"\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            with open(tmp, "wb") as f:
+                f.write(head)
+                f.write(data)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+    except OSError as exc:
+        raise AcausalError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
 
 
@@ -369,14 +488,35 @@ def load(path: str | Path) -> Any:
 
     Only load files you trust: like any pickle, the file can run code when read.
     """
-    with open(path, "rb") as f:
-        head = f.read(len(_MAGIC))
-        if head != _MAGIC:
-            raise AcausalError(f"{path} is not a file written by acausal's save()")
-        try:
-            return pickle.load(f)
-        except (pickle.UnpicklingError, EOFError) as exc:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(_MAGIC))
+            if head != _MAGIC:
+                raise AcausalError(f"{path} is not a file written by acausal's save()")
+            mark = f.read(len(_DIGEST))
+            if mark == _DIGEST:
+                digest = f.readline().strip()
+                data = f.read()
+            else:  # (written before the digest: the pickle follows the magic line)
+                digest, data = b"", mark + f.read()
+    except OSError as exc:
+        raise AcausalError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if digest and hashlib.sha256(data).hexdigest().encode() != digest:
+        raise AcausalError(
+            f"{path} is damaged or incomplete (its content does not match the checksum "
+            "written with it): save the model or result again")
+    try:
+        return pickle.loads(data)
+    except AcausalError:
+        raise  # (a file of another format version says so itself)
+    except Exception as exc:  # noqa: BLE001 - whatever the damage makes the readers raise
+        what = (f"{type(exc).__name__}: {exc}".splitlines() or [""])[0][:200]
+        if digest:  # intact, but not readable here
             raise AcausalError(
-                f"{path} is damaged or incomplete ({exc}): it starts as a file of acausal's "
-                "save() but cannot be read to its end; save the model or result again"
-            ) from exc
+                f"{path} cannot be read by this version of acausal ({what}); it was "
+                "written intact by another version: save the model or result again with "
+                "this one") from exc
+        raise AcausalError(
+            f"{path} is damaged or incomplete ({what}): it starts as a file of acausal's "
+            "save() but cannot be read to its end; save the model or result again"
+        ) from exc

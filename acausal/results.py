@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .errors import AcausalError
-from .names import did_you_mean
+from .names import did_you_mean, name_list
 
 __all__ = ["Result"]
 
@@ -153,14 +153,21 @@ class Result:
         v = self[name]
         return v[-1]
 
-    def to_pandas(self, names: Sequence[str] | None = None) -> Any:
-        """A pandas DataFrame indexed by time (pandas is an optional dependency)."""
+    def _names_of(self, names: Sequence[str] | str | None) -> list[str]:
+        """The names a table holds: all (``None``), one (a string is one name) or those
+        listed (an empty list: none, a table of the time only)."""
+        return list(self._names) if names is None else name_list(names, "names")
+
+    def to_pandas(self, names: Sequence[str] | str | None = None) -> Any:
+        """A pandas DataFrame indexed by time (pandas is an optional dependency): every
+        quantity (``names=None``), or those named (one string is one name; an empty list
+        gives no columns)."""
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise AcausalError("to_pandas() needs pandas: pip install pandas") from exc
         cols: dict[str, np.ndarray] = {}
-        for n in names or self._names:
+        for n in self._names_of(names):
             v = self[n]
             if v.ndim == 1:
                 cols[n] = v
@@ -169,12 +176,12 @@ class Result:
                     cols[f"{n}[{k}]"] = v[:, k]
         return pd.DataFrame(cols, index=pd.Index(self.t, name="time"))
 
-    def to_csv(self, path: str, names: Sequence[str] | None = None) -> None:
-        """Write a CSV table (time first) without needing pandas."""
-        names = list(names or self._names)
+    def to_csv(self, path: str, names: Sequence[str] | str | None = None) -> None:
+        """Write a CSV table (time first) without needing pandas: every quantity
+        (``names=None``), or those named (as :meth:`to_pandas`)."""
         cols = [self.t]
         header = ["time"]
-        for n in names:
+        for n in self._names_of(names):
             v = self[n]
             if v.ndim == 1:
                 cols.append(v)

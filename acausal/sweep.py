@@ -28,6 +28,7 @@ The sweep itself never fails because of a run.
 from __future__ import annotations
 
 import itertools
+import pickle
 import time
 import traceback
 import warnings
@@ -37,9 +38,11 @@ from typing import Any
 
 import numpy as np
 
+from .checks import _check_grid, check_simulate_arguments
 from .compiler import CompiledModel, build
 from .component import Component
-from .errors import AcausalError, AcausalWarning, SimulationError
+from .errors import AcausalError, AcausalWarning, ArgumentError, SimulationError
+from .names import name_list
 
 __all__ = ["sweep", "SweepResult", "run_batch"]
 
@@ -231,6 +234,66 @@ def _runs(params: Mapping[str, Sequence[float]], grid: bool) -> dict[str, np.nda
     return dict(zip(names, values, strict=True))
 
 
+#: the keyword arguments of simulate() that a sweep passes on (the others are the sweep's
+#: own: the parameters and the output grid)
+_SIMULATE_OPTIONS = ("t_start", "rtol", "atol", "start", "max_step", "solver", "mode",
+                     "solver_options")
+#: those check_simulate_arguments() checks
+_CHECKED = ("t_start", "rtol", "atol", "start", "max_step", "solver")
+
+
+def _simulate_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``**simulate_options`` of a sweep: keywords simulate() takes for every run."""
+    from .names import did_you_mean
+
+    for key in options:
+        if key not in _SIMULATE_OPTIONS:
+            hint = ("; the output grid of a sweep is n_points= or t_eval=" if key == "dt"
+                    else "" if key in ("params", "raise_on_failure")
+                    else did_you_mean(key, _SIMULATE_OPTIONS + ("t_eval", "n_points")))
+            raise ArgumentError(
+                f"sweep() got an unexpected keyword argument {key!r}{hint} (it passes "
+                f"{', '.join(_SIMULATE_OPTIONS)} on to simulate())")
+    return dict(options)
+
+
+def _check_client(client: Any) -> None:
+    if client is None or isinstance(client, str):
+        return
+    try:
+        import distributed
+    except ImportError:
+        return  # (said by _dask_client)
+    if not isinstance(client, distributed.Client):
+        raise ArgumentError(
+            f"client must be None (a local Dask cluster), 'serial' (a loop in this "
+            f"process), a scheduler's address ('tcp://host:8786') or a distributed.Client, "
+            f"got {client!r}")
+
+
+def _goes_to_dask(client: Any) -> bool:
+    if isinstance(client, str) and client == "serial":
+        return False
+    import importlib.util
+
+    return importlib.util.find_spec("distributed") is not None
+
+
+class _Pickled:
+    """A compiled model pickled once: Dask sends these bytes, and the worker unpickles them
+    into the model itself (``__reduce__``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __reduce__(self) -> Any:
+        return (pickle.loads, (self.data,))
+
+
+def _pickled(cm: CompiledModel) -> _Pickled:
+    return _Pickled(pickle.dumps(cm, protocol=pickle.HIGHEST_PROTOCOL))
+
+
 def _dask_client(client: Any, n_workers: int | None) -> tuple[Any, Any, float]:
     """``(client, cluster to close or None, startup seconds)``; client None: serial."""
     if isinstance(client, str) and client == "serial":
@@ -269,7 +332,8 @@ def _dask_client(client: Any, n_workers: int | None) -> tuple[Any, Any, float]:
 def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]],
           t_end: float, *, outputs: Sequence[str] = (),
           metrics: Mapping[str, Callable[[Any], float]] | None = None, grid: bool = True,
-          n_points: int = 101, t_eval: Sequence[float] | None = None, client: Any = None,
+          n_points: int | None = None, t_eval: Sequence[float] | None = None,
+          client: Any = None,
           n_workers: int | None = None, batch_size: int | None = None,
           progress: Any = None, **simulate_options: Any) -> SweepResult:
     """Simulate ``model`` for every parameter set and gather the results.
@@ -285,14 +349,16 @@ def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]
         lengths; a Monte Carlo sample drawn with numpy).
     t_end : float
         Final time of every run [s].
-    outputs : sequence of str
-        Quantities kept as time series (and as final values in the table).
+    outputs : str or sequence of str
+        Quantities kept as time series (and as final values in the table): outputs or
+        parameters by dotted name (one string is one name).
     metrics : dict of str to callable, optional
         Scalar functions of a run's :class:`~acausal.results.Result`, e.g.
         ``{"peak_current": lambda r: r["inductor.i"].max()}`` (columns of the table; they
         are pickled to the workers, lambdas included).
     n_points, t_eval
-        The common output grid (default 101 points from 0 to ``t_end``).
+        The common output grid, one or the other (default 101 points from ``t_start``,
+        0 unless given, to ``t_end``).
     client : None, "serial", str or distributed.Client
         Where the runs go (module documentation).
     n_workers : int, optional
@@ -303,10 +369,18 @@ def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]
         Progress reporting (:mod:`acausal.progress`): a bar in a terminal, or
         ``callback(fraction, message)``.
     **simulate_options
-        Passed to :func:`acausal.simulate` (``rtol``, ``atol``, ``solver``, ...).
+        Passed to :func:`acausal.simulate` (``t_start``, ``rtol``, ``atol``, ``start``,
+        ``max_step``, ``solver``, ``mode``, ``solver_options``), checked once before any
+        run (a mistake there would fail every run).
     """
+    from .export import resolve_outputs  # (here: the exports load on first use)
     from .progress import reporter
 
+    if not isinstance(params, Mapping):
+        raise ArgumentError(f"params must be a dict {{'path.name': [values, ...]}}, got "
+                            f"{params!r}")
+    options = _simulate_options(simulate_options)
+    _check_client(client)
     cm = model if isinstance(model, CompiledModel) else build(model)
     # names are checked here (a misspelt name ends the sweep); a value out of its range is a
     # failed run like any other, reported in its row
@@ -315,25 +389,28 @@ def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]
     units = {q.name: q.unit for q in cm.system.parameters}
     runs = _runs({k: _in_units(k, v, units[k]) for k, v in params.items()}, grid)
     n = len(next(iter(runs.values()))) if runs else 1
+    # the arguments every run shares are checked once, here, as simulate() checks them:
+    # a mistake in them would fail every run
+    t_start = options.get("t_start", 0.0)
+    _check_grid(t_end, t_start, n_points, None, t_eval)
     tgrid = (np.asarray(t_eval, dtype=float) if t_eval is not None
-             else np.linspace(0.0, t_end, n_points))
-    sizes = dict(zip(cm.dae.out_names, cm.dae.out_sizes, strict=True))
+             else np.linspace(t_start, t_end, 101 if n_points is None else n_points))
+    check_simulate_arguments(cm, t_end, t_eval=tgrid, **{
+        k: v for k, v in options.items() if k in _CHECKED})
+    resolved = resolve_outputs(cm, outputs, "outputs")
+    outputs = name_list(outputs, "outputs")
     labels: dict[str, list[int]] = {}
     flat: list[str] = []
-    for name in outputs:
-        if name not in sizes:
-            import difflib
-
-            close = difflib.get_close_matches(name, list(sizes), n=3, cutoff=0.6)
-            raise AcausalError(f"{name!r} is not a quantity of the model"
-                               + (f"; did you mean {', '.join(close)}?" if close else ""))
-        k = sizes[name]
+    for name, expr in zip(outputs, resolved, strict=True):
+        k = int(expr.numel())
         labels[name] = list(range(len(flat), len(flat) + k))
         flat += [name] if k == 1 else [f"{name}[{j}]" for j in range(k)]
     metrics = dict(metrics or {})
     jobs = [(k, {p: float(v[k]) for p, v in runs.items()}) for k in range(n)]
-    options = dict(simulate_options)
     results: dict[int, dict[str, Any]] = {}
+    # pickled before any cluster starts: a model that cannot go to the workers is one
+    # error now, not Dask's serialisation traceback on every attempt
+    payload = _pickled(cm) if _goes_to_dask(client) else None
     report = reporter(progress, what="sweep")
     dask, cluster, startup = _dask_client(client, n_workers)
     tic = time.perf_counter()
@@ -346,8 +423,9 @@ def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]
                 report(len(results) / n, f"run {len(results)}/{n}")
         else:
             backend = f"dask: {dask.scheduler.address}"
-            results = _on_dask(dask, cm, jobs, t_end, tgrid, list(outputs), len(flat),
-                               metrics, options, batch_size, report)
+            results = _on_dask(dask, payload or _pickled(cm), jobs, t_end, tgrid,
+                               list(outputs), len(flat), metrics, options, batch_size,
+                               report)
     finally:
         report.close()
         if cluster is not None:
@@ -369,7 +447,7 @@ def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]
         backend=backend, elapsed=elapsed, startup=startup, _labels=labels)
 
 
-def _on_dask(client: Any, cm: CompiledModel, jobs: list[tuple[int, dict[str, float]]],
+def _on_dask(client: Any, cm: _Pickled, jobs: list[tuple[int, dict[str, float]]],
              t_end: float, grid: np.ndarray, outputs: list[str], width: int,
              metrics: dict[str, Callable[[Any], float]], options: dict[str, Any],
              batch_size: int | None, report: Any) -> dict[int, dict[str, Any]]:
@@ -379,7 +457,8 @@ def _on_dask(client: Any, cm: CompiledModel, jobs: list[tuple[int, dict[str, flo
     workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
     size = batch_size or max(1, int(np.ceil(n / (4 * workers))))
     batches = [jobs[i: i + size] for i in range(0, n, size)]
-    model = client.scatter(cm, broadcast=True)  # pickled once, one copy per worker
+    # pickled once (already), one copy per worker, unpickled there as the model
+    model = client.scatter(cm, broadcast=True)
     futures = {client.submit(run_batch, model, b, t_end, grid, outputs, width, metrics,
                              options, pure=False): b for b in batches}
     results: dict[int, dict[str, Any]] = {}

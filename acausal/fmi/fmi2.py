@@ -28,7 +28,6 @@ steps of time are announced as ``nextEventTime`` (:mod:`acausal.fmi._hybrid`).
 from __future__ import annotations
 
 import datetime
-import difflib
 import hashlib
 import shutil
 import sys
@@ -53,6 +52,8 @@ from ..compiler import CompiledModel, build
 from ..component import Component
 from ..errors import AcausalError, AcausalWarning, SimulationError
 from ..initialize import initial_system, initialize
+from ..names import name_list, suggest
+from ..persist import class_name
 from ._hybrid import HybridExportError, HybridParts, hybrid_parts
 from ._units import base_unit
 from ._wrapper import WRAPPER_C
@@ -438,16 +439,17 @@ def _variables(cm: CompiledModel, outputs: Sequence[str] | None, x0: np.ndarray,
     if outputs is None:
         selected = list(d.out_names)
     else:
-        selected = list(dict.fromkeys(outputs))
+        selected = list(dict.fromkeys(name_list(outputs, "outputs")))
         unknown = [n for n in selected if n not in idx and n not in p_set]
         if unknown:
             hints = []
             for n in unknown:
-                close = difflib.get_close_matches(n, d.out_names, n=3)
-                hints.append(f"{n!r}" + (f" (did you mean {close}?)" if close else ""))
+                close = suggest(n, list(d.out_names) + list(d.p_names), 3)
+                hints.append(f"{n!r}" + (f" (did you mean {', '.join(map(repr, close))}?)"
+                                         if close else ""))
             raise FMUExportError(
-                f"unknown output(s) of {type(cm.model).__name__}: {', '.join(hints)}; "
-                "outputs are dotted paths of cm.dae.out_names")
+                f"unknown output(s) of {class_name(cm.model)}: {', '.join(hints)}; "
+                "outputs are dotted paths of cm.dae.out_names (or parameters)")
     chosen = set(selected)
     x_names = list(d.x_names)
     der_names = [f"der({n})" for n in x_names]

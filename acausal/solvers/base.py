@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import re
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -193,6 +194,26 @@ register_integrator("cvodes-bdf", "acausal.solvers.cvodes", "CVODESBDFIntegrator
 register_integrator("cvodes-krylov", "acausal.solvers.cvodes", "CVODESKrylovIntegrator")
 register_integrator("dopri5", "acausal.solvers.rk", "DOPRI5Integrator")
 register_integrator("dop853", "acausal.solvers.rk", "DOP853Integrator")
+
+
+_SOLVER_TIME = re.compile(r"\b(At|Internal) t = ([-+0-9.eE]+\d)")
+_MXSTEP = re.compile(r",\s*(?:,\s*)?mxstep steps taken before reaching tout\.")
+
+
+def rephrase_solver_output(output: str, t0: float, scale: float, max_steps: int) -> str:
+    """What SUNDIALS printed, in the user's terms: its times are those of the integrator
+    (from 0 at the call's start, or normalised to [0, 1] for one interval): shown as the
+    model's (``t0 + t scale``); and its "mxstep steps taken" (IDAS: "At t = 0.99, ,
+    mxstep steps taken", the count missing) says how many."""
+    def at(m: re.Match[str]) -> str:
+        try:
+            return f"{m.group(1)} t = {t0 + float(m.group(2)) * scale:.6g}"
+        except ValueError:  # (not a number after all)
+            return m.group(0)
+
+    text = _SOLVER_TIME.sub(at, output)
+    return _MXSTEP.sub(f", {max_steps} steps (the integrator's limit per output interval) "
+                       "were taken before reaching the next output time.", text)
 
 
 class NativeCallFailed(Exception):

@@ -39,6 +39,7 @@ from .base import (
     Segment,
     SegmentStats,
     call_native,
+    rephrase_solver_output,
 )
 from .ode import NotAnODE, ODEForm, ode_form
 
@@ -131,9 +132,10 @@ class CVODESIntegrator(Integrator):
             times = _AT_T.findall(fl.output)
             t_fail = float(grid[0]) + float(times[-1]) if times else float(grid[0])
             partial = self._partial(form, grid, x0, t_fail)
-            reason = _reason(fl)
-            raise IntegrationFailure(f"{self.name}: {reason}", t_fail, partial,
-                                     fl.output) from None
+            said = rephrase_solver_output(fl.output, float(grid[0]), 1.0,
+                                          self.options.max_num_steps)
+            raise IntegrationFailure(f"{self.name}: {_reason(fl, said)}", t_fail, partial,
+                                     said) from None
         return self._segment(form, f, r, grid[1:])
 
     def _partial(self, form: ODEForm, grid: np.ndarray, x0: np.ndarray,
@@ -158,14 +160,15 @@ class CVODESIntegrator(Integrator):
         try:
             r, _ = self._call(f, dict(x0=x0 if form.n else 0.0, p=[t0, t1 - t0]))
         except NativeCallFailed as fl:
-            raise IntegrationFailure(f"{self.name}: {_reason(fl)}", t0, None,
-                                     fl.output) from None
+            said = rephrase_solver_output(fl.output, t0, t1 - t0, self.options.max_num_steps)
+            raise IntegrationFailure(f"{self.name}: {_reason(fl, said)}", t0, None,
+                                     said) from None
         return self._segment(form, f, r, np.array([t1]))
 
 
-def _reason(fl: NativeCallFailed) -> str:
+def _reason(fl: NativeCallFailed, output: str) -> str:
     flag = next(iter(re.findall(r'returned "(\w+)"', fl.text)), "")
-    said = [ln.strip() for ln in fl.output.splitlines() if ln.strip().startswith("At t")]
+    said = [ln.strip() for ln in output.splitlines() if ln.strip().startswith("At t")]
     return (f"CVODES returned {flag or fl.text.strip().splitlines()[-1]}"
             + (f" ({said[-1]})" if said else ""))
 

@@ -59,6 +59,7 @@ from .base import (
     Segment,
     SegmentStats,
     call_native,
+    rephrase_solver_output,
 )
 from .ode import depends_on_time
 
@@ -230,7 +231,10 @@ class _Attempt:
     nonfinite: list[tuple[str, str, int]]  # (NaN|Inf, ode|alg, row)
 
     @classmethod
-    def read(cls, mode: str, exc: BaseException, output: str) -> _Attempt:
+    def read(cls, mode: str, exc: BaseException, output: str, max_steps: int,
+             t0: float = 0.0, scale: float = 1.0) -> _Attempt:
+        """The failure of one call, with what IDAS printed (``output``) in the model's
+        times and the step limit written out (:func:`rephrase_solver_output`)."""
         text = str(exc)
         flag = next((m for m in re.findall(r'returned "(\w+)"', text)), "")
         if not flag:
@@ -239,7 +243,8 @@ class _Attempt:
         times = _AT_T.findall(output)
         t_rel = float(times[-1]) if times else None
         hits = [(a, b, int(c)) for a, b, c in _NONFINITE.findall(output + text)]
-        return cls(mode, flag, output, t_rel, hits)
+        return cls(mode, flag, rephrase_solver_output(output, t0, scale, max_steps), t_rel,
+                   hits)
 
     @property
     def cheap(self) -> bool:
@@ -249,7 +254,7 @@ class _Attempt:
         return not (self.nonfinite or "TOO_MUCH_WORK" in self.flag)
 
     def line(self) -> str:
-        said = [ln.strip().replace(", ,", ",") for ln in self.output.splitlines()
+        said = [ln.strip() for ln in self.output.splitlines()
                 if ln.strip().startswith("At t")]
         return f"{self.mode}: IDAS returned {self.flag}" + (f" ({said[-1]})" if said else "")
 
@@ -380,7 +385,8 @@ class IDASIntegrator(Integrator):
             try:
                 r, _ = self._call(f, args)
             except NativeCallFailed as cf:
-                att = _Attempt.read(mode, cf.exc, cf.output)
+                att = _Attempt.read(mode, cf.exc, cf.output, budget, float(grid[0]),
+                                    span if normalized else 1.0)
                 failed.append(att)
                 if mode == "idas_ic" and "IDACalcIC" in str(cf.exc):
                     self._ic_failed.add(float(grid[0]))

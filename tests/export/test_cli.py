@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -110,3 +111,94 @@ def test_cache_lists_and_clears_the_compiled_right_hand_sides(tmp_path, monkeypa
     monkeypatch.setenv("ACAUSAL_COMPILE_CACHE", str(cache / "notes.txt"))  # a file
     out = acausal("cache", cwd=tmp_path)
     assert out.returncode == 1 and "is not a directory" in out.stdout
+
+
+SCRIPT = '''
+import acausal as ac
+from components import electrical as el
+
+
+class Divider(ac.Model):  # no states: 10 V over 1 Ohm and 3 Ohm
+    def __init__(self):
+        super().__init__()
+        self.source = el.ConstantVoltage(V=10.0)
+        self.r1 = el.Resistor(R=1.0)
+        self.r2 = el.Resistor(R=3.0)
+        self.ground = el.Ground()
+        self.connect(self.source.p, self.r1.p)
+        self.connect(self.r1.n, self.r2.p)
+        self.connect(self.r2.n, self.source.n, self.ground.p)
+
+
+def needs_arg(x):
+    return Divider()
+
+
+def raises():
+    raise RuntimeError("boom in the user's function")
+'''
+
+
+def test_output_files_go_into_new_folders_and_bad_paths_fail_before_the_run(tmp_path):
+    """--csv, --save-result and export --save into a missing folder were FileNotFoundError
+    tracebacks (the simulate ones after the run); every output's folder is made, as
+    --casadi and fmu() did. A folder given as the file is refused before any work."""
+    (tmp_path / "div.py").write_text(SCRIPT)
+    out = acausal("simulate", "div.py:Divider", "--t-end", "1", "-o", "r2.v, r1.i",
+                  "--csv", "a/b/t.csv", "--save-result", "c/r.res", "--plot", "d/p.png",
+                  cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    # r2.v = 10 V * 3 / (1 + 3), r1.i = 10 V / 4 Ohm: exact in binary
+    assert "r2.v = 7.5\n" in out.stdout and "r1.i = 2.5\n" in out.stdout  # (-o with spaces)
+    table = np.genfromtxt(tmp_path / "a/b/t.csv", delimiter=",", names=True)
+    assert table["r2v"].tolist() == [7.5] * 501
+    assert (tmp_path / "c/r.res").is_file() and (tmp_path / "d/p.png").is_file()
+    out = acausal("export", "div.py:Divider", "--save", "e/m.acm", cwd=tmp_path)
+    assert out.returncode == 0 and (tmp_path / "e/m.acm").is_file(), out.stderr
+    for args in (("export", "div.py:Divider", "--casadi", "e"),
+                 ("simulate", "div.py:Divider", "--t-end", "1", "--csv", "e")):
+        out = acausal(*args, cwd=tmp_path)
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert "acausal: AcausalError: --" in out.stderr and "e: that is a folder" in out.stderr
+        assert "<Result" not in out.stdout  # (refused before the run)
+
+
+def test_targets_that_cannot_be_loaded_are_one_message(tmp_path):
+    """ModuleNotFoundError, 'Empty module name', a TypeError for a function's missing
+    argument and the user's own exception were tracebacks."""
+    (tmp_path / "div.py").write_text(SCRIPT)
+    cases = [
+        ("nomodule.sub:MSD", r"there is no module 'nomodule.sub' on the import path"),
+        (":MSD", r"target ':MSD': write FILE.py:NAME or module:NAME"),
+        ("div.py:needs_arg", r"needs_arg\(x\) needs arguments"),
+        ("div.py:raises", r"raises\(\) raised RuntimeError: boom in the user's function "
+         r"\(--traceback shows where\)"),
+    ]
+    for target, message in cases:
+        out = acausal("simulate", target, "--t-end", "1", cwd=tmp_path)
+        assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+        assert re.search(message, out.stderr), out.stderr
+    out = acausal("simulate", "div.py:raises", "--t-end", "1", "--traceback", cwd=tmp_path)
+    assert out.returncode == 1 and "Traceback" in out.stderr and "boom" in out.stderr
+    # a model without states plots nothing by default: refused before the run
+    out = acausal("simulate", "div.py:Divider", "--t-end", "1", "--plot", "p.png",
+                  cwd=tmp_path)
+    assert out.returncode == 1 and "the model has no states" in out.stderr
+    assert "-o NAME,NAME" in out.stderr and "<Result" not in out.stdout
+
+
+def test_parameters_with_units_and_a_loaded_models_names(tmp_path):
+    """--param "R=... unit" is read as simulate(params=) reads it; a misspelt name on a
+    saved model was DetachedModelError (.walk)."""
+    (tmp_path / "div.py").write_text(SCRIPT)
+    out = acausal("simulate", "div.py:Divider", "--t-end", "1", "-o", "r1.i",
+                  "--param", "r2.R=3000 mOhm", "--param", "source.V=10", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "r1.i = 2.5\n" in out.stdout  # 10 V / (1 + 3) Ohm
+    out = acausal("simulate", "div.py:Divider", "--t-end", "1", "--param", "r2.R=3 m",
+                  cwd=tmp_path)
+    assert out.returncode == 1 and "params['r2.R']" in out.stderr
+    assert acausal("export", "div.py:Divider", "--save", "m.acm", cwd=tmp_path).returncode == 0
+    out = acausal("simulate", "m.acm", "--t-end", "1", "--param", "r2.RR=1", cwd=tmp_path)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "unknown parameter 'r2.RR'; did you mean 'r2.R'" in out.stderr

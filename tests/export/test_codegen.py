@@ -121,3 +121,35 @@ def test_compiler_errors_are_reported(tmp_path):
     with pytest.raises(CodegenError,
                        match=r"(?s)the C compiler failed .*bad\.c.*error: .undefined_symbol."):
         compile_shared([bad], tmp_path / "bad.so")
+
+
+@needs_cc
+def test_compiled_functions_are_a_mapping_of_their_names(tmp_path):
+    """sorted(lib) was KeyError 0 (no iteration), lib["dea"] a bare KeyError."""
+    cm = ac.build(RC())
+    lib = compile_model(cm, tmp_path, name="rc_map", outputs="capacitor.v")  # one name
+    assert sorted(lib) == ["dae", "dae_jacobian", "dae_residual", "outputs"]
+    assert len(lib) == 4 and "dae" in lib and "dea" not in lib and lib.get("dea") is None
+    assert dict(lib.items())["dae"] is lib["dae"]
+    with pytest.raises(KeyError, match=r"'dea' is not a function of rc_map\.\w+; it has "
+                       r"'dae', 'outputs', 'dae_residual', 'dae_jacobian'; did you mean 'dae'"):
+        lib["dea"]
+    d = cm.dae
+    # outputs = [capacitor.v]: the state itself, exactly
+    assert float(lib["outputs"]([2.5], [], d.p_values, 0.0)) == 2.5
+
+
+def test_model_functions_names_are_checked():
+    cm = ac.build(RC())
+    with pytest.raises(CodegenError, match=r"outputs: 'capacitor.vv' is not a quantity of RC "
+                       r".*did you mean 'capacitor.v'"):
+        model_functions(cm, ["capacitor.vv"])
+    y = model_functions(cm, ["resistor.R"])[1]  # a parameter, as res["resistor.R"]
+    assert float(y([0.0], [], cm.dae.p_values, 0.0)) == cm.parameter_values()[
+        cm.dae.p_names.index("resistor.R")]
+
+
+def test_a_file_in_place_of_the_folder_is_a_codegen_error(tmp_path):
+    (tmp_path / "f").write_text("")
+    with pytest.raises(CodegenError, match=r"cannot write the generated C into .*f: "):
+        generate_c(model_functions(ac.build(RC())), tmp_path / "f", "x")

@@ -2,6 +2,7 @@
 
 import casadi as cs
 import numpy as np
+import pytest
 from models import RC, MassSpringDamper
 
 import acausal as ac
@@ -48,3 +49,78 @@ def test_dae_function_generates_c_code(tmp_path, monkeypatch):
     f.generate("msd_dae.c")
     code = (tmp_path / "msd_dae.c").read_text()
     assert "msd_dae" in code and "casadi_real" in code
+
+
+# ----- argument checks of the exports -----
+
+
+def test_linearize_point_needs_one_value_per_state():
+    """A short x was broadcast (x=[0.3] set both states); a long one was CasADi's shape
+    error. Both name the states; a full x is the point used."""
+    m, c, d = 2.0, 50.0, 3.0
+    cm = ac.build(MassSpringDamper(m=m, c=c, d=d))
+    states = ", ".join(cm.dae.x_names)
+    for x, n in (([0.3], 1), ([0.3, 0.0, 5.0], 3)):
+        with pytest.raises(ac.ArgumentError, match=rf"x has {n} values?, but MassSpringDamper "
+                           rf"has 2 states \(cm.dae.x_names\): {states}; give one value"):
+            ac.export.linearize(cm, ["spring.c"], ["spring.f"], x=x)
+    with pytest.raises(ac.ArgumentError, match=r"z has 1 value, but MassSpringDamper has 0 "
+                       "algebraic variables"):
+        ac.export.linearize(cm, ["spring.c"], x=[0.3, 0.0], z=[1.0])
+    with pytest.raises(ac.ArgumentError, match=r"x\[1\] \(.*\) must be finite"):
+        ac.export.linearize(cm, ["spring.c"], x=[0.3, np.nan])
+    x = np.where(np.array(cm.dae.x_names) == "mass.s", 0.3, 0.0)  # s = 0.3, v = 0
+    lin = ac.export.linearize(cm, "spring.c", "spring.f", x=x)  # (one string, one name)
+    assert lin.inputs == ["spring.c"] and lin.outputs == ["spring.f"]
+    # m v' = -c s - d v: dv'/dc = -s/m; spring.f = c s: df/dc = s (exact: no rounding)
+    assert lin.B[lin.states.index("mass.v"), 0] == -0.3 / m
+    assert lin.D[0, 0] == 0.3
+
+
+def test_export_names_one_string_parameters_and_suggestions():
+    cm = ac.build(MassSpringDamper(m=2.0, c=50.0, d=3.0))
+    d = cm.dae
+    x = [0.3 if n == "mass.s" else 0.0 for n in d.x_names]
+    # a parameter is an output as in res["spring.c"]; one string is one name
+    f = ac.export.output_function(cm, ["spring.c", "spring.f"])
+    assert np.asarray(f(x, [], d.p_values, 0.0)).ravel().tolist() == [50.0, 50.0 * 0.3]
+    assert ac.export.output_function(cm, "mass.s")(x, [], d.p_values, 0.0) == 0.3
+    lin = ac.export.linearize(cm, ["spring.c"], ["spring.c"])  # y = u: D = 1, C = 0
+    assert lin.D.tolist() == [[1.0]] and not lin.C.any()
+    with pytest.raises(ac.ArgumentError, match=r"outputs: 'mass.ss' is not a quantity of "
+                       r"MassSpringDamper .*did you mean 'mass.s'"):
+        ac.export.output_function(cm, ["mass.ss"])
+    with pytest.raises(ac.ArgumentError, match=r"outputs: 'mass.ss' .*did you mean 'mass.s'"):
+        ac.export.simulator(cm, [0.0, 1.0], ["mass.ss"])
+    with pytest.raises(ac.ArgumentError, match=r"inputs: 'spring.cc' is not a parameter of "
+                       r"MassSpringDamper.*did you mean 'spring.c'"):
+        ac.export.linearize(cm, "spring.cc")
+    with pytest.raises(ac.ArgumentError, match=r"outputs must be dotted names .*got 3"):
+        ac.export.output_function(cm, ["mass.s", 3])
+
+
+@pytest.mark.parametrize("grid, message", [
+    (np.linspace(1.0, 0.0, 11), r"grid must be strictly increasing: grid\[0\] = 1 is "
+     "followed by 0.9"),  # (was integrated backward, silently)
+    ([0.0, 0.5, 0.2, 1.0], r"grid must be strictly increasing: grid\[1\] = 0.5"),  # IDAS
+    ([0.0], r"grid needs at least 2 times"),  # (was a segmentation fault)
+    ([0.0, np.nan, 1.0], r"grid contains NaN or inf \(grid\[1\] = nan\)"),  # (a hang)
+    ([], r"grid must be a non-empty 1-D sequence"),  # (an IndexError)
+])
+def test_simulator_checks_its_grid_at_export(grid, message):
+    cm = ac.build(MassSpringDamper())
+    with pytest.raises(ac.ArgumentError, match=message):
+        ac.export.simulator(cm, grid, ["mass.s"])
+    with pytest.raises(ac.ArgumentError, match=message):  # the parametric one too
+        ac.export.simulator(cm, grid, ["mass.s"], params=["spring.c"])
+
+
+def test_simulator_takes_one_output_name_as_a_string():
+    cm = ac.build(RC(R=1000.0, C=1e-3, V=10.0))
+    sim = ac.export.simulator(cm, [0.0, 1.0], "capacitor.v", rtol=1e-10, atol=1e-12)
+    Y = float(sim([0.0], cs.DM.zeros(0, 1), cm.dae.p_values)[1])
+    # v = V (1 - e^{-t/RC}); 1e-7: IDAS's global error at rtol 1e-10 over one time constant
+    assert abs(Y - 10.0 * (1 - np.exp(-1.0))) < 1e-7
+    for kwargs in ({}, {"params": ["resistor.R"]}):  # tolerances checked as simulate's
+        with pytest.raises(ac.ArgumentError, match=r"rtol must be > 0 and < 1, got -1"):
+            ac.export.simulator(cm, [0.0, 1.0], "capacitor.v", rtol=-1, **kwargs)

@@ -273,7 +273,7 @@ def test_newton_failure_is_reported(tmp_path, capsys):
 
 def test_unknown_output_is_named():
     cm = ac.build(RC())
-    with pytest.raises(FMUExportError, match=r"'capacitor\.vv' \(did you mean \['capacitor\.v'"):
+    with pytest.raises(FMUExportError, match=r"'capacitor\.vv' \(did you mean 'capacitor\.v'"):
         fmu(cm, "unused.fmu", outputs=["capacitor.vv"])
 
 

@@ -127,9 +127,12 @@ def test_names_are_checked():
     cm = ac.build(DoubleIntegrator())
     with pytest.raises(ac.AcausalError, match="did you mean force.f"):
         ac.ocp.Collocation(cm, N=4, controls=["force.F"])
-    ocp = ac.ocp.Collocation(cm, N=4, controls=["force.f"])
+    ocp = ac.ocp.Collocation(cm, N=4, controls="force.f")  # (one string is one name)
+    assert ocp.control_names == ["force.f"]
     with pytest.raises(ac.AcausalError, match="not a state"):
         ocp.state("force.f")
+    with pytest.raises(ac.AcausalError, match="did you mean 'mass.s'"):
+        ocp.collocated("mass.ss")
 
 
 def test_estimation_confidence_intervals_hold_the_true_values():
@@ -162,6 +165,11 @@ def test_estimation_confidence_intervals_hold_the_true_values():
     ({"N": 4, "scheme": "gauss"}, "scheme must be 'radau' or 'legendre', got 'gauss'"),
     ({"N": 4, "t_final": -1.0}, r"t_final \(the horizon\) must be a number > 0 s"),
     ({"N": 4, "controls": ["force.f", "force.f"]}, r"control\(s\) given twice: 'force.f'"),
+    # (a fractional degree was SWIG's "Wrong number or type of arguments", a NaN start
+    # time was accepted and made every constraint NaN)
+    ({"N": 4, "degree": 2.5}, "the collocation degree must be an integer from 1 to 9, got 2.5"),
+    ({"N": 4, "t_start": float("nan")}, "t_start must be finite, got nan"),
+    ({"N": 4, "t_final": "1"}, r"t_final \(the horizon\) must be a number > 0 s"),
 ])
 def test_transcription_arguments_are_checked(kwargs, message):
     cm = ac.build(DoubleIntegrator())

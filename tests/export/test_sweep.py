@@ -142,3 +142,103 @@ def test_a_mechanism_sweeps_on_dask_workers():
     for k, m in enumerate(masses):
         res = ac.simulate(cm, 0.2, n_points=11, params={"coupler_body.m": m})
         np.testing.assert_array_equal(sw["j2.phi"][k], res["j2.phi"])
+
+
+def test_arguments_every_run_shares_are_checked_once_before_the_runs(cm):
+    """A mistake that applies to every run was N failed rows (or a sweep that could never
+    succeed: the grid ignored t_start); it is one ArgumentError before any run."""
+    one = {"resistor.R": [0.5]}
+    cases = [
+        (dict(rtoll=1e-6), r"unexpected keyword argument 'rtoll'; did you mean 'rtol'"),
+        (dict(rtol=-1), r"rtol must be > 0 and < 1, got -1"),
+        (dict(n_points=1), r"n_points must be at least 2"),
+        (dict(t_eval=[0.0, 0.5, 2.0]), r"t_eval ends at 2, after t_end = 0.1"),
+        (dict(t_eval=[0.0, 0.1], n_points=5), r"give the output grid one way"),
+        (dict(solver="idass"), r"unknown solver 'idass'"),
+        (dict(start={"load.ww": 1.0}), r"start values given for 'load.ww' \(did you mean"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(ac.ArgumentError, match=message):
+            ac.sweep(cm, one, 0.1, client="serial", **kwargs)
+    # the message is about t_end, not about a t_eval the user never gave
+    with pytest.raises(ac.ArgumentError, match=r"^t_end \(-1\) must be after t_start \(0\)$"):
+        ac.sweep(cm, one, -1.0, client="serial")
+    with pytest.raises(ac.ArgumentError, match=r"params must be a dict"):
+        ac.sweep(cm, [("resistor.R", [0.5])], 0.1, client="serial")  # (was unhashable)
+    with pytest.raises(ac.ArgumentError, match=r"client must be None .* or a "
+                       r"distributed.Client, got 42"):
+        ac.sweep(cm, one, 0.1, client=42)  # (was an AttributeError in the sweep)
+
+
+def test_t_start_starts_the_default_grid(cm):
+    """The default grid began at 0, before t_start: every run failed."""
+    sw = ac.sweep(cm, {"resistor.R": [0.5]}, 0.3, outputs=["load.w"], n_points=5,
+                  t_start=0.1, client="serial")
+    assert sw.status == ["ok"] and sw.t.tolist() == np.linspace(0.1, 0.3, 5).tolist()
+    res = ac.simulate(cm, 0.3, t_start=0.1, n_points=5, params={"resistor.R": 0.5})
+    np.testing.assert_array_equal(sw["load.w"][0], res["load.w"])
+
+
+def test_outputs_one_string_and_parameters(cm):
+    """outputs="load.w" was split into characters; a parameter is an output, as res[]
+    reads it (its value in each run); an unknown name has suggestions."""
+    sw = ac.sweep(cm, {"resistor.R": [0.5, 0.6]}, 0.05, outputs="load.w", n_points=3,
+                  client="serial")
+    assert sw.outputs == ["load.w"]
+    sw = ac.sweep(cm, {"resistor.R": [0.5, 0.6]}, 0.05, outputs=["resistor.R"], n_points=3,
+                  client="serial")
+    assert sw["resistor.R"].tolist() == [[0.5] * 3, [0.6] * 3]
+    with pytest.raises(ac.ArgumentError, match=r"'resistor.RR' is not a quantity of "
+                       r"DCMotorDrive .*did you mean 'resistor.R'"):
+        ac.sweep(cm, {"resistor.R": [0.5]}, 0.05, outputs=["resistor.RR"], client="serial")
+
+
+def test_a_model_that_cannot_be_pickled_is_one_error_before_dask_starts():
+    """A value Dask could not serialise was a TypeError and ~540 lines on stderr; it is
+    one error naming the value, before a cluster is started. A lambda signal is no such
+    value: it is compiled into the expressions, and such a model sweeps on Dask."""
+    pytest.importorskip("distributed")
+    import threading
+
+    from acausal import Parameter, Variable, der
+    from components import translational as tr
+
+    class Holder(ac.Component):
+        k = Parameter(2.0, unit="1/s")
+        lock = Parameter(None, structural=True)
+        x = Variable(start=1.0, fixed=True)
+
+        def equations(self):
+            return [der(self.x) == -self.k * self.x]
+
+    class Top(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.h = Holder(lock=threading.Lock())
+            self.mass = tr.Mass(m=1.0, s=0.0, v=0.0)
+            self.force = tr.Force(f=lambda t: np.sin(2 * t))
+            self.connect(self.force.flange, self.mass.flange_a)
+
+    cm = ac.build(Top())
+    with pytest.raises(ac.AcausalError, match=r"cannot be saved or sent to another process: "
+                       r"the value of parameter 'h.lock' .*client='serial'"):
+        ac.sweep(cm, {"h.k": [1.0, 2.0]}, 1.0, outputs=["h.x"])
+    sw = ac.sweep(cm, {"h.k": [1.0, 2.0]}, 1.0, outputs=["h.x"], n_points=3, client="serial")
+    assert sw.status == ["ok", "ok"]
+
+    class Sine(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.mass = tr.Mass(m=1.0, s=0.0, v=0.0)
+            self.force = tr.Force(f=lambda t: np.sin(2 * t))
+            self.connect(self.force.flange, self.mass.flange_a)
+
+    sine = ac.build(Sine())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # distributed's own notices (ports, memory)
+        sw = ac.sweep(sine, {"mass.m": [1.0, 2.0]}, 1.0, outputs=["mass.v"], n_points=5,
+                      n_workers=1)
+    assert sw.backend.startswith("dask") and sw.status == ["ok", "ok"], sw.error
+    for k, m in enumerate([1.0, 2.0]):  # the runs simulate() makes here, bit for bit
+        res = ac.simulate(sine, 1.0, n_points=5, params={"mass.m": m})
+        np.testing.assert_array_equal(sw["mass.v"][k], res["mass.v"])

@@ -7,6 +7,7 @@ component, time) and that the partial result is returned; nothing floods the ter
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -236,3 +237,39 @@ def test_a_source_far_out_of_scale_is_refused_at_the_start_by_name():
     with pytest.raises(ac.SimulationError, match=r"der\(coil\.i\) = 4e\+200 at t = 0 s "
                                                  r"\(in coil\) is beyond what"):
         ac.simulate(Huge(), 1.0)
+
+
+class _Blow(ac.Component):
+    """x' = x^2 with an algebraic companion y = 2 x: IDAS runs out of steps at the
+    escape time (rather than stopping on an overflow, as _Scalar's x' = x^2 does)."""
+
+    x = ac.Variable(start=1.0, fixed=True)
+    y = ac.Variable()
+
+    def equations(self):
+        return [ac.der(self.x) == self.x**2, self.y == 2 * self.x]
+
+
+@pytest.mark.parametrize("solver", ["idas", "cvodes-bdf"])
+def test_the_solvers_report_is_in_the_models_times_with_the_step_count(solver):
+    """IDAS's "At t = 0.999984, , mxstep steps taken before reaching tout." had no count,
+    and its times (like CVODES's) were the integrator's, counted from the start of the
+    call: a run from t = 0.5 escaping at 1.5 was reported at 0.99998."""
+
+    class M(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.b = _Blow()
+
+    with pytest.raises(ac.SimulationError) as exc:
+        ac.simulate(M(), 2.0, t_start=0.5, n_points=16, solver=solver)
+    text = str(exc.value)
+    # x = 1 / (1.5 - t): the escape is at 1.5, where the solver stops (within 1e-4 s)
+    times = [float(t) for t in re.findall(r"(?:At|Internal) t = ([-+0-9.eE]+\d)", text)]
+    assert times and all(1.4 < t <= 1.5 for t in times), times
+    assert ", ," not in text and "mxstep" not in text
+    if solver == "idas":  # (CVODES stops on the repeated right-hand side errors here)
+        line = next(ln for ln in text.splitlines()[::-1] if "the integrator's limit" in ln)
+        assert re.fullmatch(r"At t = 1\.499\d*, \d+ steps \(the integrator's limit per "
+                            r"output interval\) were taken before reaching the next output "
+                            r"time\.", line), line
