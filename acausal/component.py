@@ -1021,11 +1021,20 @@ def collect_equations(comp: Component, method: str = "equations") -> list[Any]:
         if f is None or klass in (Component, Model):
             continue
         eqs = f(comp)
-        if eqs is None:
-            continue
-        if not isinstance(eqs, (list, tuple)):
-            eqs = [eqs]
-        out.extend(eqs)
+        if isinstance(eqs, (list, tuple)):  # (the common case)
+            out.extend(eqs)
+        elif isinstance(eqs, Iterator):  # a generator (``yield``), map(), iter(): its items
+            out.extend(list(eqs))
+        elif eqs is None:
+            if getattr(getattr(f, "__code__", None), "co_names", ()):
+                # (a body that reads names but gives nothing: a forgotten return; an empty
+                # body, pass or a docstring, is a class that adds no equations)
+                raise ModelDefinitionError(
+                    f"{comp._describe()}: {method}() of {klass.__name__} returned None; it "
+                    f"must return its equations as a list (a forgotten 'return'?), e.g. "
+                    f"return [self.v == self.R * self.i]")
+        else:
+            out.append(eqs)
     return out
 
 
