@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .errors import AcausalError
+from .errors import AcausalError, SolverWarning
 from .names import did_you_mean
 
 __all__ = ["Result"]
@@ -62,6 +63,10 @@ class Result:
     #: the table's transpose, ``(columns, nt)``, once the table is there, with the names'
     #: index and first columns (:meth:`_data`): the route of a read of every name
     _rows: np.ndarray | None = None
+    #: the names (positions) whose values were found not finite (NaN or infinite), and
+    #: those a read has warned about (class defaults: results saved before these existed)
+    _nonfinite: frozenset[int] | set[int] = frozenset()
+    _warned: frozenset[int] | set[int] = frozenset()
 
     @property
     def _data(self) -> np.ndarray:
@@ -77,9 +82,25 @@ class Result:
             self._data_or_fn = self._data_or_fn()
         if self._rows is None and self._data_or_fn.__class__ is np.ndarray:
             self._index_cache = self._index  # (both formed before the route is open)
+            self._find_nonfinite(self._data_or_fn)
             self._column_bounds()
             self._rows = self._data_or_fn.T
         return self._data_or_fn
+
+    def _find_nonfinite(self, data: np.ndarray) -> None:
+        """Note the names with a value that is not finite (a NaN or an infinity the
+        model's equations gave an output: ``sqrt`` of a negative number, a division by
+        zero), once for the whole table: a column holding one has a sum that is not
+        finite (one pass over the table, no array of its size)."""
+        if not data.size:
+            return
+        cols = np.flatnonzero(~np.isfinite(data.sum(axis=0)))
+        if not len(cols):
+            return
+        cols = [c for c in cols.tolist() if not np.isfinite(data[:, c]).all()]  # (overflow)
+        if cols:
+            names = np.searchsorted(self._offsets, cols, side="right") - 1
+            self._nonfinite = set(self._nonfinite) | set(names.tolist())
 
     def _per_name_reads(self) -> int:
         """Names evaluated one by one before the next read evaluates the whole table."""
@@ -104,6 +125,8 @@ class Result:
                 if len(self._columns) >= self._per_name_reads():  # many: the whole table
                     return self._data[:, self._offsets[k]:self._offsets[k + 1]]
                 col = self._columns[k] = lazy.column(k)
+                if not np.isfinite(col).all():
+                    self._nonfinite = set(self._nonfinite) | {k}
             return col
         return self._data[:, self._offsets[k]:self._offsets[k + 1]]
 
@@ -133,12 +156,16 @@ class Result:
             # model is hundreds of thousands of reads: this route is the least work)
             k = self._index_cache.get(name)  # type: ignore[union-attr]
             if k is not None:
+                if self._nonfinite and k in self._nonfinite:
+                    self._warn_nonfinite(k, name)
                 off = self._bounds
                 a, b = off[k], off[k + 1]  # type: ignore[index]
                 return rows[a].copy() if b - a == 1 else rows[a:b].T.copy()
         k = self._index.get(name)
         if k is not None:
             col = self._column(k)
+            if self._nonfinite and k in self._nonfinite:
+                self._warn_nonfinite(k, name)
             return col[:, 0].copy() if col.shape[1] == 1 else col.copy()
         v = self.parameters.get(name)
         if v is not None:
@@ -147,6 +174,26 @@ class Result:
             return out
         raise KeyError(f"{name!r} is not a variable of the model"
                        + did_you_mean(name, self.names()))
+
+    def _warn_nonfinite(self, k: int, name: str) -> None:
+        """Warn, once per name, that ``name`` has values that are not finite, and where
+        the first is: the run's status covers the integration, not the outputs computed
+        from its states afterwards."""
+        if k in self._warned:
+            return
+        self._warned = set(self._warned) | {k}
+        col = self._rows[self._offsets[k]:self._offsets[k + 1]].T if self._rows is not None \
+            else self._column(k)
+        bad = ~np.isfinite(np.asarray(col).reshape(len(self.t), -1)).all(axis=1)
+        first = int(np.argmax(bad))
+        value = np.asarray(col).reshape(len(self.t), -1)[first]
+        shown = value[0] if value.size == 1 else value
+        warnings.warn(
+            f"{name} is not a finite number at {int(bad.sum())} of the {len(self.t)} output "
+            f"points, first at t = {self.t[first]:g} s ({shown}): the model's equations give "
+            "it no value there (the square root or logarithm of a negative number, a "
+            "division by zero, an overflow) and the run's status does not cover it; check "
+            "the inputs of the component that computes it", SolverWarning, stacklevel=3)
 
     def final(self, name: str) -> float | np.ndarray:
         """Value at the last time point."""

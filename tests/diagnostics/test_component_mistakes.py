@@ -5,10 +5,14 @@ cannot stand behind a result, never a silently wrong model.
 Sections: equations() and initial_equations(), declarations, values and results.
 """
 
+import warnings
+
+import numpy as np
 import pytest
 
 import acausal as ac
 from acausal import Parameter
+from components import blocks as bl
 from components import electrical as el
 
 
@@ -104,3 +108,42 @@ def test_an_empty_equations_method_adds_nothing():
     assert ac.simulate(one_port_model(Law()), 1.0, n_points=3).final("x.i") == \
         pytest.approx(0.25)
 
+
+# ---------------------------------------------------------------------------------------
+# values and results
+# ---------------------------------------------------------------------------------------
+
+
+class _SqrtOfConstant(ac.Model):
+    def __init__(self, k=-1.0):
+        super().__init__()
+        self.s = bl.Constant(k=k)
+        self.b = bl.Sqrt()
+        self.connect(self.s.y, self.b.u)
+
+
+def test_an_output_that_is_not_finite_warns_once_naming_it(tmp_path):
+    res = ac.simulate(_SqrtOfConstant(), 1.0, n_points=3)
+    assert res.status == "ok"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert res["s.y"][0] == -1.0  # (a finite output: no warning)
+    with pytest.warns(ac.SolverWarning, match=r"b\.y is not a finite number at 3 of the 3 "
+                      r"output points, first at t = 0 s \(nan\)"):
+        assert np.isnan(res["b.y"]).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res["b.y"]  # (once per name)
+        res.final("b.y")
+    # the table route (a saved result holds the whole table): warned again after loading
+    loaded = ac.load(res.save(tmp_path / "r.pkl"))
+    with pytest.warns(ac.SolverWarning, match=r"b\.y is not a finite number"):
+        loaded["b.y"]
+
+
+def test_finite_outputs_read_without_warning():
+    res = ac.simulate(_SqrtOfConstant(k=4.0), 1.0, n_points=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert res.final("b.y") == pytest.approx(2.0)
+        res.to_pandas()
