@@ -94,10 +94,10 @@ class Result:
         finite (one pass over the table, no array of its size)."""
         if not data.size:
             return
-        cols = np.flatnonzero(~np.isfinite(data.sum(axis=0)))
-        if not len(cols):
+        suspects = np.flatnonzero(~np.isfinite(data.sum(axis=0)))
+        if not len(suspects):
             return
-        cols = [c for c in cols.tolist() if not np.isfinite(data[:, c]).all()]  # (overflow)
+        cols = [c for c in suspects.tolist() if not np.isfinite(data[:, c]).all()]  # (overflow)
         if cols:
             names = np.searchsorted(self._offsets, cols, side="right") - 1
             self._nonfinite = set(self._nonfinite) | set(names.tolist())
