@@ -19,13 +19,14 @@ import math
 import numbers
 import weakref
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import casadi as cs
 import numpy as np
 
 from .compiler import CompiledModel
-from .component import Component, Parameter
+from .component import Component, Parameter, has_parameter_check
 from .errors import ArgumentError, StartValueError, UnitError
 from .names import did_you_mean, suggest
 from .symbols import FlatParameter
@@ -136,6 +137,8 @@ def _other_parameters(model: Component) -> dict[str, str]:
                 out[prefix + name] = "structural"
             elif callable(value):
                 out[prefix + name] = "signal"
+            elif value is None and isinstance(decl, Parameter) and decl.follows is not None:
+                out[prefix + name] = "follows"
     return out
 
 
@@ -198,9 +201,41 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
                     f"{key!r} is given as a function of time, which is part of the "
                     "equations and cannot be overridden by params=; create the component "
                     "with another function and build again")
+            if kind == "follows":
+                raise ArgumentError(
+                    f"{key!r} was not given, so it is calculated from other parameters of "
+                    "its component (as a Modelica binding, or an FMU's calculated "
+                    "parameter) and changes with them; to set it apart from them, give it "
+                    "when creating the component and build again")
             raise ArgumentError(f"unknown parameter {key!r}" + did_you_mean(key, by_name))
         out[key] = _value(value, p)
+    _check_together(out, by_name)
     return out
+
+
+def _check_together(values: Mapping[str, float], by_name: Mapping[str, FlatParameter]
+                    ) -> None:
+    """Check the components whose parameters ``values`` overrides and that check their
+    parameters together (:meth:`~acausal.component.Component.check_parameters`) with the
+    values of the run (a parameter that follows others computed from them)."""
+    owners = {id(p.owner): p.owner for p in map(by_name.__getitem__, values)
+              if isinstance(p.owner, Component) and has_parameter_check(type(p.owner))}
+    for c in owners.values():
+        path = c.path()
+        prefix = f"{path}." if path else ""
+        held = c.__dict__["_params"]
+        ns = SimpleNamespace()
+        follow = []
+        for decl in c._declarations(Parameter):
+            p = by_name.get(prefix + decl.name)
+            value = held.get(decl.name) if p is None else values.get(p.name, p.value)
+            if value is None and decl.follows is not None:
+                follow.append(decl)
+            setattr(ns, decl.name, value)
+        for decl in follow:
+            setattr(ns, decl.name, decl.follows(ns))  # type: ignore[misc]
+        mine = {k: v for k, v in values.items() if k.startswith(prefix)}
+        c._raise_parameter_problem(ns, ArgumentError, f" (with params={mine})")
 
 
 def current_value(p: Any) -> Any:
@@ -348,6 +383,7 @@ def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
     return out
 
 
+
 # --------------------------------------------------------------------------------------
 # the entry point
 # --------------------------------------------------------------------------------------
@@ -404,6 +440,7 @@ def _numeric_parameters(model: Component) -> list[tuple[str, Parameter, Componen
         cls = type(c)
         for name, value in c.__dict__["_params"].items():
             decl = getattr(cls, name, None)
-            if isinstance(decl, Parameter) and not decl.structural and not callable(value):
+            if isinstance(decl, Parameter) and not decl.structural and not callable(value) \
+                    and value is not None:  # (None: calculated from others, no parameter)
                 out.append((prefix + name, decl, c, value))
     return out

@@ -202,11 +202,18 @@ class Parameter(_Declaration):
     direction : bool
         With ``shape=(3,)``: the vector only gives a direction (the component normalises
         it), so the zero vector is rejected.
+    follows : callable, optional
+        A default that is an expression of the component's other parameters (Modelica's
+        binding ``uMin = -uMax``): ``Parameter(follows=lambda p: -p.uMax)``. While the
+        parameter is not given (or given as ``None``), it is that expression: it follows
+        the others when they are changed, on the component or by ``simulate(params=)``,
+        and is not a parameter of its own in the compiled model.
     """
 
     # (class defaults: declarations pickled before these existed have no attribute)
     shape: tuple[int, ...] | None = None
     direction: bool = False
+    follows: Callable[[Any], Any] | None = None
 
     def __init__(
         self,
@@ -222,6 +229,7 @@ class Parameter(_Declaration):
         structural: bool = False,
         shape: tuple[int, ...] | None = None,
         direction: bool = False,
+        follows: Callable[[Any], Any] | None = None,
     ) -> None:
         self.default = default
         self.unit = unit
@@ -238,6 +246,13 @@ class Parameter(_Declaration):
             if self.shape != (3,):
                 raise ValueError("Parameter(direction=True) needs shape=(3,)")
             self.direction = True
+        if follows is not None:
+            self.follows = follows
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (a saved model keeps the declaration without the function ``follows``, often a
+        # lambda: its parameters are numbers there, as they were built)
+        return {k: v for k, v in self.__dict__.items() if k != "follows"}
 
     def problem(self, value: float) -> str | None:
         """What is wrong with the number ``value`` for this parameter, or None."""
@@ -268,6 +283,8 @@ class Parameter(_Declaration):
                 )
             return value
         if value is None:
+            if self.follows is not None:
+                return None  # (not given: it follows the others)
             raise ModelDefinitionError(
                 f"{owner._describe()}: parameter {self.name!r} [{self.unit}] has no default; "
                 f"give it as a keyword, e.g. {type(owner).__name__}({self.name}=...)"
@@ -335,7 +352,10 @@ class Parameter(_Declaration):
         b = inst.__dict__.get("_binding")
         if b is not None and self.name in b:
             return b[self.name]
-        return inst.__dict__["_params"][self.name]
+        value = inst.__dict__["_params"][self.name]
+        if value is None and self.follows is not None:
+            return self.follows(inst)
+        return value
 
     def __set__(self, inst: Component, value: Any) -> None:
         inst.__dict__["_params"][self.name] = self.check(inst, value)
@@ -600,6 +620,23 @@ _DECL_CACHE: dict[tuple[type, type], list[Any]] = {}
 _CHECKED_DEFAULTS: dict[Parameter, tuple[Any, Any]] = {}
 #: classes whose declared edges have been checked against their ports (once per class)
 _EDGES_CHECKED: set[type] = set()
+#: per class: whether it checks its parameters together (overrides check_parameters)
+_PARAMETER_CHECK: dict[type, bool] = {}
+
+
+def has_parameter_check(cls: type) -> bool:
+    """Whether the component class overrides :meth:`Component.check_parameters`."""
+    hit = _PARAMETER_CHECK.get(cls)
+    if hit is None:
+        hit = _PARAMETER_CHECK[cls] = getattr(cls, "check_parameters",
+                                              None) is not Component.check_parameters
+    return hit
+
+
+def followers(cls: type) -> list[Parameter]:
+    """The parameters of a component class that may follow others (``follows``)."""
+    return [p for p in cls._declarations(Parameter)  # type: ignore[attr-defined]
+            if p.follows is not None]
 
 
 class Component:
@@ -688,6 +725,24 @@ class Component:
             self._check_edges()
             if "edges" not in d and isinstance(kind.__dict__.get("edges", []), (list, tuple)):
                 _EDGES_CHECKED.add(kind)
+        if has_parameter_check(kind):
+            self._raise_parameter_problem(self)
+
+    def check_parameters(self, p: Any) -> str | None:
+        """Override to check how parameters constrain each other (``uMin <= uMax``):
+        return what is wrong, or None. ``p`` gives the values to be used by name
+        (``p.uMin``, numbers; a parameter that ``follows`` others computed). Called when
+        the component is created, when the model is built, and for every run that
+        overrides one of its parameters (``simulate(params=)``)."""
+        return None
+
+    def _raise_parameter_problem(self, p: Any, error: type[Exception] | None = None,
+                                 after: str = "") -> None:
+        """Raise ``error`` (a ModelDefinitionError) if :meth:`check_parameters` finds a
+        problem with the values ``p``."""
+        bad = self.check_parameters(p)
+        if bad:
+            raise (error or ModelDefinitionError)(f"{self._describe()}: {bad}{after}")
 
     # ----- declarations -----
     @classmethod
@@ -921,11 +976,20 @@ class Component:
     def parameters(self) -> dict[str, Any]:
         """Current parameter values: a component's own (``{"R": 1000.0}`` for a resistor);
         for a :class:`Model`, also those of its sub-components by dotted path
-        (``{"resistor.R": 1000.0, ...}``)."""
-        out = dict(self.__dict__["_params"])
+        (``{"resistor.R": 1000.0, ...}``). A parameter that follows others (not given)
+        has their expression's value."""
+        out = self._parameter_values()
         if isinstance(self, Model):
             for name, child in self.__dict__["_children"].items():
                 out.update({f"{name}.{k}": v for k, v in child.parameters().items()})
+        return out
+
+    def _parameter_values(self) -> dict[str, Any]:
+        """This component's parameter values, those that follow others computed."""
+        out = dict(self.__dict__["_params"])
+        for name, value in out.items():
+            if value is None:
+                out[name] = getattr(self, name)
         return out
 
     def variables(self) -> dict[str, VariableInstance]:
@@ -957,7 +1021,7 @@ class Component:
             return (f"<{self._describe()}: {len(kids)} components ({shown}), {n_conn} "
                     f"connections>")
         vals = [f"{k}={_fmt_value(v)}{_unit_suffix(type(self), k)}"
-                for k, v in self.__dict__["_params"].items()]
+                for k, v in self._parameter_values().items()]
         shown = ", ".join(vals[:4]) + (", ..." if len(vals) > 4 else "")
         return f"<{self._describe()}" + (f" {shown}>" if shown else ">")
 
@@ -990,7 +1054,7 @@ def _summary(root: Component, max_rows: int) -> str:
     for c in comps[1:] if len(comps) > 1 else comps:
         cls = type(c)
         items = [f"{k} = {_fmt_value(v)}{_unit_suffix(cls, k)}"
-                 for k, v in c.__dict__["_params"].items()]
+                 for k, v in c._parameter_values().items()]
         for name, vi in c.__dict__["_vars"].items():
             if vi.fixed or vi.start is not vi.decl.start:
                 unit = f" {vi.unit}" if vi.unit and vi.unit != "1" else ""

@@ -24,7 +24,7 @@ import casadi as cs
 import numpy as np
 
 from . import symbols, templates
-from .component import Component, Model, collect_equations
+from .component import Component, Model, collect_equations, has_parameter_check
 from .discrete import Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
@@ -399,9 +399,12 @@ class _Flattener:
                                   decl=vi.decl)
                 b[name] = sym
                 tab.add_output(prefix + name, sym)
+            follow = []
             for name, value in c.__dict__["_params"].items():
                 decl = getattr(type(c), name)
-                if decl.structural:
+                if value is None and decl.follows is not None:
+                    follow.append((name, decl))  # (an expression of the others, below)
+                elif decl.structural:
                     b[name] = value
                     self.bound_values.append((c, name, value))
                 elif callable(value):
@@ -417,7 +420,12 @@ class _Flattener:
                 else:
                     b[name] = tab.new_parameter(prefix + name, float(value), decl.unit,
                                                 decl.doc, decl, c)
+            if has_parameter_check(type(c)):
+                c._raise_parameter_problem(c)  # (the values as built)
             c.__dict__["_binding"] = b
+            for name, decl in follow:  # (a calculated parameter: the others' expression)
+                b[name] = cs.SX(decl.follows(c))
+                tab.add_output(prefix + name, b[name])
         self._index_groups(unique, len(tab.index))
 
     def _declare_members(self, g: Group, i: int, r: int, rows: templates.Rows) -> None:

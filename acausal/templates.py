@@ -24,7 +24,16 @@ from typing import Any, NamedTuple
 
 import casadi as cs
 
-from .component import Component, Model, Parameter, Port, Variable, collect_equations
+from .component import (
+    Component,
+    Model,
+    Parameter,
+    Port,
+    Variable,
+    collect_equations,
+    followers,
+    has_parameter_check,
+)
 from .functions import no_relation_of
 from .symbols import FlatParameter, FlatVariable, LazyColumn, start_values
 
@@ -64,11 +73,14 @@ class _ClassInfo:
                                     if p.structural)
         variables = cls._declarations(Variable)  # type: ignore[attr-defined]
         seen: set[int] = set()
+        # (parameters that follow others, and a check of them together, take the
+        # per-instance path, where they are bound and checked)
         ok = (bool(methods)
                    and all(_plain(getattr(m, "__code__", None), cls, seen,
                                   getattr(m, "__globals__", {})) for m in methods)
                    and all(p.domain.graph for p in cls._declarations(Port))  # type: ignore[attr-defined]
-                   and not any(v.discrete for v in variables))
+                   and not any(v.discrete for v in variables)
+                   and not followers(cls) and not has_parameter_check(cls))
         #: the instances' part of the group key that is the class's (None: the class
         #: keeps the per-instance path)
         self.key = (cls, *(v.size for v in variables)) if ok else None

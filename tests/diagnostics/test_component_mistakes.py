@@ -147,3 +147,75 @@ def test_finite_outputs_read_without_warning():
         warnings.simplefilter("error")
         assert res.final("b.y") == pytest.approx(2.0)
         res.to_pandas()
+
+
+# ---------------------------------------------------------------------------------------
+# parameters that depend on each other (Limiter, DeadZone, LimPID)
+# ---------------------------------------------------------------------------------------
+
+
+class _Limited(ac.Model):
+    def __init__(self, **limits):
+        super().__init__()
+        self.s = bl.Sine(amplitude=2.0, f=1.0)
+        self.lim = bl.Limiter(**limits)
+        self.connect(self.s.y, self.lim.u)
+
+
+@pytest.fixture(scope="module")
+def limited():
+    return ac.build(_Limited(uMax=1.0))
+
+
+def test_lower_limit_follows_the_upper_one(limited):
+    assert bl.Limiter(uMax=2.0).uMin == -2.0
+    lim = bl.Limiter()
+    lim.uMax = 3.0
+    assert lim.uMin == -3.0
+    res = ac.simulate(limited, 1.0, n_points=51, params={"lim.uMax": 0.5})
+    assert res["lim.y"].min() == pytest.approx(-0.5)
+    assert res["lim.y"].max() == pytest.approx(0.5)
+    assert res.final("lim.uMin") == pytest.approx(-0.5)
+
+
+def test_a_lower_limit_given_stays(tmp_path):
+    cm = ac.load(ac.build(_Limited(uMax=1.0, uMin=-0.2)).save(tmp_path / "m.pkl"))
+    res = ac.simulate(cm, 1.0, n_points=51, params={"lim.uMax": 0.5, "lim.uMin": 0.1})
+    assert res["lim.y"].min() == pytest.approx(0.1)
+    res = ac.simulate(cm, 1.0, n_points=51, params={"lim.uMax": 0.5})
+    assert res["lim.y"].min() == pytest.approx(-0.2)
+
+
+def test_a_calculated_lower_limit_is_not_a_run_parameter(limited):
+    with pytest.raises(ac.ArgumentError, match=r"'lim\.uMin' was not given, so it is "
+                       r"calculated from other parameters.*give it when creating"):
+        ac.simulate(limited, 1.0, params={"lim.uMin": 0.2})
+
+
+@pytest.mark.parametrize("params, shown", [
+    ({"lim.uMax": -0.5}, r"uMin = 0\.5 is above uMax = -0\.5.*uMin is -uMax while not given"),
+])
+def test_limits_out_of_order_for_a_run_are_refused(limited, params, shown):
+    with pytest.raises(ac.ArgumentError, match=r"Limiter 'lim': " + shown):
+        ac.simulate(limited, 1.0, params=params)
+
+
+def test_limits_out_of_order_are_refused_when_given_or_built():
+    cm = ac.build(_Limited(uMax=1.0, uMin=-1.0))
+    with pytest.raises(ac.ArgumentError, match=r"Limiter 'lim': uMin = 1\.5 is above "
+                       r"uMax = 1\.0.*params=\{'lim\.uMin': 1\.5\}"):
+        ac.simulate(cm, 1.0, params={"lim.uMin": 1.5})
+    with pytest.raises(ac.ModelDefinitionError, match=r"DeadZone: uMin = 2\.0 is above uMax"):
+        bl.DeadZone(uMax=1.0, uMin=2.0)
+    with pytest.raises(ac.ModelDefinitionError, match=r"LimPID: yMin = 1\.0 is above yMax"):
+        bl.LimPID(yMax=-1.0)
+    model = _Limited()
+    model.lim.uMin = 1.5  # (set after the block was created: checked by the build)
+    with pytest.raises(ac.ModelDefinitionError, match=r"Limiter 'lim': uMin = 1\.5 is above"):
+        ac.build(model)
+
+
+def test_a_model_with_a_calculated_parameter_is_saved_and_loaded(limited, tmp_path):
+    loaded = ac.load(limited.save(tmp_path / "m.pkl"))
+    res = ac.simulate(loaded, 1.0, n_points=51, params={"lim.uMax": 0.5})
+    assert res["lim.y"].min() == pytest.approx(-0.5)
