@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
@@ -27,7 +28,7 @@ import numpy as np
 
 from .compiler import CompiledModel
 from .component import Component, Parameter, has_parameter_check
-from .errors import ArgumentError, StartValueError, UnitError
+from .errors import ArgumentError, ModelWarning, StartValueError, UnitError
 from .names import did_you_mean, suggest
 from .symbols import FlatParameter
 
@@ -380,8 +381,30 @@ def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
             if bad is not None:
                 raise StartValueError(f"start[{key!r}] {bad}")
         out[key] = x
+    if cm is not None and cm.flat.initial_equations:
+        _set_by_initial_equations(cm, out)
     return out
 
+
+def _set_by_initial_equations(cm: CompiledModel, start: Mapping[str, float]) -> None:
+    """Warn about start values given for variables that an initial equation sets from
+    parameters alone (``y == y_start`` of an integrator): the start value is not used,
+    the parameter is what to change."""
+    params = {p.name for p in cm.system.parameters}
+    for eq in cm.flat.initial_equations:
+        names = [s.name() for s in cs.symvar(eq.res)]
+        unknowns = [n for n in names if n not in params and n != "time"]
+        if len(unknowns) != 1 or unknowns[0] not in start:
+            continue
+        key = unknowns[0]
+        given = [n for n in names if n in params]
+        hint = (f"; to start it at {start[key]:g}, give the parameter instead: "
+                f"params={{{given[0]!r}: {start[key]:g}}}" if len(given) == 1
+                else f"; change {', '.join(given)} (params=) instead" if given
+                else "; to change it, create the component with other start parameters")
+        warnings.warn(
+            f"start[{key!r}] is not used: the initial equation {eq.text()} of {eq.origin} "
+            f"sets {key} at the start{hint}", ModelWarning, stacklevel=5)
 
 
 # --------------------------------------------------------------------------------------

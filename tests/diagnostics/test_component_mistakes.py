@@ -219,3 +219,25 @@ def test_a_model_with_a_calculated_parameter_is_saved_and_loaded(limited, tmp_pa
     loaded = ac.load(limited.save(tmp_path / "m.pkl"))
     res = ac.simulate(loaded, 1.0, n_points=51, params={"lim.uMax": 0.5})
     assert res["lim.y"].min() == pytest.approx(-0.5)
+
+
+# ---------------------------------------------------------------------------------------
+# start values an initial equation overrides
+# ---------------------------------------------------------------------------------------
+
+
+def test_a_start_value_an_initial_equation_sets_warns_with_the_parameter():
+    class Ramp(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.c = bl.Constant(k=1.0)
+            self.i = bl.Integrator()
+            self.connect(self.c.y, self.i.u)
+
+    cm = ac.build(Ramp())
+    with pytest.warns(ac.ModelWarning, match=r"start\['i\.y'\] is not used: the initial "
+                      r"equation i\.y == i\.y_start of i sets i\.y.*params=\{'i\.y_start': 5\}"):
+        res = ac.simulate(cm, 1.0, n_points=3, start={"i.y": 5.0})
+    assert res["i.y"][0] == 0.0
+    res = ac.simulate(cm, 1.0, n_points=3, params={"i.y_start": 5.0})
+    assert res["i.y"][0] == pytest.approx(5.0)
