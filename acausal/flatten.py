@@ -409,6 +409,8 @@ class _Flattener:
                     self.bound_values.append((c, name, value))
                 elif callable(value):
                     b[name] = _signal(c, name, value, tab.t)
+                    if decl.min is not None or decl.max is not None:
+                        _check_signal_start(c, decl, b[name], tab.t)
                     tab.add_output(prefix + name, b[name])
                     self.bound_values.append((c, name, value))
                     for k in range(b[name].numel()):
@@ -691,6 +693,21 @@ def _signal(c: Component, name: str, f: Any, t: cs.SX) -> cs.SX:
             f"{c._describe()}: the function given for {name!r} returned {val!r}, not a "
             "number or expression of t"
         ) from exc
+
+
+def _check_signal_start(c: Component, decl: Any, value: cs.SX, t: cs.SX) -> None:
+    """A function of time given for a parameter with a declared range, at ``t = 0``: as a
+    number given for it is checked (a temperature source below 0 K)."""
+    try:
+        at0 = np.ravel(cs.evalf(cs.substitute(value, t, cs.SX(0.0))).full())
+    except Exception:  # noqa: BLE001 - not a number at t = 0 (another symbol): not checked
+        return
+    for v in at0.tolist():
+        bad = decl.problem(v)
+        if bad is not None:
+            raise ModelDefinitionError(
+                f"{c._describe()}: parameter {decl.name!r}, the function of time given for "
+                f"it, at t = 0 s {bad}")
 
 
 def _residuals(eqs: list[FlatEquation]) -> None:

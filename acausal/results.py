@@ -35,13 +35,16 @@ class Result:
                  data: np.ndarray | Callable[[], np.ndarray] | Any,
                  parameters: dict[str, float],
                  status: str = "ok", message: str = "", stats: Any = None,
-                 index: dict[str, int] | None = None):
+                 index: dict[str, int] | None = None,
+                 ranges: dict[int, tuple[Any, Any, str]] | None = None):
         """``data`` is the (time x output) matrix, a function computing it on first use,
         or a lazy evaluator with ``column(k) -> (nt, size_k)`` and ``matrix()`` (outputs
         evaluated from the integrated states only when, and only those, read). ``index``,
         if given, is ``name -> position`` of ``names``, shared with the model's other
         results and never changed (formed on the first read otherwise: 0.12 s for the
-        230 000 names of 10 000 masses)."""
+        230 000 names of 10 000 masses). ``ranges``: ``position -> (min, max, unit)`` of
+        the names whose declarations bound them (an absolute temperature), checked when
+        first read."""
         self.t = np.asarray(t, dtype=float)
         self._names = list(names)
         self._index_cache: dict[str, int] | None = index
@@ -53,6 +56,8 @@ class Result:
         self.status = status
         self.message = message
         self.stats = stats  # SimulationStats of the run (acausal.simulate)
+        if ranges:
+            self._ranges = dict(ranges)
 
     @property
     def _index(self) -> dict[str, int]:
@@ -67,6 +72,8 @@ class Result:
     #: those a read has warned about (class defaults: results saved before these existed)
     _nonfinite: frozenset[int] | set[int] = frozenset()
     _warned: frozenset[int] | set[int] = frozenset()
+    #: the declared ranges of names not read yet (:meth:`_check_range`; never changed here)
+    _ranges: dict[int, tuple[Any, Any, str]] = {}
 
     @property
     def _data(self) -> np.ndarray:
@@ -160,13 +167,19 @@ class Result:
                     self._warn_nonfinite(k, name)
                 off = self._bounds
                 a, b = off[k], off[k + 1]  # type: ignore[index]
-                return rows[a].copy() if b - a == 1 else rows[a:b].T.copy()
+                out = rows[a].copy() if b - a == 1 else rows[a:b].T.copy()
+                if self._ranges and k in self._ranges:
+                    self._check_range(k, name, out)
+                return out
         k = self._index.get(name)
         if k is not None:
             col = self._column(k)
             if self._nonfinite and k in self._nonfinite:
                 self._warn_nonfinite(k, name)
-            return col[:, 0].copy() if col.shape[1] == 1 else col.copy()
+            out = col[:, 0].copy() if col.shape[1] == 1 else col.copy()
+            if self._ranges and k in self._ranges:
+                self._check_range(k, name, out)
+            return out
         v = self.parameters.get(name)
         if v is not None:
             out = np.empty(self.t.shape)
@@ -194,6 +207,35 @@ class Result:
             "it no value there (the square root or logarithm of a negative number, a "
             "division by zero, an overflow) and the run's status does not cover it; check "
             "the inputs of the component that computes it", SolverWarning, stacklevel=3)
+
+    def _check_range(self, k: int, name: str, values: np.ndarray) -> None:
+        """Warn, on the first read of ``name``, if it leaves the range its declaration
+        gives (``Variable(min=0)`` of an absolute temperature) by more than rounding."""
+        lo, hi, unit = self._ranges.pop(k)
+        v = values.reshape(len(self.t), -1)
+        with np.errstate(invalid="ignore"):
+            scale = max(1.0, abs(lo or 0.0), abs(hi or 0.0), float(np.nanmax(np.abs(v),
+                                                                            initial=0.0)))
+            slack = 1e-6 * scale
+            out = np.zeros(len(self.t), dtype=bool)
+            if lo is not None:
+                out |= (v < lo - slack).any(axis=1)
+            if hi is not None:
+                out |= (v > hi + slack).any(axis=1)
+        if not out.any():
+            return
+        first = int(np.argmax(out))
+        u = f" {unit}" if unit and unit != "1" else ""
+        rng = " and ".join(x for x in (f">= {lo:g}{u}" if lo is not None else "",
+                                       f"<= {hi:g}{u}" if hi is not None else "") if x)
+        worst = np.nanmin(v) if lo is not None and np.nanmin(v) < lo else np.nanmax(v)
+        shown = f"{v[first][0]:g}" if v.shape[1] == 1 else str(v[first])
+        warnings.warn(
+            f"{name} leaves its declared range ({rng}) at t = {self.t[first]:g} s "
+            f"({shown}{u}) and reaches {worst:g}{u}: the model drives it where its "
+            "declaration says it cannot be (a heat flow draining a heat capacity below 0 K, "
+            "a source out of range), and the result cannot stand behind it; check the "
+            "sources and parameters that drive it", SolverWarning, stacklevel=3)
 
     def final(self, name: str) -> float | np.ndarray:
         """Value at the last time point."""

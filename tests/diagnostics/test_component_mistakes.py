@@ -14,6 +14,7 @@ import acausal as ac
 from acausal import Parameter
 from components import blocks as bl
 from components import electrical as el
+from components import thermal as th
 
 
 def one_port_model(element):
@@ -241,3 +242,41 @@ def test_a_start_value_an_initial_equation_sets_warns_with_the_parameter():
     assert res["i.y"][0] == 0.0
     res = ac.simulate(cm, 1.0, n_points=3, params={"i.y_start": 5.0})
     assert res["i.y"][0] == pytest.approx(5.0)
+
+
+# ---------------------------------------------------------------------------------------
+# declared ranges: functions of time, values after a run
+# ---------------------------------------------------------------------------------------
+
+
+def test_a_function_of_time_out_of_the_declared_range_at_the_start_is_refused():
+    class Cold(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.a = th.FixedTemperature(T=lambda t: -5.0 + 0 * t)
+            self.c = th.HeatCapacitor(C=1.0, T=300.0)
+            self.k = th.ThermalConductor(G=1.0)
+            self.connect(self.a.port, self.k.port_a)
+            self.connect(self.k.port_b, self.c.port)
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"FixedTemperature 'a': parameter 'T'.*"
+                       r"function of time.*t = 0 s = -5 K is out of its range: it must be > 0 K"):
+        ac.build(Cold())
+
+
+def test_a_variable_leaving_its_declared_range_warns_when_read():
+    class Drained(ac.Model):
+        def __init__(self, q):
+            super().__init__()
+            self.c = th.HeatCapacitor(C=1.0, T=10.0)
+            self.q = th.HeatFlow(Q_flow=q)
+            self.connect(self.c.port, self.q.port)
+
+    res = ac.simulate(Drained(-100.0), 1.0, n_points=3)
+    with pytest.warns(ac.SolverWarning, match=r"c\.T leaves its declared range \(>= 0 K\) at "
+                      r"t = 0\.5 s \(-40 K\) and reaches -90 K"):
+        assert res.final("c.T") == pytest.approx(-90.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res["c.T"]  # (once per name)
+        ac.simulate(Drained(-5.0), 1.0, n_points=3)["c.T"]  # (within the range)
