@@ -782,7 +782,31 @@ class Component:
 
     def _check_edges(self) -> None:
         ports = self.__dict__["_ports"]
-        for e in self.edges:
+        edges = self.edges
+        form = ("edges is a list of Edge(initial, final[, TreePriority.X]) between port "
+                "names (or ac.DATUM), e.g. edges = [Edge('p', 'n', TreePriority.NEUTRAL)]")
+        if not isinstance(edges, (list, tuple)):
+            got = (f"a single edge: write edges = [{edges!r}]" if isinstance(edges, Edge)
+                   else f"{type(edges).__name__} {edges!r}")
+            raise ModelDefinitionError(f"{type(self).__name__}: {form}; got {got}")
+        seen: set[tuple[Any, Any]] = set()
+        for e in edges:
+            if not isinstance(e, Edge):
+                raise ModelDefinitionError(
+                    f"{type(self).__name__}: {form}; got {type(e).__name__} {e!r} in it")
+            prio = e.priority
+            if isinstance(prio, bool) or not isinstance(prio, (int, float, np.integer,
+                                                               np.floating)):
+                raise ModelDefinitionError(
+                    f"{type(self).__name__}: edge {e} has the priority {prio!r}; a priority "
+                    "is a number, one of TreePriority.ACROSS_SOURCE, ACROSS_STORE, NEUTRAL, "
+                    "THROUGH_STORE, THROUGH_SOURCE")
+            if (e.initial, e.final) in seen:
+                raise ModelDefinitionError(
+                    f"{type(self).__name__}: edges declares the edge {e.initial!r} -> "
+                    f"{e.final!r} twice; each edge names one branch of the component (its "
+                    "through and across variables), so declare it once")
+            seen.add((e.initial, e.final))
             doms = []
             for end in (e.initial, e.final):
                 if end is DATUM:

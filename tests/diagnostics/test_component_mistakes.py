@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import acausal as ac
-from acausal import Parameter
+from acausal import Edge, Parameter, Variable
 from components import blocks as bl
 from components import electrical as el
 from components import thermal as th
@@ -280,3 +280,28 @@ def test_a_variable_leaving_its_declared_range_warns_when_read():
         warnings.simplefilter("error")
         res["c.T"]  # (once per name)
         ac.simulate(Drained(-5.0), 1.0, n_points=3)["c.T"]  # (within the range)
+
+
+# ---------------------------------------------------------------------------------------
+# declarations: edges
+# ---------------------------------------------------------------------------------------
+
+
+def _two_pin(edges):
+    return type("Y", (ac.Component,), {
+        "p": el.Pin(), "n": el.Pin(), "R": Parameter(1.0, unit="Ohm"),
+        "v": Variable(unit="V"), "i": Variable(unit="A"), "edges": edges,
+        "equations": lambda s: [s.v == s.p.v - s.n.v, s.i == s.p.i, s.v == s.R * s.i]})
+
+
+@pytest.mark.parametrize("edges, shown", [
+    ([("p", "n")], r"edges is a list of Edge\(initial, final\[, TreePriority\.X\]\).*got "
+                   r"tuple \('p', 'n'\) in it"),
+    (Edge("p", "n"), r"edges is a list of Edge.*got a single edge: write edges = \[Edge\("),
+    ([Edge("p", "n", "neutral")], r"edge .* has the priority 'neutral'; a priority is a "
+                                  r"number, one of TreePriority\.ACROSS_SOURCE"),
+    ([Edge("p", "n"), Edge("p", "n")], r"edges declares the edge 'p' -> 'n' twice"),
+])
+def test_edge_declaration_mistakes_name_the_class(edges, shown):
+    with pytest.raises(ac.ModelDefinitionError, match=r"^Y: " + shown):
+        one_port_model(_two_pin(edges)())
