@@ -271,7 +271,7 @@ class _Flattener:
                     origin = path[id(c)] or type(c).__name__
                     first = len(initial)
                     for eq in self._collect(c, "initial_equations"):
-                        initial.extend(self._normalise(eq, origin, c))
+                        initial.extend(self._normalise(eq, origin, c, "initial_equations"))
                     if len(initial) > first:
                         init_ranges[id(c)] = (first, len(initial))
             _residuals(equations)
@@ -478,7 +478,8 @@ class _Flattener:
             raise ModelDefinitionError(_equations_failure(c, method, exc)) from exc
 
     @staticmethod
-    def _normalise(eq: Any, origin: str, c: Component) -> list[FlatEquation]:
+    def _normalise(eq: Any, origin: str, c: Component,
+                   method: str = "equations") -> list[FlatEquation]:
         if isinstance(eq, (bool, np.bool_)):
             raise ModelDefinitionError(
                 f"{c._describe()}: an equation evaluated to the Python bool {eq}; it compares "
@@ -488,18 +489,26 @@ class _Flattener:
         try:
             sx = eq if isinstance(eq, cs.SX) else cs.SX(eq)
         except Exception as exc:  # noqa: BLE001
-            raise ModelDefinitionError(
-                f"{c._describe()}: cannot read equation {eq!r} ({exc})"
-            ) from exc
+            raise ModelDefinitionError(_not_an_equation(c, method, eq)) from exc
         n = sx.numel()
         if n == 1:  # (the common case)
-            return [FlatEquation(None if _OP(sx) == _OP_EQ else sx, origin, "", sx)]
+            op = _OP(sx)
+            if op == _OP_EQ:
+                return [FlatEquation(None, origin, "", sx)]
+            if op in _NOT_EQUATIONS:  # a relation, or a constant: no equation
+                raise ModelDefinitionError(_no_information(c, method, sx, op))
+            return [FlatEquation(sx, origin, "", sx)]
         out = []
         for k in range(n):
             e = sx[k]
             # lhs - rhs is formed for all equations at once in _residuals (one CasADi call
             # instead of one per equation)
-            out.append(FlatEquation(None if e.is_op(cs.OP_EQ) else e, origin, "", e))
+            if e.is_op(cs.OP_EQ):
+                out.append(FlatEquation(None, origin, "", e))
+                continue
+            if _OP(e) in _NOT_EQUATIONS:
+                raise ModelDefinitionError(_no_information(c, method, e, _OP(e)))
+            out.append(FlatEquation(e, origin, "", e))
         return out
 
 
@@ -544,6 +553,12 @@ def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenCl
             ) from exc
     return WhenClause(cond, actions, origin)
 _OP_EQ = cs.OP_EQ
+#: operations an equation cannot have at its top: relations and logic (``!=``, ``<``,
+#: ``<=``; ``>`` and ``>=`` are ``<`` and ``<=`` swapped), and constants (an equation that
+#: CasADi folded: ``x == x`` is 1)
+_RELATIONS = {cs.OP_NE: "!=", cs.OP_LT: "<", cs.OP_LE: "<=", cs.OP_AND: "and",
+              cs.OP_OR: "or", cs.OP_NOT: "not"}
+_NOT_EQUATIONS = frozenset([*_RELATIONS, cs.OP_CONST])
 _OP = getattr(getattr(cs, "_casadi", None), "SX_op", cs.SX.op)
 _DEP = getattr(getattr(cs, "_casadi", None), "SX_dep", cs.SX.dep)
 _BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
@@ -674,6 +689,62 @@ def _non_graph_domains(comps: list[Component]) -> dict[str, tuple[Any, list[Comp
                 if not entry[1] or entry[1][-1] is not c:
                     entry[1].append(c)
     return out
+
+
+def _not_an_equation(c: Component, method: str, eq: Any) -> str:
+    """The message for an object given as an equation that is none (a string, a list)."""
+    text = repr(eq)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(eq, (list, tuple)):
+        what = (f"a {type(eq).__name__} inside the list it returns ({text}); return one flat "
+                "list of equations (join lists with +)")
+    else:
+        what = (f"a {type(eq).__name__} ({text}), which is not an equation; return a list of "
+                "equations written with the component's symbols")
+    return (f"{c._describe()}: {method}() of {type(c).__name__} gave {what}, e.g. "
+            "return [self.v == self.R * self.i]")
+
+
+def _no_information(c: Component, method: str, e: cs.SX, op: int) -> str:
+    """The message for an equation that is a relation or a constant (one CasADi folded)."""
+    head = f"{c._describe()}: an equation of its {method}()"
+    if op in _RELATIONS:
+        return (f"{head} is the relation {e} ({_RELATIONS[op]}), not an equation: a "
+                "relation (!=, <, <=, >, >=) holds or not and determines nothing; write "
+                "lhs == rhs, or put the condition into one with ac.if_else(condition, a, b)")
+    loose = _unconnected_ports(c)
+    if loose:
+        names = ", ".join(p.path() for p in loose)
+        quantities = " and ".join(sorted({p.__dict__["domain"].through.name for p in loose}))
+        one = len(loose) == 1
+        return (f"{c._describe()}: its port{'' if one else 's'} {names} "
+                f"{'is' if one else 'are'} connected to nothing: connect "
+                f"{'it' if one else 'them'}. (The linear graph makes {quantities} zero at a "
+                f"port connected to nothing, so an equation of its {method}() on it, such as "
+                f"port.{quantities.split()[0]} == 0, reduced to a constant and determines "
+                "nothing)")
+    value = float(cs.evalf(e))
+    if value == 1.0:
+        return (f"{head} is always true: CasADi reduced it to the constant 1, as it does for "
+                "an equation whose sides are the same expression (self.i == self.i) or the "
+                "derivative of a parameter (der(self.R) == 0); it carries no information. "
+                "Remove it, or write the equation that was meant")
+    return (f"{head} reduces to the constant {value:g}, with no unknown left in it: as the "
+            f"residual {value:g} == 0 it is always " + ("true" if value == 0.0 else "false")
+            + " (as self.i - self.i, or an equation whose sides cannot be equal) and "
+            "determines nothing. Remove it, or write the equation that was meant")
+
+
+def _unconnected_ports(c: Component) -> list[Any]:
+    """``c``'s graph ports connected to nothing (whose through variable the graph makes
+    zero, so an equation on it can fold to a constant)."""
+    root = c
+    while root.__dict__["_parent"] is not None:
+        root = root.__dict__["_parent"]
+    connected = {id(p) for comp in root.walk() for conn in comp.__dict__["_connections"]
+                 for p in conn}
+    return [p for p in c.__dict__["_ports"].values()
+            if p.__dict__["domain"].graph and id(p) not in connected]
 
 
 def _signal(c: Component, name: str, f: Any, t: cs.SX) -> cs.SX:

@@ -294,6 +294,10 @@ class Template:
         self.n_der = len(table.calls)
 
 
+#: a relation is no equation (the per-instance path says so)
+_RELATION_OPS = frozenset({cs.OP_NE, cs.OP_LT, cs.OP_LE, cs.OP_AND, cs.OP_OR, cs.OP_NOT})
+
+
 def _template_residuals(eqs: list[Any]) -> tuple[list[cs.SX], list[cs.SX], list[bool]]:
     """Residuals and sources of the template's equations, as the per-instance
     normalisation forms them (``lhs - rhs`` of ``lhs == rhs``, else the expression)."""
@@ -309,8 +313,10 @@ def _template_residuals(eqs: list[Any]) -> tuple[list[cs.SX], list[cs.SX], list[
         n = sx.numel()
         for k in range(n):
             e = sx if n == 1 else sx[k]
-            if e.nnz() != 1:
-                raise NotTemplate  # a structural zero: kept as written per instance
+            if e.nnz() != 1 or e.is_constant() or e.op() in _RELATION_OPS:
+                # (a structural zero: kept as written per instance; a constant or a
+                # relation: reported by the per-instance path)
+                raise NotTemplate
             eqop = e.is_op(cs.OP_EQ)
             src.append(e)
             res.append(e.dep(0) - e.dep(1) if eqop else e)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import acausal as ac
-from acausal import Edge, Parameter, Variable
+from acausal import Edge, Parameter, Variable, der
 from components import blocks as bl
 from components import electrical as el
 from components import thermal as th
@@ -305,3 +305,66 @@ def _two_pin(edges):
 def test_edge_declaration_mistakes_name_the_class(edges, shown):
     with pytest.raises(ac.ModelDefinitionError, match=r"^Y: " + shown):
         one_port_model(_two_pin(edges)())
+
+
+# ---------------------------------------------------------------------------------------
+# equations that are none: objects, relations, constants
+# ---------------------------------------------------------------------------------------
+
+
+def _resistor_writing(make):
+    class Odd(el.OnePort):
+        R = Parameter(1.0, unit="Ohm")
+
+        def equations(self):
+            return make(self)
+
+    return Odd()
+
+
+@pytest.mark.parametrize("make, shown", [
+    (lambda s: ["v == R*i"], r"equations\(\) of Odd gave a str \('v == R\*i'\), which is not "
+                             r"an equation"),
+    (lambda s: [[s.v == s.R * s.i]], r"equations\(\) of Odd gave a list inside the list it "
+                                     r"returns .*one flat list"),
+    (lambda s: [{"v": s.R * s.i}], r"equations\(\) of Odd gave a dict"),
+    (lambda s: [s.v != s.R * s.i], r"the relation .* \(!=\), not an equation"),
+    (lambda s: [s.v <= s.R * s.i], r"the relation .* \(<=\), not an equation"),
+    (lambda s: [s.v == s.R * s.i, s.i == s.i], r"an equation of its equations\(\) is always "
+                                               r"true: .*constant 1"),
+    (lambda s: [s.v == s.R * s.i, der(s.R) == 0], r"always true"),
+    (lambda s: [s.v == s.R * s.i, s.i - s.i], r"reduces to the constant 0.*always true"),
+])
+def test_what_is_not_an_equation_is_named(make, shown):
+    with pytest.raises(ac.ModelDefinitionError, match=r"^Odd 'x': .*" + shown):
+        ac.build(one_port_model(_resistor_writing(make)))
+
+
+def test_a_relation_in_a_class_of_many_instances_is_reported():
+    """(a class with many instances writes its equations once, as a template)"""
+
+    class Chain(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.src = el.ConstantVoltage(V=1.0)
+            self.g = el.Ground()
+            self.rs = [_resistor_writing(lambda s: [s.v == s.R * s.i, s.i == s.i])
+                       for _ in range(12)]
+            self.connect(self.src.p, self.rs[0].p)
+            for a, b in zip(self.rs[:-1], self.rs[1:], strict=True):
+                self.connect(a.n, b.p)
+            self.connect(self.rs[-1].n, self.src.n, self.g.p)
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"Odd 'rs\[0\]': .*always true"):
+        ac.build(Chain())
+
+
+def test_an_unconnected_sensor_says_to_connect_its_port():
+    class Lone(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.t = th.TemperatureSensor()
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"TemperatureSensor 't': its port "
+                       r"t\.port is connected to nothing: connect it"):
+        ac.build(Lone())
