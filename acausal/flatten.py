@@ -496,7 +496,7 @@ class _Flattener:
             if op == _OP_EQ:
                 return [FlatEquation(None, origin, "", sx)]
             if op in _NOT_EQUATIONS:  # a relation, or a constant: no equation
-                raise ModelDefinitionError(_no_information(c, method, sx, op))
+                return [_no_information(c, method, sx, op, origin)]
             return [FlatEquation(sx, origin, "", sx)]
         out = []
         for k in range(n):
@@ -507,7 +507,8 @@ class _Flattener:
                 out.append(FlatEquation(None, origin, "", e))
                 continue
             if _OP(e) in _NOT_EQUATIONS:
-                raise ModelDefinitionError(_no_information(c, method, e, _OP(e)))
+                out.append(_no_information(c, method, e, _OP(e), origin))
+                continue
             out.append(FlatEquation(e, origin, "", e))
         return out
 
@@ -705,34 +706,29 @@ def _not_an_equation(c: Component, method: str, eq: Any) -> str:
             "return [self.v == self.R * self.i]")
 
 
-def _no_information(c: Component, method: str, e: cs.SX, op: int) -> str:
-    """The message for an equation that is a relation or a constant (one CasADi folded)."""
-    head = f"{c._describe()}: an equation of its {method}()"
+def _no_information(c: Component, method: str, e: cs.SX, op: int,
+                    origin: str) -> FlatEquation:
+    """A relation given as an equation: a ModelDefinitionError. A constant (an equation
+    CasADi folded: ``x == x`` is 1): kept, as it is an equation that determines nothing
+    (the structure stage reports it with the model's counts), labelled with what it is
+    instead of ``0 == 1``."""
     if op in _RELATIONS:
-        return (f"{head} is the relation {e} ({_RELATIONS[op]}), not an equation: a "
-                "relation (!=, <, <=, >, >=) holds or not and determines nothing; write "
-                "lhs == rhs, or put the condition into one with ac.if_else(condition, a, b)")
+        raise ModelDefinitionError(
+            f"{c._describe()}: an equation of its {method}() is the relation {e} "
+            f"({_RELATIONS[op]}), not an equation: a relation (!=, <, <=, >, >=) holds or not "
+            "and determines nothing; write lhs == rhs, or put the condition into one with "
+            "ac.if_else(condition, a, b)")
     loose = _unconnected_ports(c)
     if loose:
-        names = ", ".join(p.path() for p in loose)
-        quantities = " and ".join(sorted({p.__dict__["domain"].through.name for p in loose}))
-        one = len(loose) == 1
-        return (f"{c._describe()}: its port{'' if one else 's'} {names} "
-                f"{'is' if one else 'are'} connected to nothing: connect "
-                f"{'it' if one else 'them'}. (The linear graph makes {quantities} zero at a "
-                f"port connected to nothing, so an equation of its {method}() on it, such as "
-                f"port.{quantities.split()[0]} == 0, reduced to a constant and determines "
-                "nothing)")
-    value = float(cs.evalf(e))
-    if value == 1.0:
-        return (f"{head} is always true: CasADi reduced it to the constant 1, as it does for "
-                "an equation whose sides are the same expression (self.i == self.i) or the "
-                "derivative of a parameter (der(self.R) == 0); it carries no information. "
-                "Remove it, or write the equation that was meant")
-    return (f"{head} reduces to the constant {value:g}, with no unknown left in it: as the "
-            f"residual {value:g} == 0 it is always " + ("true" if value == 0.0 else "false")
-            + " (as self.i - self.i, or an equation whose sides cannot be equal) and "
-            "determines nothing. Remove it, or write the equation that was meant")
+        q = sorted({p.__dict__["domain"].through.name for p in loose})[0]
+        label = (f"(always true: {loose[0].path()} is connected to nothing, so its {q} is 0; "
+                 "connect it)")
+    else:
+        value = float(cs.evalf(e))
+        label = ("(always true: CasADi folded it to 1, as x == x or der(parameter) == 0)"
+                 if value == 1.0 else
+                 f"(a constant, {value:g} == 0: always {'true' if value == 0 else 'false'})")
+    return FlatEquation(e, origin, label, e)
 
 
 def _unconnected_ports(c: Component) -> list[Any]:
