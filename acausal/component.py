@@ -379,7 +379,7 @@ class Variable(_Declaration):
     Parameters
     ----------
     start : float or sequence
-        Start value: the initial value if ``fixed``, otherwise a guess.
+        Start value: the initial value if ``fixed``, otherwise a guess (default 0).
     fixed : bool
         Whether the start value is an initial condition.
     unit, doc : str
@@ -402,10 +402,14 @@ class Variable(_Declaration):
         the start values a user gives (keywords, ``simulate(start=)``).
     """
 
+    #: whether the declaration gives its start value (checked against min and max when the
+    #: class is created; the default 0 is only a guess)
+    start_given: bool = False
+
     def __init__(
         self,
         *,
-        start: Any = 0.0,
+        start: Any = None,
         fixed: bool = False,
         unit: str = "",
         doc: str = "",
@@ -417,7 +421,9 @@ class Variable(_Declaration):
         min: float | None = None,
         max: float | None = None,
     ) -> None:
-        self.start = start
+        self.start = 0.0 if start is None else start
+        if start is not None:
+            self.start_given = True
         self.fixed = fixed
         self.unit = unit
         self.doc = doc
@@ -613,6 +619,33 @@ def _pair_key(a: Any, b: Any) -> int:
     return (i << 64) | j if i < j else (j << 64) | i
 
 
+def _check_declaration(cls: type, name: str, decl: Parameter | Variable) -> None:
+    """A declaration's own consistency, when its class is created: ``min`` not above
+    ``max``, and a start value given within them."""
+    kind = "parameter" if isinstance(decl, Parameter) else "variable"
+    lo, hi = decl.min, decl.max
+    where = f"{cls.__name__}: {kind} {name!r}"
+    if lo is not None and hi is not None:
+        try:
+            wrong = lo > hi or (lo == hi and isinstance(decl, Parameter)
+                                and not (decl.min_inclusive and decl.max_inclusive))
+        except TypeError:
+            wrong = False
+        if wrong:
+            raise ModelDefinitionError(
+                f"{where} declares min = {lo!r} and max = {hi!r}, an empty range: no value "
+                "can satisfy both; check the bounds")
+    if isinstance(decl, Variable) and decl.start_given and (lo is not None or hi is not None):
+        try:
+            bad = decl.problem(decl.start)
+        except (TypeError, ValueError):
+            return  # (not a number: the build says so, naming the variable)
+        if bad is not None:
+            raise ModelDefinitionError(
+                f"{cls.__name__}: the declared start value of variable {name!r} {bad}; "
+                "declare a start value within its range")
+
+
 #: a block class's terminal graph: ``type -> (number of ports, edges)``
 _SOURCE_EDGES: dict[type, tuple[int, list[Edge]]] = {}
 _DECL_CACHE: dict[tuple[type, type], list[Any]] = {}
@@ -666,6 +699,9 @@ class Component:
         thousands of small objects without cycles, which the collector would otherwise
         scan again and again (a third of the time of making 10 000 masses)."""
         super().__init_subclass__(**kwargs)
+        for name, decl in list(cls.__dict__.items()):
+            if isinstance(decl, (Parameter, Variable)):
+                _check_declaration(cls, name, decl)
         init = cls.__dict__.get("__init__")
         if init is None or getattr(init, "_collector_paused", False):
             return

@@ -376,3 +376,26 @@ def test_an_unconnected_sensor_says_to_connect_its_port():
     with pytest.raises(ac.StructureError, match=r"\(always true: t\.port is connected to "
                        r"nothing, so its Q_flow is 0; connect it\)   \[t\]"):
         ac.build(Lone())
+
+
+# ---------------------------------------------------------------------------------------
+# declarations: ranges and start values
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("decl, shown", [
+    (lambda: Variable(start=-5.0, min=0.0, unit="V"),
+     r"X: the declared start value of variable 'q' = -5 V is out of its range: it must be "
+     r">= 0 V"),
+    (lambda: Variable(start=0.5, min=1.0, max=0.0), r"X: variable 'q' declares min = 1\.0 and "
+                                                     r"max = 0\.0, an empty range"),
+    (lambda: Parameter(1.0, min=2.0, max=0.0), r"X: parameter 'q' declares min = 2\.0 and "
+                                                r"max = 0\.0, an empty range"),
+])
+def test_inconsistent_declarations_are_refused_when_the_class_is_made(decl, shown):
+    with pytest.raises(ac.ModelDefinitionError, match=shown):
+        type("X", (ac.Component,), {"q": decl()})
+
+
+def test_a_variable_with_a_range_and_no_start_given_is_accepted():
+    type("X", (ac.Component,), {"q": Variable(min=1.0)})  # (the default 0 is a guess)
