@@ -461,14 +461,14 @@ class VariableInstance:
     """The declaration of one variable of one component instance (editable start/fixed)."""
 
     # (slots: a model of 100 000 components holds over a million of these)
-    __slots__ = ("decl", "owner", "name", "start", "fixed", "unit", "doc", "size", "nominal",
+    __slots__ = ("decl", "owner", "name", "_start", "fixed", "unit", "doc", "size", "nominal",
                  "state_priority", "hint", "discrete")
 
     def __init__(self, decl: Variable, owner: Component) -> None:
         self.decl = decl
         self.owner = owner
         self.name = decl.name
-        self.start = decl.start
+        self._start = decl.start
         self.fixed = decl.fixed
         self.unit = decl.unit
         self.doc = decl.doc
@@ -485,6 +485,23 @@ class VariableInstance:
         if isinstance(value, VariableInstance):
             raise ModelDefinitionError(f"{self.owner._describe()}: cannot assign a variable")
         fixed = not isinstance(value, Guess)
+        self._start, self.fixed = self._checked(value), fixed
+
+    @property
+    def start(self) -> Any:
+        """The start value (``comp.v.start = 2.0`` sets it, checked and converted as a
+        keyword's: a string with a unit, the declared range; ``fixed`` is not changed,
+        except by ``ac.guess(x)``, which makes it a guess)."""
+        return self._start
+
+    @start.setter
+    def start(self, value: Any) -> None:
+        self._start = self._checked(value)
+        if isinstance(value, Guess):
+            self.fixed = False
+
+    def _checked(self, value: Any) -> Any:
+        """A start value given for this variable, in its unit and within its range."""
         v = value.value if isinstance(value, Guess) else value
         what = f"{self.owner._describe()}: start value of {self.name!r}"
         given = ""
@@ -492,14 +509,18 @@ class VariableInstance:
             given = f" (given as {v!r})"
             v = _with_unit(v, self.unit, f"{what} [{self.unit}]")
         try:
+            if v is None or isinstance(v, bool):
+                raise TypeError
             bad = self.decl.problem(v)
         except (TypeError, ValueError):
             raise ModelDefinitionError(
                 f"{what} must be a number (or a string with a unit, '20 degC'), got {v!r}"
+                + (f"; the declared start value is {self.decl.start!r}, and fixed=False makes "
+                   "it only a guess" if v is None else "")
             ) from None
         if bad is not None:
             raise ModelDefinitionError(f"{what} {bad}{given}")
-        self.start, self.fixed = v, fixed
+        return v
 
     def __repr__(self) -> str:
         return (

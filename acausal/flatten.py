@@ -392,7 +392,7 @@ class _Flattener:
                                                vi.doc)
                     tab.add_output(prefix + name, b[name])
                     continue
-                sym = tab.new_var(prefix + name, vi.size, start=vi.start, fixed=vi.fixed,
+                sym = tab.new_var(prefix + name, vi.size, start=vi._start, fixed=vi.fixed,
                                   unit=vi.unit, nominal=vi.nominal,
                                   state_priority=vi.state_priority,
                                   origin=cpath or type(c).__name__, hint=vi.hint,

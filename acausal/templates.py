@@ -460,7 +460,7 @@ class Group:
             fixed = [vi.fixed for vi in vis]
             if size == 1:
                 names, elems = self.var_names[o], self.var_elems[o]
-                starts1 = [start_values(vi.start, 1, nm)[0]
+                starts1 = [start_values(vi._start, 1, nm)[0]
                            for vi, nm in zip(vis, names, strict=True)]
                 made = _flat_variables(names, elems, starts1, fixed, vis, origins)
                 fvs.append(made)
@@ -469,7 +469,7 @@ class Group:
                 out_syms.append(made)
                 values.append(elems)
             else:
-                starts = [start_values(vi.start, size, p + name)
+                starts = [start_values(vi._start, size, p + name)
                           for vi, p in zip(vis, prefixes, strict=True)]
                 for k in range(size):
                     fvs.append(_flat_variables(self.var_names[o + k], self.var_elems[o + k],

@@ -399,3 +399,25 @@ def test_inconsistent_declarations_are_refused_when_the_class_is_made(decl, show
 
 def test_a_variable_with_a_range_and_no_start_given_is_accepted():
     type("X", (ac.Component,), {"q": Variable(min=1.0)})  # (the default 0 is a guess)
+
+
+@pytest.mark.parametrize("value, shown", [
+    (None, r"HeatCapacitor: start value of 'T' must be a number .*got None; the declared "
+           r"start value is 293\.15"),
+    (-5.0, r"HeatCapacitor: start value of 'T' = -5 K is out of its range: it must be >= 0 K"),
+    ("-300 degC", r"start value of 'T' = -26\.85 K is out of its range.*given as '-300 degC'"),
+    ("20 m", r"HeatCapacitor: start value of 'T' \[K\]"),
+])
+def test_a_start_value_set_as_an_attribute_is_checked(value, shown):
+    c = th.HeatCapacitor(C=1.0)
+    with pytest.raises(ac.ModelDefinitionError, match=shown):
+        c.T.start = value
+
+
+def test_a_start_value_set_as_an_attribute_is_converted():
+    c = th.HeatCapacitor(C=1.0)
+    c.T.start = "20 degC"
+    assert c.T.start == pytest.approx(293.15) and not c.T.fixed
+    c.T.fixed = True
+    c.T.start = ac.guess(300.0)
+    assert c.T.start == 300.0 and not c.T.fixed
