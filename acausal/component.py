@@ -187,6 +187,8 @@ class Parameter(_Declaration):
         Whether the bound itself is allowed (default True). Declare
         ``min=0.0, min_inclusive=False`` where the component divides by the parameter or
         zero is meaningless (a mass, an inductance, an absolute temperature).
+    nonzero : bool
+        Zero is excluded, either sign is allowed (a gear ratio).
     signal : bool
         If True, the value may also be a function of time ``f(t)`` written with numpy-style
         math (``lambda t: 10 * np.sin(3 * t)``); it is evaluated symbolically once at build.
@@ -214,6 +216,7 @@ class Parameter(_Declaration):
     shape: tuple[int, ...] | None = None
     direction: bool = False
     follows: Callable[[Any], Any] | None = None
+    nonzero: bool = False
 
     def __init__(
         self,
@@ -230,6 +233,7 @@ class Parameter(_Declaration):
         shape: tuple[int, ...] | None = None,
         direction: bool = False,
         follows: Callable[[Any], Any] | None = None,
+        nonzero: bool = False,
     ) -> None:
         self.default = default
         self.unit = unit
@@ -248,6 +252,8 @@ class Parameter(_Declaration):
             self.direction = True
         if follows is not None:
             self.follows = follows
+        if nonzero:
+            self.nonzero = True
 
     def __getstate__(self) -> dict[str, Any]:
         # (a saved model keeps the declaration without the function ``follows``, often a
@@ -256,8 +262,12 @@ class Parameter(_Declaration):
 
     def problem(self, value: float) -> str | None:
         """What is wrong with the number ``value`` for this parameter, or None."""
-        return bounds_problem(value, self.min, self.min_inclusive, self.max,
-                              self.max_inclusive, self.unit)
+        bad = bounds_problem(value, self.min, self.min_inclusive, self.max,
+                             self.max_inclusive, self.unit)
+        if bad is None and value == 0 and self.nonzero:
+            return ("= 0 is excluded: it must be nonzero, of either sign (the component "
+                    "divides by it or it is meaningless)")
+        return bad
 
     def check(self, owner: Component, value: Any) -> Any:
         if self.structural:

@@ -14,6 +14,7 @@ import acausal as ac
 from acausal import Edge, Parameter, Variable, der
 from components import blocks as bl
 from components import electrical as el
+from components import rotational as rot
 from components import thermal as th
 
 
@@ -421,3 +422,22 @@ def test_a_start_value_set_as_an_attribute_is_converted():
     c.T.fixed = True
     c.T.start = ac.guess(300.0)
     assert c.T.start == 300.0 and not c.T.fixed
+
+
+def test_a_zero_gear_ratio_is_refused():
+    with pytest.raises(ac.ModelDefinitionError, match=r"IdealGear: parameter 'ratio' = 0 is "
+                       r"excluded: it must be nonzero, of either sign"):
+        rot.IdealGear(ratio=0.0)
+    assert rot.IdealGear(ratio=-2.0).ratio == -2.0  # (a reversing gear)
+
+    class Geared(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.j1 = rot.Inertia(J=1.0, phi=0.0, w=1.0)
+            self.g = rot.IdealGear(ratio=2.0)
+            self.j2 = rot.Inertia(J=1.0)
+            self.connect(self.j1.flange_b, self.g.flange_a)
+            self.connect(self.g.flange_b, self.j2.flange_a)
+
+    with pytest.raises(ac.ArgumentError, match=r"params\['g\.ratio'\] = 0 is excluded"):
+        ac.simulate(Geared(), 1.0, params={"g.ratio": 0.0})
