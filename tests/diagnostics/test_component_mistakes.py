@@ -441,3 +441,19 @@ def test_a_zero_gear_ratio_is_refused():
 
     with pytest.raises(ac.ArgumentError, match=r"params\['g\.ratio'\] = 0 is excluded"):
         ac.simulate(Geared(), 1.0, params={"g.ratio": 0.0})
+
+
+@pytest.mark.parametrize("f, final", [(lambda t: t, 1.0), (lambda t: 2 * t, 2.0)])
+def test_a_function_of_time_is_in_the_parameter_unit(f, final):
+    """(lambda t: t is the time symbol itself, in seconds elsewhere: not a unit error)"""
+
+    class Ramp(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.src = el.ConstantVoltage(V=f)
+            self.r = el.Resistor(R=1.0)
+            self.g = el.Ground()
+            self.connect(self.src.p, self.r.p)
+            self.connect(self.r.n, self.src.n, self.g.p)
+
+    assert ac.simulate(Ramp(), 1.0, n_points=3).final("r.i") == pytest.approx(final)
