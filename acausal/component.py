@@ -1011,6 +1011,8 @@ class Component:
             raise ConnectionError_(f"{self._describe()}: connect() needs at least two ports")
         for p in ports:
             if not isinstance(p, PortInstance):
+                if isinstance(p, Port):
+                    raise ConnectionError_(self._class_port(p))
                 raise ConnectionError_(
                     f"{self._describe()}: connect() takes ports, got {p!r}"
                     + (
@@ -1042,6 +1044,23 @@ class Component:
             seen.add(id(p))
         self._note_pairs(ports)
         self.__dict__["_connections"].append(tuple(ports))
+
+    def _class_port(self, decl: Port) -> str:
+        """The message for a port declaration given to connect(): the port of a class
+        assigned where an instance was meant (``self.r = el.Resistor``)."""
+        held = [(k, v) for k, v in self.__dict__.items() if not k.startswith("_")]
+        held += [(f"{k}[{i}]", x) for k, v in held if isinstance(v, (list, tuple))
+                 for i, x in enumerate(v)]
+        for attr, value in held:
+            if isinstance(value, type) and issubclass(value, Component) and \
+                    getattr(value, decl.name, None) is decl:
+                return (f"{self._describe()}: connect() got {attr}.{decl.name}, the port "
+                        f"declared by the class {value.__name__}: self.{attr} holds the class "
+                        f"itself, not a component; create one with parentheses, self.{attr} "
+                        f"= {value.__name__}(...)")
+        return (f"{self._describe()}: connect() got the port declaration {decl.name!r} of a "
+                "component class, not the port of a component: create the component with "
+                "parentheses (el.Resistor(), not el.Resistor) and connect its port")
 
     def _note_pairs(self, ports: tuple[PortInstance, ...]) -> None:
         """Warn when a pair of ports written in this call was already connected directly

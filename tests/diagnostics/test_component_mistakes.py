@@ -457,3 +457,22 @@ def test_a_function_of_time_is_in_the_parameter_unit(f, final):
             self.connect(self.r.n, self.src.n, self.g.p)
 
     assert ac.simulate(Ramp(), 1.0, n_points=3).final("r.i") == pytest.approx(final)
+
+
+# ---------------------------------------------------------------------------------------
+# model composition: a class for an instance, typos, dicts, names reused
+# ---------------------------------------------------------------------------------------
+
+
+def test_a_class_assigned_for_a_component_is_named_at_connect():
+    class Forgot(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.src = el.ConstantVoltage(V=1.0)
+            self.r = el.Resistor  # (no parentheses)
+            self.connect(self.src.p, self.r.p)
+
+    with pytest.raises(ac.ConnectionError_, match=r"Forgot: connect\(\) got r\.p, the port "
+                       r"declared by the class Resistor: self\.r holds the class itself.*"
+                       r"self\.r = Resistor\(\.\.\.\)"):
+        Forgot()
