@@ -684,6 +684,8 @@ _DECL_CACHE: dict[tuple[type, type], list[Any]] = {}
 _CHECKED_DEFAULTS: dict[Parameter, tuple[Any, Any]] = {}
 #: classes whose declared edges have been checked against their ports (once per class)
 _EDGES_CHECKED: set[type] = set()
+#: Component.__init__ (set below): a class without a constructor of its own has it
+_BASE_INIT: Any = None
 #: per class: whether it checks its parameters together (overrides check_parameters)
 _PARAMETER_CHECK: dict[type, bool] = {}
 
@@ -905,8 +907,26 @@ class Component:
             return
         if isinstance(cls_attr, Port):
             raise ModelDefinitionError(f"{self._describe()}: port {name!r} cannot be assigned")
+        if cls_attr is None and type(self).__init__ is _BASE_INIT and name[:1] != "_" \
+                and not isinstance(value, (Component, list, tuple)):
+            self._note_unknown(name)
         self._adopt(name, value)
         object.__setattr__(self, name, value)
+
+    def _note_unknown(self, name: str) -> None:
+        """Warn when a name set on a component whose class has no constructor of its own
+        (a library element: it is set after its creation) is close to one it declares
+        (``r.Rr = 5.0`` for ``r.R``): a typo would otherwise be kept as a plain attribute
+        the model never reads."""
+        d = self.__dict__
+        from .names import suggest
+
+        close = suggest(name, [*d["_params"], *d["_vars"], *d["_ports"]], n=1)
+        if close:
+            warnings.warn(
+                f"{self._describe()}: {name!r} is not a parameter or variable of "
+                f"{type(self).__name__}, so the value is kept as a plain attribute that the "
+                f"model does not use; did you mean {close[0]!r}?", ModelWarning, stacklevel=3)
 
     def _adopt(self, name: str, value: Any) -> None:
         items: list[tuple[str, Component]] = []
@@ -1185,6 +1205,9 @@ def _summary(root: Component, max_rows: int) -> str:
 
 class Model(Component):
     """A component made of sub-components and connections (no terminal graph of its own)."""
+
+
+_BASE_INIT = Component.__init__
 
 
 def collect_equations(comp: Component, method: str = "equations") -> list[Any]:

@@ -476,3 +476,14 @@ def test_a_class_assigned_for_a_component_is_named_at_connect():
                        r"declared by the class Resistor: self\.r holds the class itself.*"
                        r"self\.r = Resistor\(\.\.\.\)"):
         Forgot()
+
+
+def test_a_typo_of_a_parameter_set_on_a_component_warns():
+    r = el.Resistor(R=1.0)
+    with pytest.warns(ac.ModelWarning, match=r"Resistor: 'Rr' is not a parameter or variable "
+                      r"of Resistor.*did you mean 'R'\?"):
+        r.Rr = 5.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r.label = "R1"  # (nothing close: a plain attribute of the user's)
+        r.R = 2.0
