@@ -487,3 +487,37 @@ def test_a_typo_of_a_parameter_set_on_a_component_warns():
         warnings.simplefilter("error")
         r.label = "R1"  # (nothing close: a plain attribute of the user's)
         r.R = 2.0
+
+
+def test_a_component_in_a_dict_is_said_not_to_be_adopted():
+    class InDict(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.src = el.ConstantVoltage(V=2.0)
+            self.g = el.Ground()
+            self.rs = {"a": el.Resistor(R=1.0)}
+            self.connect(self.src.p, self.rs["a"].p)
+            self.connect(self.rs["a"].n, self.src.n, self.g.p)
+
+    with pytest.raises(ac.ConnectionError_, match=r"it is kept in the dict 'rs' \(rs\['a'\]\), "
+                       r"and components inside a dict are not made part of the model"):
+        ac.build(InDict())
+
+
+def test_a_component_replaced_after_its_connection_is_named():
+    class Reused(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.src = el.ConstantVoltage(V=2.0)
+            self.g = el.Ground()
+            self.r = el.Resistor(R=1.0)
+            self.connect(self.src.p, self.r.p)
+            self.connect(self.r.n, self.src.n, self.g.p)
+            self.r = el.Resistor(R=2.0)  # (the same name again)
+            self.connect(self.r.p, self.src.p)
+            self.connect(self.r.n, self.g.p)
+
+    with pytest.raises(ac.ConnectionError_, match=r"connects r\.p, which is not part of the "
+                       r"model: after this connection, another component was assigned to "
+                       r"Reused\.r, which replaced it"):
+        ac.build(Reused())
