@@ -495,23 +495,6 @@ class VariableInstance:
         if isinstance(value, VariableInstance):
             raise ModelDefinitionError(f"{self.owner._describe()}: cannot assign a variable")
         fixed = not isinstance(value, Guess)
-        self._start, self.fixed = self._checked(value), fixed
-
-    @property
-    def start(self) -> Any:
-        """The start value (``comp.v.start = 2.0`` sets it, checked and converted as a
-        keyword's: a string with a unit, the declared range; ``fixed`` is not changed,
-        except by ``ac.guess(x)``, which makes it a guess)."""
-        return self._start
-
-    @start.setter
-    def start(self, value: Any) -> None:
-        self._start = self._checked(value)
-        if isinstance(value, Guess):
-            self.fixed = False
-
-    def _checked(self, value: Any) -> Any:
-        """A start value given for this variable, in its unit and within its range."""
         v = value.value if isinstance(value, Guess) else value
         what = f"{self.owner._describe()}: start value of {self.name!r}"
         given = ""
@@ -519,7 +502,7 @@ class VariableInstance:
             given = f" (given as {v!r})"
             v = _with_unit(v, self.unit, f"{what} [{self.unit}]")
         try:
-            if v is None or isinstance(v, bool):
+            if v is None or type(v) is bool:
                 raise TypeError
             bad = self.decl.problem(v)
         except (TypeError, ValueError):
@@ -530,7 +513,21 @@ class VariableInstance:
             ) from None
         if bad is not None:
             raise ModelDefinitionError(f"{what} {bad}{given}")
-        return v
+        self._start, self.fixed = v, fixed
+
+    @property
+    def start(self) -> Any:
+        """The start value (``comp.v.start = 2.0`` sets it, checked and converted as a
+        keyword's: a string with a unit, the declared range; ``fixed`` is not changed,
+        except by ``ac.guess(x)``, which makes it a guess)."""
+        return self._start
+
+    @start.setter
+    def start(self, value: Any) -> None:
+        fixed = self.fixed
+        self.set(value)
+        if not isinstance(value, Guess):
+            self.fixed = fixed
 
     def __repr__(self) -> str:
         return (
@@ -686,17 +683,14 @@ _CHECKED_DEFAULTS: dict[Parameter, tuple[Any, Any]] = {}
 _EDGES_CHECKED: set[type] = set()
 #: Component.__init__ (set below): a class without a constructor of its own has it
 _BASE_INIT: Any = None
-#: per class: whether it checks its parameters together (overrides check_parameters)
-_PARAMETER_CHECK: dict[type, bool] = {}
+#: the classes that check their parameters together (override check_parameters; noted
+#: when the class is made)
+_PARAMETER_CHECK: set[type] = set()
 
 
 def has_parameter_check(cls: type) -> bool:
     """Whether the component class overrides :meth:`Component.check_parameters`."""
-    hit = _PARAMETER_CHECK.get(cls)
-    if hit is None:
-        hit = _PARAMETER_CHECK[cls] = getattr(cls, "check_parameters",
-                                              None) is not Component.check_parameters
-    return hit
+    return cls in _PARAMETER_CHECK
 
 
 def followers(cls: type) -> list[Parameter]:
@@ -735,6 +729,8 @@ class Component:
         for name, decl in list(cls.__dict__.items()):
             if isinstance(decl, (Parameter, Variable)):
                 _check_declaration(cls, name, decl)
+        if getattr(cls, "check_parameters", None) is not Component.check_parameters:
+            _PARAMETER_CHECK.add(cls)
         init = cls.__dict__.get("__init__")
         if init is None or getattr(init, "_collector_paused", False):
             return
@@ -794,7 +790,7 @@ class Component:
             self._check_edges()
             if "edges" not in d and isinstance(kind.__dict__.get("edges", []), (list, tuple)):
                 _EDGES_CHECKED.add(kind)
-        if has_parameter_check(kind):
+        if kind in _PARAMETER_CHECK:
             self._raise_parameter_problem(self)
 
     def check_parameters(self, p: Any) -> str | None:
