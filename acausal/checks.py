@@ -17,16 +17,18 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import warnings
 import weakref
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import casadi as cs
 import numpy as np
 
 from .compiler import CompiledModel
-from .component import Component, Parameter
-from .errors import ArgumentError, StartValueError, UnitError
+from .component import Component, Parameter, has_parameter_check
+from .errors import ArgumentError, ModelWarning, StartValueError, UnitError
 from .names import did_you_mean, suggest
 from .symbols import FlatParameter
 
@@ -157,6 +159,8 @@ def _other_parameters(model: Any, bound: Sequence[tuple[Any, str, Any]] = ()
                 out[prefix + name] = "structural"
             elif callable(value):
                 out[prefix + name] = "signal"
+            elif value is None and isinstance(decl, Parameter) and decl.follows is not None:
+                out[prefix + name] = "follows"
     return out
 
 
@@ -221,14 +225,46 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
                     f"{key!r} is given as a function of time, which is part of the "
                     "equations and cannot be overridden by params=; create the component "
                     "with another function and build again")
+            if kind == "follows":
+                raise ArgumentError(
+                    f"{key!r} was not given, so it is calculated from other parameters of "
+                    "its component (as a Modelica binding, or an FMU's calculated "
+                    "parameter) and changes with them; to set it apart from them, give it "
+                    "when creating the component and build again")
             raise ArgumentError(f"unknown parameter {key!r}" + did_you_mean(key, by_name))
         out[key] = _value(value, p)
+    _check_together(out, by_name)
     return out
 
 
 def _bound(cm: CompiledModel) -> list[tuple[Any, str, Any]]:
     flat = cm.state.flat
     return flat.bound_values if flat is not None else []
+
+
+def _check_together(values: Mapping[str, float], by_name: Mapping[str, FlatParameter]
+                    ) -> None:
+    """Check the components whose parameters ``values`` overrides and that check their
+    parameters together (:meth:`~acausal.component.Component.check_parameters`) with the
+    values of the run (a parameter that follows others computed from them)."""
+    owners = {id(p.owner): p.owner for p in map(by_name.__getitem__, values)
+              if isinstance(p.owner, Component) and has_parameter_check(type(p.owner))}
+    for c in owners.values():
+        path = c.path()
+        prefix = f"{path}." if path else ""
+        held = c.__dict__["_params"]
+        ns = SimpleNamespace()
+        follow = []
+        for decl in c._declarations(Parameter):
+            p = by_name.get(prefix + decl.name)
+            value = held.get(decl.name) if p is None else values.get(p.name, p.value)
+            if value is None and decl.follows is not None:
+                follow.append(decl)
+            setattr(ns, decl.name, value)
+        for decl in follow:
+            setattr(ns, decl.name, decl.follows(ns))  # type: ignore[misc]
+        mine = {k: v for k, v in values.items() if k.startswith(prefix)}
+        c._raise_parameter_problem(ns, ArgumentError, f" (with params={mine})")
 
 
 def current_value(p: Any) -> Any:
@@ -373,7 +409,30 @@ def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
             if bad is not None:
                 raise StartValueError(f"start[{key!r}] {bad}")
         out[key] = x
+    if cm is not None and cm.flat.initial_equations:
+        _set_by_initial_equations(cm, out)
     return out
+
+
+def _set_by_initial_equations(cm: CompiledModel, start: Mapping[str, float]) -> None:
+    """Warn about start values given for variables that an initial equation sets from
+    parameters alone (``y == y_start`` of an integrator): the start value is not used,
+    the parameter is what to change."""
+    params = {p.name for p in cm.system.parameters}
+    for eq in cm.flat.initial_equations:
+        names = [s.name() for s in cs.symvar(eq.res)]
+        unknowns = [n for n in names if n not in params and n != "time"]
+        if len(unknowns) != 1 or unknowns[0] not in start:
+            continue
+        key = unknowns[0]
+        given = [n for n in names if n in params]
+        hint = (f"; to start it at {start[key]:g}, give the parameter instead: "
+                f"params={{{given[0]!r}: {start[key]:g}}}" if len(given) == 1
+                else f"; change {', '.join(given)} (params=) instead" if given
+                else "; to change it, create the component with other start parameters")
+        warnings.warn(
+            f"start[{key!r}] is not used: the initial equation {eq.text()} of {eq.origin} "
+            f"sets {key} at the start{hint}", ModelWarning, stacklevel=5)
 
 
 # --------------------------------------------------------------------------------------
@@ -433,6 +492,7 @@ def _numeric_parameters(model: Component) -> list[tuple[str, Parameter, Componen
         cls = type(c)
         for name, value in c.__dict__["_params"].items():
             decl = getattr(cls, name, None)
-            if isinstance(decl, Parameter) and not decl.structural and not callable(value):
+            if isinstance(decl, Parameter) and not decl.structural and not callable(value) \
+                    and value is not None:  # (None: calculated from others, no parameter)
                 out.append((prefix + name, decl, c, value))
     return out

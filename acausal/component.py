@@ -187,6 +187,8 @@ class Parameter(_Declaration):
         Whether the bound itself is allowed (default True). Declare
         ``min=0.0, min_inclusive=False`` where the component divides by the parameter or
         zero is meaningless (a mass, an inductance, an absolute temperature).
+    nonzero : bool
+        Zero is excluded, either sign is allowed (a gear ratio).
     signal : bool
         If True, the value may also be a function of time ``f(t)`` written with numpy-style
         math (``lambda t: 10 * np.sin(3 * t)``); it is evaluated symbolically once at build.
@@ -202,11 +204,19 @@ class Parameter(_Declaration):
     direction : bool
         With ``shape=(3,)``: the vector only gives a direction (the component normalises
         it), so the zero vector is rejected.
+    follows : callable, optional
+        A default that is an expression of the component's other parameters (Modelica's
+        binding ``uMin = -uMax``): ``Parameter(follows=lambda p: -p.uMax)``. While the
+        parameter is not given (or given as ``None``), it is that expression: it follows
+        the others when they are changed, on the component or by ``simulate(params=)``,
+        and is not a parameter of its own in the compiled model.
     """
 
     # (class defaults: declarations pickled before these existed have no attribute)
     shape: tuple[int, ...] | None = None
     direction: bool = False
+    follows: Callable[[Any], Any] | None = None
+    nonzero: bool = False
 
     def __init__(
         self,
@@ -222,6 +232,8 @@ class Parameter(_Declaration):
         structural: bool = False,
         shape: tuple[int, ...] | None = None,
         direction: bool = False,
+        follows: Callable[[Any], Any] | None = None,
+        nonzero: bool = False,
     ) -> None:
         self.default = default
         self.unit = unit
@@ -238,11 +250,24 @@ class Parameter(_Declaration):
             if self.shape != (3,):
                 raise ValueError("Parameter(direction=True) needs shape=(3,)")
             self.direction = True
+        if follows is not None:
+            self.follows = follows
+        if nonzero:
+            self.nonzero = True
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (a saved model keeps the declaration without the function ``follows``, often a
+        # lambda: its parameters are numbers there, as they were built)
+        return {k: v for k, v in self.__dict__.items() if k != "follows"}
 
     def problem(self, value: float) -> str | None:
         """What is wrong with the number ``value`` for this parameter, or None."""
-        return bounds_problem(value, self.min, self.min_inclusive, self.max,
-                              self.max_inclusive, self.unit)
+        bad = bounds_problem(value, self.min, self.min_inclusive, self.max,
+                             self.max_inclusive, self.unit)
+        if bad is None and value == 0 and self.nonzero:
+            return ("= 0 is excluded: it must be nonzero, of either sign (the component "
+                    "divides by it or it is meaningless)")
+        return bad
 
     def check(self, owner: Component, value: Any) -> Any:
         if self.structural:
@@ -268,6 +293,8 @@ class Parameter(_Declaration):
                 )
             return value
         if value is None:
+            if self.follows is not None:
+                return None  # (not given: it follows the others)
             raise ModelDefinitionError(
                 f"{owner._describe()}: parameter {self.name!r} [{self.unit}] has no default; "
                 f"give it as a keyword, e.g. {type(owner).__name__}({self.name}=...)"
@@ -335,7 +362,10 @@ class Parameter(_Declaration):
         b = inst.__dict__.get("_binding")
         if b is not None and self.name in b:
             return b[self.name]
-        return inst.__dict__["_params"][self.name]
+        value = inst.__dict__["_params"][self.name]
+        if value is None and self.follows is not None:
+            return self.follows(inst)
+        return value
 
     def __set__(self, inst: Component, value: Any) -> None:
         inst.__dict__["_params"][self.name] = self.check(inst, value)
@@ -359,7 +389,7 @@ class Variable(_Declaration):
     Parameters
     ----------
     start : float or sequence
-        Start value: the initial value if ``fixed``, otherwise a guess.
+        Start value: the initial value if ``fixed``, otherwise a guess (default 0).
     fixed : bool
         Whether the start value is an initial condition.
     unit, doc : str
@@ -382,10 +412,14 @@ class Variable(_Declaration):
         the start values a user gives (keywords, ``simulate(start=)``).
     """
 
+    #: whether the declaration gives its start value (checked against min and max when the
+    #: class is created; the default 0 is only a guess)
+    start_given: bool = False
+
     def __init__(
         self,
         *,
-        start: Any = 0.0,
+        start: Any = None,
         fixed: bool = False,
         unit: str = "",
         doc: str = "",
@@ -397,7 +431,9 @@ class Variable(_Declaration):
         min: float | None = None,
         max: float | None = None,
     ) -> None:
-        self.start = start
+        self.start = 0.0 if start is None else start
+        if start is not None:
+            self.start_given = True
         self.fixed = fixed
         self.unit = unit
         self.doc = doc
@@ -435,14 +471,14 @@ class VariableInstance:
     """The declaration of one variable of one component instance (editable start/fixed)."""
 
     # (slots: a model of 100 000 components holds over a million of these)
-    __slots__ = ("decl", "owner", "name", "start", "fixed", "unit", "doc", "size", "nominal",
+    __slots__ = ("decl", "owner", "name", "_start", "fixed", "unit", "doc", "size", "nominal",
                  "state_priority", "hint", "discrete")
 
     def __init__(self, decl: Variable, owner: Component) -> None:
         self.decl = decl
         self.owner = owner
         self.name = decl.name
-        self.start = decl.start
+        self._start = decl.start
         self.fixed = decl.fixed
         self.unit = decl.unit
         self.doc = decl.doc
@@ -466,14 +502,32 @@ class VariableInstance:
             given = f" (given as {v!r})"
             v = _with_unit(v, self.unit, f"{what} [{self.unit}]")
         try:
+            if v is None or type(v) is bool:
+                raise TypeError
             bad = self.decl.problem(v)
         except (TypeError, ValueError):
             raise ModelDefinitionError(
                 f"{what} must be a number (or a string with a unit, '20 degC'), got {v!r}"
+                + (f"; the declared start value is {self.decl.start!r}, and fixed=False makes "
+                   "it only a guess" if v is None else "")
             ) from None
         if bad is not None:
             raise ModelDefinitionError(f"{what} {bad}{given}")
-        self.start, self.fixed = v, fixed
+        self._start, self.fixed = v, fixed
+
+    @property
+    def start(self) -> Any:
+        """The start value (``comp.v.start = 2.0`` sets it, checked and converted as a
+        keyword's: a string with a unit, the declared range; ``fixed`` is not changed,
+        except by ``ac.guess(x)``, which makes it a guess)."""
+        return self._start
+
+    @start.setter
+    def start(self, value: Any) -> None:
+        fixed = self.fixed
+        self.set(value)
+        if not isinstance(value, Guess):
+            self.fixed = fixed
 
     def __repr__(self) -> str:
         return (
@@ -593,6 +647,33 @@ def _pair_key(a: Any, b: Any) -> int:
     return (i << 64) | j if i < j else (j << 64) | i
 
 
+def _check_declaration(cls: type, name: str, decl: Parameter | Variable) -> None:
+    """A declaration's own consistency, when its class is created: ``min`` not above
+    ``max``, and a start value given within them."""
+    kind = "parameter" if isinstance(decl, Parameter) else "variable"
+    lo, hi = decl.min, decl.max
+    where = f"{cls.__name__}: {kind} {name!r}"
+    if lo is not None and hi is not None:
+        try:
+            wrong = lo > hi or (lo == hi and isinstance(decl, Parameter)
+                                and not (decl.min_inclusive and decl.max_inclusive))
+        except TypeError:
+            wrong = False
+        if wrong:
+            raise ModelDefinitionError(
+                f"{where} declares min = {lo!r} and max = {hi!r}, an empty range: no value "
+                "can satisfy both; check the bounds")
+    if isinstance(decl, Variable) and decl.start_given and (lo is not None or hi is not None):
+        try:
+            bad = decl.problem(decl.start)
+        except (TypeError, ValueError):
+            return  # (not a number: the build says so, naming the variable)
+        if bad is not None:
+            raise ModelDefinitionError(
+                f"{cls.__name__}: the declared start value of variable {name!r} {bad}; "
+                "declare a start value within its range")
+
+
 #: a block class's terminal graph: ``type -> (number of ports, edges)``
 _SOURCE_EDGES: dict[type, tuple[int, list[Edge]]] = {}
 _DECL_CACHE: dict[tuple[type, type], list[Any]] = {}
@@ -600,6 +681,22 @@ _DECL_CACHE: dict[tuple[type, type], list[Any]] = {}
 _CHECKED_DEFAULTS: dict[Parameter, tuple[Any, Any]] = {}
 #: classes whose declared edges have been checked against their ports (once per class)
 _EDGES_CHECKED: set[type] = set()
+#: Component.__init__ (set below): a class without a constructor of its own has it
+_BASE_INIT: Any = None
+#: the classes that check their parameters together (override check_parameters; noted
+#: when the class is made)
+_PARAMETER_CHECK: set[type] = set()
+
+
+def has_parameter_check(cls: type) -> bool:
+    """Whether the component class overrides :meth:`Component.check_parameters`."""
+    return cls in _PARAMETER_CHECK
+
+
+def followers(cls: type) -> list[Parameter]:
+    """The parameters of a component class that may follow others (``follows``)."""
+    return [p for p in cls._declarations(Parameter)  # type: ignore[attr-defined]
+            if p.follows is not None]
 
 
 class Component:
@@ -629,6 +726,11 @@ class Component:
         thousands of small objects without cycles, which the collector would otherwise
         scan again and again (a third of the time of making 10 000 masses)."""
         super().__init_subclass__(**kwargs)
+        for name, decl in list(cls.__dict__.items()):
+            if isinstance(decl, (Parameter, Variable)):
+                _check_declaration(cls, name, decl)
+        if getattr(cls, "check_parameters", None) is not Component.check_parameters:
+            _PARAMETER_CHECK.add(cls)
         init = cls.__dict__.get("__init__")
         if init is None or getattr(init, "_collector_paused", False):
             return
@@ -688,6 +790,24 @@ class Component:
             self._check_edges()
             if "edges" not in d and isinstance(kind.__dict__.get("edges", []), (list, tuple)):
                 _EDGES_CHECKED.add(kind)
+        if kind in _PARAMETER_CHECK:
+            self._raise_parameter_problem(self)
+
+    def check_parameters(self, p: Any) -> str | None:
+        """Override to check how parameters constrain each other (``uMin <= uMax``):
+        return what is wrong, or None. ``p`` gives the values to be used by name
+        (``p.uMin``, numbers; a parameter that ``follows`` others computed). Called when
+        the component is created, when the model is built, and for every run that
+        overrides one of its parameters (``simulate(params=)``)."""
+        return None
+
+    def _raise_parameter_problem(self, p: Any, error: type[Exception] | None = None,
+                                 after: str = "") -> None:
+        """Raise ``error`` (a ModelDefinitionError) if :meth:`check_parameters` finds a
+        problem with the values ``p``."""
+        bad = self.check_parameters(p)
+        if bad:
+            raise (error or ModelDefinitionError)(f"{self._describe()}: {bad}{after}")
 
     # ----- declarations -----
     @classmethod
@@ -727,7 +847,31 @@ class Component:
 
     def _check_edges(self) -> None:
         ports = self.__dict__["_ports"]
-        for e in self.edges:
+        edges = self.edges
+        form = ("edges is a list of Edge(initial, final[, TreePriority.X]) between port "
+                "names (or ac.DATUM), e.g. edges = [Edge('p', 'n', TreePriority.NEUTRAL)]")
+        if not isinstance(edges, (list, tuple)):
+            got = (f"a single edge: write edges = [{edges!r}]" if isinstance(edges, Edge)
+                   else f"{type(edges).__name__} {edges!r}")
+            raise ModelDefinitionError(f"{type(self).__name__}: {form}; got {got}")
+        seen: set[tuple[Any, Any]] = set()
+        for e in edges:
+            if not isinstance(e, Edge):
+                raise ModelDefinitionError(
+                    f"{type(self).__name__}: {form}; got {type(e).__name__} {e!r} in it")
+            prio = e.priority
+            if isinstance(prio, bool) or not isinstance(prio, (int, float, np.integer,
+                                                               np.floating)):
+                raise ModelDefinitionError(
+                    f"{type(self).__name__}: edge {e} has the priority {prio!r}; a priority "
+                    "is a number, one of TreePriority.ACROSS_SOURCE, ACROSS_STORE, NEUTRAL, "
+                    "THROUGH_STORE, THROUGH_SOURCE")
+            if (e.initial, e.final) in seen:
+                raise ModelDefinitionError(
+                    f"{type(self).__name__}: edges declares the edge {e.initial!r} -> "
+                    f"{e.final!r} twice; each edge names one branch of the component (its "
+                    "through and across variables), so declare it once")
+            seen.add((e.initial, e.final))
             doms = []
             for end in (e.initial, e.final):
                 if end is DATUM:
@@ -759,8 +903,26 @@ class Component:
             return
         if isinstance(cls_attr, Port):
             raise ModelDefinitionError(f"{self._describe()}: port {name!r} cannot be assigned")
+        if cls_attr is None and type(self).__init__ is _BASE_INIT and name[:1] != "_" \
+                and not isinstance(value, (Component, list, tuple)):
+            self._note_unknown(name)
         self._adopt(name, value)
         object.__setattr__(self, name, value)
+
+    def _note_unknown(self, name: str) -> None:
+        """Warn when a name set on a component whose class has no constructor of its own
+        (a library element: it is set after its creation) is close to one it declares
+        (``r.Rr = 5.0`` for ``r.R``): a typo would otherwise be kept as a plain attribute
+        the model never reads."""
+        d = self.__dict__
+        from .names import suggest
+
+        close = suggest(name, [*d["_params"], *d["_vars"], *d["_ports"]], n=1)
+        if close:
+            warnings.warn(
+                f"{self._describe()}: {name!r} is not a parameter or variable of "
+                f"{type(self).__name__}, so the value is kept as a plain attribute that the "
+                f"model does not use; did you mean {close[0]!r}?", ModelWarning, stacklevel=3)
 
     def _adopt(self, name: str, value: Any) -> None:
         items: list[tuple[str, Component]] = []
@@ -865,6 +1027,8 @@ class Component:
             raise ConnectionError_(f"{self._describe()}: connect() needs at least two ports")
         for p in ports:
             if not isinstance(p, PortInstance):
+                if isinstance(p, Port):
+                    raise ConnectionError_(self._class_port(p))
                 raise ConnectionError_(
                     f"{self._describe()}: connect() takes ports, got {p!r}"
                     + (
@@ -897,6 +1061,23 @@ class Component:
         self._note_pairs(ports)
         self.__dict__["_connections"].append(tuple(ports))
 
+    def _class_port(self, decl: Port) -> str:
+        """The message for a port declaration given to connect(): the port of a class
+        assigned where an instance was meant (``self.r = el.Resistor``)."""
+        held = [(k, v) for k, v in self.__dict__.items() if not k.startswith("_")]
+        held += [(f"{k}[{i}]", x) for k, v in held if isinstance(v, (list, tuple))
+                 for i, x in enumerate(v)]
+        for attr, value in held:
+            if isinstance(value, type) and issubclass(value, Component) and \
+                    getattr(value, decl.name, None) is decl:
+                return (f"{self._describe()}: connect() got {attr}.{decl.name}, the port "
+                        f"declared by the class {value.__name__}: self.{attr} holds the class "
+                        f"itself, not a component; create one with parentheses, self.{attr} "
+                        f"= {value.__name__}(...)")
+        return (f"{self._describe()}: connect() got the port declaration {decl.name!r} of a "
+                "component class, not the port of a component: create the component with "
+                "parentheses (el.Resistor(), not el.Resistor) and connect its port")
+
     def _note_pairs(self, ports: tuple[PortInstance, ...]) -> None:
         """Warn when a pair of ports written in this call was already connected directly
         (``connect(a, b)`` twice, or ``connect(b, a)`` after it): the second call changes
@@ -921,11 +1102,20 @@ class Component:
     def parameters(self) -> dict[str, Any]:
         """Current parameter values: a component's own (``{"R": 1000.0}`` for a resistor);
         for a :class:`Model`, also those of its sub-components by dotted path
-        (``{"resistor.R": 1000.0, ...}``)."""
-        out = dict(self.__dict__["_params"])
+        (``{"resistor.R": 1000.0, ...}``). A parameter that follows others (not given)
+        has their expression's value."""
+        out = self._parameter_values()
         if isinstance(self, Model):
             for name, child in self.__dict__["_children"].items():
                 out.update({f"{name}.{k}": v for k, v in child.parameters().items()})
+        return out
+
+    def _parameter_values(self) -> dict[str, Any]:
+        """This component's parameter values, those that follow others computed."""
+        out = dict(self.__dict__["_params"])
+        for name, value in out.items():
+            if value is None:
+                out[name] = getattr(self, name)
         return out
 
     def variables(self) -> dict[str, VariableInstance]:
@@ -957,7 +1147,7 @@ class Component:
             return (f"<{self._describe()}: {len(kids)} components ({shown}), {n_conn} "
                     f"connections>")
         vals = [f"{k}={_fmt_value(v)}{_unit_suffix(type(self), k)}"
-                for k, v in self.__dict__["_params"].items()]
+                for k, v in self._parameter_values().items()]
         shown = ", ".join(vals[:4]) + (", ..." if len(vals) > 4 else "")
         return f"<{self._describe()}" + (f" {shown}>" if shown else ">")
 
@@ -990,7 +1180,7 @@ def _summary(root: Component, max_rows: int) -> str:
     for c in comps[1:] if len(comps) > 1 else comps:
         cls = type(c)
         items = [f"{k} = {_fmt_value(v)}{_unit_suffix(cls, k)}"
-                 for k, v in c.__dict__["_params"].items()]
+                 for k, v in c._parameter_values().items()]
         for name, vi in c.__dict__["_vars"].items():
             if vi.fixed or vi.start is not vi.decl.start:
                 unit = f" {vi.unit}" if vi.unit and vi.unit != "1" else ""
@@ -1013,6 +1203,9 @@ class Model(Component):
     """A component made of sub-components and connections (no terminal graph of its own)."""
 
 
+_BASE_INIT = Component.__init__
+
+
 def collect_equations(comp: Component, method: str = "equations") -> list[Any]:
     """Equations of every class in the hierarchy, base classes first (Modelica extends)."""
     out: list[Any] = []
@@ -1021,11 +1214,20 @@ def collect_equations(comp: Component, method: str = "equations") -> list[Any]:
         if f is None or klass in (Component, Model):
             continue
         eqs = f(comp)
-        if eqs is None:
-            continue
-        if not isinstance(eqs, (list, tuple)):
-            eqs = [eqs]
-        out.extend(eqs)
+        if isinstance(eqs, (list, tuple)):  # (the common case)
+            out.extend(eqs)
+        elif isinstance(eqs, Iterator):  # a generator (``yield``), map(), iter(): its items
+            out.extend(list(eqs))
+        elif eqs is None:
+            if getattr(getattr(f, "__code__", None), "co_names", ()):
+                # (a body that reads names but gives nothing: a forgotten return; an empty
+                # body, pass or a docstring, is a class that adds no equations)
+                raise ModelDefinitionError(
+                    f"{comp._describe()}: {method}() of {klass.__name__} returned None; it "
+                    f"must return its equations as a list (a forgotten 'return'?), e.g. "
+                    f"return [self.v == self.R * self.i]")
+        else:
+            out.append(eqs)
     return out
 
 

@@ -159,7 +159,9 @@ class RedundantConstraintWarning(AcausalWarning):
 
 
 class SolverWarning(AcausalWarning):
-    """A result the library had to obtain by a fallback the user should know about."""
+    """A result the library had to obtain by a fallback the user should know about, or a
+    value of a result it cannot stand behind (read from a result: a NaN or an infinity, a
+    variable outside the range its declaration gives)."""
 
 
 class UnresolvedWarning(SolverWarning):

@@ -24,7 +24,7 @@ import casadi as cs
 import numpy as np
 
 from . import symbols, templates
-from .component import Component, Model, collect_equations
+from .component import Component, Model, collect_equations, has_parameter_check
 from .discrete import Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
@@ -271,7 +271,7 @@ class _Flattener:
                     origin = path[id(c)] or type(c).__name__
                     first = len(initial)
                     for eq in self._collect(c, "initial_equations"):
-                        initial.extend(self._normalise(eq, origin, c))
+                        initial.extend(self._normalise(eq, origin, c, "initial_equations"))
                     if len(initial) > first:
                         init_ranges[id(c)] = (first, len(initial))
             _residuals(equations)
@@ -392,20 +392,25 @@ class _Flattener:
                                                vi.doc)
                     tab.add_output(prefix + name, b[name])
                     continue
-                sym = tab.new_var(prefix + name, vi.size, start=vi.start, fixed=vi.fixed,
+                sym = tab.new_var(prefix + name, vi.size, start=vi._start, fixed=vi.fixed,
                                   unit=vi.unit, nominal=vi.nominal,
                                   state_priority=vi.state_priority,
                                   origin=cpath or type(c).__name__, hint=vi.hint,
                                   decl=vi.decl)
                 b[name] = sym
                 tab.add_output(prefix + name, sym)
+            follow = []
             for name, value in c.__dict__["_params"].items():
                 decl = getattr(type(c), name)
-                if decl.structural:
+                if value is None and decl.follows is not None:
+                    follow.append((name, decl))  # (an expression of the others, below)
+                elif decl.structural:
                     b[name] = value
                     self.bound_values.append((c, name, value))
                 elif callable(value):
                     b[name] = _signal(c, name, value, tab.t)
+                    if decl.min is not None or decl.max is not None:
+                        _check_signal_start(c, decl, b[name], tab.t)
                     tab.add_output(prefix + name, b[name])
                     self.bound_values.append((c, name, value))
                     for k in range(b[name].numel()):
@@ -417,7 +422,12 @@ class _Flattener:
                 else:
                     b[name] = tab.new_parameter(prefix + name, float(value), decl.unit,
                                                 decl.doc, decl, c)
+            if has_parameter_check(type(c)):
+                c._raise_parameter_problem(c)  # (the values as built)
             c.__dict__["_binding"] = b
+            for name, decl in follow:  # (a calculated parameter: the others' expression)
+                b[name] = cs.SX(decl.follows(c))
+                tab.add_output(prefix + name, b[name])
         self._index_groups(unique, len(tab.index))
 
     def _declare_members(self, g: Group, i: int, r: int, rows: templates.Rows) -> None:
@@ -468,7 +478,8 @@ class _Flattener:
             raise ModelDefinitionError(_equations_failure(c, method, exc)) from exc
 
     @staticmethod
-    def _normalise(eq: Any, origin: str, c: Component) -> list[FlatEquation]:
+    def _normalise(eq: Any, origin: str, c: Component,
+                   method: str = "equations") -> list[FlatEquation]:
         if isinstance(eq, (bool, np.bool_)):
             raise ModelDefinitionError(
                 f"{c._describe()}: an equation evaluated to the Python bool {eq}; it compares "
@@ -478,18 +489,27 @@ class _Flattener:
         try:
             sx = eq if isinstance(eq, cs.SX) else cs.SX(eq)
         except Exception as exc:  # noqa: BLE001
-            raise ModelDefinitionError(
-                f"{c._describe()}: cannot read equation {eq!r} ({exc})"
-            ) from exc
+            raise ModelDefinitionError(_not_an_equation(c, method, eq)) from exc
         n = sx.numel()
         if n == 1:  # (the common case)
-            return [FlatEquation(None if _OP(sx) == _OP_EQ else sx, origin, "", sx)]
+            op = _OP(sx)
+            if op == _OP_EQ:
+                return [FlatEquation(None, origin, "", sx)]
+            if op in _NOT_EQUATIONS:  # a relation, or a constant: no equation
+                return [_no_information(c, method, sx, op, origin)]
+            return [FlatEquation(sx, origin, "", sx)]
         out = []
         for k in range(n):
             e = sx[k]
             # lhs - rhs is formed for all equations at once in _residuals (one CasADi call
             # instead of one per equation)
-            out.append(FlatEquation(None if e.is_op(cs.OP_EQ) else e, origin, "", e))
+            if e.is_op(cs.OP_EQ):
+                out.append(FlatEquation(None, origin, "", e))
+                continue
+            if _OP(e) in _NOT_EQUATIONS:
+                out.append(_no_information(c, method, e, _OP(e), origin))
+                continue
+            out.append(FlatEquation(e, origin, "", e))
         return out
 
 
@@ -534,6 +554,12 @@ def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenCl
             ) from exc
     return WhenClause(cond, actions, origin)
 _OP_EQ = cs.OP_EQ
+#: operations an equation cannot have at its top: relations and logic (``!=``, ``<``,
+#: ``<=``; ``>`` and ``>=`` are ``<`` and ``<=`` swapped), and constants (an equation that
+#: CasADi folded: ``x == x`` is 1)
+_RELATIONS = {cs.OP_NE: "!=", cs.OP_LT: "<", cs.OP_LE: "<=", cs.OP_AND: "and",
+              cs.OP_OR: "or", cs.OP_NOT: "not"}
+_NOT_EQUATIONS = frozenset([*_RELATIONS, cs.OP_CONST])
 _OP = getattr(getattr(cs, "_casadi", None), "SX_op", cs.SX.op)
 _DEP = getattr(getattr(cs, "_casadi", None), "SX_dep", cs.SX.dep)
 _BINARY = getattr(getattr(cs, "_casadi", None), "SX_binary", cs.SX.binary)
@@ -666,6 +692,57 @@ def _non_graph_domains(comps: list[Component]) -> dict[str, tuple[Any, list[Comp
     return out
 
 
+def _not_an_equation(c: Component, method: str, eq: Any) -> str:
+    """The message for an object given as an equation that is none (a string, a list)."""
+    text = repr(eq)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(eq, (list, tuple)):
+        what = (f"a {type(eq).__name__} inside the list it returns ({text}); return one flat "
+                "list of equations (join lists with +)")
+    else:
+        what = (f"a {type(eq).__name__} ({text}), which is not an equation; return a list of "
+                "equations written with the component's symbols")
+    return (f"{c._describe()}: {method}() of {type(c).__name__} gave {what}, e.g. "
+            "return [self.v == self.R * self.i]")
+
+
+def _no_information(c: Component, method: str, e: cs.SX, op: int,
+                    origin: str) -> FlatEquation:
+    """A relation given as an equation: a ModelDefinitionError. A constant (an equation
+    CasADi folded: ``x == x`` is 1): kept, as it is an equation that determines nothing
+    (the structure stage reports it with the model's counts), labelled with what it is
+    instead of ``0 == 1``."""
+    if op in _RELATIONS:
+        raise ModelDefinitionError(
+            f"{c._describe()}: an equation of its {method}() is the relation {e} "
+            f"({_RELATIONS[op]}), not an equation: a relation (!=, <, <=, >, >=) holds or not "
+            "and determines nothing; write lhs == rhs, or put the condition into one with "
+            "ac.if_else(condition, a, b)")
+    loose = _unconnected_ports(c)
+    if loose:
+        q = sorted({p.__dict__["domain"].through.name for p in loose})[0]
+        label = (f"(always true: {loose[0].path()} is connected to nothing, so its {q} is 0; "
+                 "connect it)")
+    else:
+        value = float(cs.evalf(e))
+        label = ("(always true: CasADi folded it to 1, as x == x or der(parameter) == 0)"
+                 if value == 1.0 else
+                 f"(a constant, {value:g} == 0: always {'true' if value == 0 else 'false'})")
+    return FlatEquation(e, origin, label, e)
+
+
+def _unconnected_ports(c: Component) -> list[Any]:
+    """``c``'s graph ports connected to nothing (whose through variable the graph makes
+    zero, so an equation on it can fold to a constant)."""
+    root = c
+    while root.__dict__["_parent"] is not None:
+        root = root.__dict__["_parent"]
+    connected = {id(p) for comp in root.walk() for conn in comp.__dict__["_connections"]
+                 for p in conn}
+    return [p for p in c.__dict__["_ports"].values()
+            if p.__dict__["domain"].graph and id(p) not in connected]
+
+
 def _signal(c: Component, name: str, f: Any, t: cs.SX) -> cs.SX:
     try:
         val = f(t)
@@ -683,6 +760,21 @@ def _signal(c: Component, name: str, f: Any, t: cs.SX) -> cs.SX:
             f"{c._describe()}: the function given for {name!r} returned {val!r}, not a "
             "number or expression of t"
         ) from exc
+
+
+def _check_signal_start(c: Component, decl: Any, value: cs.SX, t: cs.SX) -> None:
+    """A function of time given for a parameter with a declared range, at ``t = 0``: as a
+    number given for it is checked (a temperature source below 0 K)."""
+    try:
+        at0 = np.ravel(cs.evalf(cs.substitute(value, t, cs.SX(0.0))).full())
+    except Exception:  # noqa: BLE001 - not a number at t = 0 (another symbol): not checked
+        return
+    for v in at0.tolist():
+        bad = decl.problem(v)
+        if bad is not None:
+            raise ModelDefinitionError(
+                f"{c._describe()}: parameter {decl.name!r}, the function of time given for "
+                f"it, at t = 0 s {bad}")
 
 
 def _residuals(eqs: list[FlatEquation]) -> None:

@@ -106,10 +106,7 @@ class LinearGraph:
                     continue  # frames: the mechanism pass
                 for p in conn:
                     if id(p) not in pid:
-                        raise ConnectionError_(
-                            f"{c._describe()} connects {p.path()}, which is not part of the "
-                            "model: add its component as an attribute of the model first"
-                        )
+                        raise ConnectionError_(_not_in_model(c, p))
                 k0 = pid[id(conn[0])]
                 for p in conn[1:]:
                     uf.union(k0, pid[id(p)])
@@ -293,6 +290,32 @@ class LinearGraph:
         from .graph_drawing import draw_graph
 
         return draw_graph(self, ax, **kwargs)
+
+
+def _not_in_model(c: Component, p: PortInstance) -> str:
+    """The message for a connection of ``c`` to the port ``p`` of a component that is not
+    in the model tree, with the likely reason: a component kept in a dict (not adopted),
+    or one replaced by another under its name after the connection."""
+    owner = p.__dict__["owner"]
+    head = f"{c._describe()} connects {p.path()}, which is not part of the model"
+    parent = owner.__dict__["_parent"]
+    if parent is not None and parent.__dict__["_children"].get(owner.__dict__["_name"]) \
+            is not owner:
+        name = owner.__dict__["_name"]
+        return (f"{head}: after this connection, another component was assigned to "
+                f"{parent._path_or_class()}.{name}, which replaced it (the connection stays "
+                "with the first one, now in no model); give the second component a name of "
+                "its own")
+    for holder in [c, *c.__dict__["_children"].values()]:
+        for attr, value in holder.__dict__.items():
+            if isinstance(value, dict) and any(v is owner for v in value.values()):
+                key = next(k for k, v in value.items() if v is owner)
+                return (f"{head}: it is kept in the dict {attr!r} ({attr}[{key!r}]), and "
+                        "components inside a dict are not made part of the model; assign "
+                        f"it as an attribute (self.{attr}_{key} = ...) or keep such "
+                        f"components in a list (self.{attr} = [...], named {attr}[0], "
+                        f"{attr}[1], ...)")
+    return f"{head}: add its component as an attribute of the model first"
 
 
 def split_tree(model: Component, tree: Iterable[Any] | None

@@ -454,6 +454,7 @@ def result_state(res: Result) -> dict[str, Any]:
     state["_data_or_fn"] = res._data
     state["_index_cache"] = None
     state.pop("_rows", None)  # (a view of the table, which would be written twice)
+    state.pop("_warned", None)  # (a reader of the loaded result is warned again)
     return state
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .errors import AcausalError
+from .errors import AcausalError, SolverWarning
 from .names import did_you_mean, name_list
 
 __all__ = ["Result"]
@@ -34,13 +35,16 @@ class Result:
                  data: np.ndarray | Callable[[], np.ndarray] | Any,
                  parameters: dict[str, float],
                  status: str = "ok", message: str = "", stats: Any = None,
-                 index: dict[str, int] | None = None):
+                 index: dict[str, int] | None = None,
+                 ranges: dict[int, tuple[Any, Any, str]] | None = None):
         """``data`` is the (time x output) matrix, a function computing it on first use,
         or a lazy evaluator with ``column(k) -> (nt, size_k)`` and ``matrix()`` (outputs
         evaluated from the integrated states only when, and only those, read). ``index``,
         if given, is ``name -> position`` of ``names``, shared with the model's other
         results and never changed (formed on the first read otherwise: 0.12 s for the
-        230 000 names of 10 000 masses)."""
+        230 000 names of 10 000 masses). ``ranges``: ``position -> (min, max, unit)`` of
+        the names whose declarations bound them (an absolute temperature), checked when
+        first read."""
         self.t = np.asarray(t, dtype=float)
         self._names = list(names)
         self._index_cache: dict[str, int] | None = index
@@ -52,6 +56,8 @@ class Result:
         self.status = status
         self.message = message
         self.stats = stats  # SimulationStats of the run (acausal.simulate)
+        if ranges:
+            self._ranges = dict(ranges)
 
     @property
     def _index(self) -> dict[str, int]:
@@ -62,6 +68,12 @@ class Result:
     #: the table's transpose, ``(columns, nt)``, once the table is there, with the names'
     #: index and first columns (:meth:`_data`): the route of a read of every name
     _rows: np.ndarray | None = None
+    #: the names (positions) whose values were found not finite (NaN or infinite), and
+    #: those a read has warned about (class defaults: results saved before these existed)
+    _nonfinite: frozenset[int] | set[int] = frozenset()
+    _warned: frozenset[int] | set[int] = frozenset()
+    #: the declared ranges of names not read yet (:meth:`_check_range`; never changed here)
+    _ranges: dict[int, tuple[Any, Any, str]] = {}
 
     @property
     def _data(self) -> np.ndarray:
@@ -77,9 +89,25 @@ class Result:
             self._data_or_fn = self._data_or_fn()
         if self._rows is None and self._data_or_fn.__class__ is np.ndarray:
             self._index_cache = self._index  # (both formed before the route is open)
+            self._find_nonfinite(self._data_or_fn)
             self._column_bounds()
             self._rows = self._data_or_fn.T
         return self._data_or_fn
+
+    def _find_nonfinite(self, data: np.ndarray) -> None:
+        """Note the names with a value that is not finite (a NaN or an infinity the
+        model's equations gave an output: ``sqrt`` of a negative number, a division by
+        zero), once for the whole table: a column holding one has a sum that is not
+        finite (one pass over the table, no array of its size)."""
+        if not data.size:
+            return
+        suspects = np.flatnonzero(~np.isfinite(data.sum(axis=0)))
+        if not len(suspects):
+            return
+        cols = [c for c in suspects.tolist() if not np.isfinite(data[:, c]).all()]  # (overflow)
+        if cols:
+            names = np.searchsorted(self._offsets, cols, side="right") - 1
+            self._nonfinite = set(self._nonfinite) | set(names.tolist())
 
     def _per_name_reads(self) -> int:
         """Names evaluated one by one before the next read evaluates the whole table."""
@@ -104,6 +132,8 @@ class Result:
                 if len(self._columns) >= self._per_name_reads():  # many: the whole table
                     return self._data[:, self._offsets[k]:self._offsets[k + 1]]
                 col = self._columns[k] = lazy.column(k)
+                if not np.isfinite(col).all():
+                    self._nonfinite = set(self._nonfinite) | {k}
             return col
         return self._data[:, self._offsets[k]:self._offsets[k + 1]]
 
@@ -133,13 +163,23 @@ class Result:
             # model is hundreds of thousands of reads: this route is the least work)
             k = self._index_cache.get(name)  # type: ignore[union-attr]
             if k is not None:
+                if self._nonfinite and k in self._nonfinite:
+                    self._warn_nonfinite(k, name)
                 off = self._bounds
                 a, b = off[k], off[k + 1]  # type: ignore[index]
-                return rows[a].copy() if b - a == 1 else rows[a:b].T.copy()
+                out = rows[a].copy() if b - a == 1 else rows[a:b].T.copy()
+                if self._ranges and k in self._ranges:
+                    self._check_range(k, name, out)
+                return out
         k = self._index.get(name)
         if k is not None:
             col = self._column(k)
-            return col[:, 0].copy() if col.shape[1] == 1 else col.copy()
+            if self._nonfinite and k in self._nonfinite:
+                self._warn_nonfinite(k, name)
+            out = col[:, 0].copy() if col.shape[1] == 1 else col.copy()
+            if self._ranges and k in self._ranges:
+                self._check_range(k, name, out)
+            return out
         v = self.parameters.get(name)
         if v is not None:
             out = np.empty(self.t.shape)
@@ -147,6 +187,55 @@ class Result:
             return out
         raise KeyError(f"{name!r} is not a variable of the model"
                        + did_you_mean(name, self.names()))
+
+    def _warn_nonfinite(self, k: int, name: str) -> None:
+        """Warn, once per name, that ``name`` has values that are not finite, and where
+        the first is: the run's status covers the integration, not the outputs computed
+        from its states afterwards."""
+        if k in self._warned:
+            return
+        self._warned = set(self._warned) | {k}
+        col = self._rows[self._offsets[k]:self._offsets[k + 1]].T if self._rows is not None \
+            else self._column(k)
+        bad = ~np.isfinite(np.asarray(col).reshape(len(self.t), -1)).all(axis=1)
+        first = int(np.argmax(bad))
+        value = np.asarray(col).reshape(len(self.t), -1)[first]
+        shown = value[0] if value.size == 1 else value
+        warnings.warn(
+            f"{name} is not a finite number at {int(bad.sum())} of the {len(self.t)} output "
+            f"points, first at t = {self.t[first]:g} s ({shown}): the model's equations give "
+            "it no value there (the square root or logarithm of a negative number, a "
+            "division by zero, an overflow) and the run's status does not cover it; check "
+            "the inputs of the component that computes it", SolverWarning, stacklevel=3)
+
+    def _check_range(self, k: int, name: str, values: np.ndarray) -> None:
+        """Warn, on the first read of ``name``, if it leaves the range its declaration
+        gives (``Variable(min=0)`` of an absolute temperature) by more than rounding."""
+        lo, hi, unit = self._ranges.pop(k)
+        v = values.reshape(len(self.t), -1)
+        with np.errstate(invalid="ignore"):
+            scale = max(1.0, abs(lo or 0.0), abs(hi or 0.0), float(np.nanmax(np.abs(v),
+                                                                            initial=0.0)))
+            slack = 1e-6 * scale
+            out = np.zeros(len(self.t), dtype=bool)
+            if lo is not None:
+                out |= (v < lo - slack).any(axis=1)
+            if hi is not None:
+                out |= (v > hi + slack).any(axis=1)
+        if not out.any():
+            return
+        first = int(np.argmax(out))
+        u = f" {unit}" if unit and unit != "1" else ""
+        rng = " and ".join(x for x in (f">= {lo:g}{u}" if lo is not None else "",
+                                       f"<= {hi:g}{u}" if hi is not None else "") if x)
+        worst = np.nanmin(v) if lo is not None and np.nanmin(v) < lo else np.nanmax(v)
+        shown = f"{v[first][0]:g}" if v.shape[1] == 1 else str(v[first])
+        warnings.warn(
+            f"{name} leaves its declared range ({rng}) at t = {self.t[first]:g} s "
+            f"({shown}{u}) and reaches {worst:g}{u}: the model drives it where its "
+            "declaration says it cannot be (a heat flow draining a heat capacity below 0 K, "
+            "a source out of range), and the result cannot stand behind it; check the "
+            "sources and parameters that drive it", SolverWarning, stacklevel=3)
 
     def final(self, name: str) -> float | np.ndarray:
         """Value at the last time point."""

@@ -352,8 +352,10 @@ class _Run:
         params = dict(zip(cm.dae.p_names, p.tolist(), strict=True))
         for q in _discrete_parameters(cm):
             del params[q]
+        index = dae.out_index
+        ranges = {index[n]: r for n, r in _declared_ranges(cm).items() if n in index}
         res = Result(t_all, dae.out_names, dae.out_sizes, evaluate, params, status=status,
-                     message=message, stats=stats, index=dae.out_index)
+                     message=message, stats=stats, index=index, ranges=ranges)
         if status == "failed" and raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=self.t_fail
                                   if self.t_fail is not None else float(t_all[-1]))
@@ -647,6 +649,21 @@ class _LazyOutputs:
             plan.evaluate(b[1], b[2], b[4], b[3], out=table[:, k:k + nt])
             k += nt
         return table.T
+
+
+def _declared_ranges(cm: CompiledModel) -> dict[str, tuple[Any, Any, str]]:
+    """``name -> (min, max, unit)`` of the unknowns whose declaration bounds them
+    (``Variable(min=0)``), found once per model."""
+    got = _RANGES.get(cm)
+    if got is None:
+        got = _RANGES[cm] = {
+            v.name: (d.min, d.max, d.unit) for v in cm.flat.variables
+            if (d := v.decl) is not None and (d.min is not None or d.max is not None)}
+    return got
+
+
+_RANGES: weakref.WeakKeyDictionary[CompiledModel, dict[str, tuple[Any, Any, str]]] = (
+    weakref.WeakKeyDictionary())
 
 
 def _hstack(Ms: list[Any]) -> Any:

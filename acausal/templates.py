@@ -24,7 +24,16 @@ from typing import Any, NamedTuple
 
 import casadi as cs
 
-from .component import Component, Model, Parameter, Port, Variable, collect_equations
+from .component import (
+    Component,
+    Model,
+    Parameter,
+    Port,
+    Variable,
+    collect_equations,
+    followers,
+    has_parameter_check,
+)
 from .functions import no_relation_of
 from .symbols import FlatParameter, FlatVariable, LazyColumn, start_values
 
@@ -64,11 +73,14 @@ class _ClassInfo:
                                     if p.structural)
         variables = cls._declarations(Variable)  # type: ignore[attr-defined]
         seen: set[int] = set()
+        # (parameters that follow others, and a check of them together, take the
+        # per-instance path, where they are bound and checked)
         ok = (bool(methods)
                    and all(_plain(getattr(m, "__code__", None), cls, seen,
                                   getattr(m, "__globals__", {})) for m in methods)
                    and all(p.domain.graph for p in cls._declarations(Port))  # type: ignore[attr-defined]
-                   and not any(v.discrete for v in variables))
+                   and not any(v.discrete for v in variables)
+                   and not followers(cls) and not has_parameter_check(cls))
         #: the instances' part of the group key that is the class's (None: the class
         #: keeps the per-instance path)
         self.key = (cls, *(v.size for v in variables)) if ok else None
@@ -282,6 +294,10 @@ class Template:
         self.n_der = len(table.calls)
 
 
+#: a relation is no equation (the per-instance path says so)
+_RELATION_OPS = frozenset({cs.OP_NE, cs.OP_LT, cs.OP_LE, cs.OP_AND, cs.OP_OR, cs.OP_NOT})
+
+
 def _template_residuals(eqs: list[Any]) -> tuple[list[cs.SX], list[cs.SX], list[bool]]:
     """Residuals and sources of the template's equations, as the per-instance
     normalisation forms them (``lhs - rhs`` of ``lhs == rhs``, else the expression)."""
@@ -297,8 +313,10 @@ def _template_residuals(eqs: list[Any]) -> tuple[list[cs.SX], list[cs.SX], list[
         n = sx.numel()
         for k in range(n):
             e = sx if n == 1 else sx[k]
-            if e.nnz() != 1:
-                raise NotTemplate  # a structural zero: kept as written per instance
+            if e.nnz() != 1 or e.is_constant() or e.op() in _RELATION_OPS:
+                # (a structural zero: kept as written per instance; a constant or a
+                # relation: reported by the per-instance path)
+                raise NotTemplate
             eqop = e.is_op(cs.OP_EQ)
             src.append(e)
             res.append(e.dep(0) - e.dep(1) if eqop else e)
@@ -442,7 +460,7 @@ class Group:
             fixed = [vi.fixed for vi in vis]
             if size == 1:
                 names, elems = self.var_names[o], self.var_elems[o]
-                starts1 = [start_values(vi.start, 1, nm)[0]
+                starts1 = [start_values(vi._start, 1, nm)[0]
                            for vi, nm in zip(vis, names, strict=True)]
                 made = _flat_variables(names, elems, starts1, fixed, vis, origins)
                 fvs.append(made)
@@ -451,7 +469,7 @@ class Group:
                 out_syms.append(made)
                 values.append(elems)
             else:
-                starts = [start_values(vi.start, size, p + name)
+                starts = [start_values(vi._start, size, p + name)
                           for vi, p in zip(vis, prefixes, strict=True)]
                 for k in range(size):
                     fvs.append(_flat_variables(self.var_names[o + k], self.var_elems[o + k],

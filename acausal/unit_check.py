@@ -107,7 +107,10 @@ class _Inference:
                  signals: dict[int, Dimension | None]) -> None:
         self.leaves = leaves
         self.memo: dict[int, Dimension | None] = dict(signals)
-        self.memo[time_hash] = _SECOND
+        # (a function of time that is the time itself, lambda t: t, gives a parameter the
+        # time's own node: it is then in the parameter's unit in one place and seconds in
+        # another, so the time's dimension is left unknown, agreeing with either)
+        self.memo[time_hash] = None if time_hash in signals else _SECOND
 
     def dim(self, e: Any) -> Dimension | None:
         memo = self.memo

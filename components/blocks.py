@@ -93,6 +93,17 @@ class Init:
     ALL = (NoInit, SteadyState, InitialState, InitialOutput)
 
 
+def _ordered(p: Any, lo: str, hi: str) -> str | None:
+    """What is wrong with the limits ``lo <= hi`` of a block (``p``: its values), or
+    None; the lower limit may follow the upper one (``-hi`` while not given)."""
+    a, b = getattr(p, lo), getattr(p, hi)
+    if a <= b:
+        return None
+    return (f"{lo} = {a} is above {hi} = {b}: the lower limit must not exceed the upper "
+            "one" + (f" ({lo} is -{hi} while not given: give {lo}, or a {hi} >= 0)"
+                     if a == -b else ""))
+
+
 def _init_type(doc: str = "how the states are initialised (Init.*)") -> Parameter:
     return Parameter(Init.InitialState, structural=True, doc=doc)
 
@@ -813,7 +824,7 @@ class LimPID(ac.Component):
     Ti : integral time constant [s], > 0
     Td : derivative time constant [s], >= 0
     yMax : upper output limit
-    yMin : lower output limit (default ``-yMax``, taken when the block is created)
+    yMin : lower output limit (default ``-yMax``, following yMax while not given)
     wp : set-point weight of the proportional part [1], >= 0
     wd : set-point weight of the derivative part [1], >= 0
     Ni : ``Ni Ti`` is the time constant of the anti-windup compensation [1], > 0
@@ -841,7 +852,8 @@ class LimPID(ac.Component):
     Ti = Parameter(0.5, unit="s", doc="integral time constant", min=0.0, min_inclusive=False)
     Td = Parameter(0.1, unit="s", doc="derivative time constant", min=0.0)
     yMax = Parameter(1.0, doc="upper limit of the output")
-    yMin = Parameter(None, doc="lower limit of the output (default -yMax)")
+    yMin = Parameter(doc="lower limit of the output (default -yMax)",
+                     follows=lambda p: -p.yMax)
     wp = Parameter(1.0, unit="1", doc="set-point weight of the proportional part", min=0.0)
     wd = Parameter(0.0, unit="1", doc="set-point weight of the derivative part", min=0.0)
     Ni = Parameter(0.9, unit="1", doc="Ni*Ti is the time constant of anti-windup",
@@ -860,20 +872,15 @@ class LimPID(ac.Component):
     _TYPES = ("P", "PI", "PD", "PID")
 
     def __init__(self, **kwargs: Any) -> None:
-        if kwargs.get("yMin") is None and "yMax" in kwargs:
-            kwargs["yMin"] = -kwargs["yMax"]
-        elif kwargs.get("yMin") is None:
-            kwargs["yMin"] = -type(self).yMax.default
         super().__init__(**kwargs)
         if self.controllerType not in self._TYPES:
             raise ModelDefinitionError(
                 f"{self._describe()}: controllerType={self.controllerType!r} is not one of "
                 + ", ".join(repr(t) for t in self._TYPES)
             )
-        if self.yMin > self.yMax:
-            raise ModelDefinitionError(
-                f"{self._describe()}: yMin = {self.yMin} is above yMax = {self.yMax}"
-            )
+
+    def check_parameters(self, p):
+        return _ordered(p, "yMin", "yMax")
 
     @property
     def _with_I(self) -> bool:
@@ -931,16 +938,11 @@ class Limiter(SISO):
     """
 
     uMax = Parameter(1.0, doc="upper limit of the input signal")
-    uMin = Parameter(None, doc="lower limit of the input signal (default -uMax)")
+    uMin = Parameter(doc="lower limit of the input signal (default -uMax)",
+                     follows=lambda p: -p.uMax)
 
-    def __init__(self, **kwargs: Any) -> None:
-        if kwargs.get("uMin") is None:
-            kwargs["uMin"] = -kwargs.get("uMax", type(self).uMax.default)
-        super().__init__(**kwargs)
-        if self.uMin > self.uMax:
-            raise ModelDefinitionError(
-                f"{self._describe()}: uMin = {self.uMin} is above uMax = {self.uMax}"
-            )
+    def check_parameters(self, p):
+        return _ordered(p, "uMin", "uMax")
 
     def equations(self):
         return [self.y == cs.fmin(cs.fmax(self.u, self.uMin), self.uMax)]
@@ -960,16 +962,11 @@ class DeadZone(SISO):
     """
 
     uMax = Parameter(1.0, doc="upper limit of the dead zone")
-    uMin = Parameter(None, doc="lower limit of the dead zone (default -uMax)")
+    uMin = Parameter(doc="lower limit of the dead zone (default -uMax)",
+                     follows=lambda p: -p.uMax)
 
-    def __init__(self, **kwargs: Any) -> None:
-        if kwargs.get("uMin") is None:
-            kwargs["uMin"] = -kwargs.get("uMax", type(self).uMax.default)
-        super().__init__(**kwargs)
-        if self.uMin > self.uMax:
-            raise ModelDefinitionError(
-                f"{self._describe()}: uMin = {self.uMin} is above uMax = {self.uMax}"
-            )
+    def check_parameters(self, p):
+        return _ordered(p, "uMin", "uMax")
 
     def equations(self):
         u = self.u

@@ -174,7 +174,8 @@ class IdealGear(ac.Component):
     ratio : transmission ratio ``phi_a / phi_b`` [1]
     """
 
-    ratio = Parameter(1.0, unit="1", doc="transmission ratio flange_a.phi / flange_b.phi")
+    ratio = Parameter(1.0, unit="1", doc="transmission ratio flange_a.phi / flange_b.phi",
+                      nonzero=True)
     flange_a = Flange("input flange")
     flange_b = Flange("output flange")
     phi_a = Variable(unit="rad", doc="angle of flange_a")

@@ -211,6 +211,8 @@ class _StandaloneBinder:
             b: dict[str, Any] = {}
             for name, value in c.__dict__["_params"].items():  # its own, not a model's
                 decl = getattr(type(c), name)
+                if value is None:  # (a parameter that follows others: read through them)
+                    continue
                 if decl.structural:
                     b[name] = value
                 elif callable(value):
