@@ -15,6 +15,9 @@ terminal equations, cotree joints as projected circuit equations); McPhee (1998)
    constraint ``Phi(q) = 0`` with a Lagrange multiplier (its reaction). Constraints that are
    linearly dependent on the others (a planar loop modelled in 3D) are detected by the rank
    of ``Phi_q`` at the start configuration and removed; :attr:`Mechanism.removed` names them.
+   A dependent row that the others leave violated (a loop that cannot close) or that is
+   independent near the start (a singular start) is no redundant row
+   (:mod:`acausal.redundancy`).
 4. *Equations of motion by virtual power* (equivalent to virtual work with branch
    coordinates): for every virtual speed ``du``, ``sum(F . v(du) + M . w(du)) +
    lambda . Phi_dot(du) = 0`` over all applied and d'Alembert wrenches; the residual is the
@@ -37,7 +40,13 @@ import scipy.linalg as sla
 
 from ..component import DATUM, Component, PortInstance, TreePriority
 from ..domain_passes import DomainEquation, DomainPass, StateCoordinates
-from ..errors import RedundantConstraintWarning, TopologyError
+from ..errors import (
+    ModelDefinitionError,
+    ModelWarning,
+    RedundantConstraintWarning,
+    TopologyError,
+)
+from ..redundancy import check_dropped_rows
 from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
 from .articulated import TreeEdgeDynamics, articulated_accelerations, edge_motion_world
@@ -392,7 +401,7 @@ class Mechanism(DomainPass):
             for res, lab in zip(ce.constraints, ce.labels, strict=True):
                 constraints.append(res)
                 labels.append((f"{e.name}: {lab}", e.comp))
-        constraints, labels = self._independent(constraints, labels, q)
+        constraints, labels = self._independent(constraints, labels, q, u, qdot)
         self._constraints = (constraints, [lab for lab, _ in labels],
                              [c for _, c in labels], list(q_all))
 
@@ -680,30 +689,43 @@ class Mechanism(DomainPass):
         return cs.SX(cs.DM(g))
 
     def _independent(self, constraints: list[cs.SX], labels: list[tuple[str, Component]],
-                     q: cs.SX) -> tuple[list[cs.SX], list[tuple[str, Component]]]:
-        """Remove constraints whose Jacobian rows depend on the others (at the start point
-        and at a generic point, so an identically redundant row is never kept)."""
+                     q: cs.SX, u: cs.SX, qdot: cs.SX
+                     ) -> tuple[list[cs.SX], list[tuple[str, Component]]]:
+        """Remove constraints whose Jacobian rows depend on the others at the start
+        configuration, after checking that they are redundant
+        (:func:`acausal.redundancy.check_dropped_rows`): a dependent row that the others
+        leave violated (a loop that cannot close) or that is independent near the start
+        (a singular start) is an error, not a redundant row."""
         if not constraints:
             return constraints, labels
         Phi = cs.vertcat(*constraints)
         J = cs.jacobian(Phi, q)
-        syms = cs.symvar(J)
-        values = [self.symbols.value(s) for s in syms]
-        f = cs.Function("phi_q", [cs.vertcat(*syms)] if syms else [cs.SX(0, 1)], [J])
-        x0 = np.array(values, dtype=float)
-        rng = np.random.default_rng(7)
-        keep: set[int] | None = None
-        for point in (x0, x0 + 0.3 * rng.standard_normal(x0.shape)):
-            Jn = np.asarray(f(point)) if syms else np.asarray(cs.evalf(J))
-            if Jn.size == 0:
-                continue
+        N = cs.jacobian(qdot, u) if u.numel() else cs.SX(q.numel(), 0)
+        qnames = {s.name() for s in cs.vertsplit(q)} if q.numel() else set()
+        others = [s for s in cs.symvar(cs.vertcat(Phi, cs.vec(J), cs.vec(N)))
+                  if s.name() not in qnames]
+        P = cs.vertcat(*others) if others else cs.SX(0, 1)
+        f = cs.Function("phi_q", [q, P], [cs.densify(Phi), cs.densify(J), cs.densify(N)])
+        pv = np.array([self.symbols.value(s) for s in others], dtype=float)
+        x0 = np.array([self.symbols.value(s) for s in cs.vertsplit(q)], dtype=float) \
+            if q.numel() else np.zeros(0)
+
+        def fun(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            Phi_n, J_n, _ = f(x, pv)
+            return np.asarray(Phi_n).ravel(), np.asarray(J_n)
+
+        _, Jn = fun(x0)
+        keep = set(range(len(constraints)))
+        if Jn.size:
             scale = max(np.abs(Jn).max(), 1e-300)
             _, Rq, piv = sla.qr(Jn.T, pivoting=True, mode="economic")
             d = np.abs(np.diag(Rq))
             rank = int(np.sum(d > 1e-9 * scale))
-            chosen = set(int(i) for i in piv[:rank])
-            keep = chosen if keep is None or len(chosen) < len(keep) else keep
-        keep = keep if keep is not None else set(range(len(constraints)))
+            keep = set(int(i) for i in piv[:rank])
+        dropped = [i for i in range(len(constraints)) if i not in keep]
+        if dropped:
+            self._check_dropped(fun, x0, sorted(keep), dropped,
+                                lambda x: np.asarray(f(x, pv)[2]), labels)
         out_c, out_l = [], []
         for i, (c, lab) in enumerate(zip(constraints, labels, strict=True)):
             if i in keep:
@@ -718,6 +740,57 @@ class Mechanism(DomainPass):
                 + "; ".join(self.removed),
                 RedundantConstraintWarning, stacklevel=7)  # points at the ac.build call
         return out_c, out_l
+
+    def _check_dropped(self, fun: Any, x0: np.ndarray, keep: list[int], dropped: list[int],
+                       speeds: Any, labels: list[tuple[str, Component]]) -> None:
+        """The checks of :func:`acausal.redundancy.check_dropped_rows` on the cut joints'
+        rows, with the messages of the mechanism."""
+
+        def unit(k: int) -> str:
+            return "m" if "position" in labels[k][0] else "rad"
+
+        # the kept rows to 1e-12 (m or rad: roundoff of O(1) coordinates); a dropped row
+        # off by more than the loop-closure tolerance cannot be closed
+        found = check_dropped_rows(fun, x0, keep, dropped, tol=1e-12,
+                                   gap_tol=_CLOSURE_TOL, speeds=speeds)
+        if found.gaps:
+            parts = []
+            for k, r in list(found.gaps.items())[:5]:
+                joint, what = labels[k][0].split(": ", 1)
+                chord = next(c for c in self.topo.cotree if self.edges[c].name == joint)
+                parts.append(
+                    f"the loop closed by the cut joint {joint} ("
+                    + " - ".join(self._loop(chord)) + f") misses by {abs(r):.3g} {unit(k)} "
+                    f"in {what!r} where its other equations hold")
+            raise ModelDefinitionError(
+                "the mechanism's geometry cannot close: " + "; ".join(parts)
+                + ". That equation depends on the others, so no motion of the joints can "
+                "close it (it is not a redundant equation that could be left out): check "
+                "the arm vectors and joint axes along the loop (a planar loop with a part "
+                "out of its plane, a joint axis tilted)")
+        if found.singular:
+            names = [labels[k][0] for k in found.singular]
+            one = len(names) == 1
+            shown = "; ".join(names[:6]) + (f"; ... ({len(names) - 6} more)"
+                                             if len(names) > 6 else "")
+            if found.locked:
+                raise ModelDefinitionError(
+                    f"the start configuration of the mechanism is singular: {shown} "
+                    f"{'depends' if one else 'depend'} on the other loop equations only "
+                    "at the start, not near it (links on one line, a linkage at a dead "
+                    "point), so the mechanism cannot move at all, but without "
+                    f"{'it' if one else 'them'} the equations would let it move (and kept, "
+                    f"{'it makes' if one else 'they make'} them singular). Start the joint "
+                    "coordinates out of the singular configuration")
+            warnings.warn(
+                f"the start configuration of the mechanism is singular: {shown} "
+                f"{'depends' if one else 'depend'} on the other loop equations only at the "
+                f"start, not near it, and {'is' if one else 'are'} removed as redundant; "
+                "the equations then hold " + ("it" if one else "them") + " to first order "
+                "only, so a motion that does not keep " + ("it" if one else "them")
+                + " by itself violates " + ("it" if one else "them") + " unnoticed. Start "
+                "the joint coordinates out of the singular configuration",
+                ModelWarning, stacklevel=8)
 
     def _make_report(self, q_all, u_all, constraints) -> MechanismReport:
         bodies = [c for c in self.comps if any(e.role is EdgeRole.BODY for e in c.mb_edges)]
