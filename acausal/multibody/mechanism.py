@@ -125,6 +125,13 @@ class Mechanism(DomainPass):
                     "frame ports belong to 3D multibody components "
                     "(acausal.multibody.base.MultibodyComponent)")
         self.comps: list[MultibodyComponent] = list(comps)  # type: ignore[arg-type]
+        worlds = [c._path_or_class() for c in self.comps if getattr(c, "is_world", False)]
+        if len(worlds) > 1:  # (only the first one's gravity and options would count)
+            raise TopologyError(
+                f"the model has {len(worlds)} World components ({', '.join(worlds[:6])}); a "
+                "mechanism has one inertial frame, with one gravity field and one dynamics= "
+                "option: keep one World and connect every frame fixed in space to its "
+                "frame_b (or through FixedTranslation arms)")
         self._report: MechanismReport | None = None
         self._constraints: tuple[list[cs.SX], list[str], list[Component], list[cs.SX]] = (
             [], [], [], [])

@@ -1,0 +1,42 @@
+"""Misuse of the mechanics libraries (3D multibody, flexible bodies, nodal structures) found
+by a user trial: each case was accepted and ran wrong, or failed with a numpy, scipy or
+Python error from inside the library. Each now gives an error (or a warning) that names
+the component, the parameter or the port, and says what to do."""
+
+import numpy as np
+import pytest
+
+import acausal as ac
+from components import multibody as mb
+
+
+class _Pendulum(ac.Model):
+    """A 1 kg point on a 1 m rod, on a revolute about z from ``world``."""
+
+    def __init__(self, world=None, name=""):
+        super().__init__()
+        self.world = world if world is not None else mb.World()
+        self.joint = mb.Revolute(phi=0.0, w=0.0)
+        self.rod = mb.FixedTranslation(r=[1.0, 0, 0])
+        self.bob = mb.Body(m=1.0, I_11=0, I_22=0, I_33=0)
+        self.connect(self.world.frame_b, self.joint.frame_a)
+        self.connect(self.joint.frame_b, self.rod.frame_a)
+        self.connect(self.rod.frame_b, self.bob.frame_a)
+
+
+# --------------------------------------------------------------------------------------
+# multibody
+
+
+def test_two_worlds_are_an_error_naming_both():
+    """The second World's gravity (and dynamics= option) was silently ignored."""
+    m = _Pendulum(mb.World(g=[0, -9.81, 0]))
+    m.world2 = mb.World(g=[9.81, 0, 0])
+    m.j2 = mb.Revolute(phi=0.0, w=0.0)
+    m.rod2 = mb.FixedTranslation(r=[0, 1.0, 0])
+    m.b2 = mb.Body(m=1.0, I_11=0, I_22=0, I_33=0)
+    m.connect(m.world2.frame_b, m.j2.frame_a)
+    m.connect(m.j2.frame_b, m.rod2.frame_a)
+    m.connect(m.rod2.frame_b, m.b2.frame_a)
+    with pytest.raises(ac.TopologyError, match=r"2 World components \(world, world2\)"):
+        ac.build(m)
