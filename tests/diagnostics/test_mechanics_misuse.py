@@ -40,3 +40,40 @@ def test_two_worlds_are_an_error_naming_both():
     m.connect(m.rod2.frame_b, m.b2.frame_a)
     with pytest.raises(ac.TopologyError, match=r"2 World components \(world, world2\)"):
         ac.build(m)
+
+
+# --------------------------------------------------------------------------------------
+# flexible bodies
+
+
+@pytest.fixture(scope="module")
+def beam_data():
+    """A 1 m steel beam of 4 elements clamped at its start, 2 modes."""
+    from components.flexible import BeamMesh, FlexibleBodyData, Material, Section
+
+    return FlexibleBodyData.from_mesh(BeamMesh.line([0, 0, 0], [1, 0, 0], 4), Material.steel(),
+                                      Section.circle(0.01), reference_nodes="start", modes=2)
+
+
+@pytest.mark.parametrize("load, message", [
+    # a typo of the frame was taken as 'world'
+    (lambda fl: fl.PointLoad("end", force=(0, -10.0, 0), frame="Body"),
+     r"loads\[0\] \(PointLoad\)\.frame='Body': use 'body'"),
+    (lambda fl: fl.PointLoad("end", force=(0, -10.0, 0), frame="local"),
+     r"loads\[0\] \(PointLoad\)\.frame='local'"),
+    # wrong lengths were numpy's broadcast errors
+    (lambda fl: fl.PointLoad("end", force=(0, 1)),
+     r"loads\[0\] \(PointLoad\) force must be 3 finite numbers \[N\].*got \(0, 1\)"),
+    (lambda fl: fl.PointLoad("end", moment=(0, 0, float("nan"))),
+     r"loads\[0\] \(PointLoad\) moment must be 3 finite numbers \[N m\]"),
+    (lambda fl: fl.DistributedLoad((0, 1)),
+     r"loads\[0\] \(DistributedLoad\) traction must be 3 finite numbers"),
+    (lambda fl: fl.DistributedLoad((0, 1, 0), frame="global"),
+     r"loads\[0\] \(DistributedLoad\)\.frame='global'"),
+])
+def test_flexible_load_with_a_wrong_frame_or_length_names_the_load(beam_data, load, message):
+    import components.flexible as fl
+
+    with pytest.raises(ac.ModelDefinitionError, match=message) as err:
+        fl.FlexibleBody(data=beam_data, loads=[load(fl)])
+    assert str(err.value).startswith("FlexibleBody: ")
