@@ -115,3 +115,48 @@ def test_mesh_piece_the_reference_does_not_hold_is_named():
     data = _from_mesh(nodes, elements, modes=2, reference_nodes=[0, 3])
     assert data.frequencies[0] > 1.0
     assert data.frequencies[1] == pytest.approx(data.frequencies[0], rel=1e-9)
+
+
+# --------------------------------------------------------------------------------------
+# nodal structures
+
+
+@pytest.mark.parametrize("make, message", [
+    # a negative L0 ran the winch the wrong way; 0 gave "residual inf"
+    (lambda nd: nd.Winch(rate=-0.1, L0=-1.0),
+     "Winch: parameter 'L0' = -1 m is out of its range: it must be > 0 m"),
+    (lambda nd: nd.Winch(rate=-0.1, L0=0.0),
+     "Winch: parameter 'L0' = 0 m is out of its range: it must be > 0 m (zero is excluded"),
+    # Bar(L=-1) said "the bar has zero length; its pins start at the same point"
+    (lambda nd: nd.Bar(L=-1.0), "Bar: parameter 'L' = -1 m is out of its range: it must be > 0"),
+    (lambda nd: nd.Bar(L="5 kg"), "Bar: parameter 'L' [m]: '5 kg' is kg, not 'm'"),
+])
+def test_nodal_length_out_of_range_names_the_parameter(make, message):
+    from components import nodal as nd
+
+    with pytest.raises(ac.ModelDefinitionError) as err:
+        make(nd)
+    assert message in str(err.value)
+
+
+def test_nodal_lengths_take_units():
+    from components import nodal as nd
+
+    assert nd.Bar(L="50 cm").L == 0.5 and nd.Winch(L0="2 m").L0 == 2.0
+
+
+def test_support_direction_given_twice_is_an_error():
+    from components import nodal as nd
+
+    class Held(ac.Model):
+        def __init__(self, directions):
+            super().__init__()
+            self.a = nd.Node()
+            self.hold = nd.Support(directions=directions)
+            self.connect(self.a.pin, self.hold.pin)
+
+    with pytest.raises(ac.ModelDefinitionError,
+                       match=r"Support 'hold': directions='xzx' names x more than once.*'xz'"):
+        ac.build(Held("xzx"))
+    cm = ac.build(Held("zx"))
+    assert cm.domain_pass("pin").report.modes.n_modes == 1  # only y is free
