@@ -200,7 +200,32 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
                     "with another function and build again")
             raise ArgumentError(f"unknown parameter {key!r}" + did_you_mean(key, by_name))
         out[key] = _value(value, p)
+    _check_together(out, parameters)
     return out
+
+
+def _check_together(out: dict[str, float], parameters: Sequence[FlatParameter]) -> None:
+    """The overridden components' own check of their parameters together
+    (:meth:`~acausal.component.Component.check_values`: an inertia tensor no body has)."""
+    owners: dict[int, Component] = {}
+    touched: dict[int, list[str]] = {}
+    for p in parameters:
+        if p.name in out and p.owner is not None and \
+                type(p.owner).check_values is not Component.check_values:
+            owners[id(p.owner)] = p.owner
+            touched.setdefault(id(p.owner), []).append(p.name)
+    if not owners:
+        return
+    values: dict[int, dict[str, Any]] = {
+        k: dict(c.__dict__.get("_params") or {}) for k, c in owners.items()}
+    for p in parameters:  # the values of the run (compiled, then overridden)
+        if id(p.owner) in values and isinstance(p.decl, Parameter):
+            values[id(p.owner)][p.decl.name] = out.get(p.name, p.value)
+    for k, c in owners.items():
+        bad = c.check_values(values[k])
+        if bad is not None:
+            given = ", ".join(f"params[{n!r}] = {out[n]:g}" for n in touched[k])
+            raise ArgumentError(f"{given}: {c._describe()}: {bad}")
 
 
 def current_value(p: Any) -> Any:

@@ -688,10 +688,22 @@ class Component:
                                                  decl.check(self, decl.default))
             d["_params"][name] = hit[1]
         kind = type(self)
+        if kind.check_values is not Component.check_values:
+            bad = self.check_values(d["_params"])
+            if bad is not None:
+                raise ModelDefinitionError(f"{self._describe()}: {bad}")
         if kind not in _EDGES_CHECKED or "edges" in d:
             self._check_edges()
             if "edges" not in d and isinstance(kind.__dict__.get("edges", []), (list, tuple)):
                 _EDGES_CHECKED.add(kind)
+
+    def check_values(self, values: dict[str, Any]) -> str | None:
+        """What is wrong with these values of the component's parameters *together*, or
+        None (optional; the bounds of one parameter are declared on it). Called with the
+        values given at construction and, for a run, with its ``simulate(params=)``
+        overrides in place of theirs; a value may be a function of time (a signal). The
+        message is shown after the component's name (``"Body 'bob': ..."``)."""
+        return None
 
     # ----- declarations -----
     @classmethod

@@ -16,6 +16,8 @@ variable. Revolute and Prismatic with ``use_axis_flange=True`` expose a 1D flang
 
 from __future__ import annotations
 
+import warnings
+
 import casadi as cs
 import numpy as np
 
@@ -31,6 +33,8 @@ from acausal.multibody.base import (
     MBPriority,
     MultibodyComponent,
     TreeMotion,
+    inertia_implausible,
+    inertia_problem,
 )
 from acausal.multibody.constraints import orientation_constraints, position_constraints
 from acausal.multibody.rotations import (
@@ -174,6 +178,26 @@ class Body(FreeFlyingBody):
     I_21 = Parameter(0.0, unit="kg.m2", doc="product of inertia xy")
     I_31 = Parameter(0.0, unit="kg.m2", doc="product of inertia xz")
     I_32 = Parameter(0.0, unit="kg.m2", doc="product of inertia yz")
+
+    def check_values(self, values):
+        """The inertia tensor must be positive semi-definite (an error otherwise); a
+        tensor whose principal moments break the triangle inequality, which no mass
+        distribution has, is a ``ModelWarning`` (see
+        :func:`acausal.multibody.base.inertia_implausible`)."""
+        I = [values.get(k) for k in ("I_11", "I_22", "I_33", "I_21", "I_31", "I_32")]
+        if not all(isinstance(v, (int, float)) for v in I):
+            return None
+        I11, I22, I33, I21, I31, I32 = (float(v) for v in I)
+        J = [[I11, I21, I31], [I21, I22, I32], [I31, I32, I33]]
+        given = (f" (I_11, I_22, I_33 = {I11:g}, {I22:g}, {I33:g}; I_21, I_31, I_32 = "
+                 f"{I21:g}, {I31:g}, {I32:g})")
+        bad = inertia_problem(J)
+        if bad is not None:
+            return bad + given
+        odd = inertia_implausible(J)
+        if odd is not None:
+            warnings.warn(f"{self._describe()}: {odd}{given}", ac.ModelWarning, stacklevel=3)
+        return None
 
     def inertia(self) -> cs.SX:
         return cs.vertcat(

@@ -17,6 +17,7 @@ configuration** given by the nodes' start values, unless given explicitly.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import casadi as cs
@@ -24,7 +25,8 @@ import numpy as np
 
 from acausal import Parameter, Variable
 from acausal.component import Guess, Port, PortInstance
-from acausal.errors import ModelDefinitionError
+from acausal.errors import ModelDefinitionError, ModelWarning
+from acausal.multibody.base import inertia_implausible, inertia_problem
 from acausal.nodal.base import MassBlock, NodalComponent, Pin, PinDomain, PinState
 
 __all__ = [
@@ -328,9 +330,13 @@ class RigidBody(NodalComponent):
                                            "about the centre of mass r_cm you gave")
             return c, J_unit  # scaled by m in nodal_mass
         J = np.asarray(self.inertia, dtype=float).reshape(3, 3)
-        if not np.allclose(J, J.T, atol=1e-12 * max(1.0, np.abs(J).max())):
-            raise ModelDefinitionError(f"{self._describe()}: the inertia tensor is not "
-                                       "symmetric")
+        bad = inertia_problem(J)
+        if bad is not None:
+            raise ModelDefinitionError(f"{self._describe()}: {bad} (parameter 'inertia')")
+        odd = inertia_implausible(J)
+        if odd is not None:
+            warnings.warn(f"{self._describe()}: {odd} (parameter 'inertia')", ModelWarning,
+                          stacklevel=2)
         return c, J
 
     @staticmethod

@@ -30,7 +30,8 @@ def _unit(rng: np.random.Generator) -> list[float]:
 
 def _body(rng: np.random.Generator) -> mb.Body:
     A = rng.standard_normal((3, 3))
-    Ic = 0.05 * (A @ A.T + np.eye(3))  # SPD inertia about the centre of mass
+    S = 0.05 * (A @ A.T + np.eye(3))  # the second moment of a mass distribution (SPD)
+    Ic = np.trace(S) * np.eye(3) - S  # its inertia about the centre of mass
     return mb.Body(m=float(rng.uniform(0.5, 2.0)), r_CM=list(0.3 * rng.standard_normal(3)),
                    I_11=Ic[0, 0], I_22=Ic[1, 1], I_33=Ic[2, 2], I_21=Ic[1, 0],
                    I_31=Ic[2, 0], I_32=Ic[2, 1])
