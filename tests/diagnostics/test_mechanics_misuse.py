@@ -42,6 +42,96 @@ def test_two_worlds_are_an_error_naming_both():
         ac.build(m)
 
 
+def test_indefinite_inertia_tensor_is_an_error_at_construction_and_in_params():
+    """Principal moments (-0.9, 0.1, 1.1): a negative kinetic energy for some rotation.
+    It ran with status ok, also as a params= override."""
+    with pytest.raises(ac.ModelDefinitionError, match=r"Body: the inertia tensor has the "
+                       r"principal moments \(-0.9, 0.1, 1.1\) kg.m2, one negative"):
+        mb.Body(m=1.0, I_11=0.1, I_22=0.1, I_33=0.1, I_21=1.0)
+    cm = ac.build(_Pendulum())
+    with pytest.raises(ac.ArgumentError, match=r"params\['bob.I_21'\] = 5: Body 'bob': the "
+                       r"inertia tensor has the principal moments \(-5, 0, 5\)"):
+        ac.simulate(cm, 0.1, params={"bob.I_21": 5.0})
+    # a valid override of the same entry is taken (with I_11 = I_22 = 5 as well)
+    ac.simulate(cm, 0.1, params={"bob.I_11": 5.0, "bob.I_22": 5.0, "bob.I_21": 5.0})
+
+
+def test_inertia_breaking_the_triangle_inequality_warns():
+    """I_33 = 1 > I_11 + I_22 = 0.2: no mass distribution; well defined (and right for a
+    planar motion about z), so a warning naming the body."""
+    with pytest.warns(ac.ModelWarning, match=r"Body: the inertia tensor has the principal "
+                      r"moments \(0.1, 0.1, 1\) kg.m2: the largest exceeds the sum"):
+        mb.Body(m=1.0, I_11=0.1, I_22=0.1, I_33=1.0)
+    # equality cases, with values rounded to 7 digits: a thin rod (I_11 = 0, I_22 = I_33 =
+    # m L^2 / 12) and a square plate (I_33 = I_11 + I_22), turned by 30 degrees about x
+    c, s = np.cos(np.pi / 6), np.sin(np.pi / 6)
+    R = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    plate = np.round(R @ np.diag([1 / 12, 1 / 12, 1 / 6]) @ R.T, 7)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mb.Body(m=1.0, I_11=0.0, I_22=round(1 / 12, 7), I_33=round(1 / 12, 7))
+        mb.Body(m=1.0, I_11=plate[0, 0], I_22=plate[1, 1], I_33=plate[2, 2],
+                I_21=plate[1, 0], I_31=plate[2, 0], I_32=plate[2, 1])
+
+
+def test_nodal_rigid_body_inertia_is_checked_alike():
+    from components import nodal as nd
+
+    class Tri(ac.Model):
+        def __init__(self, inertia):
+            super().__init__()
+            self.nodes = [nd.Node(x=1.0), nd.Node(y=1.0), nd.Node(z=1.0)]
+            self.body = nd.RigidBody(3, inertia=inertia)
+            for p, n_ in zip(self.body.pins, self.nodes, strict=True):
+                self.connect(p, n_.pin)
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"RigidBody 'body': the inertia tensor "
+                       r"has the principal moments \(-0.9, 0.1, 1.1\)"):
+        ac.build(Tri([[0.1, 1.0, 0.0], [1.0, 0.1, 0.0], [0.0, 0.0, 0.1]]))
+
+
+@pytest.mark.parametrize("nb, why", [([1, 0, 0], "they are parallel"),
+                                     ([1, 0.1, 0], r"they are at 5.711 deg")])
+def test_universal_axes_must_be_perpendicular(nb, why):
+    """Parallel axes failed at t = 0 with '-inf ... far out of scale'; skewed ones ran
+    (and a cut universal joint holds its axes perpendicular, so it could not close)."""
+    with pytest.raises(ac.ModelDefinitionError, match=r"Universal: the axes n_a = \[1.0, 0.0, "
+                       rf"0.0\] \(frame_a\) and n_b = .* must be perpendicular; {why}"):
+        mb.Universal(n_a=[1, 0, 0], n_b=nb)
+    mb.Universal(n_a=[0.6, 0.8, 0], n_b=[-0.8, 0.6, 0])  # perpendicular, not unit
+
+
+def test_planar_in_plane_axis_parallel_to_the_normal_is_named():
+    """It was 'axis vector must not be zero' from rotations.unit."""
+    with pytest.raises(ac.ModelDefinitionError, match=r"Planar: parameter 'n_x' = \[0.0, 0.0, "
+                       r"2.0\] is parallel to the plane normal n"):
+        mb.Planar(n=[0, 0, 1], n_x=[0, 0, 2])
+    mb.Planar(n=[0, 0, 1], n_x=[1, 0, 1])  # (its part along n is dropped)
+
+
+def test_world_force_function_of_the_wrong_length_is_named():
+    """lambda t: [1.0, 0] was an IndexError in WorldForce.wrenches."""
+
+    class Pushed(ac.Model):
+        def __init__(self, force):
+            super().__init__()
+            self.world = mb.World(g=[0, 0, 0])
+            self.body = mb.Body(m=2.0)
+            self.push = mb.WorldForce(force=force)
+            self.connect(self.body.frame_a, self.push.frame_b)
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"WorldForce 'push': parameter 'force' "
+                       r"is a function of time that returned \[1.0, 0\] \(2 values\); it "
+                       r"must return 3 numbers \[N\]"):
+        ac.build(Pushed(lambda t: [1.0, 0]))
+    # a right one: x = 10 t^3 / (6 m) from rest
+    res = ac.simulate(Pushed(lambda t: [10 * t, 0, 0]), 1.0, rtol=1e-10, atol=1e-12)
+    # (the integration to rtol 1e-10 of a cubic: 1e-9 bounds it)
+    assert res.final("body.r_0")[0] == pytest.approx(10 / 12, rel=1e-9)
+
+
 # --------------------------------------------------------------------------------------
 # flexible bodies
 
