@@ -250,3 +250,25 @@ def test_support_direction_given_twice_is_an_error():
         ac.build(Held("xzx"))
     cm = ac.build(Held("zx"))
     assert cm.domain_pass("pin").report.modes.n_modes == 1  # only y is free
+
+
+def test_fe_inputs_take_unit_strings():
+    """Material("210 GPa", ...) and thickness="3 mm" were 'could not convert string to
+    float'; they are converted as parameters are (the reference: the same numbers in SI)."""
+    from components.flexible import FEError, FlexibleBodyData, Material, Section, ShellMesh
+
+    assert Material("210 GPa", "0.3", "7.8 g/cm3").E == 2.1e11
+    assert Material("210 GPa", 0.3, "7800 kg/m3", G="80 GPa").G == 8e10
+    assert Section.circle("1 cm") == Section.circle(0.01)
+    assert Section.tube("2 cm", "10 mm") == Section.tube(0.02, 0.01)
+    mesh = ShellMesh.rectangle(1.0, 1.0, 2, 2)
+    a = FlexibleBodyData.from_mesh(mesh, Material("210 GPa", 0.3, "7800 kg/m3"),
+                                   thickness="3 mm", modes=2, reference_nodes="s0", cache=False)
+    b = FlexibleBodyData.from_mesh(mesh, Material.steel(), thickness=0.003, modes=2,
+                                   reference_nodes="s0", cache=False)
+    np.testing.assert_array_equal(a.frequencies, b.frequencies)
+    with pytest.raises(FEError, match=r"Material.E \[Pa\]: '210 GPa/m' is kg/\(m2.s2\), not 'Pa'"):
+        Material("210 GPa/m", 0.3, 7800)
+    with pytest.raises(FEError, match=r"shell thickness \[m\]: '3 kg' is kg, not 'm'"):
+        FlexibleBodyData.from_mesh(mesh, Material.steel(), thickness="3 kg", modes=2,
+                                   reference_nodes="s0", cache=False)
