@@ -277,6 +277,10 @@ class FlexibleBodyData:
         ``fixed_nodes`` used to keep the rigid-body motions in the basis (a singular
         FFRF mass matrix); they now mean ``reference='free'``.
         """
+        if isinstance(modes, bool) or not isinstance(modes, (int, np.integer, float)) or \
+                not float(modes).is_integer():
+            raise FEError(f"modes must be a whole number (the number of modes kept), got "
+                          f"{modes!r}")
         if interface_nodes is not None:
             if attachment_nodes is not None:
                 raise FEError("give attachment_nodes once (interface_nodes is its legacy name)")

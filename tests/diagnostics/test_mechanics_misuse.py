@@ -272,3 +272,13 @@ def test_fe_inputs_take_unit_strings():
     with pytest.raises(FEError, match=r"shell thickness \[m\]: '3 kg' is kg, not 'm'"):
         FlexibleBodyData.from_mesh(mesh, Material.steel(), thickness="3 kg", modes=2,
                                    reference_nodes="s0", cache=False)
+
+
+@pytest.mark.parametrize("modes", [2.5, "2", True])
+def test_fe_modes_must_be_a_whole_number(modes):
+    """modes=2.5 was truncated to 2 silently."""
+    from components.flexible import BeamMesh, FEError, FlexibleBodyData, Material, Section
+
+    with pytest.raises(FEError, match=r"modes must be a whole number.*got "):
+        FlexibleBodyData.from_mesh(BeamMesh.line([0, 0, 0], [1, 0, 0], 4), Material.steel(),
+                                   Section.circle(0.01), reference_nodes="start", modes=modes)
