@@ -599,6 +599,7 @@ class Mechanism(DomainPass):
                 return None, (f"the joint(s) {', '.join(joints)} move no mass (their "
                               "joint-space inertia vanishes)")
             prescribed |= set(massless)  # massless axis joints: driven through the axis
+        self._check_singular_inertia(res.inertias, geometry, u_all)
         out: list[tuple[cs.SX, bool] | None] = [None] * len(u_all)
         for v, ud in res.accelerations.items():
             for i, e in zip(geometry[v][5], _split(ud, len(geometry[v][5])), strict=True):
@@ -662,6 +663,74 @@ class Mechanism(DomainPass):
             if np.abs(block).max() <= 1e-12 * scale:
                 out.append(v)
         return out
+
+    def _check_singular_inertia(self, inertias: dict[int, cs.SX], geometry: dict[int, Any],
+                                u_all: list[cs.SX]) -> None:
+        """A tree joint with a motion that moves no mass (a point mass spinning on a ball
+        joint, a free body without inertia): its joint-space inertia ``D`` (n x n, the
+        articulated inertia seen along its motion subspace) is singular at the start
+        configuration, so its acceleration is undefined there. (A joint that moves no mass
+        at all is found by :meth:`_massless`; a joint with one speed is singular only
+        then; a singularity that only the coupling of several joints makes, or one in a
+        closed loop, is not looked for.)"""
+        # (one speed: D is a number, zero only where the joint moves no mass at all)
+        keys = [v for v in inertias if inertias[v].size1() > 1]
+        if not keys:
+            return
+        parts = [cs.vec(inertias[v]) for v in keys] + [cs.vec(geometry[v][3]) for v in keys]
+        out = cs.vertcat(*parts)
+        syms = cs.symvar(out)
+        f = cs.Function("D_S", [cs.vertcat(*syms) if syms else cs.SX(0, 1)], [out])
+        vals = np.array([self.symbols.value(sy) for sy in syms], dtype=float)
+        flat = np.asarray(f(vals)).ravel()
+        blocks, pos = [], 0
+        for part in parts:
+            n = int(part.numel())
+            blocks.append(flat[pos:pos + n])
+            pos += n
+        Ds = blocks[:len(keys)]
+        scale = max((float(np.abs(b).max()) for b in Ds if b.size), default=0.0)
+        if scale <= 0.0:
+            return
+        for k, v in enumerate(keys):
+            n = int(inertias[v].size1())
+            D = Ds[k].reshape(n, n, order="F")
+            lam, vec = np.linalg.eigh(0.5 * (D + D.T))
+            # (roundoff of a joint-space inertia built from O(scale) terms: ~1e-16 scale)
+            if lam[0] > 1e-12 * scale or np.abs(D).max() <= 1e-12 * scale:
+                continue  # regular, or moving no mass at all (_massless's case)
+            self._raise_singular(v, vec[:, 0], blocks[len(keys) + k].reshape(6, n, order="F"),
+                                 geometry[v][5], u_all)
+
+    def _raise_singular(self, v: int, direction: np.ndarray, S: np.ndarray, idx: list[int],
+                        u_all: list[cs.SX]) -> None:
+        topo = self.topo
+        edge = self.edges[int(topo.parent_edge[v])]
+        speeds = [u_all[i].name() for i in idx]
+        twist = S @ direction
+        w, vel = twist[3:], twist[:3]
+        what = (f"a rotation about {np.round(w / np.linalg.norm(w), 6).tolist()} (world axes)"
+                if np.linalg.norm(w) > 1e-9 * max(np.linalg.norm(vel), 1.0)
+                else f"a translation along {np.round(vel / np.linalg.norm(vel), 6).tolist()}")
+        sub = {v}
+        for x in topo.order:  # (parents come first)
+            if topo.parent[x] >= 0 and int(topo.parent[x]) in sub:
+                sub.add(x)
+        bodies = sorted({e.comp._path_or_class() for e in self.edges if e.role is EdgeRole.BODY
+                         and (e.final in sub or e.comp is edge.comp)})
+        d = np.round(direction / np.abs(direction).max(), 6) + 0.0
+        who = (f"the free body {edge.name}" if edge.role is EdgeRole.BODY
+               else f"the joint {edge.name}")
+        raise ModelDefinitionError(
+            f"{who} has a motion that moves no mass at the start configuration: its speeds "
+            f"({', '.join(speeds)}) in the proportion {tuple(float(x) for x in d)}, {what}, "
+            "move nothing with inertia, so the equations of motion cannot give that "
+            "acceleration (a singular mass matrix). The bodies it carries ("
+            + (", ".join(bodies[:6]) if bodies else "none") + ") have no inertia for that "
+            "motion (a point mass on a ball joint cannot spin about its rod; a free body "
+            "needs a positive inertia about every axis): give them inertia (Body I_11, "
+            "I_22, I_33), or use a joint without that freedom (a Universal or Revolute "
+            "instead of a Spherical)")
 
     def draw(self, ax: Any = None) -> Any:
         """Draw the mechanism graph (networkx/matplotlib): tree edges bold, chords dashed,

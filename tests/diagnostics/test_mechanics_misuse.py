@@ -282,3 +282,40 @@ def test_fe_modes_must_be_a_whole_number(modes):
     with pytest.raises(FEError, match=r"modes must be a whole number.*got "):
         FlexibleBodyData.from_mesh(BeamMesh.line([0, 0, 0], [1, 0, 0], 4), Material.steel(),
                                    Section.circle(0.01), reference_nodes="start", modes=modes)
+
+
+def test_joint_motion_without_inertia_is_named_at_build():
+    """A point mass on a ball joint cannot spin about its rod (the spin moves no mass): it
+    was 'der(ball.w_rel_0) = nan ... a parameter or a source far out of scale' at t = 0."""
+
+    class Ball(ac.Model):
+        def __init__(self, inertia):
+            super().__init__()
+            self.world = mb.World()
+            self.ball = mb.Spherical()
+            self.rod = mb.FixedTranslation(r=[1.0, 0, 0])
+            self.bob = mb.Body(m=1.0, **inertia)
+            self.connect(self.world.frame_b, self.ball.frame_a)
+            self.connect(self.ball.frame_b, self.rod.frame_a)
+            self.connect(self.rod.frame_b, self.bob.frame_a)
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"the joint ball has a motion that moves "
+                       r"no mass at the start configuration: its speeds \(ball.w_rel_0, "
+                       r"ball.w_rel_1, ball.w_rel_2\) in the proportion \(1.0, 0.0, 0.0\), a "
+                       r"rotation about \[1.0, 0.0, 0.0\].*The bodies it carries \(bob\)"):
+        ac.build(Ball(dict(I_11=0, I_22=0, I_33=0)))
+    ac.build(Ball(dict(I_11=1e-4, I_22=1e-4, I_33=1e-4)))  # a small sphere: regular
+
+
+def test_free_body_without_inertia_is_named_at_build():
+    class Free(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.world = mb.World(g=[0, 0, 0])
+            self.body = mb.Body(m=1.0, I_11=0, I_22=0, I_33=0)
+            self.torque = mb.WorldTorque(torque=[0, 0, 1.0])
+            self.connect(self.body.frame_a, self.torque.frame_b)
+
+    with pytest.raises(ac.ModelDefinitionError, match=r"the free body body has a motion that "
+                       r"moves no mass.*a rotation about"):
+        ac.build(Free())
