@@ -26,8 +26,9 @@ from ..component import Component
 from ..domain_passes import register_domain_pass
 from ..domains import Domain, Quantity
 
-__all__ = ["inertia_problem", "inertia_implausible", "FrameDomain", "Frame", "EdgeRole", "MBEdge", "MBPriority", "Kinematics",
-           "TreeMotion", "Coordinates", "CutEquations", "MultibodyComponent"]
+__all__ = ["inertia_problem", "inertia_implausible", "FrameDomain", "Frame", "EdgeRole",
+           "MBEdge", "MBPriority", "Kinematics", "TreeMotion", "Coordinates", "CutEquations",
+           "MultibodyComponent"]
 
 FrameDomain = Domain(
     "frame",

@@ -681,8 +681,8 @@ class Mechanism(DomainPass):
         out = cs.vertcat(*parts)
         syms = cs.symvar(out)
         f = cs.Function("D_S", [cs.vertcat(*syms) if syms else cs.SX(0, 1)], [out])
-        vals = np.array([self.symbols.value(sy) for sy in syms], dtype=float)
-        flat = np.asarray(f(vals)).ravel()
+        vals = [float(self.symbols.value(sy)) for sy in syms]  # type: ignore[arg-type]
+        flat = np.asarray(f(np.asarray(vals))).ravel()
         blocks, pos = [], 0
         for part in parts:
             n = int(part.numel())
@@ -710,7 +710,7 @@ class Mechanism(DomainPass):
         twist = S @ direction
         w, vel = twist[3:], twist[:3]
         what = (f"a rotation about {np.round(w / np.linalg.norm(w), 6).tolist()} (world axes)"
-                if np.linalg.norm(w) > 1e-9 * max(np.linalg.norm(vel), 1.0)
+                if float(np.linalg.norm(w)) > 1e-9 * max(float(np.linalg.norm(vel)), 1.0)
                 else f"a translation along {np.round(vel / np.linalg.norm(vel), 6).tolist()}")
         sub = {v}
         for x in topo.order:  # (parents come first)
