@@ -206,11 +206,12 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
 
 def _check_together(out: dict[str, float], parameters: Sequence[FlatParameter]) -> None:
     """The overridden components' own check of their parameters together
-    (:meth:`~acausal.component.Component.check_values`: an inertia tensor no body has)."""
+    (:meth:`~acausal.component.Component.check_values`: an inertia tensor no body has).
+    (A loaded model's components are detached from their classes: not checked.)"""
     owners: dict[int, Component] = {}
     touched: dict[int, list[str]] = {}
     for p in parameters:
-        if p.name in out and p.owner is not None and \
+        if p.name in out and isinstance(p.owner, Component) and \
                 type(p.owner).check_values is not Component.check_values:
             owners[id(p.owner)] = p.owner
             touched.setdefault(id(p.owner), []).append(p.name)
