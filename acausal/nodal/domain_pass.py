@@ -11,7 +11,10 @@ Lagrange-multiplier form of the equations of motion::
 ``A_I`` are the rows of the constraint matrix that are linearly independent at the start
 configuration (pivoted QR, :data:`~acausal.nodal.system.RANK_RTOL`): redundant rows would
 make the multiplier block singular, so they are removed, named in the report and announced
-by a :class:`~acausal.errors.RedundantConstraintWarning`. The multiplier of a kept row is
+by a :class:`~acausal.errors.RedundantConstraintWarning`, after :mod:`acausal.redundancy`
+has checked that they hold where the kept rows do and stay dependent near the start (a
+singular start configuration is an error, or a ``ModelWarning`` when the structure has
+genuine modes besides). The multiplier of a kept row is
 the unknown ``<component>.lambda[k]`` (``k`` counts the component's kept rows); for a bar
 it is the tension [N] (its row is a unit vector).
 
