@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import AcausalError
+from .errors import AcausalError, ArgumentError
 
 __all__ = ["animate", "snapshot", "draw_frame"]
 
@@ -229,15 +229,30 @@ class _Scene:
         ax.set_title(f"{title}t = {self.res.t[k]:.3f} s", fontsize=10)
 
 
+def _index(res: Any, t: Any, what: str = "t") -> int:
+    """The output point nearest to the time ``t``, which must lie in the run's interval (a
+    time outside it would silently draw the nearest end)."""
+    t0, t1 = float(res.t[0]), float(res.t[-1])
+    try:
+        tt = float(t)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be a time in seconds, got {t!r}") from None
+    slack = 1e-9 * max(t1 - t0, abs(t1), 1e-300)  # (round-off of a time written as t_end)
+    if not (t0 - slack <= tt <= t1 + slack):
+        raise ArgumentError(f"{what} = {tt:g} s is outside the run, which covers "
+                            f"[{t0:g}, {t1:g}] s; give a time in that interval")
+    return int(np.argmin(np.abs(res.t - tt)))
+
+
 def draw_frame(res: Any, cm: Any, t: float, ax: Any = None, *, scale: float = 1.0,
                shapes: dict[str, str] | None = None,
                view: tuple[float, float] | None = None, title: str = "") -> Any:
     """Draw the mechanism at the output point nearest to ``t`` on 3D axes (returns them)."""
+    k = _index(res, t)
     plt = _plt()
     scene = _Scene(res, cm, scale, dict(shapes or {}))
     if ax is None:
         ax = plt.figure(figsize=(6, 6)).add_subplot(111, projection="3d")
-    k = int(np.argmin(np.abs(res.t - t)))
     scene.draw(ax, k)
     scene.setup(ax, k, view, title)
     return ax
@@ -284,7 +299,8 @@ def animate(res: Any, cm: Any, file: str | Path | None = None, *, fps: int = 20,
         Default: normal to the plane of a planar mechanism, else (25, -60).
     dpi : int
     t : float, optional
-        Time of a ``.png`` snapshot.
+        Time of a ``.png`` snapshot, within the run (an ``ArgumentError`` otherwise, as for
+        ``frames`` given as instants).
     """
     if file is not None and Path(file).suffix.lower() in (".png", ".jpg", ".svg", ".pdf"):
         return snapshot(res, cm, res.t[-1] if t is None else t, file, scale=scale,
@@ -303,7 +319,7 @@ def animate(res: Any, cm: Any, file: str | Path | None = None, *, fps: int = 20,
         frames = min(len(res.t), 100)
     times = (np.linspace(res.t[0], res.t[-1], int(frames)) if isinstance(frames, int | float)
              else np.asarray(frames, dtype=float))
-    ks = [int(np.argmin(np.abs(res.t - tt))) for tt in times]
+    ks = [_index(res, tt, f"frames[{i}]") for i, tt in enumerate(times)]
     fig = plt.figure(figsize=(6, 6))
     ax = fig.add_subplot(111, projection="3d")
     title = f"x{scale:g} elastic, " if scale != 1.0 else ""

@@ -273,6 +273,10 @@ class Parameter(_Declaration):
         if self.structural:
             if self.shape is not None:
                 return self._array(owner, value)
+            if (self.min is not None or self.max is not None) and isinstance(value, str):
+                # (a bounded structural number, a length: "50 cm" as for other parameters)
+                value = _with_unit(value, self.unit,
+                                   f"{owner._describe()}: parameter {self.name!r} [{self.unit}]")
             if (self.min is not None or self.max is not None) and not isinstance(value, bool) \
                     and isinstance(value, (int, float, np.integer, np.floating)):
                 bad = self.problem(float(value))  # (a declared range holds here too)

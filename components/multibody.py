@@ -31,6 +31,7 @@ from acausal.multibody.base import (
     MBPriority,
     MultibodyComponent,
     TreeMotion,
+    inertia_problem,
 )
 from acausal.multibody.constraints import orientation_constraints, position_constraints
 from acausal.multibody.rotations import (
@@ -174,6 +175,21 @@ class Body(FreeFlyingBody):
     I_21 = Parameter(0.0, unit="kg.m2", doc="product of inertia xy")
     I_31 = Parameter(0.0, unit="kg.m2", doc="product of inertia xz")
     I_32 = Parameter(0.0, unit="kg.m2", doc="product of inertia yz")
+
+    def check_parameters(self, p):
+        """The inertia tensor must be positive semi-definite. (A tensor that breaks the
+        triangle inequality is accepted without a word: giving only ``I_33`` for a link of
+        a planar mechanism, with the small defaults of the other two, is common and right
+        for that motion; :func:`acausal.multibody.base.inertia_implausible` says why.)"""
+        I = [getattr(p, k) for k in ("I_11", "I_22", "I_33", "I_21", "I_31", "I_32")]
+        if not all(isinstance(v, (int, float)) for v in I):
+            return None
+        I11, I22, I33, I21, I31, I32 = (float(v) for v in I)
+        bad = inertia_problem([[I11, I21, I31], [I21, I22, I32], [I31, I32, I33]])
+        if bad is None:
+            return None
+        return bad + (f" (I_11, I_22, I_33 = {I11:g}, {I22:g}, {I33:g}; I_21, I_31, I_32 = "
+                      f"{I21:g}, {I31:g}, {I32:g})")
 
     def inertia(self) -> cs.SX:
         return cs.vertcat(
@@ -473,6 +489,27 @@ class Universal(_TwoFrames):
     mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.OTHER_JOINT, EdgeRole.JOINT)]
     n_dof = 2
 
+    #: |cos| of the angle between the axes accepted as perpendicular: 1e-6 (unit
+    #: vectors written with 6 or more digits; a loop closed by a cut universal joint misses
+    #: by about this much, the loop-closure tolerance of the mechanism pass)
+    PERPENDICULAR_TOL = 1e-6
+
+    def check_parameters(self, p):
+        na, nb = p.n_a, p.n_b
+        if na is None or nb is None or callable(na) or callable(nb):
+            return None
+        ua = np.asarray(na, float) / np.linalg.norm(na)
+        ub = np.asarray(nb, float) / np.linalg.norm(nb)
+        c = float(np.dot(ua, ub))
+        if abs(c) <= self.PERPENDICULAR_TOL:
+            return None
+        angle = np.degrees(np.arccos(np.clip(c, -1.0, 1.0)))
+        why = ("parallel: the joint would turn twice about one axis and have no second "
+               "freedom" if abs(c) > 1 - 1e-12 else f"at {angle:.4g} deg")
+        return (f"the axes n_a = {list(na)} (frame_a) and n_b = {list(nb)} (frame_b, the "
+                f"same directions at zero angles) must be perpendicular; they are {why}. "
+                "Give n_b perpendicular to n_a (e.g. n_a = [1, 0, 0], n_b = [0, 1, 0])")
+
     def tree_motion(self) -> TreeMotion:
         na, nb = unit(self.n_a), unit(self.n_b)
         Ra = axis_rotation(na, self.phi_a)
@@ -555,6 +592,19 @@ class Planar(_TwoFrames):
     w = Variable(unit="rad/s", doc="rotation speed")
     mb_edges = [MBEdge("frame_a", "frame_b", MBPriority.OTHER_JOINT, EdgeRole.JOINT)]
     n_dof = 3
+
+    def check_parameters(self, p):
+        n, nx = p.n, p.n_x
+        if n is None or nx is None:
+            return None
+        un, ux = (np.asarray(v, float) / np.linalg.norm(v) for v in (n, nx))
+        # the in-plane part of n_x gives the x direction: |sin| below 1e-6 leaves it to
+        # round-off (and exactly parallel, to nothing)
+        if np.linalg.norm(ux - np.dot(ux, un) * un) > 1e-6:
+            return None
+        return (f"parameter 'n_x' = {list(nx)} is parallel to the plane normal n = {list(n)}; "
+                "n_x gives the x direction in the plane, so it must not be parallel to n "
+                "(e.g. n = [0, 0, 1], n_x = [1, 0, 0])")
 
     def _basis(self):
         n = unit(self.n)
@@ -698,8 +748,8 @@ class WorldForce(MultibodyComponent):
     mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.FORCE, EdgeRole.FORCE)]
 
     def wrenches(self, kin, gravity):
-        F = self.force(self.time) if callable(self.force) else cs.DM(_vec(self.force))
-        return [("frame_b", cs.vertcat(*[F[k] for k in range(3)]), cs.SX.zeros(3))]
+        F = _signal3(self, "force", "N")
+        return [("frame_b", F, cs.SX.zeros(3))]
 
 
 class WorldTorque(MultibodyComponent):
@@ -716,5 +766,27 @@ class WorldTorque(MultibodyComponent):
     mb_edges = [MBEdge(DATUM, "frame_b", MBPriority.FORCE, EdgeRole.FORCE)]
 
     def wrenches(self, kin, gravity):
-        T = self.torque(self.time) if callable(self.torque) else cs.DM(_vec(self.torque))
-        return [("frame_b", cs.SX.zeros(3), cs.vertcat(*[T[k] for k in range(3)]))]
+        T = _signal3(self, "torque", "N.m")
+        return [("frame_b", cs.SX.zeros(3), T)]
+
+
+def _signal3(comp: MultibodyComponent, name: str, unit: str) -> cs.SX:
+    """A 3-vector parameter given as numbers or as a function of time, evaluated (once, at
+    build) as a column; a function whose value is not 3 numbers is named."""
+    value = getattr(comp, name)
+    if not callable(value):
+        return cs.SX(cs.DM(_vec(value)))
+    out = value(comp.time)
+    try:
+        items = (cs.vertsplit(cs.vec(out)) if isinstance(out, (cs.SX, cs.MX, cs.DM))
+                 else [cs.SX(x) for x in np.ravel(np.asarray(out, dtype=object))])
+        n = len(items)
+    except (TypeError, ValueError, NotImplementedError):
+        n = -1
+    if n != 3:
+        count = "" if n < 0 else f" ({n} value)" if n == 1 else f" ({n} values)"
+        raise ac.ModelDefinitionError(
+            f"{comp._describe()}: parameter {name!r} is a function of time that returned "
+            f"{out!r}{count}; it must return 3 numbers [{unit}], the x, y, z components in "
+            "world axes (e.g. lambda t: [0, 0, 10 * t])")
+    return cs.vertcat(*items)

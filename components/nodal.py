@@ -17,6 +17,7 @@ configuration** given by the nodes' start values, unless given explicitly.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import casadi as cs
@@ -24,7 +25,8 @@ import numpy as np
 
 from acausal import Parameter, Variable
 from acausal.component import Guess, Port, PortInstance
-from acausal.errors import ModelDefinitionError
+from acausal.errors import ModelDefinitionError, ModelWarning
+from acausal.multibody.base import inertia_implausible, inertia_problem
 from acausal.nodal.base import MassBlock, NodalComponent, Pin, PinDomain, PinState
 
 __all__ = [
@@ -116,7 +118,7 @@ class Bar(TwoPin):
     Parameters
     ----------
     m : mass [kg] (>= 0)
-    L : length [m] (structural; ``None``: the distance of the pins in the start
+    L : length [m] (> 0; structural; ``None``: the distance of the pins in the start
         configuration)
     mass : ``"consistent"`` (``m/6 [[2I, I], [I, 2I]]``, linear shape functions, eq. 7) or
         ``"lumped"`` (``m/2`` at each end) (structural)
@@ -124,7 +126,7 @@ class Bar(TwoPin):
 
     m = Parameter(1.0, unit="kg", doc="mass of the bar", min=0.0)
     L = Parameter(None, unit="m", doc="length (None: from the start configuration)",
-                  structural=True)
+                  structural=True, min=0.0, min_inclusive=False)
     mass = Parameter("consistent", doc="mass matrix: 'consistent' or 'lumped'", structural=True)
 
     def length(self, pins: dict[str, PinState]) -> float:
@@ -159,15 +161,19 @@ class Winch(TwoPin):
     Parameters
     ----------
     rate : length rate [m/s] (negative hauls in)
-    L0 : length at t = 0 [m] (structural; ``None``: from the start configuration)
+    L0 : length at t = 0 [m] (> 0; structural; ``None``: from the start configuration)
     """
 
     rate = Parameter(0.0, unit="m/s", doc="rate of change of the cable length")
     L0 = Parameter(None, unit="m", doc="length at t = 0 (None: start configuration)",
-                   structural=True)
+                   structural=True, min=0.0, min_inclusive=False)
 
     def nodal_constraints(self, pins, t):
         L0 = self.start_length(pins) if self.L0 is None else float(self.L0)
+        if L0 <= 0:  # (a given L0 is checked by its declaration)
+            raise ModelDefinitionError(
+                f"{self._describe()}: the cable has zero length at the start (its pins start "
+                "at the same point); give L0 > 0 or start the nodes apart")
         L = L0 + self.rate * t
         d = pins["pin_b"].r - pins["pin_a"].r
         return [((cs.dot(d, d) - L * L) / (2 * L0), "prescribed length")]
@@ -324,9 +330,13 @@ class RigidBody(NodalComponent):
                                            "about the centre of mass r_cm you gave")
             return c, J_unit  # scaled by m in nodal_mass
         J = np.asarray(self.inertia, dtype=float).reshape(3, 3)
-        if not np.allclose(J, J.T, atol=1e-12 * max(1.0, np.abs(J).max())):
-            raise ModelDefinitionError(f"{self._describe()}: the inertia tensor is not "
-                                       "symmetric")
+        bad = inertia_problem(J)
+        if bad is not None:
+            raise ModelDefinitionError(f"{self._describe()}: {bad} (parameter 'inertia')")
+        odd = inertia_implausible(J)
+        if odd is not None:
+            warnings.warn(f"{self._describe()}: {odd} (parameter 'inertia')", ModelWarning,
+                          stacklevel=2)
         return c, J
 
     @staticmethod
@@ -445,6 +455,12 @@ class Support(NodalComponent):
         if not dirs or set(dirs) - set("xyz"):
             raise ModelDefinitionError(f"{self._describe()}: directions must be letters of "
                                        f"'xyz', not {dirs!r}")
+        twice = sorted({ax for ax in dirs if dirs.count(ax) > 1})
+        if twice:
+            raise ModelDefinitionError(
+                f"{self._describe()}: directions={dirs!r} names {', '.join(twice)} more than "
+                "once; give each held direction once, e.g. "
+                f"{''.join(ax for ax in 'xyz' if ax in dirs)!r}")
         p = pins["pin"]
         return [(p.r[i] - float(p.r0[i]), f"{ax} fixed") for i, ax in enumerate("xyz")
                 if ax in dirs]

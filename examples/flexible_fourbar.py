@@ -107,8 +107,8 @@ class FlexibleFourBar(ac.Model):
             self.crank_joint.variables()[v].state_priority = 3
         self.crank = mb.FixedTranslation(r=[A_CRANK, 0, 0])
         m_crank = STEEL.rho * AREA * A_CRANK
-        self.crank_body = mb.Body(m=m_crank, r_CM=[A_CRANK / 2, 0, 0], I_11=1e-6, I_22=1e-6,
-                                  I_33=m_crank * A_CRANK**2 / 12)
+        self.crank_body = mb.Body(m=m_crank, r_CM=[A_CRANK / 2, 0, 0], I_11=1e-6,
+                                  I_22=m_crank * A_CRANK**2 / 12, I_33=m_crank * A_CRANK**2 / 12)
         self.j_a = mb.Revolute(phi=ac.guess(th_b))
         self.coupler = FlexibleBody(data=coupler, attachments=["start", "end"],
                                     stiffening=stiffening)

@@ -139,7 +139,8 @@ class PowerSteering(ac.Model):
         self.arm_l = mb.FixedTranslation(r=[L1, 0, 0])
         self.tie_l_joint = mb.Revolute(phi=ac.guess(_TIE_L0 - DELTA0))
         self.tie_l = mb.FixedTranslation(r=[L2, 0, 0])
-        self.tie_l_body = mb.Body(m=M_TIE, r_CM=[L2 / 2, 0, 0], I_33=M_TIE * L2**2 / 12)
+        self.tie_l_body = mb.Body(m=M_TIE, r_CM=[L2 / 2, 0, 0], I_22=M_TIE * L2**2 / 12,
+                                  I_33=M_TIE * L2**2 / 12)
         # 7: right wheel, 6: right tie rod
         self.kingpin_r = mb.FixedTranslation(r=[L_KP, 0, 0])
         self.wheel_r_joint = mb.Revolute(use_axis_flange=True, phi=ac.guess(DELTA7_0))
@@ -147,17 +148,18 @@ class PowerSteering(ac.Model):
         self.arm_r = mb.FixedTranslation(r=[L1, 0, 0])
         self.tie_r_joint = mb.Revolute(phi=ac.guess(_TIE_R0 - DELTA7_0))
         self.tie_r = mb.FixedTranslation(r=[L2, 0, 0])
-        self.tie_r_body = mb.Body(m=M_TIE, r_CM=[L2 / 2, 0, 0], I_33=M_TIE * L2**2 / 12)
+        self.tie_r_body = mb.Body(m=M_TIE, r_CM=[L2 / 2, 0, 0], I_22=M_TIE * L2**2 / 12,
+                                  I_33=M_TIE * L2**2 / 12)
         # 3: rack on a translational joint along x at y = H
         self.rack_guide = mb.FixedTranslation(r=[L_KP / 2, H, 0])
         self.rack_joint = mb.Prismatic(use_axis_flange=True, n=[1, 0, 0], s=ac.guess(0.0))
-        self.rack = mb.Body(m=M_RACK, I_33=M_RACK * L3**2 / 12)
+        self.rack = mb.Body(m=M_RACK, I_22=M_RACK * L3**2 / 12, I_33=M_RACK * L3**2 / 12)
         self.rack_end_l = mb.FixedTranslation(r=[-L3 / 2, 0, 0])
         self.rack_end_r = mb.FixedTranslation(r=[L3 / 2, 0, 0])
         # 4: column (pinion) and 5: motor, on fixed axes
         self.column_mount = mb.FixedTranslation(r=[L_KP / 2, H + R_PINION, 0])
         self.column_joint = mb.Revolute(use_axis_flange=True, phi=0.0, w=0.0)
-        self.column = mb.Body(m=1.0, I_33=I_COLUMN)
+        self.column = mb.Body(m=1.0, I_11=I_COLUMN / 2, I_22=I_COLUMN / 2, I_33=I_COLUMN)
         self.motor_mount = mb.FixedTranslation(r=[L_KP / 2 + R4 + R5, H + R_PINION, 0])
         self.motor_joint = mb.Revolute(use_axis_flange=True, phi=ac.guess(0.0))
         self.motor = mb.Body(m=1.0, I_33=I_MOTOR)

@@ -26,8 +26,9 @@ from ..component import Component
 from ..domain_passes import register_domain_pass
 from ..domains import Domain, Quantity
 
-__all__ = ["FrameDomain", "Frame", "EdgeRole", "MBEdge", "MBPriority", "Kinematics",
-           "TreeMotion", "Coordinates", "CutEquations", "MultibodyComponent"]
+__all__ = ["inertia_problem", "inertia_implausible", "FrameDomain", "Frame", "EdgeRole",
+           "MBEdge", "MBPriority", "Kinematics", "TreeMotion", "Coordinates", "CutEquations",
+           "MultibodyComponent"]
 
 FrameDomain = Domain(
     "frame",
@@ -38,6 +39,56 @@ FrameDomain = Domain(
     graph=False,
 )
 register_domain_pass(FrameDomain, "acausal.multibody.mechanism", "Mechanism")
+
+#: Relative tolerance of :func:`inertia_problem` and :func:`inertia_implausible`, of the
+#: trace: values rounded to 6 or 7
+#: significant digits (a CAD listing, a handbook) can break an equality case (a thin rod or
+#: a flat plate, ``I_33 = I_11 + I_22``) by ~1e-7 of the trace; beyond 1e-6 of it an entry
+#: is wrong, not rounded.
+INERTIA_RTOL = 1e-6
+
+
+def _principal_moments(J: Any) -> tuple[Any, float, str]:
+    import numpy as np
+
+    lam = np.linalg.eigvalsh(np.asarray(J, dtype=float))
+    return lam, INERTIA_RTOL * float(np.sum(np.abs(lam))), ", ".join(f"{x:.6g}" for x in lam)
+
+
+def inertia_problem(J: Any) -> str | None:
+    """What makes a 3x3 inertia tensor about the centre of mass impossible, or None: not
+    symmetric, or a negative principal moment (a negative kinetic energy for some
+    rotation; to :data:`INERTIA_RTOL` of the trace)."""
+    import numpy as np
+
+    J = np.asarray(J, dtype=float)
+    if not np.allclose(J, J.T, rtol=0.0, atol=1e-12 * max(1.0, float(np.abs(J).max()))):
+        return "the inertia tensor is not symmetric"
+    lam, tol, moments = _principal_moments(J)
+    if lam[0] < -tol:
+        return (f"the inertia tensor has the principal moments ({moments}) kg.m2, one "
+                "negative: no mass distribution has it (an inertia tensor is positive "
+                "semi-definite). Check the products of inertia, which are the tensor's "
+                "off-diagonal entries (-integral of x y dm, ...), and their signs")
+    return None
+
+
+def inertia_implausible(J: Any) -> str | None:
+    """Why a positive semi-definite inertia tensor belongs to no mass distribution, or
+    None: its principal moments ``A <= B <= C`` break the triangle inequality ``C <= A +
+    B`` (``A + B - C = 2 int z^2 dm`` along the principal axes), to :data:`INERTIA_RTOL`
+    of the trace, so that a thin rod or a flat plate given with rounded values passes.
+    The motion it gives is well defined (and right for a planar motion about the axis of
+    ``C``, which only sees ``C``), so this is a warning, not an error."""
+    lam, tol, moments = _principal_moments(J)
+    if lam[2] > lam[0] + lam[1] + tol:
+        return (f"the inertia tensor has the principal moments ({moments}) kg.m2: the "
+                f"largest exceeds the sum of the other two ({lam[0] + lam[1]:.6g}), which no "
+                "mass distribution allows (the triangle inequality: I_33 <= I_11 + I_22 "
+                "along principal axes, equal for a flat plate). Only a planar motion about "
+                "the axis of the largest moment is right with it; give all three moments "
+                "(a slender rod along x: I_11 = 0, I_22 = I_33)")
+    return None
 
 
 def Frame(doc: str = "") -> Any:

@@ -15,6 +15,9 @@ terminal equations, cotree joints as projected circuit equations); McPhee (1998)
    constraint ``Phi(q) = 0`` with a Lagrange multiplier (its reaction). Constraints that are
    linearly dependent on the others (a planar loop modelled in 3D) are detected by the rank
    of ``Phi_q`` at the start configuration and removed; :attr:`Mechanism.removed` names them.
+   A dependent row that the others leave violated (a loop that cannot close) or that is
+   independent near the start (a singular start) is no redundant row
+   (:mod:`acausal.redundancy`).
 4. *Equations of motion by virtual power* (equivalent to virtual work with branch
    coordinates): for every virtual speed ``du``, ``sum(F . v(du) + M . w(du)) +
    lambda . Phi_dot(du) = 0`` over all applied and d'Alembert wrenches; the residual is the
@@ -37,7 +40,13 @@ import scipy.linalg as sla
 
 from ..component import DATUM, Component, PortInstance, TreePriority
 from ..domain_passes import DomainEquation, DomainPass, StateCoordinates
-from ..errors import RedundantConstraintWarning, TopologyError
+from ..errors import (
+    ModelDefinitionError,
+    ModelWarning,
+    RedundantConstraintWarning,
+    TopologyError,
+)
+from ..redundancy import check_dropped_rows
 from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
 from .articulated import TreeEdgeDynamics, articulated_accelerations, edge_motion_world
@@ -116,6 +125,13 @@ class Mechanism(DomainPass):
                     "frame ports belong to 3D multibody components "
                     "(acausal.multibody.base.MultibodyComponent)")
         self.comps: list[MultibodyComponent] = list(comps)  # type: ignore[arg-type]
+        worlds = [c._path_or_class() for c in self.comps if getattr(c, "is_world", False)]
+        if len(worlds) > 1:  # (only the first one's gravity and options would count)
+            raise TopologyError(
+                f"the model has {len(worlds)} World components ({', '.join(worlds[:6])}); a "
+                "mechanism has one inertial frame, with one gravity field and one dynamics= "
+                "option: keep one World and connect every frame fixed in space to its "
+                "frame_b (or through FixedTranslation arms)")
         self._report: MechanismReport | None = None
         self._constraints: tuple[list[cs.SX], list[str], list[Component], list[cs.SX]] = (
             [], [], [], [])
@@ -392,7 +408,7 @@ class Mechanism(DomainPass):
             for res, lab in zip(ce.constraints, ce.labels, strict=True):
                 constraints.append(res)
                 labels.append((f"{e.name}: {lab}", e.comp))
-        constraints, labels = self._independent(constraints, labels, q)
+        constraints, labels = self._independent(constraints, labels, q, u, qdot)
         self._constraints = (constraints, [lab for lab, _ in labels],
                              [c for _, c in labels], list(q_all))
 
@@ -583,6 +599,7 @@ class Mechanism(DomainPass):
                 return None, (f"the joint(s) {', '.join(joints)} move no mass (their "
                               "joint-space inertia vanishes)")
             prescribed |= set(massless)  # massless axis joints: driven through the axis
+        self._check_singular_inertia(res.inertias, geometry, u_all)
         out: list[tuple[cs.SX, bool] | None] = [None] * len(u_all)
         for v, ud in res.accelerations.items():
             for i, e in zip(geometry[v][5], _split(ud, len(geometry[v][5])), strict=True):
@@ -647,6 +664,74 @@ class Mechanism(DomainPass):
                 out.append(v)
         return out
 
+    def _check_singular_inertia(self, inertias: dict[int, cs.SX], geometry: dict[int, Any],
+                                u_all: list[cs.SX]) -> None:
+        """A tree joint with a motion that moves no mass (a point mass spinning on a ball
+        joint, a free body without inertia): its joint-space inertia ``D`` (n x n, the
+        articulated inertia seen along its motion subspace) is singular at the start
+        configuration, so its acceleration is undefined there. (A joint that moves no mass
+        at all is found by :meth:`_massless`; a joint with one speed is singular only
+        then; a singularity that only the coupling of several joints makes, or one in a
+        closed loop, is not looked for.)"""
+        # (one speed: D is a number, zero only where the joint moves no mass at all)
+        keys = [v for v in inertias if inertias[v].size1() > 1]
+        if not keys:
+            return
+        parts = [cs.vec(inertias[v]) for v in keys] + [cs.vec(geometry[v][3]) for v in keys]
+        out = cs.vertcat(*parts)
+        syms = cs.symvar(out)
+        f = cs.Function("D_S", [cs.vertcat(*syms) if syms else cs.SX(0, 1)], [out])
+        vals = [float(self.symbols.value(sy)) for sy in syms]  # type: ignore[arg-type]
+        flat = np.asarray(f(np.asarray(vals))).ravel()
+        blocks, pos = [], 0
+        for part in parts:
+            n = int(part.numel())
+            blocks.append(flat[pos:pos + n])
+            pos += n
+        Ds = blocks[:len(keys)]
+        scale = max((float(np.abs(b).max()) for b in Ds if b.size), default=0.0)
+        if scale <= 0.0:
+            return
+        for k, v in enumerate(keys):
+            n = int(inertias[v].size1())
+            D = Ds[k].reshape(n, n, order="F")
+            lam, vec = np.linalg.eigh(0.5 * (D + D.T))
+            # (roundoff of a joint-space inertia built from O(scale) terms: ~1e-16 scale)
+            if lam[0] > 1e-12 * scale or np.abs(D).max() <= 1e-12 * scale:
+                continue  # regular, or moving no mass at all (_massless's case)
+            self._raise_singular(v, vec[:, 0], blocks[len(keys) + k].reshape(6, n, order="F"),
+                                 geometry[v][5], u_all)
+
+    def _raise_singular(self, v: int, direction: np.ndarray, S: np.ndarray, idx: list[int],
+                        u_all: list[cs.SX]) -> None:
+        topo = self.topo
+        edge = self.edges[int(topo.parent_edge[v])]
+        speeds = [u_all[i].name() for i in idx]
+        twist = S @ direction
+        w, vel = twist[3:], twist[:3]
+        what = (f"a rotation about {np.round(w / np.linalg.norm(w), 6).tolist()} (world axes)"
+                if float(np.linalg.norm(w)) > 1e-9 * max(float(np.linalg.norm(vel)), 1.0)
+                else f"a translation along {np.round(vel / np.linalg.norm(vel), 6).tolist()}")
+        sub = {v}
+        for x in topo.order:  # (parents come first)
+            if topo.parent[x] >= 0 and int(topo.parent[x]) in sub:
+                sub.add(x)
+        bodies = sorted({e.comp._path_or_class() for e in self.edges if e.role is EdgeRole.BODY
+                         and (e.final in sub or e.comp is edge.comp)})
+        d = np.round(direction / np.abs(direction).max(), 6) + 0.0
+        who = (f"the free body {edge.name}" if edge.role is EdgeRole.BODY
+               else f"the joint {edge.name}")
+        raise ModelDefinitionError(
+            f"{who} has a motion that moves no mass at the start configuration: its speeds "
+            f"({', '.join(speeds)}) in the proportion {tuple(float(x) for x in d)}, {what}, "
+            "move nothing with inertia, so the equations of motion cannot give that "
+            "acceleration (a singular mass matrix). The bodies it carries ("
+            + (", ".join(bodies[:6]) if bodies else "none") + ") have no inertia for that "
+            "motion (a point mass on a ball joint cannot spin about its rod; a free body "
+            "needs a positive inertia about every axis): give them inertia (Body I_11, "
+            "I_22, I_33), or use a joint without that freedom (a Universal or Revolute "
+            "instead of a Spherical)")
+
     def draw(self, ax: Any = None) -> Any:
         """Draw the mechanism graph (networkx/matplotlib): tree edges bold, chords dashed,
         vertices labelled by their frames."""
@@ -680,30 +765,43 @@ class Mechanism(DomainPass):
         return cs.SX(cs.DM(g))
 
     def _independent(self, constraints: list[cs.SX], labels: list[tuple[str, Component]],
-                     q: cs.SX) -> tuple[list[cs.SX], list[tuple[str, Component]]]:
-        """Remove constraints whose Jacobian rows depend on the others (at the start point
-        and at a generic point, so an identically redundant row is never kept)."""
+                     q: cs.SX, u: cs.SX, qdot: cs.SX
+                     ) -> tuple[list[cs.SX], list[tuple[str, Component]]]:
+        """Remove constraints whose Jacobian rows depend on the others at the start
+        configuration, after checking that they are redundant
+        (:func:`acausal.redundancy.check_dropped_rows`): a dependent row that the others
+        leave violated (a loop that cannot close) or that is independent near the start
+        (a singular start) is an error, not a redundant row."""
         if not constraints:
             return constraints, labels
         Phi = cs.vertcat(*constraints)
         J = cs.jacobian(Phi, q)
-        syms = cs.symvar(J)
-        values = [self.symbols.value(s) for s in syms]
-        f = cs.Function("phi_q", [cs.vertcat(*syms)] if syms else [cs.SX(0, 1)], [J])
-        x0 = np.array(values, dtype=float)
-        rng = np.random.default_rng(7)
-        keep: set[int] | None = None
-        for point in (x0, x0 + 0.3 * rng.standard_normal(x0.shape)):
-            Jn = np.asarray(f(point)) if syms else np.asarray(cs.evalf(J))
-            if Jn.size == 0:
-                continue
+        N = cs.jacobian(qdot, u) if u.numel() else cs.SX(q.numel(), 0)
+        qnames = {s.name() for s in cs.vertsplit(q)} if q.numel() else set()
+        others = [s for s in cs.symvar(cs.vertcat(Phi, cs.vec(J), cs.vec(N)))
+                  if s.name() not in qnames]
+        P = cs.vertcat(*others) if others else cs.SX(0, 1)
+        f = cs.Function("phi_q", [q, P], [cs.densify(Phi), cs.densify(J), cs.densify(N)])
+        pv = np.array([self.symbols.value(s) for s in others], dtype=float)
+        x0 = np.array([self.symbols.value(s) for s in cs.vertsplit(q)], dtype=float) \
+            if q.numel() else np.zeros(0)
+
+        def fun(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            Phi_n, J_n, _ = f(x, pv)
+            return np.asarray(Phi_n).ravel(), np.asarray(J_n)
+
+        _, Jn = fun(x0)
+        keep = set(range(len(constraints)))
+        if Jn.size:
             scale = max(np.abs(Jn).max(), 1e-300)
             _, Rq, piv = sla.qr(Jn.T, pivoting=True, mode="economic")
             d = np.abs(np.diag(Rq))
             rank = int(np.sum(d > 1e-9 * scale))
-            chosen = set(int(i) for i in piv[:rank])
-            keep = chosen if keep is None or len(chosen) < len(keep) else keep
-        keep = keep if keep is not None else set(range(len(constraints)))
+            keep = set(int(i) for i in piv[:rank])
+        dropped = [i for i in range(len(constraints)) if i not in keep]
+        if dropped:
+            self._check_dropped(fun, x0, sorted(keep), dropped,
+                                lambda x: np.asarray(f(x, pv)[2]), labels)
         out_c, out_l = [], []
         for i, (c, lab) in enumerate(zip(constraints, labels, strict=True)):
             if i in keep:
@@ -718,6 +816,57 @@ class Mechanism(DomainPass):
                 + "; ".join(self.removed),
                 RedundantConstraintWarning, stacklevel=7)  # points at the ac.build call
         return out_c, out_l
+
+    def _check_dropped(self, fun: Any, x0: np.ndarray, keep: list[int], dropped: list[int],
+                       speeds: Any, labels: list[tuple[str, Component]]) -> None:
+        """The checks of :func:`acausal.redundancy.check_dropped_rows` on the cut joints'
+        rows, with the messages of the mechanism."""
+
+        def unit(k: int) -> str:
+            return "m" if "position" in labels[k][0] else "rad"
+
+        # the kept rows to 1e-12 (m or rad: roundoff of O(1) coordinates); a dropped row
+        # off by more than the loop-closure tolerance cannot be closed
+        found = check_dropped_rows(fun, x0, keep, dropped, tol=1e-12,
+                                   gap_tol=_CLOSURE_TOL, speeds=speeds)
+        if found.gaps:
+            parts = []
+            for k, r in list(found.gaps.items())[:5]:
+                joint, what = labels[k][0].split(": ", 1)
+                chord = next(c for c in self.topo.cotree if self.edges[c].name == joint)
+                parts.append(
+                    f"the loop closed by the cut joint {joint} ("
+                    + " - ".join(self._loop(chord)) + f") misses by {abs(r):.3g} {unit(k)} "
+                    f"in {what!r} where its other equations hold")
+            raise ModelDefinitionError(
+                "the mechanism's geometry cannot close: " + "; ".join(parts)
+                + ". That equation depends on the others, so no motion of the joints can "
+                "close it (it is not a redundant equation that could be left out): check "
+                "the arm vectors and joint axes along the loop (a planar loop with a part "
+                "out of its plane, a joint axis tilted)")
+        if found.singular:
+            names = [labels[k][0] for k in found.singular]
+            one = len(names) == 1
+            shown = "; ".join(names[:6]) + (f"; ... ({len(names) - 6} more)"
+                                             if len(names) > 6 else "")
+            if found.locked:
+                raise ModelDefinitionError(
+                    f"the start configuration of the mechanism is singular: {shown} "
+                    f"{'depends' if one else 'depend'} on the other loop equations only "
+                    "at the start, not near it (links on one line, a linkage at a dead "
+                    "point), so the mechanism cannot move at all, but without "
+                    f"{'it' if one else 'them'} the equations would let it move (and kept, "
+                    f"{'it makes' if one else 'they make'} them singular). Start the joint "
+                    "coordinates out of the singular configuration")
+            warnings.warn(
+                f"the start configuration of the mechanism is singular: {shown} "
+                f"{'depends' if one else 'depend'} on the other loop equations only at the "
+                f"start, not near it, and {'is' if one else 'are'} removed as redundant; "
+                "the equations then hold " + ("it" if one else "them") + " to first order "
+                "only, so a motion that does not keep " + ("it" if one else "them")
+                + " by itself violates " + ("it" if one else "them") + " unnoticed. Start "
+                "the joint coordinates out of the singular configuration",
+                ModelWarning, stacklevel=8)
 
     def _make_report(self, q_all, u_all, constraints) -> MechanismReport:
         bodies = [c for c in self.comps if any(e.role is EdgeRole.BODY for e in c.mb_edges)]

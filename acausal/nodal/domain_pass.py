@@ -11,7 +11,10 @@ Lagrange-multiplier form of the equations of motion::
 ``A_I`` are the rows of the constraint matrix that are linearly independent at the start
 configuration (pivoted QR, :data:`~acausal.nodal.system.RANK_RTOL`): redundant rows would
 make the multiplier block singular, so they are removed, named in the report and announced
-by a :class:`~acausal.errors.RedundantConstraintWarning`. The multiplier of a kept row is
+by a :class:`~acausal.errors.RedundantConstraintWarning`, after :mod:`acausal.redundancy`
+has checked that they hold where the kept rows do and stay dependent near the start (a
+singular start configuration is an error, or a ``ModelWarning`` when the structure has
+genuine modes besides). The multiplier of a kept row is
 the unknown ``<component>.lambda[k]`` (``k`` counts the component's kept rows); for a bar
 it is the tension [N] (its row is a unit vector).
 
@@ -29,7 +32,13 @@ import numpy as np
 
 from ..component import Component
 from ..domain_passes import DomainEquation, DomainPass
-from ..errors import ModelDefinitionError, RedundantConstraintWarning, TopologyError
+from ..errors import (
+    ModelDefinitionError,
+    ModelWarning,
+    RedundantConstraintWarning,
+    TopologyError,
+)
+from ..redundancy import check_dropped_rows
 from ..symbols import SymbolTable
 from .assemble import NodalAssembly, assemble, node_start_values, pin_points
 from .base import COORDINATES, VELOCITIES, NodalComponent
@@ -196,7 +205,7 @@ class NodalPass(DomainPass):
         dropped = sorted(set(range(len(asm.phi))) - set(keep))
         self.removed = [asm.labels[i] for i in dropped]
         if dropped:
-            self._check_contradictions(sysn, asm, keep, dropped)
+            self._check_dropped(sysn, asm, keep, dropped)
         if self.removed:
             shown = "; ".join(self.removed[:6]) + (
                 f"; ... ({len(self.removed) - 6} more)" if len(self.removed) > 6 else "")
@@ -207,26 +216,54 @@ class NodalPass(DomainPass):
         return keep
 
     @staticmethod
-    def _check_contradictions(sysn: NodalSystem, asm: NodalAssembly, keep: list[int],
-                              dropped: list[int]) -> None:
-        """A dependent row must hold where the independent ones do: satisfy those near the
-        start (Gauss-Newton, minimum-norm steps) and check the dropped ones."""
-        x = np.array(asm.x0, dtype=float)
+    def _check_dropped(sysn: NodalSystem, asm: NodalAssembly, keep: list[int],
+                       dropped: list[int]) -> None:
+        """A dependent row must hold where the independent ones do, and stay dependent
+        near the start (:func:`acausal.redundancy.check_dropped_rows`): otherwise the
+        constraints contradict each other, or the start configuration is singular."""
         scale = sysn.length_scale()
-        for _ in range(30):
+
+        def fun(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             Phi, A, _ = sysn.kinematics(x, 0.0)
-            if np.max(np.abs(Phi[keep])) <= 1e-12 * scale:
-                break
-            x = x - np.linalg.lstsq(A[keep], Phi[keep], rcond=None)[0]
-        Phi = sysn.phi(x, 0.0)
-        bad = [i for i in dropped if abs(Phi[i]) > 1e-6 * scale]
-        if bad:
+            return Phi, A
+
+        # the kept rows to 1e-12 of the extent (roundoff of the rows' O(1) scaling); a
+        # dropped row off by 1e-6 of it is no roundoff
+        found = check_dropped_rows(fun, asm.x0, keep, dropped, tol=1e-12 * scale,
+                                   gap_tol=1e-6 * scale, scale=scale)
+        if found.gaps:
             raise ModelDefinitionError(
                 "constraints of the pin-jointed structure contradict each other: with the "
                 "others satisfied, " + "; ".join(
-                    f"{asm.labels[i]} has the residual {abs(Phi[i]):.3g} m" for i in bad[:5])
+                    f"{asm.labels[i]} has the residual {abs(r):.3g} m"
+                    for i, r in list(found.gaps.items())[:5])
                 + " (a bar length or a support that the rest of the structure does not "
                 "allow; check the given lengths against the nodes' positions)")
+        if found.singular:
+            names = [asm.labels[i] for i in found.singular]  # "<component>: <row>"
+            shown = "; ".join(names[:6]) + (f"; ... ({len(names) - 6} more)"
+                                             if len(names) > 6 else "")
+            one = len(names) == 1
+            if found.locked:
+                raise ModelDefinitionError(
+                    "the start configuration of the pin-jointed structure is singular: "
+                    f"{shown} {'depends' if one else 'depend'} on the other constraints "
+                    "only in this configuration, not near it (bars on one line, a linkage "
+                    "at a dead point), so the structure cannot move at all, but without "
+                    f"{'it' if one else 'them'} the equations would let it move (and kept, "
+                    f"{'it makes' if one else 'they make'} them singular). Move the nodes' "
+                    "start positions out of the singular configuration (e.g. a node off the "
+                    "line of its two bars)")
+            warnings.warn(
+                f"the start configuration of the pin-jointed structure is singular: {shown} "
+                f"{'depends' if one else 'depend'} on the other constraints only in this "
+                f"configuration, not near it, and {'is' if one else 'are'} removed from the "
+                "DAE, which then holds " + ("it" if one else "them") + " to first order "
+                "only: a motion that keeps " + ("it" if one else "them") + " by itself (a "
+                "symmetric fold) is right, any other violates " + ("it" if one else "them")
+                + " unnoticed. Move the start out of the singular configuration, or use "
+                "solver='nullspace', which keeps every constraint",
+                ModelWarning, stacklevel=3)
 
     def _make_report(self, asm: NodalAssembly, comps: list[Component]) -> NodalReport:
         elements: dict[str, int] = {}

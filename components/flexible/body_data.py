@@ -268,7 +268,8 @@ class FlexibleBodyData:
         FEError
             Inconsistent options (e.g. 'pinned' without two nodes, 'craig_bampton'
             without attachment nodes), or a reference condition that does not hold
-            the body.
+            the body: a node in no element, a mesh in separate pieces with 'free' or
+            'pinned', a piece without a clamped node with 'clamped' (each named).
 
         Notes
         -----
@@ -276,6 +277,10 @@ class FlexibleBodyData:
         ``fixed_nodes`` used to keep the rigid-body motions in the basis (a singular
         FFRF mass matrix); they now mean ``reference='free'``.
         """
+        if isinstance(modes, bool) or not isinstance(modes, (int, np.integer, float)) or \
+                not float(modes).is_integer():
+            raise FEError(f"modes must be a whole number (the number of modes kept), got "
+                          f"{modes!r}")
         if interface_nodes is not None:
             if attachment_nodes is not None:
                 raise FEError("give attachment_nodes once (interface_nodes is its legacy name)")
@@ -286,6 +291,7 @@ class FlexibleBodyData:
                           f"appendage), 'pinned' (link between two joints) or 'free' "
                           f"(free-floating body)")
         ref = ReferenceCondition.from_spec(mesh, ref_kind, ref_nodes)
+        _check_pieces(mesh, ref)
         att = resolve_nodes(mesh, attachment_nodes, "attachment_nodes")
         if attachment_nodes is None and ref.kind == "pinned":
             att = np.asarray(ref.nodes, np.int64)
@@ -484,6 +490,75 @@ class FlexibleBodyData:
             raise FEError("no stiffening tables: build with from_mesh(..., stiffening=True)")
         c = gs.coefficients(omega=np.asarray(omega, float).ravel())
         return gs.stiffness([ci if i < 6 else 0.0 for i, ci in enumerate(c)])
+
+
+def _nodes_text(mesh: Mesh, nodes: NDArray[np.int64], limit: int = 6) -> str:
+    """``node 2 at (5, 5, 5)`` / ``nodes [2, 3, ...]``: for messages."""
+    if nodes.size == 1:
+        x = ", ".join(f"{c:.6g}" for c in mesh.nodes[int(nodes[0])])
+        return f"node {int(nodes[0])} at ({x})"
+    shown = [int(n) for n in nodes[:limit]]
+    return f"nodes {shown}" + (f" and {nodes.size - limit} more" if nodes.size > limit else "")
+
+
+def _check_pieces(mesh: Mesh, ref: ReferenceCondition) -> None:
+    """Every node in an element, and every piece of the mesh held by the reference
+    condition: a node without element, or a piece the reference does not hold, has motions
+    without stiffness (rigid-body motions that a clamped body would return as modes of
+    frequency 0, or a singular mass matrix)."""
+    from scipy.sparse.csgraph import connected_components
+
+    n = mesh.n_nodes
+    used = np.zeros(n, dtype=bool)
+    used[mesh.elements.ravel()] = True
+    if not used.all():
+        unused = np.flatnonzero(~used)
+        one = unused.size == 1
+        raise FEError(f"{_nodes_text(mesh, unused)} of the mesh "
+                      f"{'belongs' if one else 'belong'} to no element: a node without an "
+                      "element has no stiffness and no mass; remove "
+                      f"{'it' if one else 'them'} from the mesh or connect "
+                      f"{'it' if one else 'them'} by elements")
+    E = mesh.elements
+    k = E.shape[1]
+    rows = np.repeat(E[:, 0], k - 1)
+    cols = E[:, 1:].ravel()
+    graph = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    n_pieces, label = connected_components(graph, directed=False)
+    if n_pieces == 1:
+        return
+    pieces = [np.flatnonzero(label == c) for c in range(n_pieces)]
+    held = set(ref.nodes)
+    if ref.kind == "clamped":
+        loose = [p for p in pieces if not held & set(p.tolist())]
+    else:
+        loose = pieces[1:] if ref.kind == "free" else [
+            p for p in pieces if not set(p.tolist()) >= held]
+    if not loose:
+        return
+    p = loose[0]
+    elems = np.flatnonzero(np.isin(E[:, 0], p))
+    others = np.flatnonzero(label != label[p[0]])
+    near = ""
+    if others.size:
+        from scipy.spatial import cKDTree
+
+        size = float(np.max(np.ptp(mesh.nodes, axis=0))) or 1.0
+        d, j = cKDTree(mesh.nodes[others]).query(mesh.nodes[p])
+        i = int(np.argmin(d))
+        if d[i] <= 1e-9 * size:
+            near = (f"; its node {int(p[i])} and node {int(others[j[i]])} of another piece "
+                    "are at the same point but are two nodes: merge them")
+    what = (f"is in {n_pieces} separate pieces; reference={ref.kind!r} needs one piece "
+            "(its frame is that of the whole body)" if ref.kind != "clamped" else
+            f"is in {n_pieces} separate pieces, and the piece of "
+            f"{_nodes_text(mesh, p)} (element(s) {[int(e) for e in elems[:6]]}"
+            + (" ..." if elems.size > 6 else "") + ") holds none of the clamped "
+            f"reference_nodes {sorted(held)[:6]}")
+    fix = ("connect the pieces by elements" if ref.kind != "clamped" else
+           "connect it to the rest by elements, or clamp one of its nodes too")
+    raise FEError(f"the mesh {what}: that piece would move as a rigid body with no "
+                  f"stiffness{near}; {fix}")
 
 
 def _basis(model: FEModel, ref: ReferenceCondition, reduction: str, modes: int,

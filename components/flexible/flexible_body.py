@@ -145,7 +145,8 @@ class PressureLoad:
 
 @dataclass(frozen=True)
 class PointLoad:
-    """A force [N] and moment [N m] at a node, body or world components."""
+    """A force [N] and moment [N m] at a node, in body components (``frame='body'``, the
+    default: the load turns with the body) or world components (``frame='world'``)."""
 
     node: int | str
     force: Sequence[float] = (0.0, 0.0, 0.0)
@@ -389,17 +390,35 @@ class FlexibleBody(FreeFlyingBody):
             raise ModelDefinitionError(f"{self._describe()}: attachments={spec!r} has no node")
         return dict(zip(_frame_names(len(nodes)), nodes, strict=True))
 
-    @staticmethod
-    def _prepare_loads(data: Any, loads: Any) -> list[_LoadTerm]:
+    def _prepare_loads(self, data: Any, loads: Any) -> list[_LoadTerm]:
         out: list[_LoadTerm] = []
         model = data.model
-        for ld in loads or []:
+
+        def vector(value: Any, what: str, unit: str) -> np.ndarray:
+            """A finite 3-vector, or an error naming the body, the load and the field."""
+            try:
+                v = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                v = np.zeros(0)
+            if v.shape != (3,) or not np.all(np.isfinite(v)):
+                raise ModelDefinitionError(
+                    f"{self._describe()}: {what} must be 3 finite numbers [{unit}] (x, y, "
+                    f"z components), got {value!r}")
+            return v
+
+        def frame(ld: Any, what: str) -> bool:
+            """Whether the load's components are world components ('body' or 'world')."""
+            if ld.frame not in ("body", "world"):
+                raise ModelDefinitionError(
+                    f"{self._describe()}: {what}.frame={ld.frame!r}: use 'body' (components "
+                    "in the body frame, turning with it) or 'world' (a fixed direction)")
+            return bool(ld.frame == "world")
+
+        for k, ld in enumerate(loads or []):
+            what = f"loads[{k}] ({type(ld).__name__})"
             if isinstance(ld, DistributedLoad):
-                t = np.asarray(ld.traction, float).ravel()
-                if ld.frame not in ("body", "world"):
-                    raise ModelDefinitionError(f"DistributedLoad.frame={ld.frame!r}: use "
-                                               "'body' or 'world'")
-                if ld.frame == "body":
+                t = vector(ld.traction, f"{what} traction", "N/m or N/m2")
+                if not frame(ld, what):
                     f = model.distributed_load(t, ld.elements, ld.lumped)[:, None]
                     out.append(_LoadTerm(f, False, np.ones(1)))
                 else:
@@ -407,18 +426,26 @@ class FlexibleBody(FreeFlyingBody):
                                          for e in np.eye(3)])
                     out.append(_LoadTerm(f, True, t))
             elif isinstance(ld, PressureLoad):
-                f = model.pressure_load(ld.pressure, ld.elements, ld.lumped)[:, None]
+                try:
+                    pressure = float(ld.pressure)
+                except (TypeError, ValueError):
+                    pressure = float("nan")
+                if not np.isfinite(pressure):
+                    raise ModelDefinitionError(
+                        f"{self._describe()}: {what} pressure must be a finite number [Pa], "
+                        f"got {ld.pressure!r}")
+                f = model.pressure_load(pressure, ld.elements, ld.lumped)[:, None]
                 out.append(_LoadTerm(f, False, np.ones(1)))
             elif isinstance(ld, PointLoad):
-                if ld.frame == "body":
-                    f = model.point_load(ld.node, ld.force, ld.moment)[:, None]
+                force = vector(ld.force, f"{what} force", "N")
+                moment = vector(ld.moment, f"{what} moment", "N m")
+                if not frame(ld, what):
+                    f = model.point_load(ld.node, force, moment)[:, None]
                     out.append(_LoadTerm(f, False, np.ones(1)))
                 else:
-                    fm = np.concatenate([np.asarray(ld.force, float), np.asarray(ld.moment,
-                                                                                   float)])
                     f = np.column_stack([model.point_load(ld.node, e[:3], e[3:])
                                          for e in np.eye(6)])
-                    out.append(_LoadTerm(f, True, fm))
+                    out.append(_LoadTerm(f, True, np.concatenate([force, moment])))
             else:
                 raise ModelDefinitionError(
                     f"unknown load {ld!r}: use DistributedLoad, PressureLoad or PointLoad")

@@ -1,20 +1,43 @@
 """Materials and beam cross-sections.
 
-All quantities are SI: Pa, kg/m^3, m, m^2, m^4.
+All quantities are SI: Pa, kg/m^3, m, m^2, m^4. A value may also be written with a unit,
+``Material("210 GPa", 0.3, "7800 kg/m3")``, ``Section.circle("5 mm")``: it is converted
+(and kept) in these units, as parameters are everywhere in acausal.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import FEError
 
 __all__ = ["Material", "Section"]
 
 
-def _positive(name: str, value: float) -> float:
-    value = float(value)
+def _quantity(name: str, value: Any, unit: str) -> float:
+    """A number, or a string with a unit (``"210 GPa"``, ``"3 mm"``) converted to ``unit``
+    as everywhere in acausal (:func:`acausal.units.convert`)."""
+    if isinstance(value, str):
+        from acausal.errors import UnitError
+        from acausal.units import convert
+
+        try:
+            return convert(value, unit)
+        except UnitError as exc:
+            raise FEError(f"{name} [{unit}]: {exc}") from None
+    if isinstance(value, bool):
+        raise FEError(f"{name} must be a number [{unit}], got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise FEError(f"{name} must be a number [{unit}] (or a string with a unit, e.g. "
+                      f"'210 GPa'), got {value!r}") from None
+
+
+def _positive(name: str, value: Any, unit: str = "m") -> float:
+    value = _quantity(name, value, unit)
     if not math.isfinite(value) or value <= 0.0:
         raise FEError(f"{name} must be a finite positive number, got {value!r}")
     return value
@@ -45,15 +68,17 @@ class Material:
     name: str = "material"
 
     def __post_init__(self) -> None:
-        _positive("Material.E", self.E)
-        _positive("Material.rho", self.rho)
-        nu = float(self.nu)
+        # (values written with a unit, "210 GPa", are kept as numbers in SI units)
+        object.__setattr__(self, "E", _positive("Material.E", self.E, "Pa"))
+        object.__setattr__(self, "rho", _positive("Material.rho", self.rho, "kg/m3"))
+        nu = _quantity("Material.nu", self.nu, "1")
         if not (-1.0 < nu < 0.5):
             raise FEError(f"Material.nu must lie in (-1, 0.5), got {nu!r}")
+        object.__setattr__(self, "nu", nu)
         if self.G is None:
             object.__setattr__(self, "G", float(self.E) / (2.0 * (1.0 + nu)))
         else:
-            _positive("Material.G", self.G)
+            object.__setattr__(self, "G", _positive("Material.G", self.G, "Pa"))
 
     @property
     def shear_modulus(self) -> float:
@@ -107,10 +132,11 @@ class Section:
     name: str = "section"
 
     def __post_init__(self) -> None:
-        for n in ("A", "Iy", "Iz", "J"):
-            _positive(f"Section.{n}", getattr(self, n))
+        for n, unit in (("A", "m2"), ("Iy", "m4"), ("Iz", "m4"), ("J", "m4")):
+            object.__setattr__(self, n, _positive(f"Section.{n}", getattr(self, n), unit))
         for n in ("ky", "kz"):
-            v = float(getattr(self, n))
+            v = _quantity(f"Section.{n}", getattr(self, n), "1")
+            object.__setattr__(self, n, v)
             if not (v > 0.0):
                 raise FEError(f"Section.{n} (shear factor) must be > 0 (use math.inf for no "
                               f"shear deformation), got {v!r}")
@@ -150,7 +176,7 @@ class Section:
             Poisson's ratio [-] for Cowper's hollow-circle shear factor.
         """
         ro = _positive("outer_radius", outer_radius)
-        ri = float(inner_radius)
+        ri = _quantity("inner_radius", inner_radius, "m")
         if not (0.0 <= ri < ro):
             raise FEError(f"tube inner_radius must satisfy 0 <= inner_radius < outer_radius "
                           f"({ro}), got {ri}")

@@ -36,7 +36,7 @@ from .element import Element, register_element
 from .errors import FEError
 from .fields import MassPoints
 from .linalg import GEOMETRY_RTOL, block_rotate, block_rotation, shape_to_body
-from .materials import Material
+from .materials import Material, _quantity
 from .mesh import Mesh, ShellMesh
 from .quadrature import triangle_midpoint_rule, triangle_rule
 
@@ -175,7 +175,7 @@ class DKTShell(Element):
     def __init__(self, material: Material, thickness: float, drilling_factor: float = 1e-3) -> None:
         if not isinstance(material, Material):
             raise FEError("DKTShell needs a Material instance for 'material'")
-        h = float(thickness)
+        h = _quantity("shell thickness", thickness, "m")
         if not (np.isfinite(h) and h > 0):
             raise FEError(f"shell thickness must be a positive length in metres, got {thickness!r}")
         if not (drilling_factor > 0):

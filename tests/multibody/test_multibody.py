@@ -65,6 +65,55 @@ def test_fourbar_full_revolutions():
     assert np.max(np.abs(err)) < 1e-7
 
 
+def test_loop_out_of_its_plane_is_an_error_not_a_redundant_equation():
+    """A four-bar whose ground pivot is 5 cm out of the plane: j4's z position row has a
+    zero Jacobian (every axis along z), so it depends on the others, but it is violated
+    by the 5 cm whatever the angles: no motion closes the loop (it was removed as
+    redundant and the loop ran open)."""
+    m = FourBar()
+    m.ground_arm.r = [0.9, 0.0, 0.05]
+    with pytest.raises(ac.ModelDefinitionError) as err:
+        ac.build(m)
+    msg = str(err.value)
+    assert "cut joint j4" in msg and "'z position'" in msg and "0.05 m" in msg
+    assert "ground_arm" in msg  # the loop's edges
+
+
+class _Triangle(ac.Model):
+    """Three links of a triangle, pinned at the world: the cut revolute j3 closes it.
+    With ``flat`` the links start on one line (0.5 + 0.5 = 1.0): the loop is then rigid,
+    but its x row has a zero Jacobian there (the angles move the tip along y only)."""
+
+    def __init__(self, flat: bool):
+        super().__init__()
+        y = 0.0 if flat else 0.4
+        self.world = mb.World()
+        self.j1 = mb.Revolute(phi=ac.guess(float(np.arctan2(y, 0.5))))
+        self.l1 = mb.FixedTranslation(r=[float(np.hypot(0.5, y)), 0, 0])
+        self.b1 = mb.Body(m=1.0, I_33=0.01)
+        self.j2 = mb.Revolute(phi=ac.guess(float(-2 * np.arctan2(y, 0.5))))
+        self.l2 = mb.FixedTranslation(r=[float(np.hypot(0.5, y)), 0, 0])
+        self.ground = mb.FixedTranslation(r=[1.0, 0, 0])
+        self.j3 = mb.Revolute()
+        self.connect(self.world.frame_b, self.j1.frame_a, self.ground.frame_a)
+        self.connect(self.j1.frame_b, self.l1.frame_a, self.b1.frame_a)
+        self.connect(self.l1.frame_b, self.j2.frame_a)
+        self.connect(self.j2.frame_b, self.l2.frame_a)
+        self.connect(self.l2.frame_b, self.j3.frame_b)
+        self.connect(self.ground.frame_b, self.j3.frame_a)
+
+
+def test_singular_start_of_a_rigid_loop_is_an_error():
+    """The flat triangle is rigid, yet at its start the x row of the cut joint depends on
+    the others: dropped, the links would fold under gravity. Off the line the same
+    triangle is regular (only its out-of-plane rows go)."""
+    with pytest.raises(ac.ModelDefinitionError, match=r"singular: j3: x position") as err:
+        ac.build(_Triangle(flat=True))
+    assert "cannot move at all" in str(err.value)
+    cm = ac.build(_Triangle(flat=False))
+    assert cm.mechanism.dof == 0 and "j3: x position" not in cm.mechanism.removed
+
+
 def test_dzhanibekov_flip_conserves_energy_and_momentum():
     cm = ac.build(Spinner())
     assert cm.mechanism.tree == ["world", "body"]  # the free body edge is a tree branch

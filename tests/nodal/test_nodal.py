@@ -667,6 +667,51 @@ def test_inconsistent_start_is_diagnosed():
         ac.build(Bad())
 
 
+class _FlatTriangle(ac.Model):
+    """Bars AB (1 m), BC and CA (0.5 m) with C on AB: finitely rigid (C must stay at the
+    middle of AB), but at the start the three bar rows are dependent (all along x).
+    ``B_held``: B on a roller along x (y, z held); else B held in z only (the triangle
+    may turn about A, a genuine mode)."""
+
+    def __init__(self, b_held: str = "yz", c_y: float = 0.0):
+        super().__init__()
+        self.A = nd.Node(x=0, y=0, z=0)
+        self.B = nd.Node(x=1, y=0, z=0)
+        self.C = nd.Node(x=0.5, y=c_y, z=0, m=1.0)
+        self.ab, self.bc, self.ca = nd.Bar(m=1.0), nd.Bar(m=1.0), nd.Bar(m=1.0)
+        self.g = nd.Gravity()
+        self.sa, self.sb, self.sc = nd.Support(), nd.Support(directions=b_held), \
+            nd.Support(directions="z")
+        self.connect(self.A.pin, self.ab.pin_a, self.sa.pin, self.ca.pin_b)
+        self.connect(self.B.pin, self.ab.pin_b, self.bc.pin_a, self.sb.pin)
+        self.connect(self.C.pin, self.bc.pin_b, self.sc.pin, self.ca.pin_a)
+
+
+def test_singular_start_is_not_a_redundant_constraint():
+    """A row dependent only at the start is not redundant: removed, the flat triangle's
+    C swung on its circle about A under gravity and stretched BC to 1.43 m."""
+    with pytest.raises(ac.ModelDefinitionError, match=r"singular: bc: length") as err:
+        ac.build(_FlatTriangle())
+    assert "cannot move at all" in str(err.value)
+    # the same with a genuine mode (the triangle turns about A): a warning names the row
+    with pytest.warns(ac.ModelWarning, match=r"singular: bc: length depends"):
+        ac.build(_FlatTriangle(b_held="z"))
+    # a true triangle has no redundant row; a bar doubling another has one, dependent
+    # near the start too: today's warning, and the run holds it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ac.build(_FlatTriangle(c_y=0.3))
+    m = _FlatTriangle(c_y=0.3)
+    m.twin = nd.Bar(m=0.0)
+    m.connect(m.twin.pin_a, m.B.pin)
+    m.connect(m.twin.pin_b, m.C.pin)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ac.ModelWarning)
+        with pytest.warns(ac.RedundantConstraintWarning, match="length"):
+            cm = ac.build(m)
+    assert len(cm.domain_pass("pin").removed) == 1
+
+
 def test_parameter_overrides_reach_the_nullspace_solver():
     """Parameter overrides reach the null-space solver (a heavier five-bar moves alike
     under gravity alone: the motion does not depend on the mass)."""
