@@ -22,6 +22,7 @@ and the relations and conditions re-evaluated until nothing changes.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,10 +78,13 @@ class Assign:
 
 @record
 class When:
-    """Actions run at the instant ``condition`` becomes true."""
+    """Actions run at the instant ``condition`` becomes true (``initial``: also at
+    initialisation, if it holds there)."""
 
     condition: Any
     actions: list[Reinit | Assign] = field(default_factory=list)
+    initial: bool = False
+    source: str | None = None  # the condition as written in the call, if it can be read
 
 
 def _target(var: Any, what: str) -> cs.SX:
@@ -91,8 +95,14 @@ def _target(var: Any, what: str) -> cs.SX:
     return sx
 
 
-def when(condition: Any, *actions: Reinit | Assign) -> When:
-    """Run ``actions`` at the instant ``condition`` becomes true (see the module docs)."""
+def when(condition: Any, *actions: Reinit | Assign, initial: bool = False) -> When:
+    """Run ``actions`` at the instant ``condition`` becomes true (see the module docs).
+
+    A condition does not become true at initialisation, so a clause whose condition
+    already holds at the start does not run there (Modelica's semantics). With
+    ``initial=True`` it does (Modelica: ``when {initial() and condition, condition}``):
+    for a mode that the start values may already contradict (friction that must break
+    away at once), the clause then chooses the mode at the start."""
     if not actions:
         raise ModelDefinitionError("when() needs at least one action (reinit or assign)")
     for a in actions:
@@ -103,7 +113,45 @@ def when(condition: Any, *actions: Reinit | Assign) -> When:
         raise ModelDefinitionError(
             f"when(): the condition evaluated to the Python bool {condition}; write it with "
             "the component's variables (self.h < 0) or ac.sample(start, interval)")
-    return When(condition, list(actions))
+    return When(condition, list(actions), bool(initial), _argument_source(sys._getframe(1)))
+
+
+_SOURCES: dict[tuple[str, str, int], str | None] = {}
+
+
+def _argument_source(frame: Any) -> str | None:
+    """The text of the first argument of the call being made in ``frame`` (the condition
+    of a ``when(...)`` as its author wrote it, for event logs and messages), or None where
+    the source cannot be read. Found once per call site (from the positions of the call
+    instruction, Python 3.11+) and kept."""
+    code = frame.f_code
+    key = (code.co_filename, code.co_qualname if hasattr(code, "co_qualname")
+           else code.co_name, frame.f_lasti)
+    if key in _SOURCES:
+        return _SOURCES[key]
+    text = None
+    try:
+        import ast
+        import linecache
+
+        positions = list(code.co_positions())[frame.f_lasti // 2]
+        l0, l1, c0, c1 = positions
+        if None not in positions:
+            lines = [ln.encode() for ln in linecache.getlines(code.co_filename)[l0 - 1:l1]]
+            if lines:
+                if len(lines) == 1:
+                    lines[0] = lines[0][c0:c1]
+                else:
+                    lines[0], lines[-1] = lines[0][c0:], lines[-1][:c1]
+                segment = b"".join(lines).decode()
+                call = ast.parse(segment.strip(), mode="eval").body
+                if isinstance(call, ast.Call) and call.args:
+                    arg = ast.get_source_segment(segment.strip(), call.args[0])
+                    text = " ".join(arg.split()) if arg else None
+    except Exception:  # noqa: BLE001 - no source (an interactive session, a frozen module)
+        text = None
+    _SOURCES[key] = text
+    return text
 
 
 def reinit(state: Any, value: Any) -> Reinit:

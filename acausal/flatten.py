@@ -522,6 +522,8 @@ class WhenClause:
     condition: Any
     actions: list[tuple[str, str, cs.SX]]
     origin: str
+    initial: bool = False  # also runs at initialisation if the condition holds there
+    source: str | None = None  # the condition as written (for event logs and messages)
 
 
 def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenClause:
@@ -552,7 +554,7 @@ def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenCl
             raise ModelDefinitionError(
                 f"{c._describe()}: the condition of a when() is not an expression ({exc})"
             ) from exc
-    return WhenClause(cond, actions, origin)
+    return WhenClause(cond, actions, origin, w.initial, w.source)
 _OP_EQ = cs.OP_EQ
 #: operations an equation cannot have at its top: relations and logic (``!=``, ``<``,
 #: ``<=``; ``>`` and ``>=`` are ``<`` and ``<=`` swapped), and constants (an equation that

@@ -29,6 +29,7 @@ import numpy as np
 
 from .discrete import Sample
 from .errors import SimulationError, SolverWarning
+from .exprtext import READABLE, expression_text
 from .initialize import consistent_algebraic
 from .pointcall import PointCall, point_call
 from .solvers.base import SegmentStats
@@ -121,6 +122,8 @@ class _When:
     condition: cs.Function | None  # (p, t) -> value (true when > 0.5); None: a clock
     clock: Sample | None
     actions: list[_Action]
+    expr: cs.SX | None = None  # the condition in (p, t) (its time events are searched)
+    initial: bool = False  # runs at initialisation too, where its condition holds
 
 
 def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
@@ -134,7 +137,7 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
         if isinstance(w.condition, Sample):
             clock, text = w.condition, f"sample({w.condition.start}, {w.condition.interval})"
         else:
-            text = _condition_text(w.condition, dae.relations)
+            text = _condition_text(w.condition, dae.relations, getattr(w, "source", None))
             extra = [s for s in cs.symvar(w.condition)
                      if s.name() not in p_sym and s.name() != dae.t.name()]
             if extra:
@@ -160,19 +163,26 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
                                         dae.p, dae.t], [value])
             actions.append(_Action(kind, index, target, fn, [s.name() for s in vals],
                                    [s.name()[4:-1] for s in pres]))
-        out.append(_When(w.origin, text, cond_f, clock, actions))
+        out.append(_When(w.origin, text, cond_f, clock, actions,
+                         None if clock is not None else cs.SX(w.condition),
+                         bool(getattr(w, "initial", False))))
     return out
 
 
-def _condition_text(cond: cs.SX, relations: list[Any]) -> str:
-    """A when condition as written: its relation symbols replaced by their text."""
+def _condition_text(cond: cs.SX, relations: list[Any], source: str | None = None) -> str:
+    """A when condition as written: its relation symbols replaced by their text, or,
+    where that is long, the condition as its author wrote it (``source``)."""
     by_name = {r.name: r.text for r in relations}
     if cond.is_symbolic() and cond.name() in by_name:
-        return by_name[cond.name()]
-    text = str(cond)
-    for name, rel in by_name.items():
-        text = text.replace(name, f"({rel})")
-    return text
+        text = by_name[cond.name()]
+    else:
+        text = expression_text(cond, 200)
+        for name in sorted(by_name, key=len, reverse=True):
+            if name in text:
+                text = text.replace(name, f"({by_name[name]})")
+    if source and (len(text) > READABLE or text.endswith("...")):
+        return source
+    return text if len(text) <= 100 else text[:97] + "..."
 
 
 def _reinit_through_alias(dae: SemiExplicitDAE, origin: str, target: str,
@@ -231,6 +241,15 @@ class EventLoop:
         sizes = np.asarray(dae.out_sizes, dtype=int)
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         self._offset = {n: int(offsets[k]) for k, n in enumerate(dae.out_names)}
+        # relations of time only: at a time event (their crossings are time events when
+        # known in advance) they take their value just after the instant, however near zero
+        # their indicator still is there (a function of time cannot chatter)
+        g = dae.indicators
+        self._of_time = np.array(
+            [g is not None and bool(cs.depends_on(g[k], dae.t))
+             and not (dae.x.numel() and cs.depends_on(g[k], dae.x))
+             and not (dae.z.numel() and cs.depends_on(g[k], dae.z))
+             for k in range(len(dae.relations))], dtype=bool)
         self.work = SegmentStats()  # the integrator's counts since the last take_work()
         self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
 
@@ -249,11 +268,22 @@ class EventLoop:
         w.attempts += [a for a in s.attempts if a not in w.attempts]
         return seg
 
+    def forget_events(self) -> None:
+        """Clear the log (before the initialisation's last round)."""
+        self.events.clear()
+        self._recent.clear()
+
     def take_work(self) -> SegmentStats:
         """The integrator's counts since the last call (every call of the stretch between
         two events, event location included), and a fresh count."""
         work, self.work = self.work, SegmentStats()
         return work
+
+    def timed_conditions(self) -> list[cs.SX]:
+        """The when conditions that depend on time (``time > 0.3``): where one of them
+        switches is a time event (it is searched with the equations')."""
+        return [w.expr for w in self.whens
+                if w.expr is not None and cs.depends_on(w.expr, self.dae.t)]
 
     def clock_instants(self, t0: float, t1: float) -> list[float]:
         """The instants of the when clauses' sample clocks in ``(t0, t1]``."""
@@ -295,15 +325,19 @@ class EventLoop:
         return q
 
     # ----- event iteration -----
-    def iterate(self, s: HybridState, kind: str, forced: dict[int, bool] | None = None
-                ) -> HybridState:
-        """The event iteration at ``s.t`` (see the module documentation)."""
+    def iterate(self, s: HybridState, kind: str, forced: dict[int, bool] | None = None,
+                t_before: float | None = None) -> HybridState:
+        """The event iteration at ``s.t`` (see the module documentation). ``t_before``:
+        the time of the left limit (a time event's, 1e-12 s before the instant), where
+        the when conditions had their values before the event: a condition of time
+        (``time > 0.3``) is already true at ``s.t``, just after its instant."""
         d0 = self.frozen(s.p)
         d = d0.copy()
         for k, v in (forced or {}).items():
             d[k] = v
         x, z, p0 = s.x.copy(), s.z, s.p.copy()
-        before = [bool(w.condition(p0, s.t) > 0.5) if w.condition is not None else False
+        t_pre = s.t if t_before is None else t_before
+        before = [bool(w.condition(p0, t_pre) > 0.5) if w.condition is not None else False
                   for w in self.whens]
         pre_cache: dict[str, float] = {}
         fired: list[str] = []
@@ -315,7 +349,8 @@ class EventLoop:
             g = self.indicators(x, z, p, s.t)[:, 0] if len(d) else np.zeros(0)
             live = self.live(g)
             scale = 1.0 + np.abs(g)
-            flip = (live != d) & (np.abs(g) > _BAND * scale)
+            flip = (live != d) & ((np.abs(g) > _BAND * scale)
+                                  | (self._of_time if kind == "time" else False))
             if flip.any():
                 d[flip] = live[flip]
                 continue
@@ -369,7 +404,8 @@ class EventLoop:
             return x + dt * self._rate_at(x, z, p, t)
 
         x_event = euler(left.x, left.z, left.p, left.t, t_event - left.t)
-        post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time")
+        post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time",
+                            t_before=left.t)
         x_right = euler(post.x, post.z, post.p, t_right, t_right - t_event)
         z_right = consistent_algebraic(self.dae, x_right, post.z, post.p, t_right)
         return HybridState(t_right, x_right, z_right, post.p)
@@ -379,7 +415,9 @@ class EventLoop:
         """Whether ``w`` fires at this event. A clock fires at its instants, the one at
         the initial time included (Modelica: ``sample(start, interval)`` is true at
         initialisation when ``start`` is the start time); a condition fires where it
-        becomes true, never at initialisation (it was not false before)."""
+        becomes true, never at initialisation (it was not false before), unless the
+        clause was declared ``when(..., initial=True)``: then it runs at initialisation
+        where its condition holds."""
         if w.clock is not None:
             # the instant is a time event at t (or the start time): within 1e-9 relative,
             # far above the round-off of start + k interval, far below any sample period
@@ -387,7 +425,9 @@ class EventLoop:
                 abs(t - ti) <= 1e-9 * max(1.0, abs(t))
                 for ti in w.clock.instants(t - 1e-6 * max(1.0, abs(t)), t + 1e-6))
         assert w.condition is not None
-        return kind != "initial" and not before and bool(w.condition(p, t) > 0.5)
+        if kind == "initial":
+            return w.initial and bool(w.condition(p, t) > 0.5)
+        return not before and bool(w.condition(p, t) > 0.5)
 
     def _log(self, t: float, kind: str, d: np.ndarray, changed: np.ndarray,
              iterations: int, fired: list[str] | None = None,

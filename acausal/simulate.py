@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import time as _time
+import warnings
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,8 +25,8 @@ from .checks import check_simulate_arguments
 from .compiler import CompiledModel, build
 from .component import Component
 from .dae import SemiExplicitDAE
-from .errors import AcausalError, SimulationError
-from .events import time_events
+from .errors import AcausalError, SimulationError, SolverWarning
+from .events import crossings, time_events
 from .initialize import consistent_algebraic, initialize
 from .progress import reporter
 from .records import record
@@ -292,7 +293,8 @@ class _Run:
                                             x, z, sel)
         pieces: list[_Piece] = [(dae, x.reshape(-1, 1), z.reshape(-1, 1), grid[:1],
                                  self.p.copy())]
-        events = self._time_events(dae, grid[0], grid[-1])
+        events = self._time_events(dae, grid[0], grid[-1],
+                                   loop.timed_conditions() if loop is not None else [])
         if loop is not None:  # the clocks of sampled when clauses
             events = sorted(set(events) | set(loop.clock_instants(grid[0], grid[-1])) - {
                 float(grid[-1])})
@@ -398,6 +400,7 @@ class _Run:
         for _ in range(10):
             self.p = loop.set_relations(self.p, d)
             init = initialize(self.cm, self.p, t0, start=self.start)
+            loop.forget_events()  # (the initial event once: the one of the last round)
             post = loop.iterate(HybridState(t0, init.x0, init.z0, self.p), "initial")
             if np.array_equal(loop.frozen(post.p), d):
                 init.x0, init.z0, self.p = post.x, post.z, post.p  # (x: a tick's reinit)
@@ -533,7 +536,8 @@ class _Run:
         z1 = np.array([name_val[n] for n in d2.z_names])
         return d2, x1, z1, new
 
-    def _time_events(self, dae: SemiExplicitDAE, t0: float, t1: float) -> list[float]:
+    def _time_events(self, dae: SemiExplicitDAE, t0: float, t1: float,
+                     conditions: list[cs.SX] | None = None) -> list[float]:
         """Time events of the model with these parameter values (cached on the model).
 
         Searched in the equations and in the indicators of the frozen relations, as the
@@ -541,11 +545,12 @@ class _Run:
         time that reaches a relation through signal ports (a pulse driving a switch's
         control) leaves no trace of time in the equations, whose relation is frozen, but
         its indicator is that function, and where it jumps or crosses zero (``g < 0``
-        changes) is a known instant."""
+        changes) is a known instant. The ``conditions`` of when clauses that depend on
+        time are searched too (``when(time > 0.3, ...)`` fires at a time event)."""
         cache = self.cm.run_cache
         key = (id(dae), self.p.tobytes(), t0, t1)
         if key not in cache.time_events:
-            if not depends_on_time(dae):
+            if not depends_on_time(dae) and not conditions:
                 cache.time_events[key] = []
             else:
                 exprs = cs.vertcat(dae.ode, dae.alg)
@@ -554,8 +559,62 @@ class _Run:
                 pv = cs.DM(self.p) if dae.p.numel() else cs.DM(0, 1)
                 f = cs.Function("rhs", [dae.x, dae.z, dae.t], [
                     cs.substitute(exprs, dae.p, pv)])
-                cache.time_events[key] = time_events(f, 2, t0, t1)
+                found = set(time_events(f, 2, t0, t1))
+                found.update(self._crossings_of_time(dae, t0, t1))
+                if conditions:
+                    # the relations' and discrete variables' values stay symbols: a
+                    # condition such as `relation[0] && 0.7 < time` would fold to 0 with
+                    # the values at the start
+                    mask = np.ones(len(dae.p_names), dtype=bool)
+                    mask[[dae.p_names.index(n) for n in _discrete_parameters(self.cm)
+                          if n in dae.p_names]] = False
+                    keep = np.flatnonzero(mask).tolist()
+                    user = cs.vertcat(*[dae.p[k] for k in keep]) if keep else cs.SX(0, 1)
+                    held = cs.vertcat(*[dae.p[k] for k in np.flatnonzero(~mask).tolist()]) \
+                        if (~mask).any() else cs.SX(0, 1)
+                    g = cs.Function("conditions", [held, dae.t], [cs.substitute(
+                        cs.vertcat(*conditions), user, cs.DM(self.p[keep]))])
+                    found.update(time_events(g, 1, t0, t1))
+                cache.time_events[key] = sorted(found)
         return list(cache.time_events[key])
+
+
+    def _crossings_of_time(self, dae: SemiExplicitDAE, t0: float, t1: float) -> list[float]:
+        """The crossings of the indicators that are functions of time (and the user's
+        parameters) only but not affine in it (``sin(w t) > 0.99``, or a sine reaching a
+        relation through ports): known in advance, searched along time
+        (:func:`~acausal.events.crossings`), so that the integration stops at each, however
+        coarse the output grid (watched at a few points per output interval, a fast
+        oscillation would be missed)."""
+        from .relations import affine_in_time
+
+        g_all = dae.indicators
+        if g_all is None or not g_all.numel():
+            return []
+        held = set(_discrete_parameters(self.cm))
+        pv = cs.DM(self.p) if dae.p.numel() else cs.DM(0, 1)
+        out: list[float] = []
+        for k, rel in enumerate(dae.relations):
+            g = g_all[k]
+            if (not cs.depends_on(g, dae.t) or (dae.x.numel() and cs.depends_on(g, dae.x))
+                    or (dae.z.numel() and cs.depends_on(g, dae.z))
+                    or {s.name() for s in cs.symvar(g)} & held or affine_in_time(g, dae.t)):
+                continue
+            g = cs.substitute(g, dae.p, pv) if dae.p.numel() else g
+            d1 = cs.jacobian(g, dae.t)
+            fun = cs.Function("g", [dae.t], [cs.vertcat(g, d1, cs.jacobian(d1, dae.t))])
+            found, complete = crossings(fun, t0, t1)
+            out += found
+            if not complete:
+                warnings.warn(
+                    f"the relation {rel.text} [{', '.join(rel.components)}] is a function "
+                    f"of time that changes sign too often to be located in advance from "
+                    f"t = {t0:g} s to {t1:g} s (the search stopped after "
+                    f"{len(found)} crossings, at the step limit); its later crossings are "
+                    "watched at the output points only and may be missed: ask for more "
+                    "output points, or make it a function of a state", SolverWarning,
+                    stacklevel=5)
+        return out
 
 
 def _discrete_parameters(cm: CompiledModel) -> list[str]:
