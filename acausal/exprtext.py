@@ -12,7 +12,7 @@ from typing import Any
 
 import casadi as cs
 
-__all__ = ["expression_text", "READABLE"]
+__all__ = ["expression_text", "readable", "READABLE"]
 
 #: a text longer than this reads worse than the source it came from, where there is one
 READABLE = 60
@@ -64,35 +64,49 @@ def expression_text(e: Any, width: int = 100) -> str:
         return text if len(text) <= width else text[: width - 3] + "..."
     limit = 4 * width
     used = [0]
+    depth_left = [10**9]
 
     def go(x: cs.SX) -> str:
         if x.is_symbolic() or x.is_constant() or x.n_dep() == 0:
             s = str(x)
+        elif depth_left[0] <= 0:
+            s = "(...)"
         else:
-            branches = _if_else(x)
-            if branches is not None:
-                c, a, b = branches
-                s = f"if_else({go(c)}, {go(a)}, {go(b)})"
-            elif x.is_op(cs.OP_IF_ELSE_ZERO):
-                s = f"if_else({go(x.dep(0))}, {go(x.dep(1))}, 0)"
-            else:
-                n = x.n_dep()
-                fmt = _format(x.op(), n)
-                if not fmt:
-                    s = str(x)
-                else:
-                    s = fmt.replace("__hole0__", go(x.dep(0)))
-                    if n > 1:
-                        s = s.replace("__hole1__", go(x.dep(1)))
+            depth_left[0] -= 1
+            s = node(x)
+            depth_left[0] += 1
         used[0] += len(s)
         if used[0] > limit * 4 or len(s) > limit:
             raise _Full
         return s
 
-    try:
-        text = go(sx)
-    except (_Full, RecursionError):
-        text = str(sx)
-        if "@" in text:
-            text = text.split(", ")[-1]  # the expression after CasADi's definitions
+    def node(x: cs.SX) -> str:
+        branches = _if_else(x)
+        if branches is not None:
+            c, a, b = branches
+            return f"if_else({go(c)}, {go(a)}, {go(b)})"
+        if x.is_op(cs.OP_IF_ELSE_ZERO):
+            return f"if_else({go(x.dep(0))}, {go(x.dep(1))}, 0)"
+        n = x.n_dep()
+        fmt = _format(x.op(), n)
+        if not fmt:
+            return "(...)"  # (an operation CasADi only prints with its definitions)
+        s = fmt.replace("__hole0__", go(x.dep(0)))
+        return s.replace("__hole1__", go(x.dep(1))) if n > 1 else s
+
+    text = ""
+    for depth in (10**9, 8, 5, 3, 2, 1):  # the whole expression, else its top levels
+        depth_left[0], used[0] = depth, 0
+        try:
+            text = go(sx)
+            break
+        except (_Full, RecursionError):
+            continue
+    else:
+        text = "(...)"
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def readable(text: str) -> bool:
+    """Whether an expression's text reads well as it is (short, whole)."""
+    return len(text) <= READABLE and "..." not in text and "@" not in text

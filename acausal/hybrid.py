@@ -29,10 +29,10 @@ import numpy as np
 
 from .discrete import Sample
 from .errors import SimulationError, SolverWarning
-from .exprtext import READABLE, expression_text
+from .exprtext import expression_text, readable
 from .initialize import consistent_algebraic
 from .pointcall import PointCall, point_call
-from .solvers.base import SegmentStats
+from .solvers.base import IntegrationFailure, SegmentStats
 
 if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
@@ -124,6 +124,8 @@ class _When:
     actions: list[_Action]
     expr: cs.SX | None = None  # the condition in (p, t) (its time events are searched)
     initial: bool = False  # runs at initialisation too, where its condition holds
+    clock_of_p: cs.Function | None = None  # p -> (start, interval) of a clock of parameters
+    symbolic_clock: Sample | None = None  # that clock as written
 
 
 def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
@@ -163,9 +165,14 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
                                         dae.p, dae.t], [value])
             actions.append(_Action(kind, index, target, fn, [s.name() for s in vals],
                                    [s.name()[4:-1] for s in pres]))
+        clock_of_p = None
+        if clock is not None and clock.symbolic:
+            clock_of_p = cs.Function("clock", [dae.p], [cs.SX(clock.start),
+                                                         cs.SX(clock.interval)])
         out.append(_When(w.origin, text, cond_f, clock, actions,
                          None if clock is not None else cs.SX(w.condition),
-                         bool(getattr(w, "initial", False))))
+                         bool(getattr(w, "initial", False)), clock_of_p,
+                         clock if clock_of_p is not None else None))
     return out
 
 
@@ -180,7 +187,7 @@ def _condition_text(cond: cs.SX, relations: list[Any], source: str | None = None
         for name in sorted(by_name, key=len, reverse=True):
             if name in text:
                 text = text.replace(name, f"({by_name[name]})")
-    if source and (len(text) > READABLE or text.endswith("...")):
+    if source and not readable(text):
         return source
     return text if len(text) <= 100 else text[:97] + "..."
 
@@ -250,6 +257,9 @@ class EventLoop:
              and not (dae.x.numel() and cs.depends_on(g[k], dae.x))
              and not (dae.z.numel() and cs.depends_on(g[k], dae.z))
              for k in range(len(dae.relations))], dtype=bool)
+        self._x_deps: np.ndarray | None = None  # relations x states (made when needed)
+        # when clauses whose reinit left one of the relations of its states on its threshold
+        self._on_threshold: set[int] = set()
         self.work = SegmentStats()  # the integrator's counts since the last take_work()
         self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
 
@@ -267,6 +277,24 @@ class EventLoop:
         w.mode = s.mode or w.mode
         w.attempts += [a for a in s.attempts if a not in w.attempts]
         return seg
+
+    def _relations_of_states(self, states: list[int]) -> np.ndarray:
+        """Which relations' indicators depend on the states ``states`` (directly)."""
+        if self._x_deps is None:
+            g = self.dae.indicators
+            n = len(self.dae.relations)
+            self._x_deps = np.zeros((n, int(self.dae.x.numel())), dtype=bool)
+            if g is not None and n and self.dae.x.numel():
+                rows, cols = cs.jacobian_sparsity(g, self.dae.x).get_triplet()
+                self._x_deps[rows, cols] = True
+        return np.asarray(self._x_deps[:, sorted(set(states))].any(axis=1), dtype=bool)
+
+    def set_parameters(self, p: np.ndarray) -> None:
+        """The clocks whose start or interval are parameters, with a run's values."""
+        for w in self.whens:
+            if w.clock_of_p is not None and w.symbolic_clock is not None:
+                start, interval = (float(v) for v in w.clock_of_p(p))
+                w.clock = w.symbolic_clock.resolved(start, interval, w.origin)
 
     def forget_events(self) -> None:
         """Clear the log (before the initialisation's last round)."""
@@ -343,14 +371,22 @@ class EventLoop:
         fired: list[str] = []
         done: set[int] = set()
         p = p0
+        # relations of states that a reinit just set: their value is read as it is, even
+        # within the band (a state set exactly onto a threshold is on it, not round-off)
+        reset = np.zeros(len(d), dtype=bool)
+        reset_by: list[int] = []
         for it in range(1, _MAX_ITERATIONS + 1):
             p = self.set_relations(p, d)
             z = consistent_algebraic(self.dae, x, z, p, s.t)
             g = self.indicators(x, z, p, s.t)[:, 0] if len(d) else np.zeros(0)
             live = self.live(g)
             scale = 1.0 + np.abs(g)
-            flip = (live != d) & ((np.abs(g) > _BAND * scale)
+            near = np.abs(g) <= _BAND * scale
+            if reset.any() and (reset & near).any():
+                self._on_threshold.update(reset_by)
+            flip = (live != d) & (~near | reset
                                   | (self._of_time if kind == "time" else False))
+            reset[:] = False
             if flip.any():
                 d[flip] = live[flip]
                 continue
@@ -367,6 +403,8 @@ class EventLoop:
                            for n in a.pre_names} - set(pre_cache))
             pre_cache.update(zip(pres, self._named(s.x, s.z, p0, s.t, pres), strict=True))
             x, p = x.copy(), p.copy()
+            setters: dict[tuple[str, int], tuple[int, str, float]] = {}
+            reinit: list[int] = []
             for k in fire:
                 done.add(k)
                 w = self.whens[k]
@@ -374,10 +412,34 @@ class EventLoop:
                 for a in w.actions:
                     val = float(a.value([now[n] for n in a.names],
                                         [pre_cache[n] for n in a.pre_names], p, s.t))
+                    what = "reinit" if a.kind == "reinit" else "assign"
+                    if not np.isfinite(val):
+                        raise SimulationError(
+                            f"at t = {s.t:.9g} s, {what}({a.target}, ...) of when {w.text} "
+                            f"[{w.origin}] gives {a.target} the value {val}: the value "
+                            "of the action is not finite (a division by zero, a NaN of a "
+                            "pre() value or a parameter); check the expression of the "
+                            f"{what}")
+                    key = (a.kind, a.index)
+                    if key in setters and setters[key][2] != val:
+                        other = self.whens[setters[key][0]]
+                        raise SimulationError(
+                            f"at t = {s.t:.9g} s, when {other.text} [{other.origin}] and "
+                            f"when {w.text} [{w.origin}] both fire and set {a.target}, to "
+                            f"{setters[key][2]:.9g} and {val:.9g}: a variable takes one value"
+                            " at an event (Modelica allows one when clause per variable). "
+                            "Set it in one clause (whose value may depend on which condition "
+                            "holds), or make the conditions exclusive")
+                    setters[key] = (k, a.target, val)
                     if a.kind == "reinit":
                         x[a.index] = val
+                        reinit.append(a.index)
                     else:
                         p[a.index] = val
+            if reinit:
+                reset = self._relations_of_states(reinit)
+                reset_by = [k for k in fire
+                            if any(a.kind == "reinit" for a in self.whens[k].actions)]
         rels = [self.dae.relations[k] for k in np.flatnonzero(d != d0)]
         raise SimulationError(
             f"chattering at t = {s.t:.9g} s: the relations "
@@ -467,6 +529,14 @@ class EventLoop:
             steady = ratio < 0.99 and float(np.max(ratios)) < 1.0
             left = gaps[-1] * ratio / max(1.0 - ratio, 1e-12)
             name = self._describe(what, k)
+            if what == "when" and k in self._on_threshold and gaps[-1] < 1e-9 * scale:
+                w = self.whens[k]
+                return (f"when {w.text} [{w.origin}] fires again and again at t = {t:.9g} s "
+                        f"(every {gaps[-1]:.3g} s): its reinit puts the state exactly onto "
+                        "the threshold of a relation of its condition, from where the "
+                        "condition becomes true again at once, without end; the run stops "
+                        "here. Reinitialise to a value clear of the threshold, or model "
+                        "what happens there (a state that can rest on it)")
             if gaps[-1] < 1e-9 * scale and not steady:
                 return (f"chattering: {name} keeps changing "
                         f"every {gaps[-1]:.3g} s without settling (the model slides along "
@@ -525,8 +595,16 @@ class EventLoop:
         """
         knots = np.concatenate([[s.t], outputs])
         T = _samples(knots)
-        seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
-                                               np.concatenate([[s.t], T])))
+        try:
+            seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
+                                                   np.concatenate([[s.t], T])))
+        except IntegrationFailure as exc:  # the output points reached before the failure
+            part = exc.partial
+            if part is not None and len(part.t):
+                keep = np.flatnonzero(np.isin(np.asarray(part.t), outputs))
+                exc.reached = Reached(np.asarray(part.t)[keep],  # type: ignore[attr-defined]
+                                      _dense(part.x)[:, keep], _dense(part.z)[:, keep], s.p)
+            raise
         X, Z = seg.x, seg.z
         Xn, Zn = _dense(X), _dense(Z)  # numpy, for the columns read below
         d = self.frozen(s.p)
@@ -551,13 +629,15 @@ class EventLoop:
             if (self.live(gp) != d).any():
                 first = j  # the reached outputs end before this interval
                 reached = self._reached(T, X, Z, first, s.p)
-                return (reached, *self._locate(prev, t_peak, _col(Xp, 0), _col(Zp, 0), gp))
+                return (reached, *self._keep(reached, self._locate, prev, t_peak,
+                                             _col(Xp, 0), _col(Zp, 0), gp))
         if first < len(T):
             prev = s if first == 0 else HybridState(float(T[first - 1]), _col(Xn, first - 1),
                                                     _col(Zn, first - 1), s.p)
             reached = self._reached(T, X, Z, first, s.p)
-            return (reached, *self._locate(prev, float(T[first]), _col(Xn, first),
-                                           _col(Zn, first), G[:, first], Gall[:, first]))
+            return (reached, *self._keep(reached, self._locate, prev, float(T[first]),
+                                         _col(Xn, first), _col(Zn, first), G[:, first],
+                                         Gall[:, first]))
         reached = self._reached(T, X, Z, len(T), s.p)
         last = HybridState(float(T[-1]), _col(Xn, -1), _col(Zn, -1), s.p)
         return reached, None, last
@@ -637,7 +717,22 @@ class EventLoop:
                    zip(np.flatnonzero(self.live(gb) != d),
                        self.live(gb)[self.live(gb) != d], strict=True)}
         pre = HybridState(tb, xb, zb, a.p)
-        return pre, self.iterate(pre, "state", crossed)
+        try:
+            return pre, self.iterate(pre, "state", crossed)
+        except SimulationError as exc:  # (the result keeps the left limit of the event)
+            exc.pre = pre  # type: ignore[attr-defined]
+            raise
+
+    @staticmethod
+    def _keep(reached: Reached, locate: Any, *args: Any) -> tuple[HybridState, HybridState]:
+        """``locate(*args)``, with the output points reached before it attached to a
+        failure at the event (its action's value, chattering): the partial result keeps
+        them."""
+        try:
+            return locate(*args)  # type: ignore[no-any-return]
+        except SimulationError as exc:
+            exc.reached = reached  # type: ignore[attr-defined]
+            raise
 
     @staticmethod
     def _earliest(changed: np.ndarray, ta: float, tb: float, ga: np.ndarray,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
-from .exprtext import READABLE, expression_text
+from .exprtext import expression_text, readable
 from .functions import no_relation_of
 from .records import record, replace
 from .state import need
@@ -89,6 +89,11 @@ def _unmark(a: cs.SX) -> cs.SX | None:
         for i, j in ((1, 0), (0, 1)):
             if _is_mark(a.dep(i)):
                 return a.dep(j)
+    if a.is_op(cs.OP_SUB):  # CasADi writes (-c) + mark as mark - c
+        if _is_mark(a.dep(0)):
+            return -a.dep(1)
+        if _is_mark(a.dep(1)):
+            return a.dep(0)
     return None
 
 _COMPARE = {cs.OP_LT: "<", cs.OP_LE: "<="}
@@ -326,8 +331,8 @@ def relations_pass(state: CompileState) -> CompileState:
     for w in whens:
         if isinstance(w.condition, cs.SX) and w.condition.is_symbolic() and w.source:
             written.setdefault(w.condition.name(), w.source)
-    rels = [replace(r, text=written[r.name]) if r.name in written and (
-        len(r.text) > READABLE or r.text.endswith("...")) else r for r in rels]
+    rels = [replace(r, text=written[r.name]) if r.name in written and not readable(r.text)
+            else r for r in rels]
     if any(not r.components for r in rels):  # relations of time only: whose are they?
         users = [(e.origin, e.res) for e in equations + initial] + [
             (w.origin, c) for w in whens for c in

@@ -201,6 +201,11 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
     clocks: list[Clock] = []
     for k, w in enumerate(whens):
         if isinstance(w.condition, Sample):
+            if w.condition.symbolic:
+                raise HybridExportError(
+                    f"{w.origin}: sample({w.condition.start}, {w.condition.interval}) has a "
+                    "parameter for its start or interval, which the FMU's clocks cannot take "
+                    "(their instants are numbers); give numbers to export it")
             clocks.append(Clock(k, w.condition.start, w.condition.interval))
             texts.append(f"when sample({w.condition.start}, {w.condition.interval}) "
                          f"[{w.origin}]")

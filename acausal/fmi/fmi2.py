@@ -341,6 +341,7 @@ def _initialize(cm: CompiledModel, p: np.ndarray, model_name: str) -> tuple[np.n
 
     try:
         loop = EventLoop(d, None, cm.flat.whens)  # type: ignore[arg-type]  # no integration
+        loop.set_parameters(p)
     except SimulationError as exc:
         raise FMUExportError(f"{model_name} cannot be exported as an FMU: {exc}") from None
     start = cm.start_values

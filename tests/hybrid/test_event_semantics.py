@@ -227,4 +227,4 @@ def test_event_texts_read_as_written():
     res = ac.simulate(PushedBlock(2.5), 1.0, n_points=11)
     texts = [c for ev in res.events for c in ev.changes]
     assert texts and not any("@" in c for c in texts)
-    assert "when cs.if_else(stuck, sa - f_max, -1.0) > 0 [fr]" in texts
+    assert "when cs.if_else(stuck_fwd, sa - f_max, -1.0) > 0 [fr]" in texts
