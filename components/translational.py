@@ -398,12 +398,8 @@ class SignalForceSensor(ac.Component):
 
 __all__ += ["Friction", "ElastoGap", "MassWithStop"]
 
-from typing import Any  # noqa: E402 - this section is appended to the module
-
-import casadi as cs  # noqa: E402
+import casadi as cs  # noqa: E402 - this section is appended to the module
 import numpy as np  # noqa: E402
-
-from acausal.errors import ModelDefinitionError  # noqa: E402
 
 from ._switching import UNKNOWN, friction_law, gap_law  # noqa: E402
 
@@ -567,31 +563,22 @@ class MassWithStop(ac.Component):
         Edge(DATUM, "flange_a", TreePriority.ACROSS_STORE),
     ]
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._check_stops()
-
-    def _check_stops(self) -> None:
+    def check_parameters(self, p):
         """The stops in order, and the start position between them (or on one): a mass
-        started beyond a stop would rest there inside the stop, or fall through it."""
-        params = self.__dict__["_params"]
-        lo, hi = params["s_min"], params["s_max"]
-        if not all(isinstance(v, (int, float, np.integer, np.floating)) for v in (lo, hi)):
-            return  # (functions of time: not stops)
+        started beyond a stop would rest there inside the stop, or fall through it. (Run
+        for the component, the build and every run that overrides a parameter.)"""
+        lo, hi = p.s_min, p.s_max
         if not lo < hi:
-            raise ModelDefinitionError(
-                f"{self._describe()}: the lower stop s_min = {lo:g} m is not below the upper "
-                f"stop s_max = {hi:g} m; give s_min < s_max")
-        s = self.__dict__["_vars"]["s"]
-        start = s.start
+            return (f"the lower stop s_min = {lo:g} m is not below the upper stop s_max = "
+                    f"{hi:g} m; give s_min < s_max")
+        start = self.__dict__["_vars"]["s"].start
         if isinstance(start, (int, float, np.integer, np.floating)) and not lo <= start <= hi:
-            raise ModelDefinitionError(
-                f"{self._describe()}: the start position s = {start:g} m is outside the "
-                f"stops [s_min, s_max] = [{lo:g}, {hi:g}] m; start the mass between them (on "
-                "a stop at the most)")
+            return (f"the start position s = {start:g} m is outside the stops [s_min, s_max]"
+                    f" = [{lo:g}, {hi:g}] m; start the mass between them (on a stop at the "
+                    "most)")
+        return None
 
     def equations(self):
-        self._check_stops()  # (the values may have been changed since the construction)
         free = self.mode == 0
         rest_max, rest_min = self.mode > 0.5, self.mode < -0.5
         resting = cs.logic_not(free)

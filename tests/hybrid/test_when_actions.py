@@ -308,6 +308,23 @@ def test_a_mass_with_stop_changed_after_construction_is_checked_at_build():
         ac.build(m)
 
 
+def test_a_mass_with_stop_is_checked_for_every_run_that_moves_its_stops():
+    class B(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.ball = tr.MassWithStop(m=0.1, s=0.5, v=0.0, s_min=0.0, s_max=1.0)
+            self.weight = tr.Force(f=-0.981)
+            self.connect(self.weight.flange, self.ball.flange_a)
+
+    cm = ac.build(B())
+    with pytest.raises(ac.ArgumentError, match=r"MassWithStop 'ball': the start position "
+                                               r"s = 0.5 m is outside .*ball.s_min"):
+        ac.simulate(cm, 0.5, params={"ball.s_min": 0.75})
+    with pytest.raises(ac.ArgumentError, match=r"s_min = 0 m is not below the upper stop "
+                                               r"s_max = -1 m"):
+        ac.simulate(cm, 0.5, params={"ball.s_max": -1.0})
+
+
 def test_a_mass_with_stop_on_its_stop_is_fine():
     tr.MassWithStop(m=0.1, s=0.0, v=0.0, s_min=0.0, s_max=1.0)
 
