@@ -381,7 +381,10 @@ def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
             raise StartValueError(f"start keys are dotted names ('capacitor.v'), got {key!r}")
     if cm is not None:
         start = _vector_starts(cm, start, variables)
-    unknown = [k for k in start if k not in variables] if cm is not None else []
+    discrete = ({q.name: q for q in cm.system.parameters if q.kind == "discrete"}
+                if cm is not None else {})
+    unknown = [k for k in start if k not in variables and k not in discrete] \
+        if cm is not None else []
     if unknown:
         hints = []
         for k in unknown:
@@ -393,7 +396,7 @@ def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
             "computes explicitly take no start value)")
     for key, value in start.items():
         v = variables.get(key)
-        unit = v.unit if v is not None else ""
+        unit = v.unit if v is not None else (discrete[key].unit if key in discrete else "")
         if isinstance(value, str):
             try:
                 value = _convert(value, unit)
@@ -444,7 +447,8 @@ def check_simulate_arguments(
         model: Any, t_end: Any, *, t_start: Any = 0.0, n_points: Any = None, dt: Any = None,
         t_eval: Any = None, rtol: Any = 1e-6, atol: Any = 1e-8,
         params: Mapping[str, Any] | None = None, start: Mapping[str, Any] | None = None,
-        max_step: Any = None, solver: Any = "idas", raise_on_failure: Any = True
+        max_step: Any = None, solver: Any = "idas", raise_on_failure: Any = True,
+        solver_options: Any = None
 ) -> tuple[dict[str, float] | None, dict[str, Any] | None]:
     """Check the arguments of :func:`acausal.simulate`; return ``params`` and ``start``
     with values as numbers (strings with units converted).
@@ -471,6 +475,9 @@ def check_simulate_arguments(
                                else ""))
     if not isinstance(raise_on_failure, bool):
         raise ArgumentError(f"raise_on_failure must be True or False, got {raise_on_failure!r}")
+    _check_solver_options_type(solver_options)
+    if solver != "auto":
+        check_solver_options(solver, solver_options)
     if isinstance(model, CompiledModel):
         checked = parameter_overrides(params, model.system.parameters, model.model,
                                       _bound(model))
@@ -481,6 +488,49 @@ def check_simulate_arguments(
     declared = [FlatParameter(name, cs.SX(), float(value), decl.unit, decl.doc, decl, owner)
                 for name, decl, owner, value in _numeric_parameters(model)]
     return parameter_overrides(params, declared, model), _start_values(None, start)
+
+
+_OPTION_VALUE = (bool, int, float, str, np.integer, np.floating, type(None))
+
+
+def _check_solver_options_type(options: Any) -> None:
+    """``solver_options`` is a dict of names to plain values (numbers, strings, booleans)."""
+    if options is None:
+        return
+    if not isinstance(options, Mapping):
+        raise ArgumentError(
+            f"solver_options must be a dict {{'name': value}}, got {_short(options)} "
+            f"({type(options).__name__})")
+    for key, value in options.items():
+        if not isinstance(key, str):
+            raise ArgumentError(f"solver_options keys are option names (str), got {key!r}")
+        if not isinstance(value, _OPTION_VALUE):
+            raise ArgumentError(
+                f"solver_options[{key!r}] = {_short(value)} ({type(value).__name__}): an "
+                "option's value is a number, a string or a boolean")
+
+
+def check_solver_options(solver: str, options: Mapping[str, Any] | None) -> None:
+    """Every key of ``options`` is one the backend ``solver`` knows; an unknown one is an
+    :class:`ArgumentError` that lists the known ones."""
+    if not options:
+        return
+    from .solvers.base import integrator_class
+
+    known = tuple(getattr(integrator_class(solver), "known_options", ()))
+    unknown = sorted(k for k in options if k not in known)
+    if unknown:
+        raise ArgumentError(
+            f"the {solver} solver has no option {', '.join(map(repr, unknown))} "
+            f"(solver_options); "
+            + (f"its options are {', '.join(map(repr, known))}" if known else
+               "it takes none (its settings are simulate's rtol, atol, max_step and mode)")
+            + (did_you_mean(unknown[0], known) if known else ""))
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _numeric_parameters(model: Component) -> list[tuple[str, Parameter, Component, Any]]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import symbols, templates
 from .component import Component, Model, collect_equations, has_parameter_check
-from .discrete import Reinit, Sample, When
+from .discrete import Assign, Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
 from .fastsx import named_columns, stack
@@ -472,6 +472,10 @@ class _Flattener:
     def _collect(c: Component, method: str) -> list[Any]:
         try:
             return collect_equations(c, method)
+        except ModelDefinitionError as exc:
+            if getattr(exc, "add_component", False):  # (when, reinit, pre, sample)
+                raise ModelDefinitionError(f"{c._describe()}: {exc}") from None
+            raise
         except AcausalError:
             raise
         except Exception as exc:  # noqa: BLE001 - the user's code: say whose it is
@@ -480,6 +484,11 @@ class _Flattener:
     @staticmethod
     def _normalise(eq: Any, origin: str, c: Component,
                    method: str = "equations") -> list[FlatEquation]:
+        if isinstance(eq, When):
+            raise ModelDefinitionError(
+                f"{c._describe()}: a when() clause in {method}(); a when clause acts at "
+                "events during the run: return it from equations(). (Initial equations are "
+                "conditions on the start values, such as der(self.v) == 0)")
         if isinstance(eq, (bool, np.bool_)):
             raise ModelDefinitionError(
                 f"{c._describe()}: an equation evaluated to the Python bool {eq}; it compares "
@@ -522,12 +531,21 @@ class WhenClause:
     condition: Any
     actions: list[tuple[str, str, cs.SX]]
     origin: str
+    initial: bool = False  # also runs at initialisation if the condition holds there
+    source: str | None = None  # the condition as written (for event logs and messages)
 
 
 def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenClause:
+    head = f"{c._describe()}: when({w.source or '...'})"
+    if not w.actions:
+        raise ModelDefinitionError(f"{head} has no action: give it reinit(...) or assign(...)")
     discrete = {p.name for p in tab.parameters if p.kind == "discrete"}
     actions: list[tuple[str, str, cs.SX]] = []
     for a in w.actions:
+        if not isinstance(a, (Reinit, Assign)):
+            raise ModelDefinitionError(
+                f"{head}: its actions are reinit(...) and assign(...), got {_short(a)} "
+                f"({type(a).__name__})")
         name = a.target.name()
         kind = "reinit" if isinstance(a, Reinit) else "assign"
         if kind == "assign" and name not in discrete:
@@ -537,22 +555,80 @@ def _when_clause(w: When, origin: str, c: Component, tab: SymbolTable) -> WhenCl
         if kind == "reinit" and name not in tab.index:
             raise ModelDefinitionError(
                 f"{c._describe()}: reinit() of {name!r}, which is not a continuous variable")
-        try:
-            value = cs.SX(a.value)
-        except Exception as exc:  # noqa: BLE001
+        if any(t == name for t, _, _ in actions):
             raise ModelDefinitionError(
-                f"{c._describe()}: the value given to {kind}({name}) is not an expression "
-                f"({exc})") from exc
-        actions.append((name, kind, value))
+                f"{head} sets {name} twice: a variable takes one value at an event (Modelica "
+                "allows one reinit or assignment of a variable); keep one action")
+        actions.append((name, kind, _action_value(a.value, f"{head}: {kind}({name}, ...)")))
     cond = w.condition
-    if not isinstance(cond, Sample):
-        try:
-            cond = cs.SX(cond)
-        except Exception as exc:  # noqa: BLE001
-            raise ModelDefinitionError(
-                f"{c._describe()}: the condition of a when() is not an expression ({exc})"
-            ) from exc
-    return WhenClause(cond, actions, origin)
+    if isinstance(cond, Sample):
+        params = {p.name for p in tab.parameters if p.kind != "discrete"}
+        for what, v in (("start", cond.start), ("interval", cond.interval)):
+            other = [s.name() for s in cs.symvar(v) if s.name() not in params] \
+                if isinstance(v, cs.SX) else []
+            if other:
+                raise ModelDefinitionError(
+                    f"{c._describe()}: the {what} of sample({cond.start}, {cond.interval}) "
+                    f"depends on {', '.join(other)}; a clock's instants are known before the "
+                    "run: give numbers or parameters")
+        return WhenClause(cond, actions, origin, w.initial, w.source)
+    if isinstance(cond, (list, tuple)):
+        raise ModelDefinitionError(
+            f"{head}: the condition is a {type(cond).__name__} of {len(cond)}; when() takes one "
+            "condition. For Modelica's when {c1, c2} (either becoming true) write one when() "
+            "per condition with the same actions, or one condition cs.logic_or(c1, c2)")
+    if isinstance(cond, (bool, np.bool_)):
+        raise ModelDefinitionError(
+            f"{head}: the condition evaluated to the Python bool {bool(cond)}; write it with "
+            "the component's variables (self.h < 0) or ac.sample(start, interval)")
+    if isinstance(cond, (str, bytes)) or not isinstance(
+            cond, (cs.SX, cs.DM, int, float, np.number, np.ndarray)):
+        raise ModelDefinitionError(
+            f"{head}: the condition is {_short(cond)} ({type(cond).__name__}); write it as a "
+            "comparison of the component's variables or of time (self.h < 0, "
+            "self.time > 0.3), or give ac.sample(start, interval)")
+    try:
+        cond = cs.SX(cond)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - (an array CasADi cannot take)
+        cond = None
+    if cond is None or not cond.is_scalar():
+        raise ModelDefinitionError(
+            f"{head}: the condition is not one scalar expression; write it as a comparison "
+            "of the component's variables or of time (self.h < 0)")
+    params = {p.name for p in tab.parameters if p.kind != "discrete"}
+    if not any(s.name() not in params for s in cs.symvar(cond)):
+        what = "a constant" if cond.is_constant() else "a function of parameters only"
+        raise ModelDefinitionError(
+            f"{head}: the condition is {what}, which never becomes true during a run (a "
+            "when clause runs where its condition becomes true); write it with the "
+            "component's variables or time (self.h < 0, self.time > 0.3), or use "
+            "ac.sample(start, interval) for instants known in advance")
+    return WhenClause(cond, actions, origin, w.initial, w.source)
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _action_value(value: Any, where: str) -> cs.SX:
+    """The value of a reinit or assign as one scalar expression, or an error saying what
+    it is instead (never CasADi's list of constructors)."""
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.reshape(())[()]
+    if isinstance(value, (cs.DM, cs.SX)) and value.numel() == 1:
+        return cs.SX(value)
+    if isinstance(value, (bool, int, float, np.number)):
+        return cs.SX(float(value))
+    if isinstance(value, (np.ndarray, list, tuple, cs.DM, cs.SX)):
+        n = (value.numel() if isinstance(value, (cs.DM, cs.SX)) else np.size(value))
+        raise ModelDefinitionError(
+            f"{where}: the value has {n} elements; a reinit or an assignment sets one scalar "
+            "variable: give one number or scalar expression (one action per element)")
+    raise ModelDefinitionError(
+        f"{where}: the value is {_short(value)} ({type(value).__name__}); give a number or an "
+        "expression of the component's variables and parameters (e.g. -self.e * "
+        "ac.pre(self.v))")
 _OP_EQ = cs.OP_EQ
 #: operations an equation cannot have at its top: relations and logic (``!=``, ``<``,
 #: ``<=``; ``>`` and ``>=`` are ``<`` and ``<=`` swapped), and constants (an equation that

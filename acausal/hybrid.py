@@ -29,9 +29,10 @@ import numpy as np
 
 from .discrete import Sample
 from .errors import SimulationError, SolverWarning
+from .exprtext import expression_text, readable
 from .initialize import consistent_algebraic
 from .pointcall import PointCall, point_call
-from .solvers.base import SegmentStats
+from .solvers.base import IntegrationFailure, SegmentStats
 
 if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
@@ -121,6 +122,10 @@ class _When:
     condition: cs.Function | None  # (p, t) -> value (true when > 0.5); None: a clock
     clock: Sample | None
     actions: list[_Action]
+    expr: cs.SX | None = None  # the condition in (p, t) (its time events are searched)
+    initial: bool = False  # runs at initialisation too, where its condition holds
+    clock_of_p: cs.Function | None = None  # p -> (start, interval) of a clock of parameters
+    symbolic_clock: Sample | None = None  # that clock as written
 
 
 def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
@@ -134,7 +139,7 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
         if isinstance(w.condition, Sample):
             clock, text = w.condition, f"sample({w.condition.start}, {w.condition.interval})"
         else:
-            text = _condition_text(w.condition, dae.relations)
+            text = _condition_text(w.condition, dae.relations, getattr(w, "source", None))
             extra = [s for s in cs.symvar(w.condition)
                      if s.name() not in p_sym and s.name() != dae.t.name()]
             if extra:
@@ -160,19 +165,31 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
                                         dae.p, dae.t], [value])
             actions.append(_Action(kind, index, target, fn, [s.name() for s in vals],
                                    [s.name()[4:-1] for s in pres]))
-        out.append(_When(w.origin, text, cond_f, clock, actions))
+        clock_of_p = None
+        if clock is not None and clock.symbolic:
+            clock_of_p = cs.Function("clock", [dae.p], [cs.SX(clock.start),
+                                                         cs.SX(clock.interval)])
+        out.append(_When(w.origin, text, cond_f, clock, actions,
+                         None if clock is not None else cs.SX(w.condition),
+                         bool(getattr(w, "initial", False)), clock_of_p,
+                         clock if clock_of_p is not None else None))
     return out
 
 
-def _condition_text(cond: cs.SX, relations: list[Any]) -> str:
-    """A when condition as written: its relation symbols replaced by their text."""
+def _condition_text(cond: cs.SX, relations: list[Any], source: str | None = None) -> str:
+    """A when condition as written: its relation symbols replaced by their text, or,
+    where that is long, the condition as its author wrote it (``source``)."""
     by_name = {r.name: r.text for r in relations}
     if cond.is_symbolic() and cond.name() in by_name:
-        return by_name[cond.name()]
-    text = str(cond)
-    for name, rel in by_name.items():
-        text = text.replace(name, f"({rel})")
-    return text
+        text = by_name[cond.name()]
+    else:
+        text = expression_text(cond, 200)
+        for name in sorted(by_name, key=len, reverse=True):
+            if name in text:
+                text = text.replace(name, f"({by_name[name]})")
+    if source and not readable(text):
+        return source
+    return text if len(text) <= 100 else text[:97] + "..."
 
 
 def _reinit_through_alias(dae: SemiExplicitDAE, origin: str, target: str,
@@ -231,6 +248,18 @@ class EventLoop:
         sizes = np.asarray(dae.out_sizes, dtype=int)
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         self._offset = {n: int(offsets[k]) for k, n in enumerate(dae.out_names)}
+        # relations of time only: at a time event (their crossings are time events when
+        # known in advance) they take their value just after the instant, however near zero
+        # their indicator still is there (a function of time cannot chatter)
+        g = dae.indicators
+        self._of_time = np.array(
+            [g is not None and bool(cs.depends_on(g[k], dae.t))
+             and not (dae.x.numel() and cs.depends_on(g[k], dae.x))
+             and not (dae.z.numel() and cs.depends_on(g[k], dae.z))
+             for k in range(len(dae.relations))], dtype=bool)
+        self._x_deps: np.ndarray | None = None  # relations x states (made when needed)
+        # when clauses whose reinit left one of the relations of its states on its threshold
+        self._on_threshold: set[int] = set()
         self.work = SegmentStats()  # the integrator's counts since the last take_work()
         self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
 
@@ -249,11 +278,40 @@ class EventLoop:
         w.attempts += [a for a in s.attempts if a not in w.attempts]
         return seg
 
+    def _relations_of_states(self, states: list[int]) -> np.ndarray:
+        """Which relations' indicators depend on the states ``states`` (directly)."""
+        if self._x_deps is None:
+            g = self.dae.indicators
+            n = len(self.dae.relations)
+            self._x_deps = np.zeros((n, int(self.dae.x.numel())), dtype=bool)
+            if g is not None and n and self.dae.x.numel():
+                rows, cols = cs.jacobian_sparsity(g, self.dae.x).get_triplet()
+                self._x_deps[rows, cols] = True
+        return np.asarray(self._x_deps[:, sorted(set(states))].any(axis=1), dtype=bool)
+
+    def set_parameters(self, p: np.ndarray) -> None:
+        """The clocks whose start or interval are parameters, with a run's values."""
+        for w in self.whens:
+            if w.clock_of_p is not None and w.symbolic_clock is not None:
+                start, interval = (float(v) for v in w.clock_of_p(p))
+                w.clock = w.symbolic_clock.resolved(start, interval, w.origin)
+
+    def forget_events(self) -> None:
+        """Clear the log (before the initialisation's last round)."""
+        self.events.clear()
+        self._recent.clear()
+
     def take_work(self) -> SegmentStats:
         """The integrator's counts since the last call (every call of the stretch between
         two events, event location included), and a fresh count."""
         work, self.work = self.work, SegmentStats()
         return work
+
+    def timed_conditions(self) -> list[cs.SX]:
+        """The when conditions that depend on time (``time > 0.3``): where one of them
+        switches is a time event (it is searched with the equations')."""
+        return [w.expr for w in self.whens
+                if w.expr is not None and cs.depends_on(w.expr, self.dae.t)]
 
     def clock_instants(self, t0: float, t1: float) -> list[float]:
         """The instants of the when clauses' sample clocks in ``(t0, t1]``."""
@@ -295,27 +353,40 @@ class EventLoop:
         return q
 
     # ----- event iteration -----
-    def iterate(self, s: HybridState, kind: str, forced: dict[int, bool] | None = None
-                ) -> HybridState:
-        """The event iteration at ``s.t`` (see the module documentation)."""
+    def iterate(self, s: HybridState, kind: str, forced: dict[int, bool] | None = None,
+                t_before: float | None = None) -> HybridState:
+        """The event iteration at ``s.t`` (see the module documentation). ``t_before``:
+        the time of the left limit (a time event's, 1e-12 s before the instant), where
+        the when conditions had their values before the event: a condition of time
+        (``time > 0.3``) is already true at ``s.t``, just after its instant."""
         d0 = self.frozen(s.p)
         d = d0.copy()
         for k, v in (forced or {}).items():
             d[k] = v
         x, z, p0 = s.x.copy(), s.z, s.p.copy()
-        before = [bool(w.condition(p0, s.t) > 0.5) if w.condition is not None else False
+        t_pre = s.t if t_before is None else t_before
+        before = [bool(w.condition(p0, t_pre) > 0.5) if w.condition is not None else False
                   for w in self.whens]
         pre_cache: dict[str, float] = {}
         fired: list[str] = []
         done: set[int] = set()
         p = p0
+        # relations of states that a reinit just set: their value is read as it is, even
+        # within the band (a state set exactly onto a threshold is on it, not round-off)
+        reset = np.zeros(len(d), dtype=bool)
+        reset_by: list[int] = []
         for it in range(1, _MAX_ITERATIONS + 1):
             p = self.set_relations(p, d)
             z = consistent_algebraic(self.dae, x, z, p, s.t)
             g = self.indicators(x, z, p, s.t)[:, 0] if len(d) else np.zeros(0)
             live = self.live(g)
             scale = 1.0 + np.abs(g)
-            flip = (live != d) & (np.abs(g) > _BAND * scale)
+            near = np.abs(g) <= _BAND * scale
+            if reset.any() and (reset & near).any():
+                self._on_threshold.update(reset_by)
+            flip = (live != d) & (~near | reset
+                                  | (self._of_time if kind == "time" else False))
+            reset[:] = False
             if flip.any():
                 d[flip] = live[flip]
                 continue
@@ -332,6 +403,8 @@ class EventLoop:
                            for n in a.pre_names} - set(pre_cache))
             pre_cache.update(zip(pres, self._named(s.x, s.z, p0, s.t, pres), strict=True))
             x, p = x.copy(), p.copy()
+            setters: dict[tuple[str, int], tuple[int, str, float]] = {}
+            reinit: list[int] = []
             for k in fire:
                 done.add(k)
                 w = self.whens[k]
@@ -339,10 +412,34 @@ class EventLoop:
                 for a in w.actions:
                     val = float(a.value([now[n] for n in a.names],
                                         [pre_cache[n] for n in a.pre_names], p, s.t))
+                    what = "reinit" if a.kind == "reinit" else "assign"
+                    if not np.isfinite(val):
+                        raise SimulationError(
+                            f"at t = {s.t:.9g} s, {what}({a.target}, ...) of when {w.text} "
+                            f"[{w.origin}] gives {a.target} the value {val}: the value "
+                            "of the action is not finite (a division by zero, a NaN of a "
+                            "pre() value or a parameter); check the expression of the "
+                            f"{what}")
+                    key = (a.kind, a.index)
+                    if key in setters and setters[key][2] != val:
+                        other = self.whens[setters[key][0]]
+                        raise SimulationError(
+                            f"at t = {s.t:.9g} s, when {other.text} [{other.origin}] and "
+                            f"when {w.text} [{w.origin}] both fire and set {a.target}, to "
+                            f"{setters[key][2]:.9g} and {val:.9g}: a variable takes one value"
+                            " at an event (Modelica allows one when clause per variable). "
+                            "Set it in one clause (whose value may depend on which condition "
+                            "holds), or make the conditions exclusive")
+                    setters[key] = (k, a.target, val)
                     if a.kind == "reinit":
                         x[a.index] = val
+                        reinit.append(a.index)
                     else:
                         p[a.index] = val
+            if reinit:
+                reset = self._relations_of_states(reinit)
+                reset_by = [k for k in fire
+                            if any(a.kind == "reinit" for a in self.whens[k].actions)]
         rels = [self.dae.relations[k] for k in np.flatnonzero(d != d0)]
         raise SimulationError(
             f"chattering at t = {s.t:.9g} s: the relations "
@@ -369,7 +466,8 @@ class EventLoop:
             return x + dt * self._rate_at(x, z, p, t)
 
         x_event = euler(left.x, left.z, left.p, left.t, t_event - left.t)
-        post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time")
+        post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time",
+                            t_before=left.t)
         x_right = euler(post.x, post.z, post.p, t_right, t_right - t_event)
         z_right = consistent_algebraic(self.dae, x_right, post.z, post.p, t_right)
         return HybridState(t_right, x_right, z_right, post.p)
@@ -379,7 +477,9 @@ class EventLoop:
         """Whether ``w`` fires at this event. A clock fires at its instants, the one at
         the initial time included (Modelica: ``sample(start, interval)`` is true at
         initialisation when ``start`` is the start time); a condition fires where it
-        becomes true, never at initialisation (it was not false before)."""
+        becomes true, never at initialisation (it was not false before), unless the
+        clause was declared ``when(..., initial=True)``: then it runs at initialisation
+        where its condition holds."""
         if w.clock is not None:
             # the instant is a time event at t (or the start time): within 1e-9 relative,
             # far above the round-off of start + k interval, far below any sample period
@@ -387,7 +487,9 @@ class EventLoop:
                 abs(t - ti) <= 1e-9 * max(1.0, abs(t))
                 for ti in w.clock.instants(t - 1e-6 * max(1.0, abs(t)), t + 1e-6))
         assert w.condition is not None
-        return kind != "initial" and not before and bool(w.condition(p, t) > 0.5)
+        if kind == "initial":
+            return w.initial and bool(w.condition(p, t) > 0.5)
+        return not before and bool(w.condition(p, t) > 0.5)
 
     def _log(self, t: float, kind: str, d: np.ndarray, changed: np.ndarray,
              iterations: int, fired: list[str] | None = None,
@@ -427,6 +529,14 @@ class EventLoop:
             steady = ratio < 0.99 and float(np.max(ratios)) < 1.0
             left = gaps[-1] * ratio / max(1.0 - ratio, 1e-12)
             name = self._describe(what, k)
+            if what == "when" and k in self._on_threshold and gaps[-1] < 1e-9 * scale:
+                w = self.whens[k]
+                return (f"when {w.text} [{w.origin}] fires again and again at t = {t:.9g} s "
+                        f"(every {gaps[-1]:.3g} s): its reinit puts the state exactly onto "
+                        "the threshold of a relation of its condition, from where the "
+                        "condition becomes true again at once, without end; the run stops "
+                        "here. Reinitialise to a value clear of the threshold, or model "
+                        "what happens there (a state that can rest on it)")
             if gaps[-1] < 1e-9 * scale and not steady:
                 return (f"chattering: {name} keeps changing "
                         f"every {gaps[-1]:.3g} s without settling (the model slides along "
@@ -485,8 +595,16 @@ class EventLoop:
         """
         knots = np.concatenate([[s.t], outputs])
         T = _samples(knots)
-        seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
-                                               np.concatenate([[s.t], T])))
+        try:
+            seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
+                                                   np.concatenate([[s.t], T])))
+        except IntegrationFailure as exc:  # the output points reached before the failure
+            part = exc.partial
+            if part is not None and len(part.t):
+                keep = np.flatnonzero(np.isin(np.asarray(part.t), outputs))
+                exc.reached = Reached(np.asarray(part.t)[keep],  # type: ignore[attr-defined]
+                                      _dense(part.x)[:, keep], _dense(part.z)[:, keep], s.p)
+            raise
         X, Z = seg.x, seg.z
         Xn, Zn = _dense(X), _dense(Z)  # numpy, for the columns read below
         d = self.frozen(s.p)
@@ -511,13 +629,15 @@ class EventLoop:
             if (self.live(gp) != d).any():
                 first = j  # the reached outputs end before this interval
                 reached = self._reached(T, X, Z, first, s.p)
-                return (reached, *self._locate(prev, t_peak, _col(Xp, 0), _col(Zp, 0), gp))
+                return (reached, *self._keep(reached, self._locate, prev, t_peak,
+                                             _col(Xp, 0), _col(Zp, 0), gp))
         if first < len(T):
             prev = s if first == 0 else HybridState(float(T[first - 1]), _col(Xn, first - 1),
                                                     _col(Zn, first - 1), s.p)
             reached = self._reached(T, X, Z, first, s.p)
-            return (reached, *self._locate(prev, float(T[first]), _col(Xn, first),
-                                           _col(Zn, first), G[:, first], Gall[:, first]))
+            return (reached, *self._keep(reached, self._locate, prev, float(T[first]),
+                                         _col(Xn, first), _col(Zn, first), G[:, first],
+                                         Gall[:, first]))
         reached = self._reached(T, X, Z, len(T), s.p)
         last = HybridState(float(T[-1]), _col(Xn, -1), _col(Zn, -1), s.p)
         return reached, None, last
@@ -597,7 +717,22 @@ class EventLoop:
                    zip(np.flatnonzero(self.live(gb) != d),
                        self.live(gb)[self.live(gb) != d], strict=True)}
         pre = HybridState(tb, xb, zb, a.p)
-        return pre, self.iterate(pre, "state", crossed)
+        try:
+            return pre, self.iterate(pre, "state", crossed)
+        except SimulationError as exc:  # (the result keeps the left limit of the event)
+            exc.pre = pre  # type: ignore[attr-defined]
+            raise
+
+    @staticmethod
+    def _keep(reached: Reached, locate: Any, *args: Any) -> tuple[HybridState, HybridState]:
+        """``locate(*args)``, with the output points reached before it attached to a
+        failure at the event (its action's value, chattering): the partial result keeps
+        them."""
+        try:
+            return locate(*args)  # type: ignore[no-any-return]
+        except SimulationError as exc:
+            exc.reached = reached  # type: ignore[attr-defined]
+            raise
 
     @staticmethod
     def _earliest(changed: np.ndarray, ta: float, tb: float, ga: np.ndarray,

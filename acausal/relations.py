@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
+from .exprtext import expression_text, readable
 from .functions import no_relation_of
 from .records import record, replace
 from .state import need
@@ -88,6 +89,11 @@ def _unmark(a: cs.SX) -> cs.SX | None:
         for i, j in ((1, 0), (0, 1)):
             if _is_mark(a.dep(i)):
                 return a.dep(j)
+    if a.is_op(cs.OP_SUB):  # CasADi writes (-c) + mark as mark - c
+        if _is_mark(a.dep(0)):
+            return -a.dep(1)
+        if _is_mark(a.dep(1)):
+            return a.dep(0)
     return None
 
 _COMPARE = {cs.OP_LT: "<", cs.OP_LE: "<="}
@@ -134,6 +140,42 @@ def _scan(f: cs.Function) -> bool:
     return any(f.instruction_id(k) in ops for k in range(f.n_instructions()))
 
 
+_LINEAR = (cs.OP_ADD, cs.OP_SUB, cs.OP_NEG, cs.OP_TWICE)
+
+
+def affine_in_time(e: cs.SX, t: cs.SX) -> bool:
+    """Whether ``e`` is ``a t + b`` with ``a`` and ``b`` free of time (functions of the
+    parameters): its switching instants are then known in advance (time events,
+    :mod:`acausal.events`). ``floor``, ``if_else``, ``sin`` ... of time are not."""
+    e = cs.SX(e)
+    syms = cs.symvar(e)
+    if t.name() not in {s.name() for s in syms}:
+        return True
+    f = cs.Function("affine", [cs.vertcat(*syms)], [e])
+    kind: dict[int, int] = {}  # work register -> 0 free of time, 1 affine, 2 other
+    for k in range(f.n_instructions()):
+        op, ins, outs = f.instruction_id(k), f.instruction_input(k), f.instruction_output(k)
+        if op == _CONST:
+            kind[outs[0]] = 0
+        elif op == _INPUT:
+            kind[outs[0]] = int(syms[ins[1]].name() == t.name())
+        elif op == _OUTPUT:
+            if kind[ins[0]] > 1:
+                return False
+        else:
+            args = [kind[i] for i in ins if i >= 0]
+            top = max(args) if args else 0
+            if top == 0 or (op in _LINEAR and top == 1):
+                kind[outs[0]] = top
+            elif op == cs.OP_MUL and sorted(args) == [0, 1]:
+                kind[outs[0]] = 1
+            elif op == cs.OP_DIV and args == [1, 0]:
+                kind[outs[0]] = 1
+            else:
+                kind[outs[0]] = 2
+    return True
+
+
 def _rebuild(op: int, args: list[cs.SX]) -> cs.SX:
     return cs.SX.unary(op, args[0]) if len(args) == 1 else cs.SX.binary(op, args[0], args[1])
 
@@ -144,7 +186,11 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
     """``exprs`` with every relation of ``unknowns`` replaced by a discrete symbol.
 
     Relations whose operands do not depend on ``unknowns`` (time and parameters only) are
-    kept. Returns the new expressions and the relations, numbered from ``start``.
+    kept where they compare affine functions of time (their instants are time events);
+    a comparison or ``sign`` of a function of time that is not affine (``sin(w t) > 0.99``)
+    is frozen too: its crossings are located like those of the unknowns' relations (the
+    kinks ``fabs``, ``fmin``, ``fmax`` of time are continuous and left to the integrator).
+    Returns the new expressions and the relations, numbered from ``start``.
     """
     if not exprs:
         return exprs, []
@@ -162,6 +208,15 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
     def live(*args: cs.SX) -> bool:
         names = {s.name() for a in args for s in cs.symvar(a)}
         return bool(names & unknown_names)
+
+    t_name = t.name()
+
+    def timed(*args: cs.SX) -> bool:
+        """A function of time (and parameters) that is not affine in it: no time event
+        can find its crossings, which must be watched."""
+        if t_name not in {s.name() for a in args for s in cs.symvar(a)}:
+            return False
+        return not all(affine_in_time(a, t) for a in args)
 
     def new_relation(op_text: str, strict: bool, g: cs.SX, key: tuple) -> cs.SX:
         if key in seen:
@@ -188,19 +243,24 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
         elif (op in _COMPARE or op in _KINKS) and _unmark(work[ins[0]]) is not None:
             args = [work[i] for i in ins]  # no_event: the relation stays as it is
             work[outs[0]] = _rebuild(op, [_unmark(args[0]), *args[1:]])  # type: ignore[list-item]
-        elif op in _COMPARE and live(work[ins[0]], work[ins[1]]):
+        elif op in _COMPARE and (live(work[ins[0]], work[ins[1]])
+                                 or timed(work[ins[0]], work[ins[1]])):
             a, b = work[ins[0]], work[ins[1]]
-            text = f"{a} {_COMPARE[op]} {b}"
+            text = f"{expression_text(a)} {_COMPARE[op]} {expression_text(b)}"
             work[outs[0]] = new_relation(text, op == cs.OP_LT, a - b, (op, str(a), str(b)))
-        elif op in _KINKS and live(*[work[i] for i in ins]):
+        elif op in _KINKS and (live(*[work[i] for i in ins])
+                               or (op == cs.OP_SIGN and timed(work[ins[0]]))):
             a = work[ins[0]]
             if op in (cs.OP_FABS, cs.OP_SIGN):
-                d = new_relation(f"{_KINKS[op]}({a}): {a} < 0", True, a, (cs.OP_LT, str(a), "0"))
+                at = expression_text(a)
+                d = new_relation(f"{_KINKS[op]}({at}): {at} < 0", True, a,
+                                 (cs.OP_LT, str(a), "0"))
                 work[outs[0]] = (cs.if_else(d, -a, a) if op == cs.OP_FABS
                                  else cs.if_else(d, -1.0, 1.0))
             else:
                 b = work[ins[1]]
-                d = new_relation(f"{_KINKS[op]}({a}, {b}): {a} <= {b}", False, a - b,
+                at, bt = expression_text(a), expression_text(b)
+                d = new_relation(f"{_KINKS[op]}({at}, {bt}): {at} <= {bt}", False, a - b,
                                  (cs.OP_LE, str(a), str(b)))
                 work[outs[0]] = (cs.if_else(d, a, b) if op == cs.OP_FMIN
                                  else cs.if_else(d, b, a))
@@ -266,6 +326,21 @@ def relations_pass(state: CompileState) -> CompileState:
         cond = next(it) if isinstance(w.condition, cs.SX) else w.condition
         whens.append(replace(w, condition=cond,
                              actions=[(t, k, next(it)) for t, k, _ in w.actions]))
+    # a relation that is a when's whole condition reads best as its author wrote it
+    written: dict[str, str] = {}
+    for w in whens:
+        if isinstance(w.condition, cs.SX) and w.condition.is_symbolic() and w.source:
+            written.setdefault(w.condition.name(), w.source)
+    rels = [replace(r, text=written[r.name]) if r.name in written and not readable(r.text)
+            else r for r in rels]
+    if any(not r.components for r in rels):  # relations of time only: whose are they?
+        users = [(e.origin, e.res) for e in equations + initial] + [
+            (w.origin, c) for w in whens for c in
+            ([w.condition] if isinstance(w.condition, cs.SX) else [])
+            + [v for _, _, v in w.actions]]
+        rels = [r if r.components else replace(r, components=sorted(
+            {o for o, e in users if e is not None and cs.depends_on(cs.SX(e), r.sym)}))
+            for r in rels]
     params = list(fs.parameters) + [FlatParameter(r.name, r.sym, 0.0, "", r.text,
                                                   kind="relation")
                                     for r in rels]

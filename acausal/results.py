@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import AcausalError, SolverWarning
+from .errors import AcausalError, ArgumentError, SolverWarning
 from .names import did_you_mean, name_list
 
 __all__ = ["Result"]
@@ -299,6 +299,13 @@ class Result:
             raise AcausalError("plot() needs matplotlib: pip install matplotlib") from exc
         if file is not None:
             check_figure_file(file)
+        for n in names:
+            if not (isinstance(n, str) or (isinstance(n, (list, tuple)) and n
+                                           and all(isinstance(m, str) for m in n))):
+                raise ArgumentError(
+                    f"plot() takes variable names ('mass.v') or lists of names for one "
+                    f"subplot (['mass.v', 'spring.f']), got {n!r:.60} ({type(n).__name__}); "
+                    "res.names() lists the names")
         groups = [[n] if isinstance(n, str) else list(n) for n in names]
         if not groups:
             raise AcausalError("plot() needs at least one variable name")
@@ -352,9 +359,10 @@ class Result:
                 f"{len(self.t)} points, {len(self._names)} variables>")
 
 
-def check_figure_file(file: Any) -> None:
+def check_figure_file(file: Any, folder_must_exist: bool = True) -> None:
     """A figure file's type is its extension: one matplotlib writes (png, svg, pdf, ...),
-    or none (matplotlib's default, PNG). Checked before the work that makes the figure."""
+    or none (matplotlib's default, PNG), and its folder exists (unless the caller makes
+    it: ``folder_must_exist=False``). Checked before the work that makes the figure."""
     from pathlib import Path
 
     try:
@@ -368,3 +376,9 @@ def check_figure_file(file: Any) -> None:
         raise AcausalError(
             f"cannot write a figure to {str(file)!r}: {ext!r} is not a figure format; "
             f"the extension chooses one of {', '.join(sorted(kinds))}")
+    folder = Path(str(file)).expanduser().parent
+    if folder_must_exist and not folder.is_dir():
+        raise AcausalError(
+            f"cannot write a figure to {str(file)!r}: the folder {str(folder)!r} "
+            + ("is a file" if folder.exists() else "does not exist")
+            + "; create it first, or give a path in an existing folder")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import time as _time
+import warnings
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
-from .checks import check_simulate_arguments
+from .checks import check_simulate_arguments, check_solver_options
 from .compiler import CompiledModel, build
 from .component import Component
 from .dae import SemiExplicitDAE
-from .errors import AcausalError, SimulationError
-from .events import time_events
+from .errors import AcausalError, SimulationError, SolverWarning
+from .events import crossings, time_events
 from .initialize import consistent_algebraic, initialize
 from .progress import reporter
 from .records import record
@@ -138,6 +139,11 @@ def _grid(t_start: float, t_end: float, n_points: int | None, dt: float | None,
         g = np.asarray(t_eval, dtype=float)
         if g[0] != t_start:
             g = np.concatenate([[t_start], g])
+        if g[-1] < t_end - 1e-12 * max(1.0, abs(t_end)):  # the run goes to t_end, and the
+            g = np.concatenate([g, [t_end]])  # result ends there (as it starts at t_start)
+        else:
+            g = g.copy()
+            g[-1] = t_end
         if np.any(np.diff(g) <= 0):
             raise AcausalError("t_eval must be strictly increasing and after t_start")
         return g
@@ -182,7 +188,9 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         Initial time [s].
     n_points, dt, t_eval
         Output grid: number of points (default 501), step, or explicit times. ``dt`` is
-        also the step of fixed-step solvers.
+        also the step of fixed-step solvers. The run always goes from ``t_start`` to
+        ``t_end``: times ``t_eval`` that do not start at ``t_start`` or end at ``t_end``
+        are completed with them (``res.t`` starts and ends there).
     rtol, atol : float
         Relative and absolute tolerances.
     params : dict
@@ -191,7 +199,8 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         Start-value overrides for this run by dotted path, ``{"capacitor.v": 3.0}`` (a fixed
         start stays a condition with the new value; another start is the new guess). A
         vector unknown takes its name and one number per element or one for all,
-        ``{"free.v_rel": [1.0, 0.0, 0.0]}``.
+        ``{"free.v_rel": [1.0, 0.0, 0.0]}``. A discrete variable takes its first value
+        this way too (``{"counter.n": 5}``).
     max_step : float, optional
         Largest integrator step [s].
     solver : str
@@ -205,7 +214,9 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         scheme, ``"newmark"``, ``"hht"``, ``"generalized-alpha"``, ``"taylor"``).
     solver_options : dict, optional
         Further backend-specific settings (``"nullspace"``: ``{"alpha": 0.1}``,
-        ``{"rho_inf": 0.6}``, ...).
+        ``{"rho_inf": 0.6}``, ...; ``"dopri5"``/``"dop853"``: ``{"compile": ...}``; IDAS and
+        CVODES take none). A key the backend does not know is an error that lists the
+        ones it does.
     raise_on_failure : bool
         If True (default) an integration failure raises :class:`SimulationError` whose
         ``partial`` holds the result up to the failure; if False that partial result is
@@ -217,8 +228,9 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
     params, start = check_simulate_arguments(
         model, t_end, t_start=t_start, n_points=n_points, dt=dt, t_eval=t_eval, rtol=rtol,
         atol=atol, params=params, start=start, max_step=max_step, solver=solver,
-        raise_on_failure=raise_on_failure)
+        raise_on_failure=raise_on_failure, solver_options=solver_options)
     cm = model if isinstance(model, CompiledModel) else build(model)
+    params, start = _discrete_starts(cm, params, start)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # no reference cycles are made here; avoid full scans of a large heap
     try:
@@ -230,6 +242,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         grid = _grid(t_start, t_end, n_points, dt, t_eval)
         p = cm.parameter_values(params)
         solver = choose_solver(cm, solver, p, grid, mode, rtol)
+        check_solver_options(solver, solver_options)
         run = _Run(cm, _integrator(cm, solver, options), p, start)
         run.atol = atol
         run.progress = reporter(progress, what="simulate", span=(grid[0], grid[-1]))
@@ -240,6 +253,28 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def _discrete_starts(cm: CompiledModel, params: dict[str, Any] | None,
+                     start: dict[str, Any] | None
+                     ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``start`` values of discrete variables moved to ``params``: the first value of a
+    discrete variable is its value as a parameter of the continuous problem."""
+    if not start:
+        return params, start
+    discrete = {q.name for q in cm.system.parameters if q.kind == "discrete"}
+    given = {k: v for k, v in start.items() if k in discrete}
+    if not given:
+        return params, start
+    both = [k for k in given if params and k in params]
+    if both:
+        from .errors import ArgumentError
+
+        raise ArgumentError(
+            f"{', '.join(both)} given both in start= and in params=: give the first value of "
+            "a discrete variable once")
+    rest = {k: v for k, v in start.items() if k not in discrete}
+    return {**(params or {}), **given}, (rest or None)
 
 
 _EVENT_EPS = 1e-12  # restart offset after a time event, relative to max(1, |t|)
@@ -281,6 +316,7 @@ class _Run:
             from .hybrid import EventLoop
 
             loop = EventLoop(dae, self.integ, whens)
+            loop.set_parameters(self.p)
         if loop is not None:
             init = self._initialize_hybrid(loop, grid[0])
         else:
@@ -292,13 +328,22 @@ class _Run:
                                             x, z, sel)
         pieces: list[_Piece] = [(dae, x.reshape(-1, 1), z.reshape(-1, 1), grid[:1],
                                  self.p.copy())]
-        events = self._time_events(dae, grid[0], grid[-1])
+        t_end = float(grid[-1])
+        end_gap = 4 * _EVENT_EPS * max(1.0, abs(t_end))
+        # (searched a little beyond the end, so that an instant at the end is seen)
+        events = self._time_events(dae, grid[0], t_end + 2 * end_gap,
+                                   loop.timed_conditions() if loop is not None else [])
         if loop is not None:  # the clocks of sampled when clauses
-            events = sorted(set(events) | set(loop.clock_instants(grid[0], grid[-1])) - {
-                float(grid[-1])})
+            events = sorted(set(events) | set(loop.clock_instants(grid[0], t_end)))
+        # an event at the end time is run there (as Modelica tools do) when it can change
+        # a discrete state; every instant, those at the ends included, is a break of the
+        # resolution check (the rates jump there)
+        breaks = [e for e in events if e <= t_end + end_gap]
+        at_end = loop is not None and any(abs(e - t_end) <= end_gap for e in events)
+        events = [e for e in events if e < t_end - end_gap]
         events, grid = _with_events(grid, events)
-        if events:
-            stats.time_events = events
+        if events or at_end:
+            stats.time_events = events + ([t_end] if at_end else [])
         bounds = [grid[0], *events, grid[-1]]
         status, message = "ok", ""
         t_left = float(grid[0])  # the time of x, z
@@ -309,8 +354,12 @@ class _Run:
                 if loop is not None:
                     from .hybrid import HybridState
 
-                    post = loop.time_event(HybridState(t_left, x, z, self.p), float(ta),
-                                           float(seg[0]))
+                    try:
+                        post = loop.time_event(HybridState(t_left, x, z, self.p), float(ta),
+                                               float(seg[0]))
+                    except SimulationError as exc:  # an action's value, chattering
+                        status, message, self.t_fail = "failed", str(exc), float(ta)
+                        break
                     x, z, self.p = post.x, post.z, post.p
                     # the instant is in the result twice, as at a state event: its left
                     # limit ends the last segment, the values after the event start this one
@@ -319,8 +368,8 @@ class _Run:
                 else:
                     z = consistent_algebraic(dae, x, z, self.p, float(seg[0]))
             if loop is not None:
-                if s < len(bounds) - 2:  # ends at a time event: stop at its left limit,
-                    # where the time functions still have their old values
+                if s < len(bounds) - 2 or at_end:  # ends at a time event: stop at its left
+                    # limit, where the time functions still have their old values
                     seg = seg.copy()
                     seg[-1] = tb - _EVENT_EPS * max(1.0, abs(tb))
                 status, message, new = self._hybrid(loop, dae, x, z, seg,
@@ -331,6 +380,18 @@ class _Run:
             if status != "ok" or not new:
                 break
             x, z, t_left = _last(new[-1][1]), _last(new[-1][2]), float(new[-1][3][-1])
+        else:
+            if at_end and loop is not None:  # the event at the end time: the result ends
+                # with its values after it (the left limit 1e-12 s before)
+                from .hybrid import HybridState
+
+                try:
+                    post = loop.time_event(HybridState(t_left, x, z, self.p), t_end, t_end)
+                    self.p = post.p
+                    pieces.append((dae, post.x.reshape(-1, 1), post.z.reshape(-1, 1),
+                                   np.array([t_end]), self.p.copy()))
+                except SimulationError as exc:
+                    status, message, self.t_fail = "failed", str(exc), t_end
         t_all = np.concatenate([b[3] for b in pieces])
         p = self.p
         evaluate = _LazyOutputs(pieces)
@@ -344,7 +405,7 @@ class _Run:
         steps = sum(s.steps for s in stats.segments)
         coarse = steps == 0 or steps >= len(t_all) - 1
         if status == "ok" and self.integ.follows_state_selection and coarse:
-            stats.unresolved = unresolved_states(pieces, self.atol, events)
+            stats.unresolved = unresolved_states(pieces, self.atol, breaks)
             warn_unresolved(stats.unresolved, len(t_all) - 1, stacklevel=4)
         stats.wall_time = _time.perf_counter() - tic
         if loop is not None:
@@ -398,6 +459,7 @@ class _Run:
         for _ in range(10):
             self.p = loop.set_relations(self.p, d)
             init = initialize(self.cm, self.p, t0, start=self.start)
+            loop.forget_events()  # (the initial event once: the one of the last round)
             post = loop.iterate(HybridState(t0, init.x0, init.z0, self.p), "initial")
             if np.array_equal(loop.frozen(post.p), d):
                 init.x0, init.z0, self.p = post.x, post.z, post.p  # (x: a tick's reinit)
@@ -436,11 +498,21 @@ class _Run:
                 self.t_fail = exc.t_fail
                 self.p = s.p
                 self.stats.segments.append(loop.take_work())
+                got = getattr(exc, "reached", None)  # the output points before the failure
+                if got is not None and len(got.t):
+                    pieces.append((dae, got.x, got.z, got.t, got.p.copy()))
                 return "failed", self._failure(exc), pieces
-            except SimulationError as exc:  # chattering
+            except SimulationError as exc:  # chattering, an action's value at an event
                 self.t_fail = s.t
                 self.p = s.p
                 self.stats.segments.append(loop.take_work())
+                got, pre = getattr(exc, "reached", None), getattr(exc, "pre", None)
+                if got is not None and len(got.t):
+                    pieces.append((dae, got.x, got.z, got.t, got.p.copy()))
+                if pre is not None:  # the failure is at this event: its left limit
+                    self.t_fail = pre.t
+                    pieces.append((dae, pre.x.reshape(-1, 1), pre.z.reshape(-1, 1),
+                                   np.array([pre.t]), pre.p.copy()))
                 return "failed", str(exc), pieces
             if len(reached.t):
                 pieces.append((dae, reached.x, reached.z, reached.t, reached.p.copy()))
@@ -512,7 +584,7 @@ class _Run:
         return "ok", "", pieces, dae, sel
 
     def _failure(self, exc: IntegrationFailure) -> str:
-        return _failure_message(self.integ.name.upper(), exc)
+        return _failure_message(self.integ.name.upper(), exc, self.integ.options)
 
     def _values(self, dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray,
                 t: float) -> np.ndarray:
@@ -533,7 +605,8 @@ class _Run:
         z1 = np.array([name_val[n] for n in d2.z_names])
         return d2, x1, z1, new
 
-    def _time_events(self, dae: SemiExplicitDAE, t0: float, t1: float) -> list[float]:
+    def _time_events(self, dae: SemiExplicitDAE, t0: float, t1: float,
+                     conditions: list[cs.SX] | None = None) -> list[float]:
         """Time events of the model with these parameter values (cached on the model).
 
         Searched in the equations and in the indicators of the frozen relations, as the
@@ -541,11 +614,12 @@ class _Run:
         time that reaches a relation through signal ports (a pulse driving a switch's
         control) leaves no trace of time in the equations, whose relation is frozen, but
         its indicator is that function, and where it jumps or crosses zero (``g < 0``
-        changes) is a known instant."""
+        changes) is a known instant. The ``conditions`` of when clauses that depend on
+        time are searched too (``when(time > 0.3, ...)`` fires at a time event)."""
         cache = self.cm.run_cache
         key = (id(dae), self.p.tobytes(), t0, t1)
         if key not in cache.time_events:
-            if not depends_on_time(dae):
+            if not depends_on_time(dae) and not conditions:
                 cache.time_events[key] = []
             else:
                 exprs = cs.vertcat(dae.ode, dae.alg)
@@ -554,8 +628,62 @@ class _Run:
                 pv = cs.DM(self.p) if dae.p.numel() else cs.DM(0, 1)
                 f = cs.Function("rhs", [dae.x, dae.z, dae.t], [
                     cs.substitute(exprs, dae.p, pv)])
-                cache.time_events[key] = time_events(f, 2, t0, t1)
+                found = set(time_events(f, 2, t0, t1))
+                found.update(self._crossings_of_time(dae, t0, t1))
+                if conditions:
+                    # the relations' and discrete variables' values stay symbols: a
+                    # condition such as `relation[0] && 0.7 < time` would fold to 0 with
+                    # the values at the start
+                    mask = np.ones(len(dae.p_names), dtype=bool)
+                    mask[[dae.p_names.index(n) for n in _discrete_parameters(self.cm)
+                          if n in dae.p_names]] = False
+                    keep = np.flatnonzero(mask).tolist()
+                    user = cs.vertcat(*[dae.p[k] for k in keep]) if keep else cs.SX(0, 1)
+                    held = cs.vertcat(*[dae.p[k] for k in np.flatnonzero(~mask).tolist()]) \
+                        if (~mask).any() else cs.SX(0, 1)
+                    g = cs.Function("conditions", [held, dae.t], [cs.substitute(
+                        cs.vertcat(*conditions), user, cs.DM(self.p[keep]))])
+                    found.update(time_events(g, 1, t0, t1))
+                cache.time_events[key] = sorted(found)
         return list(cache.time_events[key])
+
+
+    def _crossings_of_time(self, dae: SemiExplicitDAE, t0: float, t1: float) -> list[float]:
+        """The crossings of the indicators that are functions of time (and the user's
+        parameters) only but not affine in it (``sin(w t) > 0.99``, or a sine reaching a
+        relation through ports): known in advance, searched along time
+        (:func:`~acausal.events.crossings`), so that the integration stops at each, however
+        coarse the output grid (watched at a few points per output interval, a fast
+        oscillation would be missed)."""
+        from .relations import affine_in_time
+
+        g_all = dae.indicators
+        if g_all is None or not g_all.numel():
+            return []
+        held = set(_discrete_parameters(self.cm))
+        pv = cs.DM(self.p) if dae.p.numel() else cs.DM(0, 1)
+        out: list[float] = []
+        for k, rel in enumerate(dae.relations):
+            g = g_all[k]
+            if (not cs.depends_on(g, dae.t) or (dae.x.numel() and cs.depends_on(g, dae.x))
+                    or (dae.z.numel() and cs.depends_on(g, dae.z))
+                    or {s.name() for s in cs.symvar(g)} & held or affine_in_time(g, dae.t)):
+                continue
+            g = cs.substitute(g, dae.p, pv) if dae.p.numel() else g
+            d1 = cs.jacobian(g, dae.t)
+            fun = cs.Function("g", [dae.t], [cs.vertcat(g, d1, cs.jacobian(d1, dae.t))])
+            found, complete = crossings(fun, t0, t1)
+            out += found
+            if not complete:
+                warnings.warn(
+                    f"the relation {rel.text} [{', '.join(rel.components)}] is a function "
+                    f"of time that changes sign too often to be located in advance from "
+                    f"t = {t0:g} s to {t1:g} s (the search stopped after "
+                    f"{len(found)} crossings, at the step limit); its later crossings are "
+                    "watched at the output points only and may be missed: ask for more "
+                    "output points, or make it a function of a state", SolverWarning,
+                    stacklevel=5)
+        return out
 
 
 def _discrete_parameters(cm: CompiledModel) -> list[str]:
@@ -679,14 +807,27 @@ def _last(M: Any) -> np.ndarray:
     return np.asarray(M[:, -1]).ravel() if M.shape[0] else np.zeros(0)
 
 
-def _failure_message(solver: str, exc: IntegrationFailure) -> str:
+def _failure_message(solver: str, exc: IntegrationFailure,
+                     options: IntegratorOptions | None = None) -> str:
     said = "\n".join(ln for ln in exc.solver_output.splitlines() if ln.strip())
     lines = said.splitlines()
     if len(lines) > 12:
         said = "\n".join(lines[:6] + [f"... ({len(lines) - 12} lines)"] + lines[-6:])
     explained = any(w in exc.reason for w in ("blow-up", "NaN", "infinite", "beyond what"))
+    h = options.max_step if options is not None else None
+    step_limit = ""
+    if h is not None and any(w in exc.reason + exc.solver_output for w in (
+            "TOO_MUCH_WORK", "mxstep", "too much work", "steps taken")):
+        assert options is not None
+        n = options.max_num_steps
+        step_limit = (
+            f" With max_step = {h:g} s the integrator gets at most {n * h:.3g} s from one "
+            f"output point to the next (it stops after {n} steps): the step limit, not the "
+            "model, is the likely cause. Give a larger max_step (about the duration of the "
+            "sharpest transition), or more output points (the limit is per output interval).")
+        explained = True
     return (f"{solver} failed at t = {exc.t_fail:.6g} s: {exc.reason}. The result up "
-            "to the last output point before the failure is in .partial."
+            "to the last output point before the failure is in .partial." + step_limit
             + ("" if explained else
                " Typical causes: a singularity of the model (a mechanism reaching a dead "
                "point, a division by zero), an inconsistent input, tolerances too loose, or "

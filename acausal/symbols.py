@@ -276,6 +276,10 @@ class SymbolTable:
         name = sym.name()
         if name not in self.index and name not in self._param_index:
             raise ModelDefinitionError(f"pre() of {name!r}, which is not a variable")
+        k = self._param_index.get(name)
+        if name not in self.index and k is not None and (
+                k >= len(self.parameters) or self.parameters[k].kind != "discrete"):
+            return sym  # a parameter does not change at events: pre(p) is p
         if name not in self.pre_symbols:
             self.pre_symbols[name] = cs.SX.sym(f"pre({name})")
         return self.pre_symbols[name]

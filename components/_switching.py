@@ -102,9 +102,22 @@ def friction_law(mode: Any, v: Any, sa: Any, f_kinetic: Any, f_max: Any, v_small
         cs.logic_and(start_fwd, engaged), v + v_small, 1.0)) < 0
     stop_bwd = cs.if_else(cs.logic_and(mode == BACKWARD, engaged), v, cs.if_else(
         cs.logic_and(start_bwd, engaged), v - v_small, -1.0)) > 0
+    # breakaway. initial=True: surfaces at rest whose force to stick exceeds the breakaway
+    # force already at the start break away there (the start mode follows the start
+    # values). Before the first event a start speed that falls to v_small is committed to
+    # its direction (below) while m reads "stuck" at that instant: a breakaway against the
+    # motion is not one then (the speed is read without an event, against half of v_small:
+    # at rest it is zero up to round-off; so the clauses never set the mode together)
+    half = 0.5 * v_small
+    stuck_fwd = cs.logic_and(stuck, cs.logic_or(cs.logic_not(initial),
+                                                ac.no_event(v > -half)))
+    stuck_bwd = cs.logic_and(stuck, cs.logic_or(cs.logic_not(initial),
+                                                ac.no_event(v < half)))
     whens = [
-        ac.when(cs.if_else(stuck, sa - f_max, -1.0) > 0, ac.assign(mode, START_FORWARD)),
-        ac.when(cs.if_else(stuck, sa + f_max, 1.0) < 0, ac.assign(mode, START_BACKWARD)),
+        ac.when(cs.if_else(stuck_fwd, sa - f_max, -1.0) > 0, ac.assign(mode, START_FORWARD),
+                initial=True),
+        ac.when(cs.if_else(stuck_bwd, sa + f_max, 1.0) < 0, ac.assign(mode, START_BACKWARD),
+                initial=True),
         ac.when(stop_fwd, ac.assign(mode, STUCK)),
         ac.when(stop_bwd, ac.assign(mode, STUCK)),
         # commit a direction: the start speed falls back to v_small, or a starting slip

@@ -399,6 +399,7 @@ class SignalForceSensor(ac.Component):
 __all__ += ["Friction", "ElastoGap", "MassWithStop"]
 
 import casadi as cs  # noqa: E402 - this section is appended to the module
+import numpy as np  # noqa: E402
 
 from ._switching import UNKNOWN, friction_law, gap_law  # noqa: E402
 
@@ -561,6 +562,21 @@ class MassWithStop(ac.Component):
         Edge("flange_a", "flange_b", TreePriority.ACROSS_SOURCE),
         Edge(DATUM, "flange_a", TreePriority.ACROSS_STORE),
     ]
+
+    def check_parameters(self, p):
+        """The stops in order, and the start position between them (or on one): a mass
+        started beyond a stop would rest there inside the stop, or fall through it. (Run
+        for the component, the build and every run that overrides a parameter.)"""
+        lo, hi = p.s_min, p.s_max
+        if not lo < hi:
+            return (f"the lower stop s_min = {lo:g} m is not below the upper stop s_max = "
+                    f"{hi:g} m; give s_min < s_max")
+        start = self.__dict__["_vars"]["s"].start
+        if isinstance(start, (int, float, np.integer, np.floating)) and not lo <= start <= hi:
+            return (f"the start position s = {start:g} m is outside the stops [s_min, s_max]"
+                    f" = [{lo:g}, {hi:g}] m; start the mass between them (on a stop at the "
+                    "most)")
+        return None
 
     def equations(self):
         free = self.mode == 0

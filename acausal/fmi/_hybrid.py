@@ -44,6 +44,7 @@ import casadi as cs
 
 from ..discrete import Sample
 from ..errors import AcausalError
+from ..hybrid import _condition_text
 
 __all__ = ["HybridParts", "hybrid_parts", "TimeDiscrete", "Indicator", "Clock"]
 
@@ -94,6 +95,7 @@ class HybridParts:
     functions: dict[str, cs.Function] = field(default_factory=dict)
     clocks: list[Clock] = field(default_factory=list)
     when_texts: list[str] = field(default_factory=list)
+    when_initial: list[bool] = field(default_factory=list)  # when(..., initial=True)
 
     @property
     def has_events(self) -> bool:
@@ -199,6 +201,11 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
     clocks: list[Clock] = []
     for k, w in enumerate(whens):
         if isinstance(w.condition, Sample):
+            if w.condition.symbolic:
+                raise HybridExportError(
+                    f"{w.origin}: sample({w.condition.start}, {w.condition.interval}) has a "
+                    "parameter for its start or interval, which the FMU's clocks cannot take "
+                    "(their instants are numbers); give numbers to export it")
             clocks.append(Clock(k, w.condition.start, w.condition.interval))
             texts.append(f"when sample({w.condition.start}, {w.condition.interval}) "
                          f"[{w.origin}]")
@@ -212,9 +219,8 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
                     f"{w.origin}: the condition of a when() depends on {', '.join(extra)} "
                     "without a relation the FMU can watch; write it as a comparison of the "
                     "model's variables (h < 0)")
-            text = str(cond)
-            for r in d.relations:  # the relations as written, not their symbols
-                text = text.replace(r.name, f"({r.text})")
+            # the relations as written, not their symbols (as res.events says it)
+            text = _condition_text(cond, d.relations, getattr(w, "source", None))
             texts.append(f"when {text} [{w.origin}]")
             conds.append(cond)
         for target, kind, value in w.actions:
@@ -346,4 +352,4 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
     }
     P_values = [float(v) for v in d.p_values] + [0.0] * len(tds)
     return HybridParts(P, P_values, out_exprs, indicators, scheduled, sched_pos, functions,
-                       clocks, texts)
+                       clocks, texts, [bool(getattr(w, "initial", False)) for w in whens])

@@ -585,12 +585,13 @@ static int event_update(Model* m, int initial) {
       invalidate(m);
       continue;
     }
-    if (initial) { /* at the start only the clocks tick (a tick at the start time) */
-      for (k = 0; k < NW; k++) fire[k] = 0.0;
+    args[0] = m->p;
+    args[1] = &m->t;
+    if (call_fun(@@WHENCOND@@, m, args, 2, now, 0)) return 1;
+    if (initial) { /* at the start only the clocks tick (a tick at the start time), and the
+                      clauses declared when(..., initial=True) whose condition holds */
+      for (k = 0; k < NW; k++) fire[k] = !done[k] && WHEN_INITIAL[k] && now[k] > 0.5;
     } else {
-      args[0] = m->p;
-      args[1] = &m->t;
-      if (call_fun(@@WHENCOND@@, m, args, 2, now, 0)) return 1;
       for (k = 0; k < NW; k++) fire[k] = !done[k] && before[k] <= 0.5 && now[k] > 0.5;
     }
     for (c = 0; c < NC; c++) {

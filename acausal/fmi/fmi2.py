@@ -341,6 +341,7 @@ def _initialize(cm: CompiledModel, p: np.ndarray, model_name: str) -> tuple[np.n
 
     try:
         loop = EventLoop(d, None, cm.flat.whens)  # type: ignore[arg-type]  # no integration
+        loop.set_parameters(p)
     except SimulationError as exc:
         raise FMUExportError(f"{model_name} cannot be exported as an FMU: {exc}") from None
     start = cm.start_values
@@ -799,6 +800,8 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
             _c_array("int", "REL_STRICT", ["1" if i.strict else "0" for i in ind], "NI1"),
             names("char* const", "REL_TEXT", [i.text for i in ind]),
             names("char* const", "WHEN_TEXT", hybrid.when_texts),
+            _c_array("int", "WHEN_INITIAL", ["1" if w else "0" for w in hybrid.when_initial],
+                     "NW1"),
             *([_c_array("int", "TD_POS", [str(k) for k in tds], "NTD")] if tds else []),
             _c_array("int", "CLK_WHEN", [str(c.when) for c in clocks], "NC1"),
             _c_array("double", "CLK_START", [_c_double(c.start) for c in clocks], "NC1"),

@@ -36,7 +36,7 @@ Words: ``newmark`` (default), ``generalized-alpha``, ``hht`` (the scheme), ``pro
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any
+from typing import Any, ClassVar
 
 import casadi as cs
 import numpy as np
@@ -118,6 +118,9 @@ class NullspaceIntegrator(Integrator):
 
     name = "nullspace"
     follows_state_selection = False  # its coordinates are the nodes', not the DAE's states
+    known_options: ClassVar[tuple[str, ...]] = (
+        "scheme", "beta", "gamma", "rho_inf", "alpha", "correction", "tol", "drift_tol",
+        "err_tol", "max_iter")
 
     def __init__(self, cm: Any, options: IntegratorOptions) -> None:
         super().__init__(cm, options)
@@ -132,8 +135,7 @@ class NullspaceIntegrator(Integrator):
         self.npass = npass
         self.extra = dict(options.extra)
         self.extra.update(_parse_mode(options.mode))
-        known = {"scheme", "beta", "gamma", "rho_inf", "alpha", "correction", "tol",
-                 "drift_tol", "err_tol", "max_iter"}
+        known = set(self.known_options)
         bad = sorted(set(self.extra) - known)
         if bad:
             raise AcausalError(f"unknown option(s) {bad} of the nullspace solver; known: "

@@ -124,6 +124,9 @@ class Integrator(ABC):
     #: the dummy derivatives along the run); False for a backend with its own coordinates
     #: that only reports the DAE's variables (the nodal null-space integrator)
     follows_state_selection: ClassVar[bool] = True
+    #: the keys of ``simulate(..., solver_options=...)`` the backend takes (any other is
+    #: refused with this list, :func:`acausal.checks.check_solver_options`)
+    known_options: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, cm: CompiledModel, options: IntegratorOptions) -> None:
         self.cm = cm

@@ -113,6 +113,7 @@ class RungeKuttaIntegrator(Integrator):
     module documentation); the subclasses choose the tableau."""
 
     tableau: ClassVar[_Tableau] = DOPRI5
+    known_options: ClassVar[tuple[str, ...]] = ("compile",)
 
     def __init__(self, cm: Any, options: IntegratorOptions) -> None:
         super().__init__(cm, options)

@@ -780,3 +780,36 @@ def test_initial_mode_follows_the_importers_parameters(tmp_path):
     keep, idx = on_grid(rr, res, [e.t for e in res.events], away=1e-6)
     diff = np.max(np.abs(rr["capacitor.v"][keep] - res["capacitor.v"][idx]))
     assert diff < REL * hw.V, diff  # both integrators at rtol 1e-10
+
+
+@needs_cc
+@pytest.mark.parametrize("F", [2.5, -2.5])
+def test_friction_pushed_beyond_breakaway_from_the_start_slips_in_the_fmu(tmp_path, F):
+    """The friction law's breakaway clauses run at initialisation where their condition
+    holds (when(..., initial=True)): the FMU's initial event iteration does it too. A 1 kg
+    block on tr.Friction (kinetic 1 N, breakaway 2 N) pushed by 2.5 N from t = 0 slides with
+    a = 1.5 m/s2 (it stayed at rest)."""
+    from components import translational as tr
+
+    class PushedBlock(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.fixed = tr.Fixed()
+            self.fr = tr.Friction(f_coulomb=1.0, peak=2.0)
+            self.mass = tr.Mass(m=1.0, s=0.0, v=0.0)
+            self.push = tr.Force(f=F)
+            self.connect(self.fixed.flange, self.fr.flange_a)
+            self.connect(self.fr.flange_b, self.mass.flange_a)
+            self.connect(self.push.flange, self.mass.flange_b)
+
+    fmpy = fmpy_or_skip()
+    info = export(ac.build(PushedBlock()), tmp_path / "pushed.fmu")
+    assert validate(info.path) == []
+    r = fmpy.simulate_fmu(str(info.path), stop_time=1.0, solver="CVode",
+                          relative_tolerance=RTOL, output_interval=0.1,
+                          output=["mass.v", "fr.mode"])
+    a = F - np.sign(F) * 1.0
+    # constant acceleration from the start: CVODE at rtol 1e-10 (the start slip within
+    # v_small = 1e-9 m/s aside)
+    assert r["mass.v"][-1] == pytest.approx(a, abs=1e-8)
+    assert r["fr.mode"][0] == 3 * np.sign(F) and r["fr.mode"][-1] == np.sign(F)

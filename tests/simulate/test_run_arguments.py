@@ -1,0 +1,171 @@
+"""Arguments of a run and what a failed or odd run reports: the output grid against
+t_end, solver_options, max_step in a failure message, the partial result of a failure
+after events (absolute times), no false resolution warning at a step on the run's edge,
+and the arguments of Result.plot.
+
+References are closed forms of piecewise-polynomial motions (exact to round-off).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import casadi as cs
+import pytest
+
+import acausal as ac
+
+
+class Ramp(ac.Model):
+    """x' = 1, and n counts x > 1 (at t = 1)."""
+
+    x = ac.Variable(start=0.0, fixed=True)
+    n = ac.Variable(start=0.0, unit="1", discrete=True)
+
+    def equations(self):
+        return [ac.der(self.x) == 1.0,
+                ac.when(self.x > 1.0, ac.assign(self.n, ac.pre(self.n) + 1))]
+
+
+# ----- 9. t_eval short of t_end ------------------------------------------------------------
+
+def test_t_eval_short_of_t_end_is_completed_with_t_end():
+    """simulate's docstring: the result ends at t_end. t_eval = [0, 0.5] with t_end = 2 ran
+    to 0.5 only (silently without the event at t = 1)."""
+    res = ac.simulate(Ramp(), 2.0, t_eval=[0.0, 0.5])
+    assert res.t[0] == 0.0 and res.t[-1] == 2.0
+    assert 0.5 in res.t
+    assert res.final("x") == pytest.approx(2.0, abs=1e-12)
+    assert res.final("n") == 1.0
+
+
+def test_t_eval_ending_at_t_end_is_kept():
+    res = ac.simulate(Ramp(), 2.0, t_eval=[0.5, 1.5, 2.0])
+    assert res.t[0] == 0.0 and res.t[-1] == 2.0
+    assert len(res.t) == 4 + 2  # t_start added; the event at t = 1 in the result twice
+
+
+# ----- 10, 14. solver_options ---------------------------------------------------------------
+
+@pytest.mark.parametrize("solver", ["idas", "cvodes-bdf", "cvodes-adams", "dopri5"])
+def test_an_unknown_solver_option_is_refused_with_the_known_ones(solver):
+    with pytest.raises(ac.ArgumentError, match=rf"the {solver} solver has no option "
+                                               r"'max_ordr'") as info:
+        ac.simulate(Ramp(), 1.0, solver=solver, solver_options={"max_ordr": 2})
+    msg = str(info.value)
+    assert ("its options are 'compile'" in msg if solver == "dopri5"
+            else "it takes none" in msg)
+
+
+def test_an_unknown_solver_option_is_refused_for_the_solver_auto_chose():
+    with pytest.raises(ac.ArgumentError, match=r"has no option 'max_ordr'"):
+        ac.simulate(Ramp(), 1.0, solver_options={"max_ordr": 2})
+
+
+@pytest.mark.parametrize("options, said", [
+    ([("a", 1)], r"solver_options must be a dict \{'name': value\}, got \[\('a', 1\)\] "
+                 r"\(list\)"),
+    ({"compile": [1]}, r"solver_options\['compile'\] = \[1\] \(list\): an option's value is"),
+    ({1: 2}, r"solver_options keys are option names"),
+])
+def test_solver_options_of_the_wrong_type_are_refused_before_the_run(options, said):
+    with pytest.raises(ac.ArgumentError, match=said):
+        ac.simulate(Ramp(), 1.0, solver="dopri5", solver_options=options)
+
+
+def test_a_known_solver_option_still_works():
+    res = ac.simulate(Ramp(), 1.5, solver="dopri5", solver_options={"compile": "auto"})
+    assert res.final("x") == pytest.approx(1.5, abs=1e-9)
+
+
+# ----- 18. a failure caused by max_step -----------------------------------------------------
+
+class Oscillator(ac.Model):
+    x = ac.Variable(start=1.0, fixed=True)
+    v = ac.Variable(start=0.0, fixed=True)
+
+    def equations(self):
+        return [ac.der(self.x) == self.v, ac.der(self.v) == -self.x]
+
+
+def test_a_failure_at_the_step_limit_names_max_step():
+    with pytest.raises(ac.SimulationError) as info:
+        ac.simulate(Oscillator(), 1.0, max_step=1e-9)
+    msg = str(info.value)
+    assert "max_step = 1e-09 s" in msg and "step limit" in msg
+    assert "Typical causes" not in msg  # (a singularity, tolerances: not the reason here)
+
+
+# ----- 21. a failure after events keeps the points before it, at absolute times -------------
+
+class BlowUp(ac.Model):
+    """x bounces between 0 and 1 (x' = -1, reset to 1 at 0); from the first bounce on,
+    y' = n y^2 from y = 1: y = 1 / (1 - (t - 1)), infinite at t = 2."""
+
+    x = ac.Variable(start=1.0, fixed=True)
+    y = ac.Variable(start=0.0, fixed=True)
+    n = ac.Variable(start=0.0, discrete=True)
+
+    def equations(self):
+        return [ac.der(self.x) == -1.0, ac.der(self.y) == self.n * self.y ** 2,
+                ac.when(self.x < 0, ac.reinit(self.x, 1.0), ac.reinit(self.y, 1.0),
+                        ac.assign(self.n, ac.pre(self.n) + 1))]
+
+
+@pytest.mark.parametrize("solver", ["idas", "cvodes-bdf"])
+def test_a_failure_after_an_event_keeps_every_output_point_before_it(solver):
+    with pytest.raises(ac.SimulationError) as info:
+        ac.simulate(BlowUp(), 5.0, n_points=51, solver=solver)
+    exc = info.value
+    assert 1.99 < exc.t_fail < 2.0
+    part = exc.partial
+    assert part.t[-1] == pytest.approx(1.9, abs=1e-12)  # the last output point before 2
+    # y = 1 / (2 - t) after the bounce at t = 1 (at rtol 1e-6; an error of y grows like
+    # y^2 towards the blow-up: 1e-6 at t = 1 is some 4e-4 of y at t = 1.9)
+    assert part.final("y") == pytest.approx(10.0, rel=1e-3)
+    # the integrator's report in absolute time (it counted from its restart at t = 1.7)
+    msg = str(exc)
+    assert "At t = 0.29" not in msg and "Internal t = 0.29" not in msg
+    assert "t = 1.99" in msg.split("reported")[-1]
+
+
+# ----- 22. no false resolution warning at a step on the edge of the run --------------------
+
+class Step(ac.Model):
+    x = ac.Variable(start=0.0, fixed=True)
+    T = ac.Parameter(1.0, unit="s")
+
+    def equations(self):
+        return [ac.der(self.x) == cs.if_else(self.time >= self.T, 1.0, 0.0)]
+
+
+@pytest.mark.parametrize("T, x_end", [(1.0, 0.0), (1e-13, 1.0)])
+def test_a_step_at_the_end_or_just_after_the_start_is_no_resolution_problem(T, x_end):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ac.UnresolvedWarning)
+        res = ac.simulate(Step(), 1.0, n_points=3, params={"T": T})
+    # x = max(0, t - T): exact up to the 1e-12 s restart offset and T itself
+    assert res.final("x") == pytest.approx(x_end, abs=1e-11)
+    assert res.stats.unresolved == []
+
+
+# ----- 15. plot arguments -------------------------------------------------------------------
+
+def test_plot_refuses_what_is_not_a_name():
+    pytest.importorskip("matplotlib")
+    res = ac.simulate(Ramp(), 1.0, n_points=3)
+    with pytest.raises(ac.ArgumentError, match=r"plot\(\) takes variable names .* got 3 "
+                                               r"\(int\)"):
+        res.plot(3)
+    with pytest.raises(ac.ArgumentError, match=r"got \['x', 2\] \(list\)"):
+        res.plot(["x", 2])
+
+
+def test_plot_to_a_missing_folder_says_so(tmp_path):
+    pytest.importorskip("matplotlib")
+    res = ac.simulate(Ramp(), 1.0, n_points=3)
+    target = tmp_path / "missing" / "p.png"
+    with pytest.raises(ac.AcausalError, match=r"the folder .*missing' does not exist"):
+        res.plot("x", file=str(target))
+    res.plot("x", file=str(tmp_path / "p.png"))
+    assert (tmp_path / "p.png").exists()
