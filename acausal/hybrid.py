@@ -498,7 +498,7 @@ class EventLoop:
         comps = {c for k in changed for c in rels[k].components}
         comps |= {f.rsplit("[", 1)[-1].rstrip("]") for f in fired or []}
         self.events.append(Event(
-            t, kind, [f"{rels[k].text} -> {bool(d[k])}" for k in changed] + list(fired or []),
+            float(t), kind, [f"{rels[k].text} -> {bool(d[k])}" for k in changed] + list(fired or []),
             sorted(comps), iterations))
         for k in changed:
             self._recent.setdefault(("relation", int(k), bool(d[k])), []).append(t)
