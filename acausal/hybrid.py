@@ -497,9 +497,8 @@ class EventLoop:
         rels = self.dae.relations
         comps = {c for k in changed for c in rels[k].components}
         comps |= {f.rsplit("[", 1)[-1].rstrip("]") for f in fired or []}
-        self.events.append(Event(
-            float(t), kind, [f"{rels[k].text} -> {bool(d[k])}" for k in changed] + list(fired or []),
-            sorted(comps), iterations))
+        texts = [f"{rels[k].text} -> {bool(d[k])}" for k in changed] + list(fired or [])
+        self.events.append(Event(float(t), kind, texts, sorted(comps), iterations))
         for k in changed:
             self._recent.setdefault(("relation", int(k), bool(d[k])), []).append(t)
         # a when clause counts by itself: its relation may flip back within the iteration
