@@ -163,22 +163,18 @@ class Result:
             # model is hundreds of thousands of reads: this route is the least work)
             k = self._index_cache.get(name)  # type: ignore[union-attr]
             if k is not None:
-                if self._nonfinite and k in self._nonfinite:
-                    self._warn_nonfinite(k, name)
                 off = self._bounds
                 a, b = off[k], off[k + 1]  # type: ignore[index]
                 out = rows[a].copy() if b - a == 1 else rows[a:b].T.copy()
-                if self._ranges and k in self._ranges:
-                    self._check_range(k, name, out)
+                if self._nonfinite or self._ranges:
+                    self._check_read(k, name, out)
                 return out
         k = self._index.get(name)
         if k is not None:
             col = self._column(k)
-            if self._nonfinite and k in self._nonfinite:
-                self._warn_nonfinite(k, name)
             out = col[:, 0].copy() if col.shape[1] == 1 else col.copy()
-            if self._ranges and k in self._ranges:
-                self._check_range(k, name, out)
+            if self._nonfinite or self._ranges:
+                self._check_read(k, name, out)
             return out
         v = self.parameters.get(name)
         if v is not None:
@@ -188,25 +184,32 @@ class Result:
         raise KeyError(f"{name!r} is not a variable of the model"
                        + did_you_mean(name, self.names()))
 
-    def _warn_nonfinite(self, k: int, name: str) -> None:
+    def _check_read(self, k: int, name: str, values: np.ndarray) -> None:
+        """The warnings a read of ``name`` (its ``values``) may owe: values that are not
+        finite, a declared range left."""
+        if k in self._nonfinite:
+            self._warn_nonfinite(k, name, values)
+        if k in self._ranges:
+            self._check_range(k, name, values)
+
+    def _warn_nonfinite(self, k: int, name: str, values: np.ndarray) -> None:
         """Warn, once per name, that ``name`` has values that are not finite, and where
         the first is: the run's status covers the integration, not the outputs computed
         from its states afterwards."""
         if k in self._warned:
             return
         self._warned = set(self._warned) | {k}
-        col = self._rows[self._offsets[k]:self._offsets[k + 1]].T if self._rows is not None \
-            else self._column(k)
-        bad = ~np.isfinite(np.asarray(col).reshape(len(self.t), -1)).all(axis=1)
+        v = values.reshape(len(self.t), -1)
+        bad = ~np.isfinite(v).all(axis=1)
         first = int(np.argmax(bad))
-        value = np.asarray(col).reshape(len(self.t), -1)[first]
+        value = v[first]
         shown = value[0] if value.size == 1 else value
         warnings.warn(
             f"{name} is not a finite number at {int(bad.sum())} of the {len(self.t)} output "
             f"points, first at t = {self.t[first]:g} s ({shown}): the model's equations give "
             "it no value there (the square root or logarithm of a negative number, a "
             "division by zero, an overflow) and the run's status does not cover it; check "
-            "the inputs of the component that computes it", SolverWarning, stacklevel=3)
+            "the inputs of the component that computes it", SolverWarning, stacklevel=4)
 
     def _check_range(self, k: int, name: str, values: np.ndarray) -> None:
         """Warn, on the first read of ``name``, if it leaves the range its declaration
@@ -235,7 +238,7 @@ class Result:
             f"({shown}{u}) and reaches {worst:g}{u}: the model drives it where its "
             "declaration says it cannot be (a heat flow draining a heat capacity below 0 K, "
             "a source out of range), and the result cannot stand behind it; check the "
-            "sources and parameters that drive it", SolverWarning, stacklevel=3)
+            "sources and parameters that drive it", SolverWarning, stacklevel=4)
 
     def final(self, name: str) -> float | np.ndarray:
         """Value at the last time point."""
