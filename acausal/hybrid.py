@@ -354,11 +354,15 @@ class EventLoop:
 
     # ----- event iteration -----
     def iterate(self, s: HybridState, kind: str, forced: dict[int, bool] | None = None,
-                t_before: float | None = None) -> HybridState:
+                t_before: float | None = None, instant: float | None = None) -> HybridState:
         """The event iteration at ``s.t`` (see the module documentation). ``t_before``:
         the time of the left limit (a time event's, 1e-12 s before the instant), where
         the when conditions had their values before the event: a condition of time
-        (``time > 0.3``) is already true at ``s.t``, just after its instant."""
+        (``time > 0.3``) is already true at ``s.t``, just after its instant. ``instant``:
+        the event's time when ``s.t`` is just after it (a time event's restart): the log
+        and the errors give it (``res.events`` shows the instant, as the time events of
+        ``res.stats`` do)."""
+        t_at = s.t if instant is None else instant
         d0 = self.frozen(s.p)
         d = d0.copy()
         for k, v in (forced or {}).items():
@@ -395,7 +399,7 @@ class EventLoop:
             if not fire:
                 changed = np.flatnonzero(d != d0)
                 if len(changed) or fired or kind == "time":
-                    self._log(s.t, kind, d, changed, it, fired, sorted(done))
+                    self._log(t_at, kind, d, changed, it, fired, sorted(done))
                 return HybridState(s.t, x, z, p)
             names = sorted({n for k in fire for a in self.whens[k].actions for n in a.names})
             now = dict(zip(names, self._named(x, z, p, s.t, names), strict=True))
@@ -415,7 +419,7 @@ class EventLoop:
                     what = "reinit" if a.kind == "reinit" else "assign"
                     if not np.isfinite(val):
                         raise SimulationError(
-                            f"at t = {s.t:.9g} s, {what}({a.target}, ...) of when {w.text} "
+                            f"at t = {t_at:.9g} s, {what}({a.target}, ...) of when {w.text} "
                             f"[{w.origin}] gives {a.target} the value {val}: the value "
                             "of the action is not finite (a division by zero, a NaN of a "
                             "pre() value or a parameter); check the expression of the "
@@ -424,7 +428,7 @@ class EventLoop:
                     if key in setters and setters[key][2] != val:
                         other = self.whens[setters[key][0]]
                         raise SimulationError(
-                            f"at t = {s.t:.9g} s, when {other.text} [{other.origin}] and "
+                            f"at t = {t_at:.9g} s, when {other.text} [{other.origin}] and "
                             f"when {w.text} [{w.origin}] both fire and set {a.target}, to "
                             f"{setters[key][2]:.9g} and {val:.9g}: a variable takes one value"
                             " at an event (Modelica allows one when clause per variable). "
@@ -442,7 +446,7 @@ class EventLoop:
                             if any(a.kind == "reinit" for a in self.whens[k].actions)]
         rels = [self.dae.relations[k] for k in np.flatnonzero(d != d0)]
         raise SimulationError(
-            f"chattering at t = {s.t:.9g} s: the relations "
+            f"chattering at t = {t_at:.9g} s: the relations "
             + "; ".join(f"{r.text} [{', '.join(r.components)}]" for r in rels)
             + f" keep changing after {_MAX_ITERATIONS} event iterations (each new value "
             "makes another one wrong): the model has no consistent mode at this instant "
@@ -457,8 +461,8 @@ class EventLoop:
         their own side (error ``gap^2 |x''| / 2``, some 1e-24 for gaps of 1e-12 s: without
         them a fast state would lag by the gaps times its rate, 1e-7 A per event for an
         inductor current ramping at 1e5 A/s); the iteration reads the values at the
-        instant and sees the functions of time on the right side (the event is logged,
-        and the values after it are in the result, at ``t_right``)."""
+        instant and sees the functions of time on the right side (the event is logged at
+        ``t_event``; the values after it are in the result at ``t_right``)."""
         def euler(x: np.ndarray, z: np.ndarray, p: np.ndarray, t: float,
                   dt: float) -> np.ndarray:
             if not x.size or dt == 0.0:
@@ -467,7 +471,7 @@ class EventLoop:
 
         x_event = euler(left.x, left.z, left.p, left.t, t_event - left.t)
         post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time",
-                            t_before=left.t)
+                            t_before=left.t, instant=t_event)
         x_right = euler(post.x, post.z, post.p, t_right, t_right - t_event)
         z_right = consistent_algebraic(self.dae, x_right, post.z, post.p, t_right)
         return HybridState(t_right, x_right, z_right, post.p)
