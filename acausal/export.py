@@ -27,6 +27,7 @@ from .errors import ArgumentError
 from .initialize import initialize
 from .names import did_you_mean, name_list
 from .solvers.idas import make_integrator
+from .solvers.newton import NewtonFailure
 
 __all__ = ["dae_function", "output_function", "simulator", "linearize", "Linearization",
            "fmu"]
@@ -159,6 +160,24 @@ def _point(cm: CompiledModel, values: Any, what: str, names: Sequence[str],
     return a
 
 
+def _algebraic_at(cm: CompiledModel, x: np.ndarray, z0: np.ndarray, p: np.ndarray,
+                  t: float) -> np.ndarray:
+    """``z`` solving the algebraic equations ``g(x, z) = 0`` at the given states (Newton
+    from the initial point's ``z0``); a failure names the equations left unsolved."""
+    d = cm.dae
+    if not d.z.numel():
+        return np.zeros(0)
+    try:
+        return d.algebraic_solver.solve(z0, np.concatenate([x, p, [t]])).w
+    except NewtonFailure as exc:
+        worst = "; ".join(f"{r:.3g} in {label}" for label, r in exc.worst(3))
+        raise ArgumentError(
+            f"linearize: no algebraic variables (cm.dae.z_names) solve the algebraic "
+            f"equations of {_model_name(cm)} at the given x (Newton from the initial "
+            f"point's z stopped with the residuals {worst}): give z as well (one value per "
+            "algebraic variable, a consistent point), or an x that has one") from None
+
+
 @dataclass
 class Linearization:
     """``dx = A dx + B du``, ``dy = C dx + D du`` around the point ``(x, z, p, t)``."""
@@ -185,7 +204,9 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
     ``inputs`` are parameters, ``outputs`` outputs or parameters, by dotted name (one
     string is one name). Without ``x``/``z`` the consistent initial point is used; given,
     ``x`` holds one value per state (``cm.dae.x_names``, in that order) and ``z`` one per
-    algebraic variable (``cm.dae.z_names``). The algebraic variables are eliminated:
+    algebraic variable (``cm.dae.z_names``). With ``x`` alone, ``z`` solves the algebraic
+    equations ``g(x, z) = 0`` at that ``x`` (Newton from the initial point; an error names
+    the equations if it does not converge). The algebraic variables are eliminated:
     ``dz = -g_z^{-1} (g_x dx + g_u du)``.
     """
     d = cm.dae
@@ -207,6 +228,8 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
     pv = cm.parameter_values(params)
     if x is None or z is None:
         init = initialize(cm, pv, t_lin)
+        if x is not None and z is None:  # the algebraic variables at this x, not the
+            z = _algebraic_at(cm, x, init.z0, pv, t_lin)  # initial point's
         x = init.x0 if x is None else x
         z = init.z0 if z is None else z
     ui = [p_index[n] for n in in_names]

@@ -32,12 +32,12 @@ from .errors import SimulationError, SolverWarning
 from .exprtext import expression_text, readable
 from .initialize import consistent_algebraic
 from .pointcall import PointCall, point_call
-from .solvers.base import IntegrationFailure, SegmentStats
+from .solvers.base import IntegrationFailure, Segment, SegmentStats
 
 if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
     from .flatten import WhenClause
-    from .solvers.base import Integrator, Segment
+    from .solvers.base import Integrator
 
 __all__ = ["Event", "HybridState", "Reached", "EventLoop", "SAMPLES", "warn_zeno"]
 
@@ -354,11 +354,15 @@ class EventLoop:
 
     # ----- event iteration -----
     def iterate(self, s: HybridState, kind: str, forced: dict[int, bool] | None = None,
-                t_before: float | None = None) -> HybridState:
+                t_before: float | None = None, instant: float | None = None) -> HybridState:
         """The event iteration at ``s.t`` (see the module documentation). ``t_before``:
         the time of the left limit (a time event's, 1e-12 s before the instant), where
         the when conditions had their values before the event: a condition of time
-        (``time > 0.3``) is already true at ``s.t``, just after its instant."""
+        (``time > 0.3``) is already true at ``s.t``, just after its instant. ``instant``:
+        the event's time when ``s.t`` is just after it (a time event's restart): the log
+        and the errors give it (``res.events`` shows the instant, as the time events of
+        ``res.stats`` do)."""
+        t_at = s.t if instant is None else instant
         d0 = self.frozen(s.p)
         d = d0.copy()
         for k, v in (forced or {}).items():
@@ -395,7 +399,7 @@ class EventLoop:
             if not fire:
                 changed = np.flatnonzero(d != d0)
                 if len(changed) or fired or kind == "time":
-                    self._log(s.t, kind, d, changed, it, fired, sorted(done))
+                    self._log(t_at, kind, d, changed, it, fired, sorted(done))
                 return HybridState(s.t, x, z, p)
             names = sorted({n for k in fire for a in self.whens[k].actions for n in a.names})
             now = dict(zip(names, self._named(x, z, p, s.t, names), strict=True))
@@ -415,7 +419,7 @@ class EventLoop:
                     what = "reinit" if a.kind == "reinit" else "assign"
                     if not np.isfinite(val):
                         raise SimulationError(
-                            f"at t = {s.t:.9g} s, {what}({a.target}, ...) of when {w.text} "
+                            f"at t = {t_at:.9g} s, {what}({a.target}, ...) of when {w.text} "
                             f"[{w.origin}] gives {a.target} the value {val}: the value "
                             "of the action is not finite (a division by zero, a NaN of a "
                             "pre() value or a parameter); check the expression of the "
@@ -424,7 +428,7 @@ class EventLoop:
                     if key in setters and setters[key][2] != val:
                         other = self.whens[setters[key][0]]
                         raise SimulationError(
-                            f"at t = {s.t:.9g} s, when {other.text} [{other.origin}] and "
+                            f"at t = {t_at:.9g} s, when {other.text} [{other.origin}] and "
                             f"when {w.text} [{w.origin}] both fire and set {a.target}, to "
                             f"{setters[key][2]:.9g} and {val:.9g}: a variable takes one value"
                             " at an event (Modelica allows one when clause per variable). "
@@ -442,7 +446,7 @@ class EventLoop:
                             if any(a.kind == "reinit" for a in self.whens[k].actions)]
         rels = [self.dae.relations[k] for k in np.flatnonzero(d != d0)]
         raise SimulationError(
-            f"chattering at t = {s.t:.9g} s: the relations "
+            f"chattering at t = {t_at:.9g} s: the relations "
             + "; ".join(f"{r.text} [{', '.join(r.components)}]" for r in rels)
             + f" keep changing after {_MAX_ITERATIONS} event iterations (each new value "
             "makes another one wrong): the model has no consistent mode at this instant "
@@ -457,8 +461,8 @@ class EventLoop:
         their own side (error ``gap^2 |x''| / 2``, some 1e-24 for gaps of 1e-12 s: without
         them a fast state would lag by the gaps times its rate, 1e-7 A per event for an
         inductor current ramping at 1e5 A/s); the iteration reads the values at the
-        instant and sees the functions of time on the right side (the event is logged,
-        and the values after it are in the result, at ``t_right``)."""
+        instant and sees the functions of time on the right side (the event is logged at
+        ``t_event``; the values after it are in the result at ``t_right``)."""
         def euler(x: np.ndarray, z: np.ndarray, p: np.ndarray, t: float,
                   dt: float) -> np.ndarray:
             if not x.size or dt == 0.0:
@@ -467,10 +471,29 @@ class EventLoop:
 
         x_event = euler(left.x, left.z, left.p, left.t, t_event - left.t)
         post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time",
-                            t_before=left.t)
+                            t_before=left.t, instant=t_event)
         x_right = euler(post.x, post.z, post.p, t_right, t_right - t_event)
         z_right = consistent_algebraic(self.dae, x_right, post.z, post.p, t_right)
         return HybridState(t_right, x_right, z_right, post.p)
+
+    def end_event(self, s: HybridState, gap: float) -> HybridState | None:
+        """The state event at the run's end time ``s.t``: where a relation's indicator
+        crosses zero within ``gap`` after it, the crossing is at the end time up to
+        round-off (``x' = 1`` integrated to ``t = 1`` gives ``x = 1 - 2.2e-16``, and
+        ``x >= 1`` becomes true at ``1 + 2.2e-16``). It is run there, as a time event that
+        near the end is (Modelica tools and FMI's master algorithm handle an event at the
+        stop time); an earlier crossing has been located already. The crossing is probed
+        by one explicit Euler step of ``gap`` (error ``gap^2 |x''| / 2``, some 1e-23 for
+        4e-12 s). Returns the state after the event iteration, None without a crossing."""
+        if not len(self.dae.relations):
+            return None
+        d = self.frozen(s.p)
+        t1 = s.t + gap
+        x1 = s.x + gap * self._rate_at(s.x, s.z, s.p, s.t) if s.x.size else s.x
+        z1 = consistent_algebraic(self.dae, x1, s.z, s.p, t1)
+        live = self.live(self.indicators(x1, z1, s.p, t1)[:, 0])
+        crossed = {int(k): bool(live[k]) for k in np.flatnonzero(live != d)}
+        return self.iterate(s, "state", crossed) if crossed else None
 
     @staticmethod
     def _fires(w: _When, before: bool, p: np.ndarray, t: float, kind: str) -> bool:
@@ -595,8 +618,11 @@ class EventLoop:
         knots = np.concatenate([[s.t], outputs])
         T = _samples(knots)
         try:
-            seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
-                                                   np.concatenate([[s.t], T])))
+            if T[-1] - s.t < _MIN_STEP * max(1.0, abs(s.t)):
+                seg = self._euler(s, T)
+            else:
+                seg = self._count(self.integ.integrate(self.dae, s.p, s.x, s.z,
+                                                       np.concatenate([[s.t], T])))
         except IntegrationFailure as exc:  # the output points reached before the failure
             part = exc.partial
             if part is not None and len(part.t):
@@ -640,6 +666,18 @@ class EventLoop:
         reached = self._reached(T, X, Z, len(T), s.p)
         last = HybridState(float(T[-1]), _col(Xn, -1), _col(Zn, -1), s.p)
         return reached, None, last
+
+    def _euler(self, s: HybridState, T: np.ndarray) -> Segment:
+        """The samples ``T`` of a span below :data:`_MIN_STEP` by explicit Euler steps from
+        ``s`` (as :meth:`_advance` takes such a span: IDAS returns the start unchanged, and
+        a state event 1e-9 s before the end time left the states at their values at the
+        event, 5.5e-9 m off for a ball rising at 5.5 m/s)."""
+        rate = self._rate_at(s.x, s.z, s.p, s.t)
+        X = s.x[:, None] + (T - s.t)[None, :] * rate[:, None]
+        Z = np.zeros((len(s.z), len(T)))
+        for j, t in enumerate(T):
+            Z[:, j] = consistent_algebraic(self.dae, X[:, j], s.z, s.p, float(t))
+        return Segment(T, X, Z)
 
     @staticmethod
     def _reached(T: np.ndarray, X: Any, Z: Any, upto: int, p: np.ndarray) -> Reached:

@@ -372,8 +372,11 @@ class _Run:
                     # limit, where the time functions still have their old values
                     seg = seg.copy()
                     seg[-1] = tb - _EVENT_EPS * max(1.0, abs(tb))
-                status, message, new = self._hybrid(loop, dae, x, z, seg,
-                                                    _MAX_CHUNK if s > 0 else 1)
+                # the last stretch, when no time event ends it, runs a state event whose
+                # crossing is at the end time (up to end_gap, as a time event's)
+                status, message, new = self._hybrid(
+                    loop, dae, x, z, seg, _MAX_CHUNK if s > 0 else 1,
+                    end_gap if s == len(bounds) - 2 and not at_end else None)
             else:
                 status, message, new, dae, sel = self._segment(dae, x, z, seg, sel)
             pieces += [b for b in new if len(b[3])]
@@ -469,7 +472,8 @@ class _Run:
                               + "; ".join(str(e) for e in loop.events[-3:]))
 
     def _hybrid(self, loop: EventLoop, dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray,
-                grid: np.ndarray, first: int = 1) -> tuple[str, str, list[_Piece]]:
+                grid: np.ndarray, first: int = 1,
+                end_gap: float | None = None) -> tuple[str, str, list[_Piece]]:
         """A segment between time events, stopping at every state event (see
         :mod:`acausal.hybrid`). Output intervals go to the integrator in chunks that double
         while no event happens (:data:`_AFTER_EVENT` output intervals right after a state
@@ -531,6 +535,18 @@ class _Run:
                 warn_zeno(zeno)
                 self.p = s.p
                 return "stopped", zeno, pieces
+        if end_gap is not None:  # a state event at the end time (see EventLoop.end_event)
+            try:
+                post = loop.end_event(s, end_gap)
+            except SimulationError as exc:  # chattering, an action's value at the event
+                self.t_fail, self.p = s.t, s.p
+                self.stats.segments.append(loop.take_work())
+                return "failed", str(exc), pieces
+            if post is not None:  # the end time twice: before the event (the last output
+                # point, in the result already) and after it
+                pieces.append((dae, post.x.reshape(-1, 1), post.z.reshape(-1, 1),
+                               np.array([post.t]), post.p.copy()))
+                s = post
         self.p = s.p
         self.stats.segments.append(loop.take_work())
         return "ok", "", pieces

@@ -29,7 +29,12 @@ and the discrete variables):
 ``whenact(x, z, P, t, x_pre, z_pre, P_pre, fire) -> (x, P)``
     the actions of the clauses marked in ``fire``, in order, each value computed as
     :meth:`acausal.hybrid.EventLoop.iterate` does (named quantities at the current point,
-    ``pre(v)`` at the point where the event began, parameters as assigned so far).
+    ``pre(v)`` at the point where the event began, parameters as assigned so far);
+``whenvals(x, z, P, t, x_pre, z_pre, P_pre, fire) -> v``
+    each action's value, one per :class:`Action`: the wrapper refuses a value that is not
+    finite and two clauses firing together that set one variable to different values,
+    and re-reads the relations of a reinitialised state as they are (a state set exactly
+    onto a threshold is on it), as the event iteration of :mod:`acausal.hybrid` does.
 
 Relations of time that are not affine in time (``sin(w t) > 0.5``) cannot be scheduled:
 they become indicators like the relations of the unknowns.
@@ -46,7 +51,7 @@ from ..discrete import Sample
 from ..errors import AcausalError
 from ..hybrid import _condition_text
 
-__all__ = ["HybridParts", "hybrid_parts", "TimeDiscrete", "Indicator", "Clock"]
+__all__ = ["HybridParts", "hybrid_parts", "TimeDiscrete", "Indicator", "Clock", "Action"]
 
 _COMPARE = {cs.OP_LT: "<", cs.OP_LE: "<="}
 _STEPS = {cs.OP_FLOOR: "floor", cs.OP_CEIL: "ceil"}
@@ -83,6 +88,20 @@ class Clock:
 
 
 @dataclass
+class Action:
+    """One ``reinit`` / ``assign`` of when clause ``when``, on the state ``x[pos]`` or the
+    parameter ``P[pos]`` named ``target``; ``rels``: the indicators that depend on that
+    state (re-read as they are after the reinit, as
+    :meth:`acausal.hybrid.EventLoop.iterate` does)."""
+
+    when: int
+    kind: str
+    target: str
+    pos: int
+    rels: list[int] = field(default_factory=list)
+
+
+@dataclass
 class HybridParts:
     """What the FMU needs for events (see the module documentation)."""
 
@@ -96,6 +115,7 @@ class HybridParts:
     clocks: list[Clock] = field(default_factory=list)
     when_texts: list[str] = field(default_factory=list)
     when_initial: list[bool] = field(default_factory=list)  # when(..., initial=True)
+    actions: list[Action] = field(default_factory=list)  # in order (as whenvals gives them)
 
     @property
     def has_events(self) -> bool:
@@ -314,6 +334,9 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
     x_cur = [x[k] for k in range(nx)]
     P_cur = [P_now[k] for k in range(nP)]
     it = iter(values)
+    actions: list[Action] = []
+    each: list[cs.SX] = []  # each action's value, as whenact computes it
+    x_rows = _rows_of_columns(g_all, x)
     for k, w in enumerate(whens):
         for target, kind, _ in w.actions:
             value = next(it)
@@ -331,12 +354,15 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
             if old:
                 value = cs.substitute(value, cs.vertcat(*old), cs.vertcat(*new))
             value = cs.substitute(value, P, cs.vertcat(*P_cur))
+            each.append(value)
             if kind == "reinit":
                 j = x_index[target]
                 x_cur[j] = cs.if_else(fire[k] > 0.5, value, x_cur[j])
+                actions.append(Action(k, kind, target, j, x_rows[j]))
             else:
                 j = p_index[target]
                 P_cur[j] = cs.if_else(fire[k] > 0.5, value, P_cur[j])
+                actions.append(Action(k, kind, target, j))
     functions = {
         "ind": cs.Function(f"{prefix}_ind", [x, z, P, t], [cs.densify(g_all)]),
         "tdisc": cs.Function(f"{prefix}_tdisc", [P, t],
@@ -349,7 +375,22 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
                                [x, z, P_now, t, x_pre, z_pre, P_pre, fire],
                                [cs.densify(cs.vertcat(*x_cur)) if nx else cs.SX(0, 1),
                                 cs.densify(cs.vertcat(*P_cur))]),
+        # each action's value (the wrapper checks them: finite, one value per variable)
+        "whenvals": cs.Function(f"{prefix}_whenvals",
+                                [x, z, P_now, t, x_pre, z_pre, P_pre, fire],
+                                [cs.densify(cs.vertcat(*each)) if each else cs.SX(0, 1)]),
     }
     P_values = [float(v) for v in d.p_values] + [0.0] * len(tds)
     return HybridParts(P, P_values, out_exprs, indicators, scheduled, sched_pos, functions,
-                       clocks, texts, [bool(getattr(w, "initial", False)) for w in whens])
+                       clocks, texts, [bool(getattr(w, "initial", False)) for w in whens],
+                       actions)
+
+
+def _rows_of_columns(g: cs.SX, x: cs.SX) -> list[list[int]]:
+    """For each entry of ``x``, the rows of ``g`` that depend on it (directly)."""
+    out: list[list[int]] = [[] for _ in range(int(x.numel()))]
+    if g.numel() and x.numel():
+        rows, cols = cs.jacobian_sparsity(g, x).get_triplet()
+        for r, c in zip(rows, cols, strict=True):
+            out[c].append(int(r))
+    return out

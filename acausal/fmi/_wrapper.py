@@ -168,6 +168,11 @@ typedef struct {
   double zeno_t[NI1][2][ZENO_EVENTS + 1];
   int zeno_n[NI1][2];
   double span;
+  /* the last instants at which each when clause fired (a clause counts by itself: its
+     relation may flip back within the iteration, an impact whose reinit reverses the
+     motion), and whether its reinit left a relation of its state on the threshold */
+  double zeno_wt[NW1][ZENO_EVENTS + 1];
+  int zeno_wn[NW1], on_threshold[NW1];
 #endif
 } Model;
 
@@ -498,20 +503,22 @@ static int compare_doubles(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-/* Zeno behaviour and chattering (acausal.hybrid.EventLoop.zeno): relation k has just changed
-   to v at m->t. Accumulating means the last ZENO_EVENTS intervals between its changes to v
-   shrink by a steady ratio below 1 and the accumulation point is within 1e-3 of the run, or
-   one interval is below 1e-9 of it. 1 (logged) if so: the importer is asked to stop. */
-static int zeno(Model* m, int k, int v) {
-  double* times = m->zeno_t[k][v];
+/* Zeno behaviour and chattering (acausal.hybrid.EventLoop.zeno): a relation has just changed
+   (to one value: its instants of changes to the other are counted apart) or a when clause
+   fired, at m->t; `times` and `count` are its last instants, `name` its text, `threshold`
+   whether it is a when clause whose reinit put a state onto a threshold. Accumulating means
+   the last ZENO_EVENTS intervals shrink by a steady ratio below 1 and the accumulation point
+   is within 1e-3 of the run, or one interval is below 1e-9 of it. 1 (logged) if so: the
+   importer is asked to stop. */
+static int zeno(Model* m, double* times, int* count, const char* name, int threshold) {
   double gaps[ZENO_EVENTS], ratios[ZENO_EVENTS - 1], ratio, rmax = 0.0, left, scale;
-  int i, n = m->zeno_n[k][v], steady;
+  int i, n = *count, steady;
   if (n == ZENO_EVENTS + 1) {
     memmove(times, times + 1, sizeof(double) * ZENO_EVENTS);
     n--;
   }
   times[n++] = m->t;
-  m->zeno_n[k][v] = n;
+  *count = n;
   if (n < ZENO_EVENTS + 1) return 0;
   for (i = 0; i < ZENO_EVENTS; i++) gaps[i] = times[i + 1] - times[i];
   for (i = 0; i < ZENO_EVENTS - 1; i++) {
@@ -523,13 +530,22 @@ static int zeno(Model* m, int k, int v) {
   steady = ratio < 0.99 && rmax < 1.0;
   left = gaps[ZENO_EVENTS - 1] * ratio / (1.0 - ratio > 1e-12 ? 1.0 - ratio : 1e-12);
   scale = m->span > fabs(m->t) ? m->span : fabs(m->t);
+  if (threshold && gaps[ZENO_EVENTS - 1] < 1e-9 * scale) {
+    logmsg(m, fmi2Warning, "logStatusWarning",
+           "%s fires again and again at t = %.9g s (every %.3g s): its reinit puts the state "
+           "exactly onto the threshold of a relation of its condition, from where the "
+           "condition becomes true again at once, without end; the simulation stops here. "
+           "Reinitialise to a value clear of the threshold, or model what happens there (a "
+           "state that can rest on it)", name, m->t, gaps[ZENO_EVENTS - 1]);
+    return 1;
+  }
   if (gaps[ZENO_EVENTS - 1] < 1e-9 * scale && !steady) {
     logmsg(m, fmi2Warning, "logStatusWarning",
            "chattering: %s keeps changing every %.3g s without settling (the model slides "
            "along the switching surface, e.g. a discontinuous force that reverses on both "
            "sides of zero); the simulation stops here. Give the component a mode that can "
            "stay on the surface (a stuck friction state, a dead zone).",
-           REL_TEXT[k], gaps[ZENO_EVENTS - 1]);
+           name, gaps[ZENO_EVENTS - 1]);
     return 1;
   }
   if (gaps[ZENO_EVENTS - 1] < 1e-9 * scale || (steady && left < 1e-3 * scale)) {
@@ -537,7 +553,7 @@ static int zeno(Model* m, int k, int v) {
            "Zeno behaviour: the events of %s accumulate (intervals shrinking by %.3g each, "
            "the last %.3g s) towards t = %.9g s, where the motion comes to rest; the "
            "simulation stops here. Model the resting phase (e.g. a contact that can stay "
-           "closed) to go on.", REL_TEXT[k], ratio, gaps[ZENO_EVENTS - 1], m->t + left);
+           "closed) to go on.", name, ratio, gaps[ZENO_EVENTS - 1], m->t + left);
     return 1;
   }
   return 0;
@@ -545,12 +561,42 @@ static int zeno(Model* m, int k, int v) {
 
 static double next_tick(int c, long k) { return CLK_START[c] + (double)k * CLK_INTERVAL[c]; }
 
+/* The values of the actions about to run (acausal.hybrid.EventLoop.iterate refuses the same):
+   each finite, and one value per variable when several clauses fire together. */
+static int check_actions(Model* m, const double* fire, const double* vals) {
+  int a, b;
+  for (a = 0; a < NA; a++) {
+    if (fire[ACT_WHEN[a]] <= 0.5) continue;
+    if (!isfinite(vals[a])) {
+      const char* what = ACT_REINIT[a] ? "reinit" : "assign";
+      logmsg(m, fmi2Error, "logStatusError",
+             "at t = %.9g s, %s(%s, ...) of %s gives %s the value %g: the value of the action "
+             "is not finite (a division by zero, a NaN of a pre() value or a parameter); "
+             "check the expression of the %s", m->t, what, ACT_TARGET[a], WHEN_TEXT[ACT_WHEN[a]],
+             ACT_TARGET[a], vals[a], what);
+      return 1;
+    }
+    for (b = 0; b < a; b++)
+      if (fire[ACT_WHEN[b]] > 0.5 && ACT_WHEN[b] != ACT_WHEN[a] &&
+          ACT_REINIT[b] == ACT_REINIT[a] && ACT_POS[b] == ACT_POS[a] && vals[b] != vals[a]) {
+        logmsg(m, fmi2Error, "logStatusError",
+               "at t = %.9g s, %s and %s both fire and set %s, to %.9g and %.9g: a variable "
+               "takes one value at an event (Modelica allows one when clause per variable). "
+               "Set it in one clause (whose value may depend on which condition holds), or "
+               "make the conditions exclusive", m->t, WHEN_TEXT[ACT_WHEN[b]],
+               WHEN_TEXT[ACT_WHEN[a]], ACT_TARGET[a], vals[b], vals[a]);
+        return 1;
+      }
+  }
+  return 0;
+}
+
 /* The event iteration at m->t (initial: after the initialisation, when no clause runs). */
 static int event_update(Model* m, int initial) {
-  double before[NW1], now[NW1], fire[NW1], xnew[NX1], pnew[NP1];
-  int done[NW1], d0[NI1];
+  double before[NW1], now[NW1], fire[NW1], xnew[NX1], pnew[NP1], vals[NA1];
+  int done[NW1], d0[NI1], reset[NI1], reset_by[NI1];
   const double* args[8];
-  int it, k, c, any, changed;
+  int it, k, c, a, any, changed;
   if (ensure_z(m)) return 1;
   memcpy(m->xpre, m->x, sizeof(m->x));
   memcpy(m->zpre, m->z, sizeof(m->z));
@@ -559,7 +605,10 @@ static int event_update(Model* m, int initial) {
   args[1] = &m->t;
   if (call_fun(@@WHENCOND@@, m, args, 2, before, 0)) return 1;
   for (k = 0; k < NW; k++) done[k] = 0;
-  for (k = 0; k < NI; k++) d0[k] = rel_frozen(m, k);
+  for (k = 0; k < NI; k++) {
+    d0[k] = rel_frozen(m, k);
+    reset[k] = 0;
+  }
   m->x_changed = 0;
   if (!initial) { /* the relations whose reported indicator changed sign: the crossings the
                      importer located (or stepped over) */
@@ -576,10 +625,15 @@ static int event_update(Model* m, int initial) {
     any = 0;
     for (k = 0; k < NI; k++) {
       double g = m->ind[k];
-      if (rel_value(k, g) != rel_frozen(m, k) && fabs(g) > EVENT_BAND * (1.0 + fabs(g))) {
+      int near = fabs(g) <= EVENT_BAND * (1.0 + fabs(g));
+      /* a relation of a state a reinit just set is read as it is, even within the band
+         (a state set exactly onto a threshold is on it, not round-off) */
+      if (reset[k] && near) m->on_threshold[reset_by[k]] = 1;
+      if (rel_value(k, g) != rel_frozen(m, k) && (!near || reset[k])) {
         m->p[REL_POS[k]] = rel_value(k, g) ? 1.0 : 0.0;
         any = 1;
       }
+      reset[k] = 0;
     }
     if (any) {
       invalidate(m);
@@ -619,6 +673,18 @@ static int event_update(Model* m, int initial) {
     args[5] = m->zpre;
     args[6] = m->ppre;
     args[7] = fire;
+    if (call_fun(@@WHENVALS@@, m, args, 8, vals, 0)) {
+      logmsg(m, fmi2Error, "logStatusError", "evaluating the when actions failed at t = %.17g",
+             m->t);
+      return 1;
+    }
+    if (check_actions(m, fire, vals)) return 1;
+    for (a = 0; a < NA; a++) /* the relations of the states the actions reinitialise */
+      if (ACT_REINIT[a] && fire[ACT_WHEN[a]] > 0.5)
+        for (k = ACT_RELS_START[a]; k < ACT_RELS_START[a + 1]; k++) {
+          reset[ACT_RELS[k]] = 1;
+          reset_by[ACT_RELS[k]] = ACT_WHEN[a];
+        }
     if (call_fun(@@WHENACT@@, m, args, 8, xnew, pnew)) {
       logmsg(m, fmi2Error, "logStatusError", "evaluating the when actions failed at t = %.17g",
              m->t);
@@ -647,7 +713,18 @@ static int event_update(Model* m, int initial) {
   event_offsets(m);
   if (!initial)
     for (k = 0; k < NI; k++)
-      if (rel_frozen(m, k) != d0[k] && zeno(m, k, rel_frozen(m, k))) m->terminate = 1;
+      if (rel_frozen(m, k) != d0[k] &&
+          zeno(m, m->zeno_t[k][rel_frozen(m, k)], &m->zeno_n[k][rel_frozen(m, k)],
+               REL_TEXT[k], 0))
+        m->terminate = 1;
+  if (!initial)
+    for (k = 0; k < NW; k++) {
+      int clock = 0;
+      for (c = 0; c < NC; c++) clock |= CLK_WHEN[c] == k;
+      if (done[k] && !clock && /* (a clock's ticks are regular by construction) */
+          zeno(m, m->zeno_wt[k], &m->zeno_wn[k], WHEN_TEXT[k], m->on_threshold[k]))
+        m->terminate = 1;
+    }
   for (c = 0; c < NC; c++) { /* ticks the importer stepped over are not taken later */
     while (next_tick(c, m->clk_next[c]) < m->t - TICK_TOL * scale_t(m->t)) m->clk_next[c]++;
     if (next_tick(c, m->clk_next[c]) < m->t_next) m->t_next = next_tick(c, m->clk_next[c]);
@@ -719,6 +796,8 @@ static void set_defaults(Model* m) {
   m->terminate = 0;
   m->span = 0.0;
   memset(m->zeno_n, 0, sizeof(m->zeno_n));
+  memset(m->zeno_wn, 0, sizeof(m->zeno_wn));
+  memset(m->on_threshold, 0, sizeof(m->on_threshold));
 #endif
 }
 

@@ -259,7 +259,8 @@ def export(model: CompiledModel | Component, path: str | Path, *,
     funcs = [cs.Function(f"{ident}_ode", [x, z, p, t], [cs.densify(ode)]),
              cs.Function(f"{ident}_out", [x, z, p, t], [cs.densify(y_expr)])]
     if hybrid.has_events:
-        funcs += [hybrid.functions[k] for k in ("ind", "tdisc", "whencond", "whenact")]
+        funcs += [hybrid.functions[k] for k in ("ind", "tdisc", "whencond", "whenact",
+                                                 "whenvals")]
     # Newton systems F(u; known, p, t) = 0: the algebraic equations for z (known: x), and
     # when some initial states are calculated, the initial system for w = [x; z] (known:
     # the start values of the other states)
@@ -291,7 +292,7 @@ def export(model: CompiledModel | Component, path: str | Path, *,
                             int(y_expr.numel()), init_rows, hybrid)
         wrapper = WRAPPER_C.replace("@@DEFINITIONS@@", defs)
         for key in ("res", "alg", "ode", "out", "ires", "ialg", "ind", "tdisc", "whencond",
-                    "whenact"):
+                    "whenact", "whenvals"):
             wrapper = wrapper.replace(f"@@{key.upper()}@@", f"{ident}_{key}")
         wrapper_c = src / f"{ident}_fmi2.c"
         wrapper_c.write_text(wrapper)
@@ -753,7 +754,8 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
         work += [f"WORK({ident}_ires)", f"WORK({ident}_ialg)"]
     has_events = hybrid is not None and hybrid.has_events
     if has_events:
-        work += [f"WORK({ident}_{k})" for k in ("ind", "tdisc", "whencond", "whenact")]
+        work += [f"WORK({ident}_{k})" for k in ("ind", "tdisc", "whencond", "whenact",
+                                                 "whenvals")]
     newton_n = nx + nz if has_init else nz
 
     def names(ctype: str, name: str, values: list[str]) -> str:
@@ -807,6 +809,21 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
             _c_array("double", "CLK_START", [_c_double(c.start) for c in clocks], "NC1"),
             _c_array("double", "CLK_INTERVAL", [_c_double(c.interval) for c in clocks],
                      "NC1"),
+        ]
+        # the when actions (checked by the wrapper: see _hybrid.Action)
+        acts = hybrid.actions
+        starts = np.cumsum([0] + [len(a.rels) for a in acts])
+        lines += [
+            f"#define NA {len(acts)}", f"#define NA1 {max(len(acts), 1)}",
+            _c_array("int", "ACT_WHEN", [str(a.when) for a in acts], "NA1"),
+            _c_array("int", "ACT_REINIT", ["1" if a.kind == "reinit" else "0" for a in acts],
+                     "NA1"),
+            _c_array("int", "ACT_POS", [str(a.pos) for a in acts], "NA1"),
+            names("char* const", "ACT_TARGET", [a.target for a in acts]),
+            _c_array("int", "ACT_RELS_START", [str(int(k)) for k in starts],
+                     str(len(acts) + 1)),
+            _c_array("int", "ACT_RELS", [str(r) for a in acts for r in a.rels],
+                     str(max(int(starts[-1]), 1))),
         ]
     return "\n".join(lines)
 

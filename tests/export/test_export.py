@@ -77,6 +77,52 @@ def test_linearize_point_needs_one_value_per_state():
     assert lin.D[0, 0] == 0.3
 
 
+class Implicit(ac.Model):
+    """x' = -z with z^3 + k z = x: z is an algebraic variable (the cubic is not solved
+    symbolically)."""
+
+    x = ac.Variable(start=0.0, fixed=True)
+    z = ac.Variable(start=0.0)
+    k = ac.Parameter(1.0)
+
+    def equations(self):
+        return [ac.der(self.x) == -self.z, self.z**3 + self.k * self.z == self.x]
+
+
+def test_linearize_at_a_given_x_solves_for_the_algebraic_variables():
+    """With x alone, z solves g(x, z) = 0 there (it was the initial point's z = 0, an
+    inconsistent point: A = -1 instead of -1/4)."""
+    cm = ac.build(Implicit())
+    assert cm.dae.z_names == ["z"]
+    lin = ac.export.linearize(cm, ["k"], ["z"], x=[2.0])
+    # at x = 2, k = 1: z = 1 (1 + 1 = 2); dz/dx = 1 / (3 z^2 + k) = 1/4, dz/dk =
+    # -z / (3 z^2 + k) = -1/4; x' = -z. Newton's tolerance 1e-12 on the residual bounds
+    # z's error by 1e-12 / g_z = 2.5e-13: 1e-12 covers it and the products
+    assert lin.z == pytest.approx([1.0], abs=1e-12)
+    np.testing.assert_allclose(lin.A, [[-0.25]], atol=1e-12)
+    np.testing.assert_allclose(lin.B, [[0.25]], atol=1e-12)
+    np.testing.assert_allclose(lin.C, [[0.25]], atol=1e-12)
+    np.testing.assert_allclose(lin.D, [[-0.25]], atol=1e-12)
+    # z given with x is the point used, as it is
+    given = ac.export.linearize(cm, ["k"], ["z"], x=[2.0], z=[1.0])
+    assert given.z.tolist() == [1.0] and given.A.tolist() == [[-0.25]]
+
+
+def test_linearize_at_an_x_without_algebraic_solution_names_the_equation():
+    class NoRoot(ac.Model):
+        x = ac.Variable(start=2.0, fixed=True)
+        z = ac.Variable(start=1.0)
+
+        def equations(self):
+            return [ac.der(self.x) == -self.z, self.z**2 + 1.0 == self.x]
+
+    cm = ac.build(NoRoot())
+    with pytest.raises(ac.ArgumentError, match=r"linearize: no algebraic variables .* of "
+                       r"NoRoot at the given x .*residuals 1 in \(sq\(z\)\+1\) == x +"
+                       r"\[NoRoot\]\): give z as well"):
+        ac.export.linearize(cm, x=[0.0])  # z^2 + 1 = 0 has no real root
+
+
 def test_export_names_one_string_parameters_and_suggestions():
     cm = ac.build(MassSpringDamper(m=2.0, c=50.0, d=3.0))
     d = cm.dae

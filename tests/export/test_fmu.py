@@ -813,3 +813,99 @@ def test_friction_pushed_beyond_breakaway_from_the_start_slips_in_the_fmu(tmp_pa
     # v_small = 1e-9 m/s aside)
     assert r["mass.v"][-1] == pytest.approx(a, abs=1e-8)
     assert r["fr.mode"][0] == 3 * np.sign(F) and r["fr.mode"][-1] == np.sign(F)
+
+
+# ----- the checks of the event iteration, as in acausal.hybrid -----------------------------
+
+class _Drain(ac.Model):
+    """x' = -1 from 1; when x < 0, x is set back to ``to`` and n counts."""
+
+    x = ac.Variable(start=1.0, fixed=True)
+    n = ac.Variable(start=0.0, unit="1", discrete=True)
+    to = ac.Parameter(0.0)
+
+    def equations(self):
+        return [ac.der(self.x) == -1.0,
+                ac.when(self.x < 0, ac.reinit(self.x, self.to),
+                        ac.assign(self.n, ac.pre(self.n) + 1))]
+
+
+class _Fall(ac.Model):
+    """A ball dropped from 1 m; ``actions(self)`` gives the impact's when clauses."""
+
+    h = ac.Variable(start=1.0, fixed=True, unit="m")
+    v = ac.Variable(start=0.0, fixed=True, unit="m/s")
+    n = ac.Variable(start=0.0, unit="1", discrete=True)
+
+    def actions(self):
+        raise NotImplementedError
+
+    def equations(self):
+        return [ac.der(self.h) == self.v, ac.der(self.v) == -9.81, *self.actions()]
+
+
+def _fall(actions):
+    return type("Ball", (_Fall,), {"actions": actions})()
+
+
+@needs_cc
+def test_a_reinit_onto_the_threshold_stops_the_fmu_as_simulate_does(tmp_path, capsys):
+    """x reset to exactly 0 where x < 0 became true: the relation is read again after the
+    reinit (x = 0 is on the threshold, not round-off), so the condition becomes true again
+    at once, without end; the FMU stops there and says why, as ac.simulate does (it went
+    on with the relation stuck true and x drifting to -1)."""
+    fmpy = fmpy_or_skip()
+    cm = ac.build(_Drain())
+    path = fmu(cm, tmp_path / "drain.fmu")
+    r = fmpy.simulate_fmu(str(path), stop_time=2.0, solver="CVode", relative_tolerance=RTOL,
+                          output_interval=0.02, output=["x", "n"])
+    out = capsys.readouterr().out
+    assert "when x < 0 [_Drain] fires again and again" in out
+    assert "exactly onto the threshold" in out
+    # x = 1 - t reaches 0 at t = 1: the run stops there (CVODE locates the crossings to
+    # some 1e-14 s; the ten repeats before the stop add 1e-13 s) and x never drifts
+    assert r["time"][-1] == pytest.approx(1.0, abs=1e-9)
+    assert np.min(r["x"]) > -1e-9
+    with pytest.warns(ac.SolverWarning, match="exactly onto the threshold"):
+        res = ac.simulate(cm, 2.0, n_points=5)
+    assert res.status == "stopped" and res.t[-1] == pytest.approx(1.0, abs=1e-9)
+    # reset clear of the threshold: every 0.25 s from t = 1 (x = 1.25 - 1.9 + 0.75 = 0.1)
+    r = fmpy.simulate_fmu(str(path), stop_time=1.9, solver="CVode", relative_tolerance=RTOL,
+                          output_interval=0.019, output=["x", "n"], start_values={"to": 0.25})
+    assert r["n"][-1] == 4.0
+    assert r["x"][-1] == pytest.approx(0.1, abs=1e-9)  # CVODE's event location, rtol 1e-10
+
+
+@needs_cc
+def test_two_when_clauses_setting_one_variable_differently_fail_in_the_fmu(tmp_path, capsys):
+    fmpy = fmpy_or_skip()
+    cm = ac.build(_fall(lambda self: [ac.when(self.h < 0, ac.assign(self.n, 1.0)),
+                                      ac.when(self.h < 0, ac.assign(self.n, 2.0))]))
+    path = fmu(cm, tmp_path / "conflict.fmu")
+    with pytest.raises(Exception, match="fmi2NewDiscreteStates"):
+        fmpy.simulate_fmu(str(path), stop_time=1.0, solver="CVode", relative_tolerance=RTOL,
+                          output=["h", "n"])
+    out = capsys.readouterr().out
+    # at the impact, t = sqrt(2 / g) = 0.4515 s (it silently took the last value, n = 2)
+    assert ("at t = 0.451523641 s, when h < 0 [Ball] and when h < 0 [Ball] both fire and "
+            "set n, to 1 and 2: a variable takes one value at an event") in out
+    with pytest.raises(ac.SimulationError, match="both fire and set n, to 1 and 2"):
+        ac.simulate(cm, 1.0)
+
+
+@needs_cc
+def test_a_reinit_to_nan_fails_in_the_fmu_naming_the_when_and_the_variable(tmp_path, capsys):
+    fmpy = fmpy_or_skip()
+    cm = ac.build(_fall(lambda self: [ac.when(self.h < 0, ac.reinit(self.v,
+                                                                    ac.pre(self.v) * np.nan))]))
+    path = fmu(cm, tmp_path / "nan.fmu")
+    with pytest.raises(Exception, match="fmi2NewDiscreteStates"):
+        fmpy.simulate_fmu(str(path), stop_time=1.0, solver="CVode", relative_tolerance=RTOL,
+                          output=["h", "v"])
+    out = capsys.readouterr().out
+    # (CVODE failed after the event with "corrector convergence test failed", unnamed)
+    assert ("at t = 0.451523641 s, reinit(v, ...) of when h < 0 [Ball] gives v the value "
+            "nan: the value of the action is not finite") in out
+    with pytest.raises(ac.SimulationError, match=r"reinit\(v, \.\.\.\) of when h < 0 "
+                                                 r"\[Ball\] gives v the value nan"):
+        ac.simulate(cm, 1.0)

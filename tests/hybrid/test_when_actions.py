@@ -264,6 +264,63 @@ def test_a_when_on_time_at_the_end_time_fires_there():
     assert res.final("n") == 7.0 and res["n"][-2] == 0.0
 
 
+# ----- a state event at the end time is run there, as a time event is --------------------
+
+class RampCount(Clocked):
+    """x = t: ``x >= c`` becomes true at t = c, exactly (x' = 1 is integrated exactly)."""
+
+    c = ac.Parameter(1.0, unit="1")
+
+    def clause(self):
+        return ac.when(self.x >= self.c, ac.assign(self.n, ac.pre(self.n) + 1))
+
+
+@pytest.mark.parametrize("solver", ["idas", "dopri5", "cvodes-bdf"])
+def test_a_state_event_at_the_end_time_is_run_there(solver):
+    cm = ac.build(RampCount())
+    res = ac.simulate(cm, 1.0, n_points=3, solver=solver)
+    # (x(1) = 1 - 2.2e-16 with IDAS: the crossing is after the end by round-off; it is
+    # run at the end, as a time event within 4e-12 s of it is)
+    assert [(ev.t, ev.kind) for ev in res.events] == [(1.0, "state")]
+    assert res.t[-2] == res.t[-1] == 1.0  # the instant twice: before and after the event
+    assert res["n"][-2] == 0.0 and res.final("n") == 1.0
+    # a crossing 1e-9 s after the end (beyond round-off) is not at the end time
+    late = ac.simulate(cm, 1.0, n_points=3, solver=solver, params={"c": 1.0 + 1e-9})
+    assert late.events == [] and late.final("n") == 0.0 and late.t[-2] < 1.0
+
+
+@pytest.mark.parametrize("solver", ["idas", "dopri5", "dop853", "cvodes-bdf"])
+def test_an_impact_at_the_end_time_is_run_there(solver):
+    """The ball dropped from 1 m hits at T1 = sqrt(2 / g) and leaves at e g T1: a run
+    that ends at T1 ends with that speed (IDAS and dopri5 ended with -g T1, the impact
+    not run: the computed h(T1) was +1e-16, the crossing after the end by round-off)."""
+    res = ac.simulate(Fall(), T1, n_points=11, solver=solver, rtol=1e-10, atol=1e-12)
+    impact = [ev.t for ev in res.events if "when h < 0 [Fall]" in ev.changes]
+    # the impact is located on the computed h, whose error at rtol 1e-10 (up to 7.5e-10 m
+    # with cvodes-bdf) over the speed 4.4 m/s moves it by up to 1.7e-10 s (measured)
+    assert len(impact) == 1 and abs(impact[0] - T1) < 1e-9
+    assert res.t[-1] == T1
+    # the speeds are g t exactly (a constant acceleration): 1e-9 relative is the
+    # impact time's error times g over the speed
+    assert res.final("v") == pytest.approx(0.8 * G * T1, rel=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["idas", "dopri5", "cvodes-bdf"])
+def test_a_stretch_shorter_than_the_minimum_step_after_an_event_moves_the_states(solver):
+    """A run ending 1e-9 s after the impact: the last stretch is an Euler step (IDAS and
+    CVODES returned the start values unchanged over it: h stayed at -6e-17 m instead of
+    the 3.5e-9 m the ball rises in 1e-9 s)."""
+    t_end = T1 + 1e-9
+    res = ac.simulate(Fall(), t_end, n_points=11, solver=solver, rtol=1e-10, atol=1e-12)
+    t_hit = [ev.t for ev in res.events if "when h < 0 [Fall]" in ev.changes][0]
+    v_up = 0.8 * G * T1
+    h_ref = v_up * (t_end - t_hit) - G / 2 * (t_end - t_hit) ** 2
+    # the located impact's h is 0 to atol-level; Euler's error on the stretch is
+    # g dt^2 / 2 ~ 5e-18 m: atol (1e-12 m) is the bound
+    assert res.final("h") == pytest.approx(h_ref, abs=1e-12)
+    assert res.final("h") > 3e-10  # moved (at least 1e-10 s of rising at 3.5 m/s)
+
+
 # ----- 16: the start of a discrete variable ------------------------------------------------
 
 def test_the_start_of_a_discrete_variable_is_given_like_any_start():

@@ -50,19 +50,25 @@ def _model(rhs, x0=1.0):
     return M()
 
 
-def test_blow_up_fails_fast_names_the_state_and_returns_the_partial_result():
+@pytest.mark.parametrize("solver", ["idas", "dopri5", "dop853"])
+def test_blow_up_fails_fast_names_the_state_and_returns_the_partial_result(solver):
     # x' = x^2, x(0) = 1 escapes to infinity at t = 1
     model = _model(lambda self: self.x**2)
     tic = time.perf_counter()
     with pytest.raises(ac.SimulationError) as exc:
-        ac.simulate(model, 2.0, n_points=201)
+        ac.simulate(model, 2.0, n_points=201, solver=solver)
     elapsed = time.perf_counter() - tic
     err = exc.value
     assert elapsed < 1.0  # the issue's bound (it took 9.4 s before)
     text = str(err)
     assert "blow-up" in text and "der(b.x)" in text and "of b" in text
-    assert 0.999 < err.t_fail < 1.0  # exact: 1 - (steps to reach overflow)
+    # each solver stops at the pole of the solution it computed, which the accumulated
+    # local errors move from t = 1 by about rtol (measured: IDAS 1 - 1.6e-5, dopri5
+    # 1 + 2.9e-7, dop853 1 + 8e-8; 1e-4 is the bound for all three)
+    assert abs(err.t_fail - 1.0) < 1e-4
     part = err.partial
+    # the output point at t = 1, the pole itself, is not in the result (the explicit
+    # methods returned x(1) = 3.5e6 and 1.2e7 there, a finite value of an infinite one)
     assert part.t[-1] == pytest.approx(0.99)
     # the partial result is the exact solution x = 1 / (1 - t): at the default rtol 1e-6
     # the local errors are amplified by the sensitivity dx(t)/dx(0) = x(t)^2, so the

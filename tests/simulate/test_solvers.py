@@ -190,6 +190,7 @@ def test_failure_returns_the_points_before_it(solver):
     assert 0.9 < err.t_fail <= 1.0 + 1e-6, err.t_fail
     part = err.partial
     assert part is not None and 0.95 <= part.t[-1] <= err.t_fail
+    assert part.t[-1] < 1.0  # never a point at the pole (a finite value of an infinite one)
     t = part.t[part.t < 0.8]  # the error grows like the solution near the blow-up
     np.testing.assert_allclose(part["c[0].v"][: len(t)], 1.0 / (1.0 - t), rtol=1e-4)
 
