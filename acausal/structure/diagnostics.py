@@ -16,11 +16,13 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 
 import casadi as cs
+import numpy as np
 
 from ..errors import BalanceError, SingularityError, StructureError, StructurePart
 from ..flatten import FlatSystem
 from ..records import record, replace
 from ..state import need
+from .incidence import incidence_csr, int_array
 from .matching import dulmage_mendelsohn, match
 from .system import EquationSystem
 
@@ -173,12 +175,12 @@ def check_balance(sys: EquationSystem, diag: StructureDiagnostics | None) -> Non
 
 def check_matching(sys: EquationSystem, diag: StructureDiagnostics | None) -> None:
     """After index reduction every most-differentiated equation has a highest derivative."""
-    highest = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
-    top = [i for i in range(sys.n_eqs) if sys.eq_der[i] < 0]
-    var_of_eq, _ = match(sys.incidence_matrix(rows=top, cols=highest))
+    highest = np.flatnonzero(int_array(sys.var_der) < 0)
+    top = np.flatnonzero(int_array(sys.eq_der) < 0)
+    var_of_eq, _ = match(incidence_csr(sys, rows=top, cols=highest))
     if (var_of_eq < 0).any():
         # the counts before alias elimination say nothing about this sub-problem
-        raise structural_error(sys, top, highest,
+        raise structural_error(sys, top.tolist(), highest.tolist(),
                                replace(diag, flat_counts=None) if diag else None)
 
 

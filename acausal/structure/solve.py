@@ -14,21 +14,22 @@ so far are substituted into the block equations with one vectorised call, then
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import casadi as cs
 import numpy as np
 
-from ..csr import unique
+from ..csr import spread, unique
 from ..errors import SingularityError
 from ..fastsx import same_nodes, stack
 from ..records import record
 from ..state import need
 from .blt import Block
 from .causalize import Causalization
+from .incidence import incidence_csr
 from .system import EquationSystem
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
 __all__ = ["SolvedBlocks", "solve_blocks", "solve_pass", "MAX_LINEAR_BLOCK"]
 
 _SX_name: Callable[[Any], str] = getattr(getattr(cs, "_casadi", None), "SX_name", cs.SX.name)
+#: (the C function behind SX.is_constant: one call per coefficient of a large model)
+_IS_CONSTANT: Callable[[Any], bool] = getattr(getattr(cs, "_casadi", None), "SX_is_constant",
+                                              cs.SX.is_constant)
 
 #: largest implicit block solved by a symbolic linear solve (the expression of a dense
 #: solve grows like n^3)
@@ -135,8 +139,13 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # of stacking thousands of scalar expressions again
     syms = sys.symbols()
     all_res = sys.residuals()
-    params = _Parameters({p.name: k for k, p in enumerate(sys.parameters)},
+    params = _Parameters(dict(zip(map(attrgetter("name"), sys.parameters),
+                                  range(len(sys.parameters)), strict=True)),
                          sys.parameter_symbols())
+    variables = sys.variables
+    # the incidence as arrays (a level takes the rows of its equations)
+    full = incidence_csr(sys)
+    row_len = np.diff(full.indptr)
     with_t: list[cs.SX] = []  # [the unknowns and time], formed if a dependency test needs it
 
     def unknowns_and_time() -> cs.SX:
@@ -146,7 +155,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
 
     def record(js: list[int], exprs: cs.SX) -> None:
         out.idx.extend(js)
-        out.names.extend([sys.variables[j].name for j in js])
+        out.names.extend(map(attrgetter("name"), map(variables.__getitem__, js)))
         new_expr.append(exprs)
 
     first = 0  # the first solution of the level before
@@ -167,9 +176,8 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         rest = blocks.take(ks[sizes[ks] > 1])
         # the solutions of the unknowns these equations contain (their incidence), not
         # every solution so far: a level costs its own size
-        used = unique(np.fromiter(itertools.chain.from_iterable(
-            sys.incidence[i] for i in itertools.chain(
-                s_eqs, *(bl.equations for bl in rest))), dtype=np.int64))
+        lv_eqs = blocks.equations[spread(blocks.ptr[ks], sizes[ks])]
+        used = unique(full.indices[spread(full.indptr[lv_eqs], row_len[lv_eqs])])
         used = used[sol_col[used] >= 0]
         used = used[np.lexsort((sol_row[used], sol_col[used]))]  # (by column: one take each)
         used_l = used.tolist()
@@ -197,7 +205,8 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                         parts[q] = c
                     coef = cs.vertcat(*parts)
                 dep_rows = still
-            ok = [q for q in range(len(s_eqs)) if q not in dep_rows]
+            ok = (list(range(len(s_eqs))) if not dep_rows else
+                  [q for q in range(len(s_eqs)) if q not in dep_rows])
             rest += blocks.take(single[sorted(dep_rows)])
             if ok:
                 every = len(ok) == len(s_eqs)  # (no rows to take)
@@ -213,7 +222,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                 if not a_ok.is_constant():  # parameter-dependent divisors, checked per run
                     coefs = cs.vertsplit(a_ok)  # (one call, not one per entry)
                     out.pivots += [(coefs[q], [s_eqs[k]], [u_idx[k]])
-                                   for q, k in enumerate(ok) if not coefs[q].is_constant()]
+                                   for q, k in enumerate(ok) if not _IS_CONSTANT(coefs[q])]
                 u_ok = u_idx if every else [u_idx[k] for k in ok]
                 # the residual at zero unknown, with the solutions so far: one substitution
                 r0 = cs.substitute(F_s if every else F_s[ok], syms[used_l + u_ok],
