@@ -475,9 +475,10 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     sys_stacked = syms
     if len(solved.idx):
         sys_stacked = cs.SX(syms)
-        sys_stacked[[int(k) for k in solved.idx]] = solved.expr
+        sys_stacked[list(map(int, solved.idx))] = solved.expr
     x = syms[list(states)] if states else cs.SX(0, 1)
-    ode = sys_stacked[[sys.var_der[j] for j in states]] if states else cs.SX(0, 1)
+    ode = (sys_stacked[list(map(sys.var_der.__getitem__, states))] if states
+           else cs.SX(0, 1))
     z = cs.vertcat(*solved.z) if solved.z else cs.SX(0, 1)
     pv = sys.parameter_symbols()
 
@@ -494,10 +495,11 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         b_names, b_sizes, b_col = block
         at = getattr(extra_outputs, "unknowns", None)
         at = np.arange(len(b_names)) if at is None else at
-        shared = [b_names[k] for k in at.tolist()]
+        shared = list(map(b_names.__getitem__, at.tolist()))
         b_drop = np.zeros(len(b_names), dtype=bool)
         if not known.isdisjoint(shared):  # (mostly none: no test per name)
-            b_drop[at] = [n in known for n in shared]
+            b_drop[at] = np.fromiter(map(known.__contains__, shared), dtype=bool,
+                                     count=len(shared))
         if b_drop.any():
             b_keep = np.flatnonzero(~b_drop).tolist()
             b_names = [b_names[k] for k in b_keep]
@@ -508,8 +510,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     # an eliminated unknown's output is its expression (the alias column, not a symbol
     # per output substituted)
     a_names, a_syms, a_exprs = alias
-    a_new = (np.ones(len(a_names), dtype=bool) if known.isdisjoint(a_names) else
-             np.fromiter((n not in known for n in a_names), dtype=bool, count=len(a_names)))
+    a_new = ~np.fromiter(map(known.__contains__, a_names), dtype=bool, count=len(a_names))
     known.update(a_names)
     pending = ({} if known.issuperset(named) else
                {n: e.sym if type(e) is FlatVariable else e for n, e in named.items()

@@ -164,7 +164,7 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
     eqs = sys.equations
     new = list(range(n_eq, n_eq + m))
     # (the residual is set by differentiate_symbolically; the label is rendered lazily)
-    eqs.extend([FlatEquation(_ZERO, e.origin, derived_from=e)
+    eqs.extend([FlatEquation(_ZERO, e.origin, "", None, e)
                 for e in list(map(eqs.__getitem__, todo_l))])
     sys.incidence.extend(map(cols.__getitem__, map(slice, bounds[:-1], bounds[1:])))
     eq_der = sys.eq_der
@@ -253,5 +253,5 @@ def pantelides_pass(state: CompileState) -> CompileState:
     copy of the equation system; then check every equation has a highest derivative."""
     sys = need(state.system, "the equation system (alias pass)").copy()
     result = pantelides(sys)
-    check_matching(sys, state.diagnostics)
+    check_matching(sys, state.diagnostics, result.assign)
     return state.update(system=sys, pantelides=result)
