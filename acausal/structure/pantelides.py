@@ -11,6 +11,8 @@ index-1 model costs one matching and no augmenting-path search.
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import casadi as cs
@@ -164,8 +166,9 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
     eqs = sys.equations
     new = list(range(n_eq, n_eq + m))
     # (the residual is set by differentiate_symbolically; the label is rendered lazily)
-    eqs.extend([FlatEquation(_ZERO, e.origin, "", None, e)
-                for e in list(map(eqs.__getitem__, todo_l))])
+    parents = list(map(eqs.__getitem__, todo_l))
+    eqs.extend(list(map(FlatEquation, repeat(_ZERO, m), map(attrgetter("origin"), parents),
+                        repeat("", m), repeat(None, m), parents)))
     sys.incidence.extend(map(cols.__getitem__, map(slice, bounds[:-1], bounds[1:])))
     eq_der = sys.eq_der
     for i, k in zip(todo_l, new, strict=True):
