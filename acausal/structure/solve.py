@@ -92,12 +92,11 @@ def _substituted(F: cs.SX, syms: cs.SX, used: list[int], parts: list[cs.SX]) -> 
     return cs.substitute(F, syms[used], stack(*parts)) if used else F
 
 
-def _dependent_rows(coef: cs.SX, syms: cs.SX, t: cs.SX,
-                    unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
+def _dependent_rows(coef: cs.SX, unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
     """Rows of ``coef`` that depend on an unknown or time. (Coefficients of constants or
-    parameters only, the common case, are told by two dependency tests, without the
+    parameters only, the common case, are told by one dependency test, without the
     sparsity pattern.)"""
-    if coef.is_constant() or not (cs.depends_on(coef, syms) or cs.depends_on(coef, t)):
+    if coef.is_constant() or not cs.depends_on(coef, unknowns_and_time()):
         return set()
     return set(cs.jacobian_sparsity(coef, unknowns_and_time()).get_triplet()[0])
 
@@ -170,12 +169,11 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             # Where a coefficient has unknowns, the substituted residual decides (a
             # coefficient in unknowns solved by parameters only is still explicit).
             coef = _coefficients(F_s, us)
-            dep_rows = _dependent_rows(coef, syms, sys.t, unknowns_and_time)
+            dep_rows = _dependent_rows(coef, unknowns_and_time)
             if dep_rows and used_l:
                 dep = sorted(dep_rows)
                 coef_sub = _coefficients(_substituted(F_s[dep], syms, used_l, used_s), us[dep])
-                still = {dep[q] for q in _dependent_rows(coef_sub, syms, sys.t,
-                                                         unknowns_and_time)}
+                still = {dep[q] for q in _dependent_rows(coef_sub, unknowns_and_time)}
                 if len(still) < len(dep):  # their coefficients from the substituted rows
                     parts = cs.vertsplit(coef)
                     for q, c in zip(dep, cs.vertsplit(coef_sub), strict=True):
