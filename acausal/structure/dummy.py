@@ -219,11 +219,14 @@ def select_states(
             if len(cands) <= _DENSE_LIMIT:
                 H = np.asarray(value if f is None else f(values, p_values, t0))
                 weights = 10.0 ** (-3.0 * prio)
-                if f is not None and np.linalg.matrix_rank(H) < len(eqs):
+                if np.linalg.matrix_rank(H) < len(eqs):
                     # degenerate at the start values (e.g. all zero): use a generic point
+                    # (drawn for a constant Jacobian too: the later blocks' points stay)
                     if rng is None:
                         rng = np.random.default_rng(rng_seed)
-                    H = np.asarray(f(values + rng.standard_normal(values.shape), p_values, t0))
+                    point = values + rng.standard_normal(values.shape)
+                    if f is not None:
+                        H = np.asarray(f(point, p_values, t0))
                 picks = _pivot(H, weights, len(eqs))
             else:
                 Hs = (value if f is None else f(values, p_values, t0)).sparse()
