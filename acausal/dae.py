@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 from functools import cached_property
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, overload
 
 import casadi as cs
@@ -474,14 +475,15 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     sys_stacked = syms
     if len(solved.idx):
         sys_stacked = cs.SX(syms)
-        sys_stacked[[int(k) for k in solved.idx]] = solved.expr
+        sys_stacked[list(map(int, solved.idx))] = solved.expr
     x = syms[list(states)] if states else cs.SX(0, 1)
-    ode = sys_stacked[[sys.var_der[j] for j in states]] if states else cs.SX(0, 1)
+    ode = (sys_stacked[list(map(sys.var_der.__getitem__, states))] if states
+           else cs.SX(0, 1))
     z = cs.vertcat(*solved.z) if solved.z else cs.SX(0, 1)
     pv = sys.parameter_symbols()
 
     # outputs: every variable, every alias, every port quantity
-    out_names = [v.name for v in sys.variables]
+    out_names = list(map(attrgetter("name"), sys.variables))
     sizes = [1] * n_sys  # equation-system variables are scalars
     shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
     known = set(out_names)
@@ -493,9 +495,11 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         b_names, b_sizes, b_col = block
         at = getattr(extra_outputs, "unknowns", None)
         at = np.arange(len(b_names)) if at is None else at
-        shared = [b_names[k] for k in at.tolist()]
+        shared = list(map(b_names.__getitem__, at.tolist()))
         b_drop = np.zeros(len(b_names), dtype=bool)
-        b_drop[at] = [n in known for n in shared]
+        if not known.isdisjoint(shared):  # (mostly none: no test per name)
+            b_drop[at] = np.fromiter(map(known.__contains__, shared), dtype=bool,
+                                     count=len(shared))
         if b_drop.any():
             b_keep = np.flatnonzero(~b_drop).tolist()
             b_names = [b_names[k] for k in b_keep]
@@ -506,10 +510,11 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     # an eliminated unknown's output is its expression (the alias column, not a symbol
     # per output substituted)
     a_names, a_syms, a_exprs = alias
-    a_new = np.fromiter((n not in known for n in a_names), dtype=bool, count=len(a_names))
+    a_new = ~np.fromiter(map(known.__contains__, a_names), dtype=bool, count=len(a_names))
     known.update(a_names)
-    pending = {n: e.sym if type(e) is FlatVariable else e for n, e in named.items()
-               if n not in known}
+    pending = ({} if known.issuperset(named) else
+               {n: e.sym if type(e) is FlatVariable else e for n, e in named.items()
+                if n not in known})
     relations = relations or []
     for r in relations:  # indicators go through the same substitution as the outputs
         pending[f"__indicator__{r.name}"] = r.indicator
@@ -539,7 +544,10 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
             exprs = [*block[2], *exprs]
         # (one stacking, the system's variables first: each stacking copies every row,
         # costly at 10^5 rows and more; their symbols become their solutions below)
-        stacked = stack(syms, *exprs)
+        # (the system's variables are their solutions, sys_stacked as it is, when it is
+        # dense: only the other outputs go through the substitution)
+        dense = sys_stacked.is_dense()
+        stacked = stack(*exprs) if dense else stack(syms, *exprs)
         # one substitution (one pass over the outputs) of the eliminated unknowns by their
         # expressions and of the system's by their solutions; an alias expression refers
         # to representatives, which may themselves be solved
@@ -549,6 +557,8 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
                                      sys_stacked])[0]
         else:
             stacked = cs.substitute(stacked, syms, sys_stacked)
+        if dense:
+            stacked = stack(sys_stacked, stacked)
         if relations:  # the indicators leave the outputs
             keys = {f"__indicator__{r.name}" for r in relations}
             drop = np.array([n in keys for n in names], dtype=bool)
@@ -573,10 +583,10 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         p=pv,
         ode=ode,
         alg=cs.vertcat(*solved.alg) if solved.alg else cs.SX(0, 1),
-        x_names=[sys.variables[j].name for j in states],
+        x_names=list(map(out_names.__getitem__, states)),
         z_names=list(solved.z_names),
-        p_names=[p.name for p in sys.parameters],
-        p_values=np.array([p.value for p in sys.parameters], dtype=float),
+        p_names=list(map(attrgetter("name"), sys.parameters)),
+        p_values=np.array(list(map(attrgetter("value"), sys.parameters)), dtype=float),
         out_names=out_names,
         out_expr=_Split(out_stacked, sizes, shapes),
         out_sizes=sizes,
@@ -598,7 +608,7 @@ def dae_pass(state: CompileState) -> CompileState:
     flat = need(state.flat, "the flat system (flatten pass)")
     aliases = need(state.aliases, "the alias elimination (alias pass)")
     keys = list(aliases.substitution)
-    names = [flat.variables[k].name for k in keys]
+    names = list(map(attrgetter("name"), map(flat.variables.__getitem__, keys)))
     col = flat.var_column
     syms = (_rows(col, np.asarray(keys, dtype=np.int64))
             if col is not None and col.numel() == len(flat.variables)

@@ -18,6 +18,7 @@ from ..records import record
 from ..state import need
 from .blt import Block, Blocks, strong_components
 from .diagnostics import StructureDiagnostics, structural_error
+from .incidence import incidence_csr, int_array
 from .matching import match
 from .system import EquationSystem
 
@@ -49,15 +50,16 @@ def causalize(sys: EquationSystem, states: list[int],
               diag: StructureDiagnostics | None = None) -> Causalization:
     """Match equations to the non-state unknowns and sort them into levelled BLT blocks."""
     sys = sys.for_states(states)  # implicit coordinates that are not states, listed
-    state_set = set(states)
-    unknowns = [j for j in range(sys.n_vars) if j not in state_set]
-    eqs = list(range(sys.n_eqs))
-    if len(unknowns) != len(eqs):
-        raise structural_error(sys, eqs, unknowns, diag)
-    inc = sys.incidence_matrix(eqs, unknowns)
+    is_state = np.zeros(sys.n_vars, dtype=bool)
+    is_state[int_array(states)] = True
+    unknowns = np.flatnonzero(~is_state)
+    n_eqs = sys.n_eqs
+    if len(unknowns) != n_eqs:
+        raise structural_error(sys, list(range(n_eqs)), unknowns.tolist(), diag)
+    inc = incidence_csr(sys, cols=unknowns)
     _, eq_of_var = match(inc)
     if (eq_of_var < 0).any():
-        raise structural_error(sys, eqs, unknowns, diag)
+        raise structural_error(sys, list(range(n_eqs)), unknowns.tolist(), diag)
     # unknown k depends on the other unknowns of the equation matched to it: the rows of
     # the incidence taken in matching order, without the diagonal (columns ascending,
     # as the neighbours' order decides the order of Tarjan's blocks)
@@ -79,8 +81,8 @@ def causalize(sys: EquationSystem, states: list[int],
     between = b_from != b_to
     level = _levels(n_b, b_from[between], b_to[between])
     # the blocks as arrays (:class:`Blocks`), each block's unknowns in ascending order
-    blocks = Blocks(offsets(sizes), np.asarray(eqs, dtype=np.int64)[eq_of_var[ks]],
-                    np.asarray(unknowns, dtype=np.int64)[ks], np.asarray(level, dtype=np.int64))
+    blocks = Blocks(offsets(sizes), eq_of_var[ks].astype(np.int64), unknowns[ks],
+                    np.asarray(level, dtype=np.int64))
     return Causalization(list(states), blocks)
 
 

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
+from operator import contains
 from typing import TYPE_CHECKING
 
 import casadi as cs
+import numpy as np
 
 from ..errors import BalanceError, SingularityError, StructureError, StructurePart
 from ..flatten import FlatSystem
 from ..records import record, replace
 from ..state import need
+from .incidence import incidence_csr, int_array
 from .matching import dulmage_mendelsohn, match
 from .system import EquationSystem
 
@@ -165,21 +168,43 @@ def check_balance(sys: EquationSystem, diag: StructureDiagnostics | None) -> Non
     The parts named are those of the incidence where a variable and its derivatives are
     one unknown (index reduction has not run: an equation among states only, such as a
     position constraint, is still to be differentiated, and is no excess)."""
-    n_states = sum(1 for j in range(sys.n_vars) if sys.var_der[j] >= 0)
+    n_states = int(np.count_nonzero(int_array(sys.var_der) >= 0))
     if sys.n_eqs != sys.n_vars - n_states:
         unknowns = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
         raise structural_error(sys, list(range(sys.n_eqs)), unknowns, diag, chains=True)
 
 
-def check_matching(sys: EquationSystem, diag: StructureDiagnostics | None) -> None:
-    """After index reduction every most-differentiated equation has a highest derivative."""
-    highest = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
-    top = [i for i in range(sys.n_eqs) if sys.eq_der[i] < 0]
-    var_of_eq, _ = match(sys.incidence_matrix(rows=top, cols=highest))
+def check_matching(sys: EquationSystem, diag: StructureDiagnostics | None,
+                   assign: list[int] | None = None) -> None:
+    """After index reduction every most-differentiated equation has a highest derivative.
+
+    ``assign`` (the equation matched to each variable, ``-1`` for none: index reduction's
+    result), if given, is tried first: when it matches every most-differentiated equation
+    to a highest derivative it contains, the check needs no matching of its own."""
+    highest = np.flatnonzero(int_array(sys.var_der) < 0)
+    top = np.flatnonzero(int_array(sys.eq_der) < 0)
+    if assign is not None and _matches_all(sys, assign, highest, top):
+        return
+    var_of_eq, _ = match(incidence_csr(sys, rows=top, cols=highest))
     if (var_of_eq < 0).any():
         # the counts before alias elimination say nothing about this sub-problem
-        raise structural_error(sys, top, highest,
+        raise structural_error(sys, top.tolist(), highest.tolist(),
                                replace(diag, flat_counts=None) if diag else None)
+
+
+def _matches_all(sys: EquationSystem, assign: list[int], highest: np.ndarray,
+                 top: np.ndarray) -> bool:
+    """Whether ``assign`` pairs every equation of ``top`` with a distinct variable of
+    ``highest`` that it contains (and no other equation with any)."""
+    if len(assign) != sys.n_vars:
+        return False
+    eqs = int_array(assign)[highest]
+    paired = eqs >= 0
+    eqs, unknowns = eqs[paired], highest[paired]
+    if len(eqs) != len(top) or not np.array_equal(np.sort(eqs), top):
+        return False
+    inc = sys.incidence
+    return all(map(contains, map(inc.__getitem__, eqs.tolist()), unknowns.tolist()))
 
 
 def dependent_constraints_error(sys: EquationSystem, eqs: list[int],

@@ -15,6 +15,7 @@ sub-matrix has become ill-conditioned, and :func:`select_states` is run again th
 from __future__ import annotations
 
 from dataclasses import field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -25,6 +26,7 @@ from ..records import record
 from ..state import need
 from . import matching
 from .diagnostics import dependent_constraints_error
+from .incidence import incidence_csr, int_array
 from .system import EquationSystem
 
 if TYPE_CHECKING:
@@ -114,7 +116,7 @@ def _sparse_pick(Hs: Any, prio: np.ndarray, n: int) -> list[int] | None:
         m = maximum_bipartite_matching(sub, perm_type="column")
         if (m < 0).any():
             continue
-        picks = [int(cols[k]) for k in m]
+        picks = cols[m].tolist()
         try:
             lu = splu(sp.csc_matrix(H[:, picks]))
             d = np.abs(lu.U.diagonal())
@@ -133,17 +135,16 @@ def _pivot(H: np.ndarray, weights: np.ndarray, n_pick: int) -> list[int]:
     return [int(k) for k in piv[:n_pick]]
 
 
-def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
-    """Connected-component labels of an undirected graph, numbered in the order of each
-    component's smallest vertex (as ``scipy.sparse.csgraph.connected_components``): union-
-    find in Python up to ``SCIPY_GRAPH_MIN`` vertices, scipy above."""
+def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Connected-component labels of an undirected graph of the edges ``(a[k], b[k])``,
+    numbered in the order of each component's smallest vertex (as
+    ``scipy.sparse.csgraph.connected_components``): union-find in Python up to
+    ``SCIPY_GRAPH_MIN`` vertices, scipy above."""
     if n >= matching.SCIPY_GRAPH_MIN:
         import scipy.sparse as sp
         from scipy.sparse.csgraph import connected_components
 
-        r, c = (np.asarray(a, dtype=np.int64) for a in zip(*edges, strict=True)) \
-            if edges else (np.zeros(0, np.int64), np.zeros(0, np.int64))
-        adj = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n))
+        adj = sp.csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
         return np.asarray(connected_components(adj, directed=False)[1])
     parent = list(range(n))
 
@@ -153,10 +154,10 @@ def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
             a = parent[a]
         return a
 
-    for a, b in edges:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
+    for u, v in zip(a.tolist(), b.tolist(), strict=True):
+        ru, rv = find(u), find(v)
+        if ru != rv:
+            parent[max(ru, rv)] = min(ru, rv)
     label = np.empty(n, dtype=int)
     number: dict[int, int] = {}
     for v in range(n):
@@ -179,16 +180,15 @@ def select_states(
     # level 1: the most differentiated equations that are derivatives of other equations
     eq_der, eq_int, var_der, var_int = (np.asarray(a, dtype=np.int64) for a in (
         sys.eq_der, sys.eq_int, sys.var_der, sys.var_int))
-    G = np.flatnonzero((eq_der < 0) & (eq_int >= 0)).tolist()
-    Z = np.flatnonzero((var_der < 0) & (var_int >= 0)).tolist()
+    G = np.flatnonzero((eq_der < 0) & (eq_int >= 0))
+    Z = np.flatnonzero((var_der < 0) & (var_int >= 0))
     level = 1
     rng = None  # created when first needed (importing numpy.random costs ~10 ms)
-    while G:
+    variables = sys.variables
+    while len(G):
         # independent blocks of the G x Z incidence
-        zpos = {j: k for k, j in enumerate(Z)}
-        edges = [(a, len(G) + zpos[j]) for a, i in enumerate(G) for j in sys.incidence[i]
-                 if j in zpos]
-        label = _components(len(G) + len(Z), edges)
+        inc = incidence_csr(sys, rows=G, cols=Z)
+        label = _components(len(G) + len(Z), inc.rows_of_entries(), len(G) + inc.indices)
         chosen_all: list[int] = []
         # the equations and candidates of each component, in their order in G and Z
         lab_g, lab_z = label[: len(G)], label[len(G):]
@@ -198,8 +198,8 @@ def select_states(
         cut_g = np.searchsorted(lab_g[by_g], labs, side="right").tolist()
         at_z = np.searchsorted(lab_z[by_z], labs, side="left").tolist()
         cut_z = np.searchsorted(lab_z[by_z], labs, side="right").tolist()
-        G_sorted = np.asarray(G, dtype=np.int64)[by_g].tolist()
-        Z_sorted = np.asarray(Z, dtype=np.int64)[by_z].tolist()
+        G_sorted = G[by_g].tolist()
+        Z_sorted = Z[by_z].tolist()
         for q in range(len(labs)):
             eqs = G_sorted[cut_g[q - 1] if q else 0: cut_g[q]]
             cands = Z_sorted[at_z[q]: cut_z[q]]
@@ -208,20 +208,28 @@ def select_states(
             res = sys.residuals()[eqs]  # (stacked once, kept for the later passes)
             zs = allv[cands]
             J = cs.jacobian(res, zs)
-            constant = not (cs.depends_on(J, allv) or cs.depends_on(J, sys.t))
-            f = cs.Function("dummy_jac", [allv, pv, sys.t], [J])
-            prio = np.array([sys.variables[sys.var_int[j]].state_priority for j in cands])
+            # (a Jacobian of constants, the common case, is its own value: no function of
+            # every unknown to form and call)
+            value: Any = cs.DM(J) if J.is_constant() else None
+            constant = value is not None or not (cs.depends_on(J, allv)
+                                                 or cs.depends_on(J, sys.t))
+            f = None if value is not None else cs.Function("dummy_jac", [allv, pv, sys.t], [J])
+            prio = np.array(list(map(attrgetter("state_priority"), map(
+                variables.__getitem__, var_int[cands].tolist()))))
             if len(cands) <= _DENSE_LIMIT:
-                H = np.asarray(f(values, p_values, t0))
+                H = np.asarray(value if f is None else f(values, p_values, t0))
                 weights = 10.0 ** (-3.0 * prio)
                 if np.linalg.matrix_rank(H) < len(eqs):
                     # degenerate at the start values (e.g. all zero): use a generic point
+                    # (drawn for a constant Jacobian too: the later blocks' points stay)
                     if rng is None:
                         rng = np.random.default_rng(rng_seed)
-                    H = np.asarray(f(values + rng.standard_normal(values.shape), p_values, t0))
+                    point = values + rng.standard_normal(values.shape)
+                    if f is not None:
+                        H = np.asarray(f(point, p_values, t0))
                 picks = _pivot(H, weights, len(eqs))
             else:
-                Hs = f(values, p_values, t0).sparse()
+                Hs = (value if f is None else f(values, p_values, t0)).sparse()
                 sparse_picks = _sparse_pick(Hs, prio, len(eqs))
                 if sparse_picks is None and len(cands) <= _DENSE_FALLBACK:
                     # the structural matchings were numerically singular here (a symmetric
@@ -238,11 +246,13 @@ def select_states(
                                      constant, 10.0 ** (-3.0 * prio)))
             chosen_all.extend(chosen)
         dummies.update(chosen_all)
-        G = [sys.eq_int[i] for i in G if sys.eq_int[sys.eq_int[i]] >= 0]
-        Z = [sys.var_int[j] for j in chosen_all if sys.var_int[sys.var_int[j]] >= 0]
+        G = eq_int[G]
+        G = G[eq_int[G] >= 0]
+        Z = var_int[int_array(chosen_all)]
+        Z = Z[var_int[Z] >= 0]
         level += 1
     is_dummy = np.zeros(sys.n_vars, dtype=bool)
-    is_dummy[list(dummies)] = True
+    is_dummy[int_array(list(dummies))] = True
     states = np.flatnonzero((var_der >= 0) & ~is_dummy[np.maximum(var_der, 0)]).tolist()
     return StateSelection(states, dummies, blocks)
 
@@ -250,6 +260,6 @@ def select_states(
 def state_selection_pass(state: CompileState) -> CompileState:
     """Pass: choose states and dummy derivatives at the start values."""
     sys = need(state.system, "the index-reduced system (index reduction pass)")
-    start = np.array([v.start for v in sys.variables], dtype=float)
-    pvals = np.array([p.value for p in sys.parameters], dtype=float)
+    start = np.array(list(map(attrgetter("start"), sys.variables)), dtype=float)
+    pvals = np.array(list(map(attrgetter("value"), sys.parameters)), dtype=float)
     return state.update(selection=select_states(sys, start, pvals))

@@ -11,16 +11,20 @@ index-1 model costs one matching and no augmenting-path search.
 
 from __future__ import annotations
 
-import itertools
+from itertools import repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
+import casadi as cs
 import numpy as np
 
-from ..csr import CSR
+from ..csr import CSR, spread, unique
 from ..errors import StructureError
+from ..flatten import FlatEquation
 from ..records import record
 from ..state import need
 from .diagnostics import check_matching
+from .incidence import column_positions, incidence_csr, int_array
 from .matching import match
 from .system import EquationSystem
 
@@ -28,6 +32,8 @@ if TYPE_CHECKING:
     from ..state import CompileState
 
 __all__ = ["PantelidesResult", "pantelides", "pantelides_pass"]
+
+_ZERO = cs.SX(0)
 
 
 @record
@@ -89,10 +95,12 @@ def _augment(sys: EquationSystem, i0: int, assign: list[int], col_e: set[int],
             return False
 
 
-def _settle_in_bulk(sys: EquationSystem, inc: CSR,
-                    highest: list[int]) -> PantelidesResult | None:
+def _settle_in_bulk(sys: EquationSystem, full: CSR, inc: CSR, highest: np.ndarray,
+                    var_der: np.ndarray) -> PantelidesResult | None:
     """The result of :func:`pantelides` without a search, when it is provably that of the
-    searches; ``None`` (nothing done) otherwise.
+    searches; ``None`` (nothing done) otherwise. (``full``: the incidence on every unknown,
+    ``inc`` on the highest derivatives, ``highest`` their indices, ``var_der`` the
+    derivative links as an array.)
 
     An equation without a highest derivative among its unknowns (``s_rel = s_b - s_a`` of
     every spring of a chain) is unmatched by any matching, and its search fails at once,
@@ -106,22 +114,18 @@ def _settle_in_bulk(sys: EquationSystem, inc: CSR,
     matching may differ only by alternating paths (any complete matching serves).
     """
     n_eq = sys.n_eqs
-    rows = sys.incidence
     lens = np.diff(inc.indptr)
-    full = np.fromiter((len(r) for r in rows), dtype=np.int64, count=n_eq)
-    todo = np.flatnonzero((lens == 0) & (full > 0))
+    full_lens = np.diff(full.indptr)
+    todo = np.flatnonzero((lens == 0) & (full_lens > 0))
     if todo.size == 0:
         return None  # nothing to settle: the ordinary path costs one matching
     if sys.implicit:  # (their derivatives may list unknowns without a derivative yet)
         marked = {i for r, _ in sys.implicit for i in r}
         if not marked.isdisjoint(todo.tolist()):
             return None
-    var_der = np.asarray(sys.var_der, dtype=np.int64)
-    dlens = full[todo]
-    flat = np.fromiter(itertools.chain.from_iterable(rows[i] for i in todo.tolist()),
-                       dtype=np.int64, count=int(dlens.sum()))
-    cpos = np.full(sys.n_vars, -1, dtype=np.int64)
-    cpos[np.asarray(highest, dtype=np.int64)] = np.arange(len(highest), dtype=np.int64)
+    dlens = full_lens[todo]
+    flat = full.indices[spread(full.indptr[todo], dlens)]
+    cpos = column_positions(highest, sys.n_vars)
     c = cpos[var_der[flat]]  # (every unknown here has a derivative)
     r = np.repeat(np.arange(todo.size, dtype=np.int64), dlens) + n_eq
     keep = c >= 0
@@ -132,16 +136,56 @@ def _settle_in_bulk(sys: EquationSystem, inc: CSR,
     matched = var_of_eq >= 0
     left = ~matched
     left[todo] = False
-    left[:n_eq][full == 0] = False
+    left[:n_eq][full_lens == 0] = False
     if left.any():
         return None
-    differentiated = [sys.add_differentiated_equation(i) for i in todo.tolist()]
-    if sys.n_vars != len(var_der):  # (cannot happen: see above)
-        raise AssertionError("index reduction: a derivative needed a new variable")
+    differentiated = _differentiated_in_bulk(sys, todo, flat, dlens, var_der)
     sys.differentiate_symbolically(differentiated)
     assign = np.full(sys.n_vars, -1, dtype=np.int64)
-    assign[np.asarray(highest, dtype=np.int64)[var_of_eq[matched]]] = np.flatnonzero(matched)
+    assign[highest[var_of_eq[matched]]] = np.flatnonzero(matched)
     return PantelidesResult(assign.tolist(), differentiated, 1)
+
+
+def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndarray,
+                            dlens: np.ndarray, var_der: np.ndarray) -> list[int]:
+    """:meth:`EquationSystem.add_differentiated_equation` of the equations ``todo`` (none
+    marked implicit; every unknown of theirs, ``flat`` with ``dlens`` per row, has a
+    derivative), all at once: the incidence of each derivative (its equation's unknowns
+    and their derivatives, sorted) formed on arrays, and the new equations' entries of the
+    tables appended in one call each. Returns their indices."""
+    n_eq, n_var = sys.n_eqs, sys.n_vars
+    der = var_der[flat]
+    if (der < 0).any():  # (cannot happen: see _settle_in_bulk)
+        raise AssertionError("index reduction: a derivative needed a new variable")
+    m = len(todo)
+    r = np.repeat(np.arange(m, dtype=np.int64), dlens)
+    keys = unique(np.concatenate([r * n_var + flat, r * n_var + der]))
+    bounds = np.searchsorted(keys, np.arange(m + 1, dtype=np.int64) * n_var).tolist()
+    cols = (keys % n_var).tolist()
+    todo_l = todo.tolist()
+    eqs = sys.equations
+    new = list(range(n_eq, n_eq + m))
+    # (the residual is set by differentiate_symbolically; the label is rendered lazily)
+    parents = list(map(eqs.__getitem__, todo_l))
+    eqs.extend(list(map(FlatEquation, repeat(_ZERO, m), map(attrgetter("origin"), parents),
+                        repeat("", m), repeat(None, m), parents)))
+    sys.incidence.extend(map(cols.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+    eq_der = sys.eq_der
+    for i, k in zip(todo_l, new, strict=True):
+        eq_der[i] = k
+    eq_der.extend([-1] * m)
+    sys.eq_int.extend(todo_l)
+    return new
+
+
+def _columns(m: CSR, cols: np.ndarray) -> CSR:
+    """The columns ``cols`` (ascending) of ``m``, renumbered ``0 .. len(cols) - 1``."""
+    c = column_positions(cols, m.shape[1])[m.indices]
+    keep = c >= 0
+    counts = np.bincount(m.rows_of_entries()[keep], minlength=m.shape[0])
+    indptr = np.zeros(m.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return CSR(indptr, c[keep], np.ones(int(keep.sum())), (m.shape[0], len(cols)))
 
 
 def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesResult:
@@ -154,15 +198,17 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     if max_steps is None:
         max_steps = 8 * (sys.n_eqs + n_var) + 100
     max_level = n_var + 1  # the index cannot exceed the number of unknowns
-    highest = [j for j in range(n_var) if sys.var_der[j] < 0]
-    inc = sys.incidence_matrix(cols=highest)
-    settled = _settle_in_bulk(sys, inc, highest)
+    var_der = int_array(sys.var_der)
+    highest = np.flatnonzero(var_der < 0)
+    full = incidence_csr(sys)
+    inc = _columns(full, highest)
+    settled = _settle_in_bulk(sys, full, inc, highest, var_der)
     if settled is not None:
         return settled
     var_of_eq, _ = match(inc)
     matched = var_of_eq >= 0
     assign_a = np.full(n_var, -1, dtype=np.int64)
-    assign_a[np.asarray(highest, dtype=np.int64)[var_of_eq[matched]]] = np.flatnonzero(matched)
+    assign_a[highest[var_of_eq[matched]]] = np.flatnonzero(matched)
     assign: list[int] = assign_a.tolist()
     unmatched: list[int] = np.flatnonzero(~matched).tolist()
     differentiated: list[int] = []
@@ -197,7 +243,8 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     if differentiated:
         sys.differentiate_symbolically(differentiated)
     # (only derived equations have a level above zero)
-    level = max((sys.level(i) for i, k in enumerate(sys.eq_int) if k >= 0), default=0)
+    derived = np.flatnonzero(int_array(sys.eq_int) >= 0).tolist()
+    level = max(map(sys.level, derived), default=0)
     # assignments refer to highest derivatives only
     final = (np.where(np.asarray(sys.var_der, dtype=np.int64) < 0, assign, -1).tolist()
              if assign else [])
@@ -209,5 +256,5 @@ def pantelides_pass(state: CompileState) -> CompileState:
     copy of the equation system; then check every equation has a highest derivative."""
     sys = need(state.system, "the equation system (alias pass)").copy()
     result = pantelides(sys)
-    check_matching(sys, state.diagnostics)
+    check_matching(sys, state.diagnostics, result.assign)
     return state.update(system=sys, pantelides=result)

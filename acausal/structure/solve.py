@@ -14,21 +14,22 @@ so far are substituted into the block equations with one vectorised call, then
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
 
-from ..csr import unique
+from ..csr import spread, unique
 from ..errors import SingularityError
-from ..fastsx import same_nodes, stack
+from ..fastsx import stack
 from ..records import record
 from ..state import need
 from .blt import Block
 from .causalize import Causalization
+from .incidence import incidence_csr
 from .system import EquationSystem
 
 if TYPE_CHECKING:
@@ -36,7 +37,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SolvedBlocks", "solve_blocks", "solve_pass", "MAX_LINEAR_BLOCK"]
 
-_SX_name: Callable[[Any], str] = getattr(getattr(cs, "_casadi", None), "SX_name", cs.SX.name)
+#: (the C function behind SX.is_constant: one call per coefficient of a large model)
+_IS_CONSTANT: Callable[[Any], bool] = getattr(getattr(cs, "_casadi", None), "SX_is_constant",
+                                              cs.SX.is_constant)
 
 #: largest implicit block solved by a symbolic linear solve (the expression of a dense
 #: solve grows like n^3)
@@ -77,27 +80,6 @@ def _unknown_not_determined(sys: EquationSystem, bl: Block, why: str) -> Singula
     )
 
 
-class _Parameters(NamedTuple):
-    """The parameters' positions by name, and their symbols in one column."""
-
-    by_name: dict[str, int]
-    column: cs.SX
-
-
-def _in_parameters(e: cs.SX, params: _Parameters) -> bool:
-    """Whether every free symbol of ``e`` is a parameter (looked up by name, checked by
-    identity for all at once, :func:`~acausal.fastsx.same_nodes`): coefficients in
-    parameters only, the common case, need no dependency sweep over every unknown. False
-    also for a symbol it cannot place (the sweep decides)."""
-    syms = cs.symvar(e)
-    if not syms:
-        return True
-    at = list(map(params.by_name.get, map(_SX_name, syms)))
-    if None in at:
-        return False
-    return bool(same_nodes(cs.vertcat(*syms), params.column[cast(list[int], at)]).all())
-
-
 def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
     """``d F_k / d u_k`` of rows each linear in their own unknown (one forward directional
     derivative: the rows' unknowns are distinct)."""
@@ -107,13 +89,14 @@ def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
 def _substituted(F: cs.SX, syms: cs.SX, used: list[int], parts: list[cs.SX]) -> cs.SX:
     """``F`` with the unknowns ``syms[used]`` replaced by their solutions (``parts``
     stacked), if any."""
-    return cs.substitute(F, syms[used], cs.vertcat(*parts)) if used else F
+    return cs.substitute(F, syms[used], stack(*parts)) if used else F
 
 
-def _dependent_rows(coef: cs.SX, params: _Parameters,
-                    unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
-    """Rows of ``coef`` that depend on an unknown or time."""
-    if _in_parameters(coef, params):
+def _dependent_rows(coef: cs.SX, unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
+    """Rows of ``coef`` that depend on an unknown or time. (Coefficients of constants or
+    parameters only, the common case, are told by one dependency test, without the
+    sparsity pattern.)"""
+    if coef.is_constant() or not cs.depends_on(coef, unknowns_and_time()):
         return set()
     return set(cs.jacobian_sparsity(coef, unknowns_and_time()).get_triplet()[0])
 
@@ -135,18 +118,20 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # of stacking thousands of scalar expressions again
     syms = sys.symbols()
     all_res = sys.residuals()
-    params = _Parameters({p.name: k for k, p in enumerate(sys.parameters)},
-                         sys.parameter_symbols())
+    variables = sys.variables
+    # the incidence as arrays (a level takes the rows of its equations)
+    full = incidence_csr(sys)
+    row_len = np.diff(full.indptr)
     with_t: list[cs.SX] = []  # [the unknowns and time], formed if a dependency test needs it
 
     def unknowns_and_time() -> cs.SX:
         if not with_t:
-            with_t.append(cs.vertcat(syms, sys.t))
+            with_t.append(stack(syms, sys.t))
         return with_t[0]
 
     def record(js: list[int], exprs: cs.SX) -> None:
         out.idx.extend(js)
-        out.names.extend([sys.variables[j].name for j in js])
+        out.names.extend(map(attrgetter("name"), map(variables.__getitem__, js)))
         new_expr.append(exprs)
 
     first = 0  # the first solution of the level before
@@ -158,7 +143,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             first = len(out.idx)
             sol_col[new] = len(cols)
             sol_row[new] = np.arange(len(new))
-            cols.append(cs.vertcat(*new_expr))
+            cols.append(stack(*new_expr))
             new_expr.clear()
         # the scalar blocks as their equations and unknowns (most blocks: no object each)
         single = ks[sizes[ks] == 1]
@@ -167,9 +152,8 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         rest = blocks.take(ks[sizes[ks] > 1])
         # the solutions of the unknowns these equations contain (their incidence), not
         # every solution so far: a level costs its own size
-        used = unique(np.fromiter(itertools.chain.from_iterable(
-            sys.incidence[i] for i in itertools.chain(
-                s_eqs, *(bl.equations for bl in rest))), dtype=np.int64))
+        lv_eqs = blocks.equations[spread(blocks.ptr[ks], sizes[ks])]
+        used = unique(full.indices[spread(full.indptr[lv_eqs], row_len[lv_eqs])])
         used = used[sol_col[used] >= 0]
         used = used[np.lexsort((sol_row[used], sol_col[used]))]  # (by column: one take each)
         used_l = used.tolist()
@@ -185,19 +169,19 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             # Where a coefficient has unknowns, the substituted residual decides (a
             # coefficient in unknowns solved by parameters only is still explicit).
             coef = _coefficients(F_s, us)
-            dep_rows = _dependent_rows(coef, params, unknowns_and_time)
+            dep_rows = _dependent_rows(coef, unknowns_and_time)
             if dep_rows and used_l:
                 dep = sorted(dep_rows)
                 coef_sub = _coefficients(_substituted(F_s[dep], syms, used_l, used_s), us[dep])
-                still = {dep[q] for q in _dependent_rows(coef_sub, params,
-                                                         unknowns_and_time)}
+                still = {dep[q] for q in _dependent_rows(coef_sub, unknowns_and_time)}
                 if len(still) < len(dep):  # their coefficients from the substituted rows
                     parts = cs.vertsplit(coef)
                     for q, c in zip(dep, cs.vertsplit(coef_sub), strict=True):
                         parts[q] = c
                     coef = cs.vertcat(*parts)
                 dep_rows = still
-            ok = [q for q in range(len(s_eqs)) if q not in dep_rows]
+            ok = (list(range(len(s_eqs))) if not dep_rows else
+                  [q for q in range(len(s_eqs)) if q not in dep_rows])
             rest += blocks.take(single[sorted(dep_rows)])
             if ok:
                 every = len(ok) == len(s_eqs)  # (no rows to take)
@@ -212,12 +196,13 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                         "zero through variable (zero current, force, heat flow)")
                 if not a_ok.is_constant():  # parameter-dependent divisors, checked per run
                     coefs = cs.vertsplit(a_ok)  # (one call, not one per entry)
+                    fixed = list(map(_IS_CONSTANT, coefs))
                     out.pivots += [(coefs[q], [s_eqs[k]], [u_idx[k]])
-                                   for q, k in enumerate(ok) if not coefs[q].is_constant()]
+                                   for q, k in enumerate(ok) if not fixed[q]]
                 u_ok = u_idx if every else [u_idx[k] for k in ok]
                 # the residual at zero unknown, with the solutions so far: one substitution
                 r0 = cs.substitute(F_s if every else F_s[ok], syms[used_l + u_ok],
-                                   cs.vertcat(*used_s, cs.SX.zeros(len(u_ok))))
+                                   stack(*used_s, cs.SX.zeros(len(u_ok))))
                 record(u_ok, -r0 / a_ok)
                 out.n_explicit += len(ok)
         # the other blocks: their residuals with the solutions so far

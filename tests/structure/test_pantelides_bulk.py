@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from acausal.errors import StructureError
 from acausal.flatten import FlatEquation
 from acausal.structure import pantelides as P
+from acausal.structure.incidence import incidence_csr
 from acausal.structure.system import EquationSystem
 from acausal.symbols import SymbolTable
 
@@ -59,7 +61,8 @@ def test_bulk_rule_gives_the_searches_result_on_random_structures(monkeypatch):
     bulk_taken = 0
     real = P._settle_in_bulk
     for seed in range(300):
-        got = real(random_system(seed), *_highest_incidence(random_system(seed)))
+        sys = random_system(seed)
+        got = real(sys, *_bulk_arguments(sys))
         bulk_taken += got is not None
         a = run(random_system(seed))
         monkeypatch.setattr(P, "_settle_in_bulk", lambda *args: None)
@@ -70,9 +73,13 @@ def test_bulk_rule_gives_the_searches_result_on_random_structures(monkeypatch):
     assert 20 < bulk_taken < 280, bulk_taken
 
 
-def _highest_incidence(sys: EquationSystem):
-    highest = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
-    return sys.incidence_matrix(cols=highest), highest
+def _bulk_arguments(sys: EquationSystem):
+    """The arguments of ``_settle_in_bulk`` after ``sys``: the incidence on every unknown
+    and on the highest derivatives, their indices and the derivative links."""
+    var_der = np.asarray(sys.var_der, dtype=np.int64)
+    highest = np.flatnonzero(var_der < 0)
+    full = incidence_csr(sys)
+    return full, P._columns(full, highest), highest, var_der
 
 
 @pytest.mark.parametrize("n", [3, 40])
@@ -89,7 +96,8 @@ def test_chain_of_constraints_is_settled_in_bulk(n):
         return EquationSystem.from_lists(tab.t, list(tab.variables), eqs,
                                          list(tab.parameters))
 
-    assert P._settle_in_bulk(build(), *_highest_incidence(build())) is not None
+    sys = build()
+    assert P._settle_in_bulk(sys, *_bulk_arguments(sys)) is not None
     a = run(build())
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(P, "_settle_in_bulk", lambda *args: None)
