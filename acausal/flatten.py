@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from itertools import repeat
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -184,7 +184,11 @@ class _Flattener:
         requests = [[n for n, size in unknowns if size == 1]]
         spans = []
         for grp in unique:
-            lists = grp.names([f"{path[id(c)]}." if path[id(c)] else "" for c in grp.members])
+            paths = [path[id(c)] for c in grp.members]
+            grp.origins = [p or type(c).__name__ for p, c in zip(paths, grp.members,
+                                                                strict=True)]
+            grp.prefixes = [f"{p}." if p else "" for p in paths]
+            lists = grp.names(grp.prefixes)
             spans.append((len(requests), len(requests) + len(lists)))
             requests += lists
         made = named_columns(requests, lazy=True)
@@ -220,12 +224,12 @@ class _Flattener:
                 # every component's equations in model order (the derivatives they take
                 # are created in that order), a template group's after all its members
                 # took theirs
-                pending: list[list[FlatEquation] | Group] = []
+                pending: list[list[FlatEquation]] = []  # per run (a group's: empty)
                 for c in runs:
                     if isinstance(c, tuple):  # members of a group, one after the other
                         grp, i, r = c
                         grp.replay_run(i, r, tab)
-                        pending += [grp] * r
+                        pending.append([])
                         continue
                     origin = path[id(c)] or type(c).__name__
                     own: list[FlatEquation] = []
@@ -238,24 +242,30 @@ class _Flattener:
                 for grp in unique:
                     grp.evaluate()
                     n_eq = grp.tpl.n_eq
-                    origins = [path[id(c)] or type(c).__name__ for c in grp.members
-                               for _ in range(n_eq)]
+                    # (each member's origin n_eq times, member after member)
+                    origins = list(chain.from_iterable(zip(*[grp.origins] * n_eq, strict=True)))
                     grp.flat = list(map(FlatEquation, repeat(grp.res), origins, repeat(""),
                                         repeat(grp.src), repeat(None), repeat(None),
                                         range(len(origins))))
                 ranges: dict[int, tuple[int, int]] = {}
                 free: list[tuple[int, int]] = []  # equations of relation-free templates
                 firsts: dict[int, list[int]] = {id(g): [] for g in unique}  # by member
-                for c, item in zip(comps, pending, strict=True):
+                for c, item in zip(runs, pending, strict=True):
                     first = len(equations)
-                    if isinstance(item, Group):
-                        k0 = item.pos[id(c)] * item.tpl.n_eq
-                        equations += item.flat[k0:k0 + item.tpl.n_eq]
-                        firsts[id(item)].append(first)
-                        if item.tpl.relation_free:
+                    if isinstance(c, tuple):  # (a group's members i to i + r - 1, at once)
+                        grp, i, r = c
+                        n_eq = grp.tpl.n_eq
+                        equations += grp.flat[i * n_eq:(i + r) * n_eq]
+                        # (a member's stop is the next one's first: one int object)
+                        bounds = list(range(first, len(equations) + 1, n_eq))
+                        firsts[id(grp)] += bounds[:-1]
+                        if grp.tpl.relation_free:
                             free.append((first, len(equations)))
-                    else:
-                        equations += item
+                        ranges.update(zip(map(id, grp.members[i:i + r]),
+                                          zip(bounds[:-1], bounds[1:], strict=True),
+                                          strict=True))
+                        continue
+                    equations += item
                     if len(equations) > first:
                         ranges[id(c)] = (first, len(equations))
                 n_before = len(tab.variables)
@@ -370,10 +380,7 @@ class _Flattener:
         as one item (:func:`_runs`)."""
         tab = self.table
         unique = list({id(g): g for g in groups.values()}.values())
-        rows = {id(g): g.declarations([path[id(c)] or type(c).__name__ for c in g.members],
-                                      [f"{path[id(c)]}." if path[id(c)] else ""
-                                       for c in g.members])
-                for g in unique}
+        rows = {id(g): g.declarations(g.origins, g.prefixes) for g in unique}
         for c in runs:
             if isinstance(c, tuple):
                 self._declare_members(*c, rows[id(c[0])])

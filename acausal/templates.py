@@ -20,9 +20,11 @@ instance's name.
 from __future__ import annotations
 
 from itertools import repeat
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 import casadi as cs
+import numpy as np
 
 from .component import (
     Component,
@@ -57,6 +59,16 @@ _INTROSPECTION = frozenset({
     "walk", "vars", "id", "getattr", "hasattr", "setattr", "type", "__class__",
     "symbols", "current", "pre", "when", "reinit", "assign", "sample", "inspect",
     "globals", "locals", "eval", "exec"})
+
+
+# (a variable's declared attributes the members' unknowns share, unless edited per
+# instance; its start value and whether it is fixed)
+_SHARED = attrgetter("unit", "nominal", "hint", "state_priority")
+_START = attrgetter("_start")
+_FIXED = attrgetter("fixed")
+_DER = attrgetter("der")
+_UNIT = attrgetter("unit")
+_ORIGIN = attrgetter("origin")
 
 
 class NotTemplate(Exception):
@@ -396,6 +408,11 @@ class Group:
         self.res = LazyColumn(self.res_col)
         self.src = LazyColumn(self.res_col)
         self.flat: list[Any] = []  # the members' FlatEquations, member after member
+        #: each member's path (or class name, at the root) and its ``path.`` (the flatten
+        #: pass sets them)
+        self.origins: list[str] = []
+        self.prefixes: list[str] = []
+        self.rows: list[int] = []  # ``0 .. n - 1``: one int object each, shared
         #: the graph's quantities (:class:`~acausal.graph_columns.GraphColumns`): the
         #: members' port quantities as rows
         self.ports: Any = None
@@ -445,24 +462,29 @@ class Group:
         member; binds every member's symbols (``origins``, ``prefixes``: each member's
         path or class name, and its ``path.``)."""
         members, n = self.members, len(self.members)
-        c0 = members[0].__dict__
+        dicts = [c.__dict__ for c in members]
+        c0 = dicts[0]
+        rows = self.rows = list(range(n))  # (one int object per member, shared)
         fvs: list[list[Any]] = []  # per scalar offset, per member
         out_names: list[list[str]] = []  # per output, per member
         out_syms: list[list[Any]] = []
         keys: list[str] = []  # the binding's keys, and per key its value per member
         values: list[list[Any]] = []
         o = 0
+        var_dicts = list(map(itemgetter("_vars"), dicts))
         for name, vi0 in c0["_vars"].items():
-            vis = [c.__dict__["_vars"][name] for c in members]
+            vis = list(map(itemgetter(name), var_dicts))
             size = vi0.size
             # (start and fixed are the instance's own; the rest is the class's declaration
             # unless an instance edited it)
-            fixed = [vi.fixed for vi in vis]
+            fixed = list(map(_FIXED, vis))
             if size == 1:
                 names, elems = self.var_names[o], self.var_elems[o]
-                starts1 = [start_values(vi._start, 1, nm)[0]
-                           for vi, nm in zip(vis, names, strict=True)]
-                made = _flat_variables(names, elems, starts1, fixed, vis, origins)
+                starts1 = list(map(_START, vis))
+                if set(map(type, starts1)) != {float}:  # (floats: start_values' own)
+                    starts1 = [start_values(vi._start, 1, nm)[0]
+                               for vi, nm in zip(vis, names, strict=True)]
+                made = _flat_variables(names, elems, starts1, fixed, vis, origins, rows)
                 fvs.append(made)
                 # (an unknown's output is its symbol: the variable stands for it until read)
                 out_names.append(names)
@@ -473,7 +495,8 @@ class Group:
                           for vi, p in zip(vis, prefixes, strict=True)]
                 for k in range(size):
                     fvs.append(_flat_variables(self.var_names[o + k], self.var_elems[o + k],
-                                               [s[k] for s in starts], fixed, vis, origins))
+                                               [s[k] for s in starts], fixed, vis, origins,
+                                               rows))
                 syms = [cs.vertcat(*[self.var_elems[o + k][i] for k in range(size)])
                         for i in range(n)]
                 out_names.append([p + name for p in prefixes])
@@ -483,8 +506,9 @@ class Group:
             o += size
         pars: list[list[Any]] = []
         bound: list[list[Any]] = []
+        par_dicts = list(map(itemgetter("_params"), dicts))
         for name in c0["_params"]:
-            given = [c.__dict__["_params"][name] for c in members]
+            given = list(map(itemgetter(name), par_dicts))
             keys.append(name)
             if name not in self.param_elems:  # structural
                 values.append(given)
@@ -495,12 +519,13 @@ class Group:
             decl = self.param_decls[name]
             pars.append(list(map(FlatParameter, self.param_names[name], repeat(elems),
                                  map(float, given), repeat(decl.unit), repeat(decl.doc),
-                                 repeat(decl), members, repeat("parameter"), range(n))))
+                                 repeat(decl), members, repeat("parameter"), rows)))
         # (read by a member's initial_equations(), which stay per instance, and by the
         # equations of the models that contain it)
         at = {k: a for a, k in enumerate(keys)}
-        for i, c in enumerate(members):
-            c.__dict__["_binding"] = MemberBinding(at, values, i)
+        for d, b in zip(dicts, map(MemberBinding, repeat(at), repeat(values), rows),
+                        strict=True):
+            d["_binding"] = b
         return Rows(_interleave(fvs, n), _interleave(out_names, n), _interleave(out_syms, n),
                     _interleave(pars, n), _interleave(bound, n))
 
@@ -537,29 +562,34 @@ class Group:
         the other in the model: when every derivative they take is of one of their
         variables and new (the common case), all made at once in the same order."""
         variables = table.variables
-        ks = [[b + off for b in self.var_base[i:i + r]] for off in self._der_offsets]
+        bases = np.asarray(self.var_base[i:i + r], dtype=np.int64)
+        ks = [(bases + off).tolist() for off in self._der_offsets]
+        ofs = [list(map(variables.__getitem__, col)) for col in ks]
         if r == 1 or None in self.der_made or any(
-                variables[k].der is not None for col in ks for k in col):
+                list(map(_DER, of)).count(None) != r for of in ofs):
             for c in self.members[i:i + r]:
                 self.replay(c, table)
             return
         nd, first = len(ks), len(variables)
+        rows = self.rows[i:i + r]  # (the members' rows: shared int objects)
         cols = []
-        for j, col in enumerate(ks):
+        for j, (col, of) in enumerate(zip(ks, ofs, strict=True)):
             names, _, syms = self.der_made[j]
             names = names[i:i + r]
-            of = [variables[k] for k in col]
-            at = range(first + j, first + r * nd, nd)
+            at = list(range(first + j, first + r * nd, nd))
             for v, idx in zip(of, at, strict=True):
                 v.der = idx
+            # (one unit string per unit: a hundred thousand derivatives share a few)
+            units = list(map(_UNIT, of))
+            per = {u: f"{u}/s" if u else "1/s" for u in set(units)}
             cols.append(list(map(FlatVariable, names, repeat(syms), repeat(0.0),
-                                 repeat(False), [f"{v.unit}/s" if v.unit else "1/s" for v in of],
-                                 repeat(None), repeat(0), [v.origin for v in of], col,
-                                 repeat(None), repeat(""), repeat(None), range(i, i + r))))
+                                 repeat(False), map(per.__getitem__, units),
+                                 repeat(None), repeat(0), map(_ORIGIN, of), col,
+                                 repeat(None), repeat(""), repeat(None), rows)))
             self.der_at[j][0].extend(at)
-            self.der_at[j][1].extend(range(i, i + r))
+            self.der_at[j][1].extend(rows)
             table.index.update(zip(names, at, strict=True))
-            self.ders[j].extend(zip(repeat(syms), range(i, i + r)))
+            self.ders[j].extend(zip(repeat(syms), rows))
         variables.extend(_interleave(cols, r))
 
     def _actual(self, c: Component, i: int, a: int) -> Any:
@@ -579,6 +609,7 @@ class Group:
         """Every member's residuals and sources: the template mapped over the members."""
         n = len(self.members)
         rows: list[cs.SX] = []
+        ports_of: dict[str, list[Any]] = {}
         for a, slot in enumerate(self.tpl.slots):
             kind = slot[0]
             if kind == "var":
@@ -595,8 +626,11 @@ class Group:
                                          for d in self.ders[j]]))
             else:  # a port quantity
                 _, pname, q, k = slot
-                rows.append(self.ports.row([c.__dict__["_ports"][pname] for c in self.members],
-                                           q, k))
+                ports = ports_of.get(pname)
+                if ports is None:  # (the members' port, for each of its quantities)
+                    ports = ports_of[pname] = [c.__dict__["_ports"][pname]
+                                               for c in self.members]
+                rows.append(self.ports.row(ports, q, k))
         R, S = self.tpl.f.map(n)(cs.vertcat(*rows))
         self.res_col = cs.vec(cs.densify(R))
         self.res = LazyColumn(self.res_col)
@@ -624,16 +658,17 @@ def _interleave(columns: list[list[Any]], n: int) -> list[Any]:
 
 
 def _flat_variables(names: list[str], syms: LazyColumn, starts: list[float],
-                    fixed: list[bool], vis: list[Any], origins: list[str]
+                    fixed: list[bool], vis: list[Any], origins: list[str], rows: list[int]
                     ) -> list[FlatVariable]:
     """The unknowns of one scalar element of a variable, one per member (``vis``: the
-    members' declarations; ``syms``: their symbols, row by row)."""
+    members' declarations; ``syms``: their symbols, row by row; ``rows``: the members'
+    rows, ``0, 1, ...``)."""
     vi = vis[0]
-    if all(v.unit == vi.unit and v.nominal == vi.nominal and v.hint == vi.hint
-           and v.state_priority == vi.state_priority for v in vis):
+    shared = _SHARED(vi)
+    if all(map(shared.__eq__, map(_SHARED, vis))):
         return list(map(FlatVariable, names, repeat(syms), starts, fixed, repeat(vi.unit),
                         repeat(vi.nominal), repeat(vi.state_priority), origins, repeat(None),
-                        repeat(None), repeat(vi.hint), repeat(vi.decl), range(len(names))))
+                        repeat(None), repeat(vi.hint), repeat(vi.decl), rows))
     # an instance's own edit (e.g. ``c.variables()["x"].state_priority = 3``)
     return [FlatVariable(name, syms, start, fx, v.unit, v.nominal, v.state_priority, origin,
                          None, None, v.hint, v.decl, i)
