@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -207,6 +208,7 @@ class _Flattener:
         self._bind_declarations(runs, path, groups)
         tab = self.table
         equations: list[FlatEquation] = []
+        loose: list[FlatEquation] = []  # the equations not of a template group
         initial: list[FlatEquation] = []
         passes: dict[str, DomainPass] = {}
         whens: list[WhenClause] = []
@@ -221,6 +223,7 @@ class _Flattener:
                             fe.label = de.label or fe.label
                             fe.coordinates = de.coordinates
                             equations.append(fe)
+                            loose.append(fe)
                 # every component's equations in model order (the derivatives they take
                 # are created in that order), a template group's after all its members
                 # took theirs
@@ -239,6 +242,7 @@ class _Flattener:
                             continue
                         own.extend(self._normalise(eq, origin, c))
                     pending.append(own)
+                    loose += own
                 for grp in unique:
                     grp.evaluate()
                     n_eq = grp.tpl.n_eq
@@ -270,13 +274,12 @@ class _Flattener:
                         ranges[id(c)] = (first, len(equations))
                 n_before = len(tab.variables)
                 init_ranges: dict[int, tuple[int, int]] = {}
-                writes: dict[type, bool] = {}  # class -> whether it has initial equations
-                for c in comps:
-                    kind = type(c)
-                    if kind not in writes:
-                        writes[kind] = any("initial_equations" in k.__dict__ for k in
-                                           kind.__mro__ if k not in (Component, Model))
-                    if not writes[kind]:
+                # class -> whether it has initial equations
+                writes = {kind: any("initial_equations" in k.__dict__ for k in kind.__mro__
+                                    if k not in (Component, Model))
+                          for kind in set(map(type, comps))}
+                for c in (comps if any(writes.values()) else ()):
+                    if not writes[type(c)]:
                         continue
                     origin = path[id(c)] or type(c).__name__
                     first = len(initial)
@@ -284,7 +287,7 @@ class _Flattener:
                         initial.extend(self._normalise(eq, origin, c, "initial_equations"))
                     if len(initial) > first:
                         init_ranges[id(c)] = (first, len(initial))
-            _residuals(equations)
+            _residuals(loose)  # (a group's equations have theirs: its column's rows)
             _residuals(initial)
             res_column = _gather(len(equations), lambda k: equations[k].res,
                                  [(g.res_col, *_member_rows(firsts[id(g)], g.tpl.n_eq))
@@ -304,8 +307,10 @@ class _Flattener:
                 for p in c.__dict__["_ports"].values():
                     p.__dict__["_binding"] = None
         outs = tab.outputs
-        for fv in tab.variables:  # (an unknown stands for its symbol until read)
-            if fv.der_of is not None and fv.name not in outs:
+        # (an unknown stands for its symbol until read; the derivatives found at once)
+        V = tab.variables
+        for fv in compress(V, map(is_not, map(_DER_OF, V), repeat(None))):
+            if fv.name not in outs:
                 outs[fv.name] = fv
         variables = tab.variables
         var_column = _gather(len(variables), lambda k: variables[k].sym, self._var_pieces(unique))
@@ -637,6 +642,7 @@ def _action_value(value: Any, where: str) -> cs.SX:
         "expression of the component's variables and parameters (e.g. -self.e * "
         "ac.pre(self.v))")
 _OP_EQ = cs.OP_EQ
+_DER_OF = attrgetter("der_of")
 #: operations an equation cannot have at its top: relations and logic (``!=``, ``<``,
 #: ``<=``; ``>`` and ``>=`` are ``<`` and ``<=`` swapped), and constants (an equation that
 #: CasADi folded: ``x == x`` is 1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import attrgetter
 from typing import Any
 
 import casadi as cs
@@ -135,12 +136,18 @@ class FlatVariable:
     def copy(self) -> FlatVariable:
         """A shallow copy (``copy.copy`` without its generic protocol, which costs more
         than the copy itself for a hundred thousand variables)."""
-        return FlatVariable(*self._fields())
+        return FlatVariable(*_VARIABLE_FIELDS(self))
 
     def __repr__(self) -> str:
         return (f"FlatVariable({self.name!r}, start={self.start!r}, fixed={self.fixed!r}, "
                 f"unit={self.unit!r}, origin={self.origin!r}, der_of={self.der_of!r}, "
                 f"der={self.der!r})")
+
+
+#: :meth:`FlatVariable._fields` in one C call (the alias pass copies every kept variable)
+_VARIABLE_FIELDS = attrgetter("name", "_sym", "start", "fixed", "unit", "nominal",
+                              "state_priority", "origin", "der_of", "der", "hint", "decl",
+                              "_row")
 
 
 class FlatParameter:

@@ -96,6 +96,7 @@ class _ClassInfo:
         #: the instances' part of the group key that is the class's (None: the class
         #: keeps the per-instance path)
         self.key = (cls, *(v.size for v in variables)) if ok else None
+        self.key1 = (self.key,)  # (the group key of an instance without structural values)
 
 
 def _plain(code: Any, cls: type, seen: set[int], names: dict[str, Any]) -> bool:
@@ -164,8 +165,11 @@ def group_keys(comps: list[Component]) -> list[tuple[Any, ...] | None]:
         if info.key is None:
             out.append(None)
             continue
-        parts = [info.key]  # (the class and its variables' sizes: its declarations')
         structural = info.structural
+        if not structural:  # (the common case: the class's key, unless a function of t)
+            out.append(None if any(map(callable, d["_params"].values())) else info.key1)
+            continue
+        parts = [info.key]  # (the class and its variables' sizes: its declarations')
         for name, v in d["_params"].items():
             if name in structural:
                 try:
