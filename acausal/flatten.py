@@ -34,7 +34,7 @@ from .graph import LinearGraph
 from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .records import record
 from .state import need
-from .symbols import FlatParameter, FlatVariable, LazyRow, SymbolTable
+from .symbols import FlatParameter, FlatVariable, LazyColumn, LazyRow, SymbolTable
 from .templates import Group, NotTemplate, Template, group_keys
 
 if TYPE_CHECKING:
@@ -199,6 +199,7 @@ class _Flattener:
         cols = GraphColumns(self.graph, comps, path, self.table, unknowns, in_tree,
                             edge_names, made[0])
         self._scalar_at = cols.scalar_at
+        self._lazy_scalars(made[0][0], cols.scalar_at)
         block = cols.outputs(comps, path, edge_names, self.table.outputs)
         shared = cols.unknown_positions()
         cols.bind_ports(comps, set(groups))
@@ -336,6 +337,17 @@ class _Flattener:
             var_column=var_column,
             par_column=par_column,
         )
+
+    def _lazy_scalars(self, col: cs.SX, at: list[int]) -> None:
+        """The graph's scalar unknowns ``at`` take their symbols as rows of their column,
+        made when read (as a template group's): the elements made for the graph's
+        expressions are freed with them (a Python object of about 200 bytes each)."""
+        if not at or col.numel() != len(at):
+            return
+        lazy, V = LazyColumn(col), self.table.variables
+        for row, v in enumerate(map(V.__getitem__, at)):
+            v._sym = lazy
+            v._row = row
 
     def _var_pieces(self, groups: list[Group]) -> list[tuple[cs.SX, np.ndarray, np.ndarray]]:
         """The columns of symbols made in one call (the graph's scalar unknowns, the

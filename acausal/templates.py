@@ -297,7 +297,11 @@ class Template:
             slots.append(("shared", s))  # the same symbol for every member
             syms.append(s)
         try:
-            self.f = cs.Function("template", [cs.vertcat(*syms)], [R, S])
+            x = cs.vertcat(*syms)
+            # (the residuals and the sources apart: the sources are made when read, most
+            # builds read those of a few members only)
+            self.f_res = cs.Function("template", [x], [R])
+            self.f_src = cs.Function("template_sources", [x], [S])
         except Exception as exc:  # noqa: BLE001 - free symbols of its own
             raise NotTemplate from exc
         self.slots = slots
@@ -635,10 +639,38 @@ class Group:
                     ports = ports_of[pname] = [c.__dict__["_ports"][pname]
                                                for c in self.members]
                 rows.append(self.ports.row(ports, q, k))
-        R, S = self.tpl.f.map(n)(cs.vertcat(*rows))
-        self.res_col = cs.vec(cs.densify(R))
+        X = cs.vertcat(*rows)
+        self.res_col = cs.vec(cs.densify(self.tpl.f_res.map(n)(X)))
         self.res = LazyColumn(self.res_col)
-        self.src = LazyColumn(cs.vec(cs.densify(S)))
+        self.src = LazyColumn(None, _Sources(self.tpl.f_src, X, self.tpl.n_eq),
+                              n * self.tpl.n_eq)
+
+
+class _Sources:
+    """The sources (``lhs == rhs``) of a group's equations, member after member, made
+    when read (:class:`~acausal.symbols.LazyColumn`): ``k``, the source of equation ``k``
+    alone (the template evaluated for its member); None, all of them (mapped over the
+    members). The same operations on the same inputs as the residuals'."""
+
+    __slots__ = ("f", "X", "n_eq", "last")
+
+    def __init__(self, f: cs.Function, X: cs.SX, n_eq: int) -> None:
+        self.f = f  # the template's sources
+        self.X = X  # its inputs, a column per member
+        self.n_eq = n_eq
+        self.last: tuple[int, list[cs.SX]] | None = None  # a member's sources, last made
+
+    def __call__(self, k: int | None) -> Any:
+        if k is None:
+            out = cs.vec(cs.densify(self.f.map(self.X.size2())(self.X)))
+            self.X = self.last = None  # type: ignore[assignment]
+            return out
+        i, j = divmod(k, self.n_eq)
+        last = self.last
+        if last is None or last[0] != i:
+            made: Any = cs.densify(self.f(self.X[:, i])).nonzeros()  # (SX: elements)
+            last = self.last = (i, made)
+        return last[1][j]
 
 
 class Rows(NamedTuple):
