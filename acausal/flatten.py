@@ -35,7 +35,7 @@ from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .records import record
 from .state import need
 from .symbols import FlatParameter, FlatVariable, LazyColumn, LazyRow, SymbolTable
-from .templates import Group, NotTemplate, Template, group_keys
+from .templates import Group, NotTemplate, Template, group_keys, int_pool
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -169,6 +169,7 @@ class _Flattener:
         self.signals: dict[int, tuple[str, str]] = {}
         self.bound_values: list[tuple[Component, str, Any]] = []
         self._scalar_at: list[int] = []
+        self.ints: list[int] = []  # the integers as shared objects (templates.int_pool)
         self._scalars_column = cs.SX(0, 1)
 
     # ----- the pass -----
@@ -251,7 +252,7 @@ class _Flattener:
                     origins = list(chain.from_iterable(zip(*[grp.origins] * n_eq, strict=True)))
                     grp.flat = list(map(FlatEquation, repeat(grp.res), origins, repeat(""),
                                         repeat(grp.src), repeat(None), repeat(None),
-                                        range(len(origins))))
+                                        int_pool(self.ints, len(origins))))
                 ranges: dict[int, tuple[int, int]] = {}
                 free: list[tuple[int, int]] = []  # equations of relation-free templates
                 firsts: dict[int, list[int]] = {id(g): [] for g in unique}  # by member
@@ -262,7 +263,8 @@ class _Flattener:
                         n_eq = grp.tpl.n_eq
                         equations += grp.flat[i * n_eq:(i + r) * n_eq]
                         # (a member's stop is the next one's first: one int object)
-                        bounds = list(range(first, len(equations) + 1, n_eq))
+                        bounds = int_pool(self.ints, len(equations) + 1)[
+                            first:len(equations) + 1:n_eq]
                         firsts[id(grp)] += bounds[:-1]
                         if grp.tpl.relation_free:
                             free.append((first, len(equations)))
@@ -386,6 +388,7 @@ class _Flattener:
             except NotTemplate:
                 continue
             g = Group(tpl, members)
+            g.ints = self.ints
             for c in members:
                 out[id(c)] = g
         return out
@@ -475,15 +478,16 @@ class _Flattener:
         (``n_index``: the number of names indexed before, the others')."""
         tab = self.table
         index, pindex = tab.index, tab._param_index
+        at = int_pool(self.ints, max(len(tab.variables), len(tab.parameters))).__getitem__
         added = 0
         for g in groups:
             base = np.asarray(g.var_base, dtype=np.int64)
             for o, names in enumerate(g.var_names):
-                index.update(zip(names, (base + o).tolist(), strict=True))
+                index.update(zip(names, map(at, (base + o).tolist()), strict=True))
                 added += len(names)
             pbase = np.asarray(g.param_base, dtype=np.int64)
             for o, names in enumerate(g.param_names.values()):
-                pindex.update(zip(names, (pbase + o).tolist(), strict=True))
+                pindex.update(zip(names, map(at, (pbase + o).tolist()), strict=True))
         if len(index) != n_index + added:  # a name twice
             seen: set[str] = set()
             for v in tab.variables:

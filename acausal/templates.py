@@ -39,7 +39,8 @@ from .component import (
 from .functions import no_relation_of
 from .symbols import FlatParameter, FlatVariable, LazyColumn, start_values
 
-__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys"]
+__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys",
+           "int_pool"]
 
 #: groups smaller than this keep the per-instance path: a template has a fixed cost (a
 #: placeholder call of ``equations()``, a CasADi function and its map) of about the
@@ -421,6 +422,8 @@ class Group:
         self.origins: list[str] = []
         self.prefixes: list[str] = []
         self.rows: list[int] = []  # ``0 .. n - 1``: one int object each, shared
+        #: the integers as shared objects (:func:`int_pool`), set by the flatten pass
+        self.ints: list[int] = []
         #: the graph's quantities (:class:`~acausal.graph_columns.GraphColumns`): the
         #: members' port quantities as rows
         self.ports: Any = None
@@ -472,7 +475,7 @@ class Group:
         members, n = self.members, len(self.members)
         dicts = [c.__dict__ for c in members]
         c0 = dicts[0]
-        rows = self.rows = list(range(n))  # (one int object per member, shared)
+        rows = self.rows = int_pool(self.ints, n)[:n]  # (the shared int objects)
         fvs: list[list[Any]] = []  # per scalar offset, per member
         out_names: list[list[str]] = []  # per output, per member
         out_syms: list[list[Any]] = []
@@ -571,7 +574,8 @@ class Group:
         variables and new (the common case), all made at once in the same order."""
         variables = table.variables
         bases = np.asarray(self.var_base[i:i + r], dtype=np.int64)
-        ks = [(bases + off).tolist() for off in self._der_offsets]
+        pool = int_pool(self.ints, len(variables) + r * len(self._der_offsets))
+        ks = [list(map(pool.__getitem__, (bases + off).tolist())) for off in self._der_offsets]
         ofs = [list(map(variables.__getitem__, col)) for col in ks]
         if r == 1 or None in self.der_made or any(
                 list(map(_DER, of)).count(None) != r for of in ofs):
@@ -584,7 +588,7 @@ class Group:
         for j, (col, of) in enumerate(zip(ks, ofs, strict=True)):
             names, _, syms = self.der_made[j]
             names = names[i:i + r]
-            at = list(range(first + j, first + r * nd, nd))
+            at = pool[first + j:first + r * nd:nd]
             for v, idx in zip(of, at, strict=True):
                 v.der = idx
             # (one unit string per unit: a hundred thousand derivatives share a few)
@@ -671,6 +675,16 @@ class _Sources:
             made: Any = cs.densify(self.f(self.X[:, i])).nonzeros()  # (SX: elements)
             last = self.last = (i, made)
         return last[1][j]
+
+
+def int_pool(pool: list[int], n: int) -> list[int]:
+    """``pool``, the integers ``0, 1, ...`` in order, extended to at least ``n`` of them:
+    the indices and rows the flatten pass stores (of unknowns, equations, members) are
+    these objects, not a new integer object of 32 bytes each (a hundred thousand
+    components store about thirty per component)."""
+    if len(pool) < n:
+        pool.extend(range(len(pool), n))
+    return pool
 
 
 class Rows(NamedTuple):
