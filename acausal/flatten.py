@@ -347,7 +347,8 @@ class _Flattener:
         if not at or col.numel() != len(at):
             return
         lazy, V = LazyColumn(col), self.table.variables
-        for row, v in enumerate(map(V.__getitem__, at)):
+        rows = int_pool(self.ints, len(at))[:len(at)]
+        for row, v in zip(rows, map(V.__getitem__, at), strict=True):
             v._sym = lazy
             v._row = row
 

@@ -298,11 +298,10 @@ class Template:
             slots.append(("shared", s))  # the same symbol for every member
             syms.append(s)
         try:
-            x = cs.vertcat(*syms)
-            # (the residuals and the sources apart: the sources are made when read, most
-            # builds read those of a few members only)
-            self.f_res = cs.Function("template", [x], [R])
-            self.f_src = cs.Function("template_sources", [x], [S])
+            # (an input per slot; the residuals and the sources apart: the sources are
+            # made when read, most builds read those of a few members only)
+            self.f_res = cs.Function("template", syms, [R])
+            self.f_src = cs.Function("template_sources", syms, [S])
         except Exception as exc:  # noqa: BLE001 - free symbols of its own
             raise NotTemplate from exc
         self.slots = slots
@@ -618,22 +617,25 @@ class Group:
         return v if k < 0 else v[k]
 
     def evaluate(self) -> None:
-        """Every member's residuals and sources: the template mapped over the members."""
+        """Every member's residuals and sources: the template mapped over the members
+        (an argument per input slot: a column or a row of the members' values, which the
+        mapped function takes as they are; stacking them in one matrix cost more than
+        the evaluation)."""
         n = len(self.members)
         rows: list[cs.SX] = []
         ports_of: dict[str, list[Any]] = {}
         for a, slot in enumerate(self.tpl.slots):
             kind = slot[0]
             if kind == "var":
-                rows.append(self.var_cols[slot[1]].T)
+                rows.append(self.var_cols[slot[1]])
             elif kind == "param":
-                rows.append(self.param_cols[slot[1]].T)
+                rows.append(self.param_cols[slot[1]])
             elif kind == "shared":
                 rows.append(cs.repmat(slot[1], 1, n))
             elif kind == "der":
                 j = a - self.tpl.n_in
                 made = self.der_made[j]
-                rows.append(made[1].T if self.der_fresh[j] else
+                rows.append(made[1] if self.der_fresh[j] else
                             cs.horzcat(*[d[0][d[1]] if type(d) is tuple else d
                                          for d in self.ders[j]]))
             else:  # a port quantity
@@ -643,10 +645,9 @@ class Group:
                     ports = ports_of[pname] = [c.__dict__["_ports"][pname]
                                                for c in self.members]
                 rows.append(self.ports.row(ports, q, k))
-        X = cs.vertcat(*rows)
-        self.res_col = cs.vec(cs.densify(self.tpl.f_res.map(n)(X)))
+        self.res_col = cs.vec(cs.densify(self.tpl.f_res.map(n)(*rows)))
         self.res = LazyColumn(self.res_col)
-        self.src = LazyColumn(None, _Sources(self.tpl.f_src, X, self.tpl.n_eq),
+        self.src = LazyColumn(None, _Sources(self.tpl.f_src, rows, n, self.tpl.n_eq),
                               n * self.tpl.n_eq)
 
 
@@ -656,23 +657,24 @@ class _Sources:
     alone (the template evaluated for its member); None, all of them (mapped over the
     members). The same operations on the same inputs as the residuals'."""
 
-    __slots__ = ("f", "X", "n_eq", "last")
+    __slots__ = ("f", "args", "n", "n_eq", "last")
 
-    def __init__(self, f: cs.Function, X: cs.SX, n_eq: int) -> None:
+    def __init__(self, f: cs.Function, args: list[cs.SX], n: int, n_eq: int) -> None:
         self.f = f  # the template's sources
-        self.X = X  # its inputs, a column per member
+        self.args = args  # its inputs: per input, the members' values (a row or a column)
+        self.n = n
         self.n_eq = n_eq
         self.last: tuple[int, list[cs.SX]] | None = None  # a member's sources, last made
 
     def __call__(self, k: int | None) -> Any:
         if k is None:
-            out = cs.vec(cs.densify(self.f.map(self.X.size2())(self.X)))
-            self.X = self.last = None  # type: ignore[assignment]
+            out = cs.vec(cs.densify(self.f.map(self.n)(*self.args)))
+            self.args, self.last = [], None
             return out
         i, j = divmod(k, self.n_eq)
         last = self.last
         if last is None or last[0] != i:
-            made: Any = cs.densify(self.f(self.X[:, i])).nonzeros()  # (SX: elements)
+            made: Any = cs.densify(self.f(*[a[i] for a in self.args])).nonzeros()  # (SX)
             last = self.last = (i, made)
         return last[1][j]
 
