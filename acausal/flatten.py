@@ -256,12 +256,16 @@ class _Flattener:
                 ranges: dict[int, tuple[int, int]] = {}
                 free: list[tuple[int, int]] = []  # equations of relation-free templates
                 firsts: dict[int, list[int]] = {id(g): [] for g in unique}  # by member
+                # the residual column's pieces in equation order: (group, first row, stop)
+                # of a group's column, or (None, first, stop) of the equations' own
+                order: list[tuple[Group | None, int, int]] = [(None, 0, len(equations))]
                 for c, item in zip(runs, pending, strict=True):
                     first = len(equations)
                     if isinstance(c, tuple):  # (a group's members i to i + r - 1, at once)
                         grp, i, r = c
                         n_eq = grp.tpl.n_eq
                         equations += grp.flat[i * n_eq:(i + r) * n_eq]
+                        order.append((grp, i * n_eq, (i + r) * n_eq))
                         # (a member's stop is the next one's first: one int object)
                         bounds = int_pool(self.ints, len(equations) + 1)[
                             first:len(equations) + 1:n_eq]
@@ -275,6 +279,10 @@ class _Flattener:
                     equations += item
                     if len(equations) > first:
                         ranges[id(c)] = (first, len(equations))
+                        if order[-1][0] is None and order[-1][2] == first:
+                            order[-1] = (None, order[-1][1], len(equations))
+                        else:
+                            order.append((None, first, len(equations)))
                 n_before = len(tab.variables)
                 init_ranges: dict[int, tuple[int, int]] = {}
                 # class -> whether it has initial equations
@@ -292,9 +300,12 @@ class _Flattener:
                         init_ranges[id(c)] = (first, len(initial))
             _residuals(loose)  # (a group's equations have theirs: its column's rows)
             _residuals(initial)
-            res_column = _gather(len(equations), lambda k: equations[k].res,
-                                 [(g.res_col, *_member_rows(firsts[id(g)], g.tpl.n_eq))
-                                  for g in unique])
+            if len(order) <= _SLICES_MAX:  # (few runs: their columns stacked in order)
+                res_column = _slices(order, equations)
+            else:
+                res_column = _gather(len(equations), lambda k: equations[k].res,
+                                     [(g.res_col, *_member_rows(firsts[id(g)], g.tpl.n_eq))
+                                      for g in unique])
             if len(tab.variables) > n_before:
                 names = [tab.variables[v.der_of].name for v in tab.variables[n_before:]
                          if v.der_of is not None]
@@ -741,6 +752,28 @@ def _gather(n: int, item: Any, pieces: list[tuple[cs.SX, np.ndarray, np.ndarray]
         perm[rest] = offset + np.arange(len(rest))
     pool = stack(*cols)
     return pool if not pieces else pool[perm.tolist()]
+
+
+#: up to this many runs of equations, the residual column is their pieces stacked
+#: (:func:`_slices`); past them, gathered by one indexing (:func:`_gather`)
+_SLICES_MAX = 64
+
+
+def _slices(order: list[tuple[Group | None, int, int]], equations: list[FlatEquation]
+            ) -> cs.SX:
+    """The residuals of ``equations`` in one column, from the runs ``order`` in equation
+    order: rows ``a`` to ``b`` of a group's column, or the residuals of the equations
+    ``a`` to ``b`` (stacked from Python)."""
+    pieces: list[cs.SX] = []
+    for grp, a, b in order:
+        if b <= a:
+            continue
+        if grp is None:
+            pieces.append(cs.vertcat(*[e.res for e in equations[a:b]]))
+        else:
+            col = grp.res_col
+            pieces.append(col if a == 0 and b == col.numel() else col[a:b])
+    return stack(*pieces) if pieces else cs.SX(0, 1)
 
 
 def _mask(spans: list[tuple[int, int]], n: int) -> np.ndarray:
