@@ -703,6 +703,12 @@ def followers(cls: type) -> list[Parameter]:
             if p.follows is not None]
 
 
+#: the keys Component.__init__ puts into an instance's __dict__
+_INSTANCE_KEYS = frozenset({"_id", "_name", "_parent", "_binding", "_children",
+                            "_connections", "_params", "_vars", "_ports"})
+_N_INSTANCE_KEYS = len(_INSTANCE_KEYS)
+
+
 class Component:
     """Base class of every component and model.
 
@@ -983,6 +989,9 @@ class Component:
         # (only a component with lists of components gets the record: the flatten pass's
         # class templates take an instance with keys of its own for one with own state)
         d = self.__dict__
+        if len(d) == _N_INSTANCE_KEYS and not d.get("_connections") and \
+                _INSTANCE_KEYS.issuperset(d):
+            return  # (nothing but what __init__ sets, of which only _connections is a list)
         lists = [(name, value) for name, value in d.items()
                  if isinstance(value, (list, tuple)) and value]
         if not lists:  # (a leaf component: one pass over its attributes)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from itertools import repeat
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -33,8 +34,8 @@ from .graph import LinearGraph
 from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .records import record
 from .state import need
-from .symbols import FlatParameter, FlatVariable, LazyRow, SymbolTable
-from .templates import Group, NotTemplate, Template, group_keys
+from .symbols import FlatParameter, FlatVariable, LazyColumn, LazyRow, SymbolTable
+from .templates import Group, NotTemplate, Template, group_keys, int_pool
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -168,6 +169,7 @@ class _Flattener:
         self.signals: dict[int, tuple[str, str]] = {}
         self.bound_values: list[tuple[Component, str, Any]] = []
         self._scalar_at: list[int] = []
+        self.ints: list[int] = []  # the integers as shared objects (templates.int_pool)
         self._scalars_column = cs.SX(0, 1)
 
     # ----- the pass -----
@@ -184,7 +186,11 @@ class _Flattener:
         requests = [[n for n, size in unknowns if size == 1]]
         spans = []
         for grp in unique:
-            lists = grp.names([f"{path[id(c)]}." if path[id(c)] else "" for c in grp.members])
+            paths = [path[id(c)] for c in grp.members]
+            grp.origins = [p or type(c).__name__ for p, c in zip(paths, grp.members,
+                                                                strict=True)]
+            grp.prefixes = [f"{p}." if p else "" for p in paths]
+            lists = grp.names(grp.prefixes)
             spans.append((len(requests), len(requests) + len(lists)))
             requests += lists
         made = named_columns(requests, lazy=True)
@@ -194,6 +200,7 @@ class _Flattener:
         cols = GraphColumns(self.graph, comps, path, self.table, unknowns, in_tree,
                             edge_names, made[0])
         self._scalar_at = cols.scalar_at
+        self._lazy_scalars(made[0][0], cols.scalar_at)
         block = cols.outputs(comps, path, edge_names, self.table.outputs)
         shared = cols.unknown_positions()
         cols.bind_ports(comps, set(groups))
@@ -203,6 +210,7 @@ class _Flattener:
         self._bind_declarations(runs, path, groups)
         tab = self.table
         equations: list[FlatEquation] = []
+        loose: list[FlatEquation] = []  # the equations not of a template group
         initial: list[FlatEquation] = []
         passes: dict[str, DomainPass] = {}
         whens: list[WhenClause] = []
@@ -217,15 +225,16 @@ class _Flattener:
                             fe.label = de.label or fe.label
                             fe.coordinates = de.coordinates
                             equations.append(fe)
+                            loose.append(fe)
                 # every component's equations in model order (the derivatives they take
                 # are created in that order), a template group's after all its members
                 # took theirs
-                pending: list[list[FlatEquation] | Group] = []
+                pending: list[list[FlatEquation]] = []  # per run (a group's: empty)
                 for c in runs:
                     if isinstance(c, tuple):  # members of a group, one after the other
                         grp, i, r = c
                         grp.replay_run(i, r, tab)
-                        pending += [grp] * r
+                        pending.append([])
                         continue
                     origin = path[id(c)] or type(c).__name__
                     own: list[FlatEquation] = []
@@ -235,38 +244,53 @@ class _Flattener:
                             continue
                         own.extend(self._normalise(eq, origin, c))
                     pending.append(own)
+                    loose += own
                 for grp in unique:
                     grp.evaluate()
                     n_eq = grp.tpl.n_eq
-                    origins = [path[id(c)] or type(c).__name__ for c in grp.members
-                               for _ in range(n_eq)]
+                    # (each member's origin n_eq times, member after member)
+                    origins = list(chain.from_iterable(zip(*[grp.origins] * n_eq, strict=True)))
                     grp.flat = list(map(FlatEquation, repeat(grp.res), origins, repeat(""),
                                         repeat(grp.src), repeat(None), repeat(None),
-                                        range(len(origins))))
+                                        int_pool(self.ints, len(origins))))
                 ranges: dict[int, tuple[int, int]] = {}
                 free: list[tuple[int, int]] = []  # equations of relation-free templates
                 firsts: dict[int, list[int]] = {id(g): [] for g in unique}  # by member
-                for c, item in zip(comps, pending, strict=True):
+                # the residual column's pieces in equation order: (group, first row, stop)
+                # of a group's column, or (None, first, stop) of the equations' own
+                order: list[tuple[Group | None, int, int]] = [(None, 0, len(equations))]
+                for c, item in zip(runs, pending, strict=True):
                     first = len(equations)
-                    if isinstance(item, Group):
-                        k0 = item.pos[id(c)] * item.tpl.n_eq
-                        equations += item.flat[k0:k0 + item.tpl.n_eq]
-                        firsts[id(item)].append(first)
-                        if item.tpl.relation_free:
+                    if isinstance(c, tuple):  # (a group's members i to i + r - 1, at once)
+                        grp, i, r = c
+                        n_eq = grp.tpl.n_eq
+                        equations += grp.flat[i * n_eq:(i + r) * n_eq]
+                        order.append((grp, i * n_eq, (i + r) * n_eq))
+                        # (a member's stop is the next one's first: one int object)
+                        bounds = int_pool(self.ints, len(equations) + 1)[
+                            first:len(equations) + 1:n_eq]
+                        firsts[id(grp)] += bounds[:-1]
+                        if grp.tpl.relation_free:
                             free.append((first, len(equations)))
-                    else:
-                        equations += item
+                        ranges.update(zip(map(id, grp.members[i:i + r]),
+                                          zip(bounds[:-1], bounds[1:], strict=True),
+                                          strict=True))
+                        continue
+                    equations += item
                     if len(equations) > first:
                         ranges[id(c)] = (first, len(equations))
+                        if order[-1][0] is None and order[-1][2] == first:
+                            order[-1] = (None, order[-1][1], len(equations))
+                        else:
+                            order.append((None, first, len(equations)))
                 n_before = len(tab.variables)
                 init_ranges: dict[int, tuple[int, int]] = {}
-                writes: dict[type, bool] = {}  # class -> whether it has initial equations
-                for c in comps:
-                    kind = type(c)
-                    if kind not in writes:
-                        writes[kind] = any("initial_equations" in k.__dict__ for k in
-                                           kind.__mro__ if k not in (Component, Model))
-                    if not writes[kind]:
+                # class -> whether it has initial equations
+                writes = {kind: any("initial_equations" in k.__dict__ for k in kind.__mro__
+                                    if k not in (Component, Model))
+                          for kind in set(map(type, comps))}
+                for c in (comps if any(writes.values()) else ()):
+                    if not writes[type(c)]:
                         continue
                     origin = path[id(c)] or type(c).__name__
                     first = len(initial)
@@ -274,11 +298,14 @@ class _Flattener:
                         initial.extend(self._normalise(eq, origin, c, "initial_equations"))
                     if len(initial) > first:
                         init_ranges[id(c)] = (first, len(initial))
-            _residuals(equations)
+            _residuals(loose)  # (a group's equations have theirs: its column's rows)
             _residuals(initial)
-            res_column = _gather(len(equations), lambda k: equations[k].res,
-                                 [(g.res_col, *_member_rows(firsts[id(g)], g.tpl.n_eq))
-                                  for g in unique])
+            if len(order) <= _SLICES_MAX:  # (few runs: their columns stacked in order)
+                res_column = _slices(order, equations)
+            else:
+                res_column = _gather(len(equations), lambda k: equations[k].res,
+                                     [(g.res_col, *_member_rows(firsts[id(g)], g.tpl.n_eq))
+                                      for g in unique])
             if len(tab.variables) > n_before:
                 names = [tab.variables[v.der_of].name for v in tab.variables[n_before:]
                          if v.der_of is not None]
@@ -294,8 +321,10 @@ class _Flattener:
                 for p in c.__dict__["_ports"].values():
                     p.__dict__["_binding"] = None
         outs = tab.outputs
-        for fv in tab.variables:  # (an unknown stands for its symbol until read)
-            if fv.der_of is not None and fv.name not in outs:
+        # (an unknown stands for its symbol until read; the derivatives found at once)
+        V = tab.variables
+        for fv in compress(V, map(is_not, map(_DER_OF, V), repeat(None))):
+            if fv.name not in outs:
                 outs[fv.name] = fv
         variables = tab.variables
         var_column = _gather(len(variables), lambda k: variables[k].sym, self._var_pieces(unique))
@@ -321,6 +350,18 @@ class _Flattener:
             var_column=var_column,
             par_column=par_column,
         )
+
+    def _lazy_scalars(self, col: cs.SX, at: list[int]) -> None:
+        """The graph's scalar unknowns ``at`` take their symbols as rows of their column,
+        made when read (as a template group's): the elements made for the graph's
+        expressions are freed with them (a Python object of about 200 bytes each)."""
+        if not at or col.numel() != len(at):
+            return
+        lazy, V = LazyColumn(col), self.table.variables
+        rows = int_pool(self.ints, len(at))[:len(at)]
+        for row, v in zip(rows, map(V.__getitem__, at), strict=True):
+            v._sym = lazy
+            v._row = row
 
     def _var_pieces(self, groups: list[Group]) -> list[tuple[cs.SX, np.ndarray, np.ndarray]]:
         """The columns of symbols made in one call (the graph's scalar unknowns, the
@@ -359,6 +400,7 @@ class _Flattener:
             except NotTemplate:
                 continue
             g = Group(tpl, members)
+            g.ints = self.ints
             for c in members:
                 out[id(c)] = g
         return out
@@ -370,10 +412,7 @@ class _Flattener:
         as one item (:func:`_runs`)."""
         tab = self.table
         unique = list({id(g): g for g in groups.values()}.values())
-        rows = {id(g): g.declarations([path[id(c)] or type(c).__name__ for c in g.members],
-                                      [f"{path[id(c)]}." if path[id(c)] else ""
-                                       for c in g.members])
-                for g in unique}
+        rows = {id(g): g.declarations(g.origins, g.prefixes) for g in unique}
         for c in runs:
             if isinstance(c, tuple):
                 self._declare_members(*c, rows[id(c[0])])
@@ -451,15 +490,16 @@ class _Flattener:
         (``n_index``: the number of names indexed before, the others')."""
         tab = self.table
         index, pindex = tab.index, tab._param_index
+        at = int_pool(self.ints, max(len(tab.variables), len(tab.parameters))).__getitem__
         added = 0
         for g in groups:
             base = np.asarray(g.var_base, dtype=np.int64)
             for o, names in enumerate(g.var_names):
-                index.update(zip(names, (base + o).tolist(), strict=True))
+                index.update(zip(names, map(at, (base + o).tolist()), strict=True))
                 added += len(names)
             pbase = np.asarray(g.param_base, dtype=np.int64)
             for o, names in enumerate(g.param_names.values()):
-                pindex.update(zip(names, (pbase + o).tolist(), strict=True))
+                pindex.update(zip(names, map(at, (pbase + o).tolist()), strict=True))
         if len(index) != n_index + added:  # a name twice
             seen: set[str] = set()
             for v in tab.variables:
@@ -630,6 +670,7 @@ def _action_value(value: Any, where: str) -> cs.SX:
         "expression of the component's variables and parameters (e.g. -self.e * "
         "ac.pre(self.v))")
 _OP_EQ = cs.OP_EQ
+_DER_OF = attrgetter("der_of")
 #: operations an equation cannot have at its top: relations and logic (``!=``, ``<``,
 #: ``<=``; ``>`` and ``>=`` are ``<`` and ``<=`` swapped), and constants (an equation that
 #: CasADi folded: ``x == x`` is 1)
@@ -711,6 +752,28 @@ def _gather(n: int, item: Any, pieces: list[tuple[cs.SX, np.ndarray, np.ndarray]
         perm[rest] = offset + np.arange(len(rest))
     pool = stack(*cols)
     return pool if not pieces else pool[perm.tolist()]
+
+
+#: up to this many runs of equations, the residual column is their pieces stacked
+#: (:func:`_slices`); past them, gathered by one indexing (:func:`_gather`)
+_SLICES_MAX = 64
+
+
+def _slices(order: list[tuple[Group | None, int, int]], equations: list[FlatEquation]
+            ) -> cs.SX:
+    """The residuals of ``equations`` in one column, from the runs ``order`` in equation
+    order: rows ``a`` to ``b`` of a group's column, or the residuals of the equations
+    ``a`` to ``b`` (stacked from Python)."""
+    pieces: list[cs.SX] = []
+    for grp, a, b in order:
+        if b <= a:
+            continue
+        if grp is None:
+            pieces.append(cs.vertcat(*[e.res for e in equations[a:b]]))
+        else:
+            col = grp.res_col
+            pieces.append(col if a == 0 and b == col.numel() else col[a:b])
+    return stack(*pieces) if pieces else cs.SX(0, 1)
 
 
 def _mask(spans: list[tuple[int, int]], n: int) -> np.ndarray:

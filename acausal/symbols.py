@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import attrgetter
 from typing import Any
 
 import casadi as cs
@@ -28,24 +29,39 @@ class LazyColumn:
     """The scalars of a column, made when read: the residuals and sources of a template
     group's equations are read one by one only where a pass looks at an equation alone
     (a message, a unit check, a candidate alias). The first few reads take their element
-    alone; past them, all are made in one CasADi call."""
+    alone; past them, all are made in one CasADi call.
 
-    __slots__ = ("col", "items", "reads")
+    ``make`` (with ``col`` None): the column is itself made when first needed,
+    ``make(None)``, and an element read alone before is ``make(k)`` (a group's sources:
+    most builds read only a few).
+    """
+
+    __slots__ = ("col", "items", "reads", "make", "n")
 
     #: reads of single elements before all are made at once
     ALONE = 32
 
-    def __init__(self, col: cs.SX) -> None:
+    def __init__(self, col: cs.SX | None, make: Any = None, n: int = 0) -> None:
         self.col = col
         self.items: list[cs.SX] | None = None
         self.reads = 0
+        self.make = make
+        self.n = n  # (the length, while col is not made)
+
+    def column(self) -> cs.SX:
+        """The column (made now if not yet)."""
+        col = self.col
+        if col is None:
+            col = self.col = self.make(None)
+            self.make = None
+        return col
 
     def __len__(self) -> int:
-        return int(self.col.numel())
+        return self.n if self.col is None else int(self.col.numel())
 
     def __reduce__(self) -> tuple[Any, ...]:
         # (the column alone: its elements are made again when read)
-        return (LazyColumn, (self.col,))
+        return (LazyColumn, (self.column(),))
 
     def __iter__(self) -> Iterator[cs.SX]:
         return iter(self.all())
@@ -53,7 +69,7 @@ class LazyColumn:
     def all(self) -> list[cs.SX]:
         """Every element (made now if not yet)."""
         if self.items is None:
-            self.items = self.col.nonzeros()  # type: ignore[assignment]
+            self.items = self.column().nonzeros()  # type: ignore[assignment]
         return self.items  # type: ignore[return-value]
 
     def __getitem__(self, k: int) -> cs.SX:
@@ -61,8 +77,8 @@ class LazyColumn:
         if items is None:
             self.reads += 1
             if self.reads <= self.ALONE:
-                return self.col[k]
-            items = self.items = self.col.nonzeros()  # type: ignore[assignment]
+                return self.col[k] if self.col is not None else self.make(k)
+            items = self.items = self.column().nonzeros()  # type: ignore[assignment]
         return items[k]  # type: ignore[index]
 
 
@@ -135,12 +151,18 @@ class FlatVariable:
     def copy(self) -> FlatVariable:
         """A shallow copy (``copy.copy`` without its generic protocol, which costs more
         than the copy itself for a hundred thousand variables)."""
-        return FlatVariable(*self._fields())
+        return FlatVariable(*_VARIABLE_FIELDS(self))
 
     def __repr__(self) -> str:
         return (f"FlatVariable({self.name!r}, start={self.start!r}, fixed={self.fixed!r}, "
                 f"unit={self.unit!r}, origin={self.origin!r}, der_of={self.der_of!r}, "
                 f"der={self.der!r})")
+
+
+#: :meth:`FlatVariable._fields` in one C call (the alias pass copies every kept variable)
+_VARIABLE_FIELDS = attrgetter("name", "_sym", "start", "fixed", "unit", "nominal",
+                              "state_priority", "origin", "der_of", "der", "hint", "decl",
+                              "_row")
 
 
 class FlatParameter:

@@ -20,9 +20,11 @@ instance's name.
 from __future__ import annotations
 
 from itertools import repeat
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 import casadi as cs
+import numpy as np
 
 from .component import (
     Component,
@@ -37,7 +39,8 @@ from .component import (
 from .functions import no_relation_of
 from .symbols import FlatParameter, FlatVariable, LazyColumn, start_values
 
-__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys"]
+__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys",
+           "int_pool"]
 
 #: groups smaller than this keep the per-instance path: a template has a fixed cost (a
 #: placeholder call of ``equations()``, a CasADi function and its map) of about the
@@ -57,6 +60,16 @@ _INTROSPECTION = frozenset({
     "walk", "vars", "id", "getattr", "hasattr", "setattr", "type", "__class__",
     "symbols", "current", "pre", "when", "reinit", "assign", "sample", "inspect",
     "globals", "locals", "eval", "exec"})
+
+
+# (a variable's declared attributes the members' unknowns share, unless edited per
+# instance; its start value and whether it is fixed)
+_SHARED = attrgetter("unit", "nominal", "hint", "state_priority")
+_START = attrgetter("_start")
+_FIXED = attrgetter("fixed")
+_DER = attrgetter("der")
+_UNIT = attrgetter("unit")
+_ORIGIN = attrgetter("origin")
 
 
 class NotTemplate(Exception):
@@ -84,6 +97,7 @@ class _ClassInfo:
         #: the instances' part of the group key that is the class's (None: the class
         #: keeps the per-instance path)
         self.key = (cls, *(v.size for v in variables)) if ok else None
+        self.key1 = (self.key,)  # (the group key of an instance without structural values)
 
 
 def _plain(code: Any, cls: type, seen: set[int], names: dict[str, Any]) -> bool:
@@ -152,8 +166,11 @@ def group_keys(comps: list[Component]) -> list[tuple[Any, ...] | None]:
         if info.key is None:
             out.append(None)
             continue
-        parts = [info.key]  # (the class and its variables' sizes: its declarations')
         structural = info.structural
+        if not structural:  # (the common case: the class's key, unless a function of t)
+            out.append(None if any(map(callable, d["_params"].values())) else info.key1)
+            continue
+        parts = [info.key]  # (the class and its variables' sizes: its declarations')
         for name, v in d["_params"].items():
             if name in structural:
                 try:
@@ -281,7 +298,10 @@ class Template:
             slots.append(("shared", s))  # the same symbol for every member
             syms.append(s)
         try:
-            self.f = cs.Function("template", [cs.vertcat(*syms)], [R, S])
+            # (an input per slot; the residuals and the sources apart: the sources are
+            # made when read, most builds read those of a few members only)
+            self.f_res = cs.Function("template", syms, [R])
+            self.f_src = cs.Function("template_sources", syms, [S])
         except Exception as exc:  # noqa: BLE001 - free symbols of its own
             raise NotTemplate from exc
         self.slots = slots
@@ -396,6 +416,13 @@ class Group:
         self.res = LazyColumn(self.res_col)
         self.src = LazyColumn(self.res_col)
         self.flat: list[Any] = []  # the members' FlatEquations, member after member
+        #: each member's path (or class name, at the root) and its ``path.`` (the flatten
+        #: pass sets them)
+        self.origins: list[str] = []
+        self.prefixes: list[str] = []
+        self.rows: list[int] = []  # ``0 .. n - 1``: one int object each, shared
+        #: the integers as shared objects (:func:`int_pool`), set by the flatten pass
+        self.ints: list[int] = []
         #: the graph's quantities (:class:`~acausal.graph_columns.GraphColumns`): the
         #: members' port quantities as rows
         self.ports: Any = None
@@ -445,24 +472,29 @@ class Group:
         member; binds every member's symbols (``origins``, ``prefixes``: each member's
         path or class name, and its ``path.``)."""
         members, n = self.members, len(self.members)
-        c0 = members[0].__dict__
+        dicts = [c.__dict__ for c in members]
+        c0 = dicts[0]
+        rows = self.rows = int_pool(self.ints, n)[:n]  # (the shared int objects)
         fvs: list[list[Any]] = []  # per scalar offset, per member
         out_names: list[list[str]] = []  # per output, per member
         out_syms: list[list[Any]] = []
         keys: list[str] = []  # the binding's keys, and per key its value per member
         values: list[list[Any]] = []
         o = 0
+        var_dicts = list(map(itemgetter("_vars"), dicts))
         for name, vi0 in c0["_vars"].items():
-            vis = [c.__dict__["_vars"][name] for c in members]
+            vis = list(map(itemgetter(name), var_dicts))
             size = vi0.size
             # (start and fixed are the instance's own; the rest is the class's declaration
             # unless an instance edited it)
-            fixed = [vi.fixed for vi in vis]
+            fixed = list(map(_FIXED, vis))
             if size == 1:
                 names, elems = self.var_names[o], self.var_elems[o]
-                starts1 = [start_values(vi._start, 1, nm)[0]
-                           for vi, nm in zip(vis, names, strict=True)]
-                made = _flat_variables(names, elems, starts1, fixed, vis, origins)
+                starts1 = list(map(_START, vis))
+                if set(map(type, starts1)) != {float}:  # (floats: start_values' own)
+                    starts1 = [start_values(vi._start, 1, nm)[0]
+                               for vi, nm in zip(vis, names, strict=True)]
+                made = _flat_variables(names, elems, starts1, fixed, vis, origins, rows)
                 fvs.append(made)
                 # (an unknown's output is its symbol: the variable stands for it until read)
                 out_names.append(names)
@@ -473,7 +505,8 @@ class Group:
                           for vi, p in zip(vis, prefixes, strict=True)]
                 for k in range(size):
                     fvs.append(_flat_variables(self.var_names[o + k], self.var_elems[o + k],
-                                               [s[k] for s in starts], fixed, vis, origins))
+                                               [s[k] for s in starts], fixed, vis, origins,
+                                               rows))
                 syms = [cs.vertcat(*[self.var_elems[o + k][i] for k in range(size)])
                         for i in range(n)]
                 out_names.append([p + name for p in prefixes])
@@ -483,8 +516,9 @@ class Group:
             o += size
         pars: list[list[Any]] = []
         bound: list[list[Any]] = []
+        par_dicts = list(map(itemgetter("_params"), dicts))
         for name in c0["_params"]:
-            given = [c.__dict__["_params"][name] for c in members]
+            given = list(map(itemgetter(name), par_dicts))
             keys.append(name)
             if name not in self.param_elems:  # structural
                 values.append(given)
@@ -495,12 +529,13 @@ class Group:
             decl = self.param_decls[name]
             pars.append(list(map(FlatParameter, self.param_names[name], repeat(elems),
                                  map(float, given), repeat(decl.unit), repeat(decl.doc),
-                                 repeat(decl), members, repeat("parameter"), range(n))))
+                                 repeat(decl), members, repeat("parameter"), rows)))
         # (read by a member's initial_equations(), which stay per instance, and by the
         # equations of the models that contain it)
         at = {k: a for a, k in enumerate(keys)}
-        for i, c in enumerate(members):
-            c.__dict__["_binding"] = MemberBinding(at, values, i)
+        for d, b in zip(dicts, map(MemberBinding, repeat(at), repeat(values), rows),
+                        strict=True):
+            d["_binding"] = b
         return Rows(_interleave(fvs, n), _interleave(out_names, n), _interleave(out_syms, n),
                     _interleave(pars, n), _interleave(bound, n))
 
@@ -537,29 +572,35 @@ class Group:
         the other in the model: when every derivative they take is of one of their
         variables and new (the common case), all made at once in the same order."""
         variables = table.variables
-        ks = [[b + off for b in self.var_base[i:i + r]] for off in self._der_offsets]
+        bases = np.asarray(self.var_base[i:i + r], dtype=np.int64)
+        pool = int_pool(self.ints, len(variables) + r * len(self._der_offsets))
+        ks = [list(map(pool.__getitem__, (bases + off).tolist())) for off in self._der_offsets]
+        ofs = [list(map(variables.__getitem__, col)) for col in ks]
         if r == 1 or None in self.der_made or any(
-                variables[k].der is not None for col in ks for k in col):
+                list(map(_DER, of)).count(None) != r for of in ofs):
             for c in self.members[i:i + r]:
                 self.replay(c, table)
             return
         nd, first = len(ks), len(variables)
+        rows = self.rows[i:i + r]  # (the members' rows: shared int objects)
         cols = []
-        for j, col in enumerate(ks):
+        for j, (col, of) in enumerate(zip(ks, ofs, strict=True)):
             names, _, syms = self.der_made[j]
             names = names[i:i + r]
-            of = [variables[k] for k in col]
-            at = range(first + j, first + r * nd, nd)
+            at = pool[first + j:first + r * nd:nd]
             for v, idx in zip(of, at, strict=True):
                 v.der = idx
+            # (one unit string per unit: a hundred thousand derivatives share a few)
+            units = list(map(_UNIT, of))
+            per = {u: f"{u}/s" if u else "1/s" for u in set(units)}
             cols.append(list(map(FlatVariable, names, repeat(syms), repeat(0.0),
-                                 repeat(False), [f"{v.unit}/s" if v.unit else "1/s" for v in of],
-                                 repeat(None), repeat(0), [v.origin for v in of], col,
-                                 repeat(None), repeat(""), repeat(None), range(i, i + r))))
+                                 repeat(False), map(per.__getitem__, units),
+                                 repeat(None), repeat(0), map(_ORIGIN, of), col,
+                                 repeat(None), repeat(""), repeat(None), rows)))
             self.der_at[j][0].extend(at)
-            self.der_at[j][1].extend(range(i, i + r))
+            self.der_at[j][1].extend(rows)
             table.index.update(zip(names, at, strict=True))
-            self.ders[j].extend(zip(repeat(syms), range(i, i + r)))
+            self.ders[j].extend(zip(repeat(syms), rows))
         variables.extend(_interleave(cols, r))
 
     def _actual(self, c: Component, i: int, a: int) -> Any:
@@ -576,31 +617,76 @@ class Group:
         return v if k < 0 else v[k]
 
     def evaluate(self) -> None:
-        """Every member's residuals and sources: the template mapped over the members."""
+        """Every member's residuals and sources: the template mapped over the members
+        (an argument per input slot: a column or a row of the members' values, which the
+        mapped function takes as they are; stacking them in one matrix cost more than
+        the evaluation)."""
         n = len(self.members)
         rows: list[cs.SX] = []
+        ports_of: dict[str, list[Any]] = {}
         for a, slot in enumerate(self.tpl.slots):
             kind = slot[0]
             if kind == "var":
-                rows.append(self.var_cols[slot[1]].T)
+                rows.append(self.var_cols[slot[1]])
             elif kind == "param":
-                rows.append(self.param_cols[slot[1]].T)
+                rows.append(self.param_cols[slot[1]])
             elif kind == "shared":
                 rows.append(cs.repmat(slot[1], 1, n))
             elif kind == "der":
                 j = a - self.tpl.n_in
                 made = self.der_made[j]
-                rows.append(made[1].T if self.der_fresh[j] else
+                rows.append(made[1] if self.der_fresh[j] else
                             cs.horzcat(*[d[0][d[1]] if type(d) is tuple else d
                                          for d in self.ders[j]]))
             else:  # a port quantity
                 _, pname, q, k = slot
-                rows.append(self.ports.row([c.__dict__["_ports"][pname] for c in self.members],
-                                           q, k))
-        R, S = self.tpl.f.map(n)(cs.vertcat(*rows))
-        self.res_col = cs.vec(cs.densify(R))
+                ports = ports_of.get(pname)
+                if ports is None:  # (the members' port, for each of its quantities)
+                    ports = ports_of[pname] = [c.__dict__["_ports"][pname]
+                                               for c in self.members]
+                rows.append(self.ports.row(ports, q, k))
+        self.res_col = cs.vec(cs.densify(self.tpl.f_res.map(n)(*rows)))
         self.res = LazyColumn(self.res_col)
-        self.src = LazyColumn(cs.vec(cs.densify(S)))
+        self.src = LazyColumn(None, _Sources(self.tpl.f_src, rows, n, self.tpl.n_eq),
+                              n * self.tpl.n_eq)
+
+
+class _Sources:
+    """The sources (``lhs == rhs``) of a group's equations, member after member, made
+    when read (:class:`~acausal.symbols.LazyColumn`): ``k``, the source of equation ``k``
+    alone (the template evaluated for its member); None, all of them (mapped over the
+    members). The same operations on the same inputs as the residuals'."""
+
+    __slots__ = ("f", "args", "n", "n_eq", "last")
+
+    def __init__(self, f: cs.Function, args: list[cs.SX], n: int, n_eq: int) -> None:
+        self.f = f  # the template's sources
+        self.args = args  # its inputs: per input, the members' values (a row or a column)
+        self.n = n
+        self.n_eq = n_eq
+        self.last: tuple[int, list[cs.SX]] | None = None  # a member's sources, last made
+
+    def __call__(self, k: int | None) -> Any:
+        if k is None:
+            out = cs.vec(cs.densify(self.f.map(self.n)(*self.args)))
+            self.args, self.last = [], None
+            return out
+        i, j = divmod(k, self.n_eq)
+        last = self.last
+        if last is None or last[0] != i:
+            made: Any = cs.densify(self.f(*[a[i] for a in self.args])).nonzeros()  # (SX)
+            last = self.last = (i, made)
+        return last[1][j]
+
+
+def int_pool(pool: list[int], n: int) -> list[int]:
+    """``pool``, the integers ``0, 1, ...`` in order, extended to at least ``n`` of them:
+    the indices and rows the flatten pass stores (of unknowns, equations, members) are
+    these objects, not a new integer object of 32 bytes each (a hundred thousand
+    components store about thirty per component)."""
+    if len(pool) < n:
+        pool.extend(range(len(pool), n))
+    return pool
 
 
 class Rows(NamedTuple):
@@ -624,16 +710,17 @@ def _interleave(columns: list[list[Any]], n: int) -> list[Any]:
 
 
 def _flat_variables(names: list[str], syms: LazyColumn, starts: list[float],
-                    fixed: list[bool], vis: list[Any], origins: list[str]
+                    fixed: list[bool], vis: list[Any], origins: list[str], rows: list[int]
                     ) -> list[FlatVariable]:
     """The unknowns of one scalar element of a variable, one per member (``vis``: the
-    members' declarations; ``syms``: their symbols, row by row)."""
+    members' declarations; ``syms``: their symbols, row by row; ``rows``: the members'
+    rows, ``0, 1, ...``)."""
     vi = vis[0]
-    if all(v.unit == vi.unit and v.nominal == vi.nominal and v.hint == vi.hint
-           and v.state_priority == vi.state_priority for v in vis):
+    shared = _SHARED(vi)
+    if all(map(shared.__eq__, map(_SHARED, vis))):
         return list(map(FlatVariable, names, repeat(syms), starts, fixed, repeat(vi.unit),
                         repeat(vi.nominal), repeat(vi.state_priority), origins, repeat(None),
-                        repeat(None), repeat(vi.hint), repeat(vi.decl), range(len(names))))
+                        repeat(None), repeat(vi.hint), repeat(vi.decl), rows))
     # an instance's own edit (e.g. ``c.variables()["x"].state_priority = 3``)
     return [FlatVariable(name, syms, start, fx, v.unit, v.nominal, v.state_priority, origin,
                          None, None, v.hint, v.decl, i)

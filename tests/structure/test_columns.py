@@ -104,7 +104,10 @@ def test_a_groups_unknowns_and_parameters_are_rows_until_read(monkeypatch):
     cm = ac.build(_chain())
     fs = cm.flat
     lazy = [v for v in fs.variables if type(v._sym) is LazyColumn]
-    assert {v.origin.split("[")[0] for v in lazy} == {"masses", "springs"}
+    # (the groups' unknowns and the graph's scalar unknowns, of every component)
+    assert {v.origin.split("[")[0] for v in lazy} == {"masses", "springs", "fixed", "force"}
+    assert all(type(v._sym) is LazyColumn for v in fs.variables
+               if v.origin.startswith(("masses", "springs")))
     assert any(type(p._sym) is LazyColumn for p in fs.parameters)
     assert _hashes(fs.var_column) == [v.sym.element_hash() for v in fs.variables]
     assert _hashes(fs.par_column) == [p.sym.element_hash() for p in fs.parameters]
@@ -112,6 +115,24 @@ def test_a_groups_unknowns_and_parameters_are_rows_until_read(monkeypatch):
         out = fs.outputs[name]
         assert out.name() == name and out.element_hash() == fs.variables[
             fs.index[name]].sym.element_hash()
+
+
+def test_a_groups_sources_are_made_when_read(monkeypatch):
+    """The sources (lhs == rhs) of a group's equations are made when read: the build
+    reads those of one member per class (the unit check); read alone or all at once,
+    they are the equations as written."""
+    monkeypatch.setattr(templates, "MIN_GROUP", 2)
+    fs = ac.build(_chain()).flat
+    group = [e for e in fs.equations if e.origin.startswith("masses[")]
+    unread = [e for e in group if type(e._source) is LazyColumn]
+    assert unread and unread[0]._source.col is None  # (the column not made)
+    alone = [e.text() for e in group]
+    fs2 = ac.build(_chain()).flat
+    group2 = [e for e in fs2.equations if e.origin.startswith("masses[")]
+    lazy = next(e._source for e in group2 if type(e._source) is LazyColumn)
+    lazy.all()  # (all of them at once)
+    assert [e.text() for e in group2] == alone
+    assert alone[2] == "masses[0].v == der(masses[0].s)"
 
 
 def test_outputs_read_alone_are_the_split_outputs():
