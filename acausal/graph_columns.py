@@ -41,6 +41,11 @@ if TYPE_CHECKING:
 
 __all__ = ["GraphColumns", "OutputTable", "unknown_names"]
 
+#: the vertex potentials are formed a tree level at a time (a few CasADi calls per level)
+#: unless the tree has more than ``2 + vertices / VERTICES_PER_LEVEL`` levels (then
+#: vertex by vertex, as many calls per vertex)
+VERTICES_PER_LEVEL = 16
+
 _UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
 _OP_NEG = cs.OP_NEG
 
@@ -272,7 +277,7 @@ class GraphColumns:
         depth = np.asarray(topo.depth)[order]
         levels = int(depth.max()) if len(order) else 0
         n_v = len(kv)
-        if levels > 2 + n_v // 16:  # (a deep, narrow tree: vertex by vertex)
+        if levels > 2 + n_v // VERTICES_PER_LEVEL:  # (a deep, narrow tree: vertex by vertex)
             if prim is None:
                 prim = [U[int(r)] if int(k) == 1 else U[int(r):int(r + k)]
                         for r, k in zip(u_start, ka, strict=True)]
