@@ -7,7 +7,9 @@ normal-tree preferences (:class:`~acausal.component.TreePriority`), overridable 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import chain, compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,7 +18,7 @@ from .component import DATUM, Component, Edge, PortInstance
 from .domains import Domain
 from .errors import ConnectionError_, TopologyError
 from .names import did_you_mean
-from .topology import Topology, _UnionFind
+from .topology import SCIPY_GRAPH_MIN, Topology, _UnionFind
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -78,6 +80,10 @@ class LinearGraph:
         Tree, cotree, cutset and circuit matrices.
     port_vertex : dict
         ``id(port) -> vertex index`` (``-1`` for ports at an isolated vertex).
+
+    The graph is held in arrays (``edge_initial``, ``edge_final``, ``port_vertices``, ...);
+    the :class:`Vertex` and :class:`GraphEdge` objects and ``port_vertex`` are made when
+    first read (a build reads the arrays).
     """
 
     def __init__(self, model: Component, tree: Iterable[Any] | None = None) -> None:
@@ -85,75 +91,121 @@ class LinearGraph:
         #: the model and its components in :meth:`Component.walk` order (the flatten pass
         #: reuses the list instead of walking the model tree again)
         self.model, self.components = model, comps
-        # graph-domain ports, and every component's terminal graph with its ends as port
-        # objects (read from the instance dicts once: this loop runs per component)
-        ports: list[PortInstance] = []
-        raw: list[tuple[Component, Edge, Any, Any]] = []
-        for c in comps:
-            cp = c.__dict__["_ports"]
-            for p in cp.values():
-                if p.__dict__["domain"].graph:
-                    ports.append(p)
-            for e in c.graph_edges():
-                ini, fin = e.initial, e.final
-                raw.append((c, e, None if ini is DATUM else cp[ini],
-                            None if fin is DATUM else cp[fin]))
-        pid = {id(p): k for k, p in enumerate(ports)}
-        uf = _UnionFind(len(ports))
-        for c in comps:
-            for conn in c.__dict__["_connections"]:
-                if not conn[0].__dict__["domain"].graph:
-                    continue  # frames: the mechanism pass
-                for p in conn:
-                    if id(p) not in pid:
-                        raise ConnectionError_(_not_in_model(c, p))
-                k0 = pid[id(conn[0])]
-                for p in conn[1:]:
-                    uf.union(k0, pid[id(p)])
-        find = uf.find
-        root = [find(k) for k in range(len(ports))]
-        sets_with_edges = {root[pid[id(q)]] for _, _, a, b in raw for q in (a, b)
-                           if q is not None}
-
-        self.vertices: list[Vertex] = []
-        set_vertex: dict[int, int] = {}
-        for k, p in enumerate(ports):
-            rep = root[k]
-            if rep not in sets_with_edges:
-                continue
-            v = set_vertex.get(rep)
-            if v is None:
-                v = set_vertex[rep] = len(self.vertices)
-                self.vertices.append(Vertex(v, p.__dict__["domain"], []))
-            self.vertices[v].ports.append(p)
-        self.port_vertex: dict[int, int] = {
-            id(p): set_vertex.get(root[k], -1) for k, p in enumerate(ports)
-        }
+        # ----- the graph-domain ports, in model order, and their domains -----
+        # (C-level maps over the components and ports: this runs per port)
+        pdicts = list(map(attrgetter("_ports"), comps))
+        every = list(chain.from_iterable(map(dict.values, pdicts)))
+        # a port's declaration (of its component's class: few) gives its domain
+        decls, decl_of = _codes(list(map(attrgetter("decl"), every)))
+        graph_decl = np.array([d.domain.graph for d in decls], dtype=bool)
+        #: per port, its component (a position in ``components``)
+        self.port_owner = np.repeat(np.arange(len(comps), dtype=np.int64),
+                                    np.fromiter(map(len, pdicts), dtype=np.int64,
+                                                count=len(comps)))
+        if not graph_decl.all():
+            graph = graph_decl[decl_of]
+            every = list(compress(every, graph.tolist()))
+            decl_of, self.port_owner = decl_of[graph], self.port_owner[graph]
+        #: the graph-domain ports of the model, in model order (a port's position there
+        #: is its number in the arrays below: :meth:`port_positions`)
+        self.ports: list[PortInstance] = every
+        n_ports = len(every)
+        ids = np.fromiter(map(id, every), dtype=np.int64, count=n_ports)
+        self._id_order = np.argsort(ids)
+        self._ids = ids[self._id_order]
+        #: the distinct domains of the ports, and every port's (positions in ``domains``)
+        self.domains, domain_of = _codes([d.domain for d in decls])
+        self.port_domain = domain_of[decl_of]
+        # ----- every component's terminal graph, its ends as ports (None: the datum) -----
+        terminal = [c.graph_edges() for c in comps]
+        #: per edge, its component (a position in ``components``)
+        self.edge_owner = np.repeat(np.arange(len(comps), dtype=np.int64),
+                                    np.fromiter(map(len, terminal), dtype=np.int64,
+                                                count=len(comps)))
+        owner = self.edge_owner.tolist()
+        e_comp: list[Component] = list(map(comps.__getitem__, owner))
+        e_decl: list[Edge] = list(chain.from_iterable(terminal))
+        raw = list(zip(e_decl, map(pdicts.__getitem__, owner), strict=True))
+        e_a = [None if e.initial is DATUM else cp[e.initial] for e, cp in raw]
+        e_b = [None if e.final is DATUM else cp[e.final] for e, cp in raw]
+        root = self._connection_sets(list(compress(comps, map(attrgetter("_connections"),
+                                                              comps))))
+        m = len(e_decl)
+        end_ids = np.fromiter(map(id, chain(e_a, e_b)), dtype=np.int64, count=2 * m)
+        ends = self._positions(end_ids)
+        stray = (ends < 0) & (end_ids != id(None))
+        if bool(np.any(stray)):  # (an edge at a port of no graph domain)
+            raise KeyError(int(end_ids[np.flatnonzero(stray)[0]]))
+        ends = ends.reshape(2, m)
+        # ----- vertices: the connection sets with an edge, in the order of their first
+        # port, then a datum vertex per domain in the order of the edges that reach it -----
+        on_edge = np.zeros(n_ports + 1, dtype=bool)  # (by set; the last: no port)
+        on_edge[root[ends[ends >= 0]]] = True
+        kept = np.flatnonzero(on_edge[root[:n_ports]])
+        by_set = np.argsort(root[kept], kind="stable")
+        sets = root[kept][by_set]
+        starts = np.flatnonzero(np.diff(sets, prepend=-1))
+        firsts = kept[by_set[starts]]  # each set's first port
+        rank = np.argsort(firsts, kind="stable")
+        vertex_of_set = np.full(n_ports + 1, -1, dtype=np.int64)
+        vertex_of_set[sets[starts][rank]] = np.arange(len(rank))
+        #: per port, its vertex (-1: a port at no edge's vertex)
+        self.port_vertices = vertex_of_set[root[:n_ports]]
+        # the ports of every vertex, in model order (positions in ``ports``)
+        pv_kept = self.port_vertices[kept]
+        self._vertex_ports = kept[np.argsort(pv_kept, kind="stable")]
+        self._vertex_ptr = np.zeros(len(rank) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(pv_kept, minlength=len(rank)), out=self._vertex_ptr[1:])
+        self._check_signals(every, root, decls, decl_of)
+        # each edge's domain: its initial port's, else its final port's
+        end = np.where(ends[0] >= 0, ends[0], ends[1])
+        if bool(np.any(end < 0)):  # (an edge from the datum to the datum)
+            j = int(np.flatnonzero(end < 0)[0])
+            _ = (e_b[j] if e_a[j] is None else e_a[j]).__dict__["domain"]
+        e_dom = self.port_domain[end] if m else np.zeros(0, dtype=np.int64)
+        v_dom = [self.port_domain[firsts[rank]]]
+        ini, fin = self.port_vertices[ends[0]], self.port_vertices[ends[1]]
         self.datum: dict[str, int] = {}
-        self._check_signals(ports, root)
-
-        def datum_of(dom: Domain) -> int:
-            if dom.name not in self.datum:
-                self.datum[dom.name] = len(self.vertices)
-                self.vertices.append(Vertex(len(self.vertices), dom, [], is_datum=True))
-            return self.datum[dom.name]
-
-        self.edges: list[GraphEdge] = []
-        port_vertex = self.port_vertex
-        for c, e, a, b in raw:
-            dom = (a if a is not None else b).__dict__["domain"]
-            ini = datum_of(dom) if a is None else port_vertex[id(a)]
-            fin = datum_of(dom) if b is None else port_vertex[id(b)]
-            self.edges.append(GraphEdge(len(self.edges), c, e, ini, fin, dom))
+        at_datum = np.flatnonzero((ends < 0).any(axis=0))
+        if len(at_datum):
+            codes = e_dom[at_datum]
+            first_at = {}  # (the few domains in the order of their first edge at a datum)
+            for k in range(len(self.domains)):
+                hits = np.flatnonzero(codes == k)
+                if len(hits):
+                    first_at[k] = int(hits[0])
+            datum_of = np.full(len(self.domains), -1, dtype=np.int64)
+            nv = len(rank)
+            for k in sorted(first_at, key=first_at.__getitem__):
+                name = self.domains[k].name
+                if name not in self.datum:
+                    self.datum[name] = nv + len(v_dom) - 1
+                    v_dom.append(np.array([k]))
+                datum_of[k] = self.datum[name]
+            ini[at_datum] = np.where(ends[0, at_datum] < 0, datum_of[codes], ini[at_datum])
+            fin[at_datum] = np.where(ends[1, at_datum] < 0, datum_of[codes], fin[at_datum])
+        #: per vertex, its domain (positions in ``domains``); the datum vertices last
+        self.vertex_domain = np.concatenate(v_dom)
+        self.n_vertices = len(self.vertex_domain)
+        #: per edge: its component, its declaration, its domain (a position in
+        #: ``domains``), its ends' ports (positions in ``ports``, -1 at a datum) and its
+        #: initial and final vertices
+        self.edge_components, self.edge_decls, self.edge_domain = e_comp, e_decl, e_dom
+        self.edge_ports = ends.T
+        self.edge_initial, self.edge_final = ini, fin
+        self._vertices: list[Vertex] | None = None
+        self._edges: list[GraphEdge] | None = None
+        self._port_vertex: dict[int, int] | None = None
 
         self._check_self_loops()
         forced = self._resolve_tree(tree) if tree is not None else []
         self.topology = Topology(
-            len(self.vertices),
-            [(e.initial, e.final) for e in self.edges],
+            self.n_vertices,
+            list(zip(ini.tolist(), fin.tolist(), strict=True)),
             set(self.datum.values()),
-            priorities=[e.decl.priority for e in self.edges],
+            priorities=list(map(attrgetter("priority"), e_decl)),
             forced=forced,
+            ends=np.stack([ini, fin], axis=1),
         )
         if self.topology.forced_loop:
             names = [self.edges[j].name for j in self.topology.forced_loop]
@@ -174,13 +226,101 @@ class LinearGraph:
                 )
             raise TopologyError("; ".join(parts))
 
+    def _connection_sets(self, owners: list[Component]) -> np.ndarray:
+        """The connection set of every graph port (a label per port, one more entry for
+        no port: ``len(ports)``), from the connections of ``owners``."""
+        conns = list(chain.from_iterable(map(attrgetter("_connections"), owners)))
+        n = len(self.ports)
+        at = self.port_positions(chain.from_iterable(conns))
+        sizes = np.fromiter(map(len, conns), dtype=np.int64, count=len(conns))
+        heads = np.cumsum(sizes) - sizes
+        if bool(np.any(at < 0)):  # connections of other domains, or errors
+            graph = [conn[0].__dict__["domain"].graph for conn in conns]
+            for c in owners:
+                for conn in c.__dict__["_connections"]:
+                    if conn[0].__dict__["domain"].graph:
+                        for p in conn:
+                            if self.port_positions([p])[0] < 0:
+                                raise ConnectionError_(_not_in_model(c, p))
+            conns = list(compress(conns, graph))  # (frames: the mechanism pass)
+            at = at[np.repeat(np.asarray(graph, dtype=bool), sizes)]
+            sizes = sizes[np.asarray(graph, dtype=bool)]
+            heads = np.cumsum(sizes) - sizes
+        # every port of a connection is joined to its first
+        first = np.repeat(at[heads], sizes - 1)
+        rest = np.ones(len(at), dtype=bool)
+        rest[heads] = False
+        other = at[rest]
+        if n < SCIPY_GRAPH_MIN:
+            uf = _UnionFind(n)
+            for a, b in zip(first.tolist(), other.tolist(), strict=True):
+                uf.union(a, b)
+            labels = [uf.find(k) for k in range(n)]
+            return np.array(labels + [n], dtype=np.int64)
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import connected_components
+
+        _, labels = connected_components(
+            sp.csr_matrix((np.ones(len(other)), (first, other)), shape=(n, n)), directed=False)
+        return np.append(labels.astype(np.int64), n)
+
+    def port_positions(self, ports: Iterable[Any]) -> np.ndarray:
+        """The positions of ``ports`` in :attr:`ports` (-1 for a port that is not there:
+        of no graph domain, or of no component of the model)."""
+        return self._positions(np.fromiter(map(id, ports), dtype=np.int64))
+
+    def _positions(self, q: np.ndarray) -> np.ndarray:
+        """:meth:`port_positions` of the ports of ids ``q``."""
+        if not len(self._ids):
+            return np.full(len(q), -1, dtype=np.int64)
+        at = np.searchsorted(self._ids, q)
+        at[at == len(self._ids)] = 0
+        return np.where(self._ids[at] == q, self._id_order[at], -1)
+
+    @property
+    def vertex_domains(self) -> list[Domain]:
+        """Every vertex's domain."""
+        return [self.domains[k] for k in self.vertex_domain.tolist()]
+
+    @property
+    def edge_domains(self) -> list[Domain]:
+        """Every edge's domain."""
+        return [self.domains[k] for k in self.edge_domain.tolist()]
+
+    @property
+    def vertices(self) -> list[Vertex]:
+        if self._vertices is None:
+            ports, at, ptr = self.ports, self._vertex_ports.tolist(), self._vertex_ptr.tolist()
+            n, doms = len(ptr) - 1, self.vertex_domains
+            self._vertices = [Vertex(v, doms[v], [ports[k] for k in at[ptr[v]:ptr[v + 1]]])
+                              for v in range(n)]
+            self._vertices += [Vertex(v, doms[v], [], is_datum=True)
+                               for v in range(n, len(doms))]
+        return self._vertices
+
+    @property
+    def edges(self) -> list[GraphEdge]:
+        if self._edges is None:
+            self._edges = list(map(GraphEdge, range(len(self.edge_decls)),
+                                   self.edge_components, self.edge_decls,
+                                   self.edge_initial.tolist(), self.edge_final.tolist(),
+                                   self.edge_domains))
+        return self._edges
+
+    @property
+    def port_vertex(self) -> dict[int, int]:
+        if self._port_vertex is None:
+            self._port_vertex = dict(zip(map(id, self.ports), self.port_vertices.tolist(),
+                                         strict=True))
+        return self._port_vertex
+
     def _check_self_loops(self) -> None:
         """An edge whose two ports are joined (a short circuit) is a self-loop of the graph:
         its across quantity is zero whatever the component says, which either makes the
         component do nothing or contradicts its equations. Name every such edge."""
-        loops = [e for e in self.edges if e.initial == e.final]
-        if not loops:
+        if not bool(np.any(self.edge_initial == self.edge_final)):
             return
+        loops = [e for e in self.edges if e.initial == e.final]
         parts = []
         for e in loops[:5]:
             a, b = e.decl.initial, e.decl.final
@@ -198,22 +338,28 @@ class LinearGraph:
             "; ".join(parts) + more + ". Connect the ports to different nodes, or remove "
             "the component if the short circuit is intended")
 
-    def _check_signals(self, ports: list[PortInstance], root: list[int]) -> None:
+    def _check_signals(self, ports: list[PortInstance], root: np.ndarray, decls: list[Any],
+                       at: np.ndarray) -> None:
         """Every signal input is connected to exactly one output (``root``: each port's
-        connection set)."""
+        connection set; ``decls``: the ports' distinct declarations, ``at``: each
+        port's)."""
         outputs: dict[int, list[PortInstance]] = {}
-        inputs: list[int] = []
-        for k, p in enumerate(ports):  # a composite's own signal ports pass through
-            direction = p.__dict__["decl"].direction
-            if direction is None or p.owner.__dict__["_children"]:
+        inputs: list[tuple[int, int]] = []
+        directed = np.array([d.direction is not None for d in decls], dtype=bool)
+        signals = np.flatnonzero(directed[at]).tolist() if len(decls) else []
+        sets = root[signals].tolist() if signals else []
+        for k, r in zip(signals, sets, strict=True):
+            p = ports[k]  # (a composite's own signal ports pass through)
+            if p.owner.__dict__["_children"]:
                 continue
+            direction = p.__dict__["decl"].direction
             if direction == "output":
-                outputs.setdefault(root[k], []).append(p)
+                outputs.setdefault(r, []).append(p)
             elif direction == "input":
-                inputs.append(k)
-        for k in inputs:
+                inputs.append((k, r))
+        for k, r in inputs:
             p = ports[k]
-            outs = outputs.get(root[k], [])
+            outs = outputs.get(r, [])
             if not outs:
                 raise ConnectionError_(
                     f"signal input {p.path()} is not connected to an output: connect it to "
@@ -290,6 +436,22 @@ class LinearGraph:
         from .graph_drawing import draw_graph
 
         return draw_graph(self, ax, **kwargs)
+
+
+def _codes(items: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
+    """The distinct objects of ``items`` (by identity, in order of first appearance) and
+    every item's position among them."""
+    ids = np.fromiter(map(id, items), dtype=np.int64, count=len(items))
+    by = np.argsort(ids, kind="stable")
+    new = np.diff(ids[by], prepend=-1) != 0  # (ids are positive)
+    group = np.cumsum(new) - 1
+    firsts = by[new]
+    rank = np.argsort(firsts)
+    code_of_group = np.empty(len(rank), dtype=np.int64)
+    code_of_group[rank] = np.arange(len(rank))
+    codes = np.empty(len(items), dtype=np.int64)
+    codes[by] = code_of_group[group]
+    return [items[k] for k in firsts[rank].tolist()], codes
 
 
 def _not_in_model(c: Component, p: PortInstance) -> str:

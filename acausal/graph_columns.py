@@ -21,6 +21,8 @@ objects (:meth:`GraphColumns.bind_ports`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from itertools import compress, repeat
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -39,6 +41,11 @@ if TYPE_CHECKING:
 
 __all__ = ["GraphColumns", "OutputTable", "unknown_names"]
 
+#: the vertex potentials are formed a tree level at a time (a few CasADi calls per level)
+#: unless the tree has more than ``2 + vertices / VERTICES_PER_LEVEL`` levels (then
+#: vertex by vertex, as many calls per vertex)
+VERTICES_PER_LEVEL = 16
+
 _UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
 _OP_NEG = cs.OP_NEG
 
@@ -49,20 +56,47 @@ def unknown_names(g: LinearGraph, path: dict[int, str]) -> tuple[list[tuple[str,
     edges' tree membership and the edges' names (``GraphEdge.name``)."""
     topo_in = g.topology.in_tree
     in_tree = topo_in.tolist() if hasattr(topo_in, "tolist") else list(topo_in)
-    names = []
-    for e in g.edges:
-        a = "datum" if e.decl.initial is DATUM else e.decl.initial
-        b = "datum" if e.decl.final is DATUM else e.decl.final
-        names.append(f"{path[id(e.component)] or type(e.component).__name__}[{a}->{b}]")
-    out = []
-    for e in g.edges:
-        tree_edge = in_tree[e.index]
-        q = e.domain.across if tree_edge else e.domain.through
-        name = f"{names[e.index]}.{q.name}"
-        if e.domain.causal and e.decl.initial is DATUM and tree_edge:
-            name = e.component.ports()[e.decl.final].path()  # a block output: "pi.y"
-        out.append((name, q.size))
-    return out, in_tree, names
+    comps, decls = g.edge_components, g.edge_decls
+    # "path[a->b]": the path of each edge's component, the "[a->b]" of each declaration
+    # (the declarations are few: a component class's)
+    heads = list(map(_heads(g.components, path).__getitem__, g.edge_owner.tolist()))
+    kinds, decl_of = _distinct(decls)
+    tails = [f"[{'datum' if d.initial is DATUM else d.initial}->"
+             f"{'datum' if d.final is DATUM else d.final}]" for d in kinds]
+    names = [h + t for h, t in zip(heads, map(tails.__getitem__, decl_of.tolist()),
+                                   strict=True)]
+    # ".v" of a tree branch, ".i" of a chord (the domain's quantities)
+    doms = g.domains
+    quantity = [d.across for d in doms] + [d.through for d in doms]
+    which = (g.edge_domain + np.where(np.asarray(in_tree, dtype=bool), 0, len(doms))).tolist()
+    dotted = ["." + q.name for q in quantity]
+    unknowns = [n + q for n, q in zip(names, map(dotted.__getitem__, which), strict=True)]
+    sizes = list(map([q.size for q in quantity].__getitem__, which))
+    for k, d in enumerate(doms):  # a block output: "pi.y"
+        if d.causal:
+            for j in np.flatnonzero((g.edge_domain == k)
+                                    & np.asarray(in_tree, dtype=bool)).tolist():
+                if decls[j].initial is DATUM:
+                    unknowns[j] = comps[j].ports()[decls[j].final].path()
+    return list(zip(unknowns, sizes, strict=True)), in_tree, names
+
+
+def _heads(comps: list[Component], path: dict[int, str]) -> list[str]:
+    """The path of every component of ``comps`` (the model's own: its class name)."""
+    heads = list(map(path.__getitem__, map(id, comps)))
+    k = -1
+    while "" in heads:  # (usually the model alone)
+        k = heads.index("", k + 1)
+        heads[k] = type(comps[k]).__name__
+    return heads
+
+
+def _distinct(items: list[Any]) -> tuple[list[Any], np.ndarray]:
+    """The distinct objects of ``items`` (by identity) and every item's position among
+    them (see ``graph._codes``)."""
+    from .graph import _codes
+
+    return _codes(items)
 
 
 def _sparse(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple[int, int]
@@ -90,22 +124,127 @@ class GraphColumns:
                  edge_names: list[str], scalars: tuple[cs.SX, list[cs.SX]]) -> None:
         self.graph = g
         topo = g.topology
-        edges = g.edges
-        ka = np.array([e.domain.across.size for e in edges], dtype=np.int64)
-        kt = np.array([e.domain.through.size for e in edges], dtype=np.int64)
+        m = len(g.edge_decls)
+        doms = g.domains
+        a_size = np.array([d.across.size for d in doms], dtype=np.int64)
+        t_size = np.array([d.through.size for d in doms], dtype=np.int64)
+        self._a_size, self._t_size = a_size, t_size
+        ka, kt = a_size[g.edge_domain], t_size[g.edge_domain]
         # ----- the primary unknowns: one column U (the scalar ones made in one call) -----
         scalar_col, scalar_elems = scalars
         if int(scalar_col.numel()) != len(scalar_elems):  # (made without their column)
             scalar_col = cs.vertcat(cs.SX(0, 1), *scalar_elems)
+        self.scalar_at: list[int] = []  # the unknown each scalar symbol becomes
+        if len(scalar_elems) == m and self._scalars_in_bulk(g, path, table, unknowns, in_tree,
+                                                             scalar_elems):
+            u_start = np.arange(m, dtype=np.int64)
+            U = scalar_col
+            prim: list[Any] | None = None
+        else:
+            u_start, U, prim = self._unknowns(g, path, table, unknowns, in_tree, scalars,
+                                              scalar_col)
+        # ----- vertex potentials, along the tree from each root -----
+        kv = a_size[g.vertex_domain]
+        v_off = offsets(kv)
+        X = self._potentials(g, kv, v_off, ka, u_start, U, prim)
+        # ----- edges' across quantities: tree = unknowns, chords = x_final - x_initial -----
+        ea_off = offsets(ka)
+        tree = np.asarray(_list(topo.tree), dtype=np.int64)  # (the rows of D)
+        cot = np.asarray(_list(topo.cotree), dtype=np.int64)  # (the columns of D)
+        ini, fin = g.edge_initial, g.edge_final
+        t_rows = spread(u_start[tree], ka[tree])
+        c_fin = spread(v_off[fin[cot]], ka[cot])
+        c_ini = spread(v_off[ini[cot]], ka[cot])
+        chord_av = X[c_fin.tolist()] - X[c_ini.tolist()] if len(c_fin) else cs.SX(0, 1)
+        perm = np.empty(int(ea_off[-1]), dtype=np.int64)
+        perm[spread(ea_off[tree], ka[tree])] = np.arange(len(t_rows))
+        perm[spread(ea_off[cot], ka[cot])] = len(t_rows) + np.arange(len(c_fin))
+        AV = stack(U[t_rows.tolist()], chord_av)[perm.tolist()]
+        # ----- edges' through quantities: chords = unknowns, tree = -D TV_c -----
+        et_off = offsets(kt)
+        c_rows = spread(u_start[cot], kt[cot])
+        TVc = U[c_rows.tolist()]
+        tv_tree = self._cutsets(topo, kt, tree, cot, TVc)
+        perm = np.empty(int(et_off[-1]), dtype=np.int64)
+        perm[spread(et_off[tree], kt[tree])] = np.arange(tv_tree.numel())
+        perm[spread(et_off[cot], kt[cot])] = tv_tree.numel() + np.arange(len(c_rows))
+        TV = stack(tv_tree, TVc)[perm.tolist()]
+        # ----- ports: every graph port of the model, in model order -----
+        self.ports = g.ports
+        kp = t_size[g.port_domain]
+        f_off = offsets(kp)
+        ends = g.edge_ports  # port position at each end (-1: the datum)
+        n_f = int(f_off[-1])
+        at = ends.T.ravel()  # initial ends (+1), then final ends (-1)
+        on = at >= 0
+        if on.any() and n_f:
+            ei = np.concatenate([np.arange(m)] * 2)[on]
+            k = kt[ei]
+            P = _sparse(spread(f_off[at[on]], k), spread(et_off[ei], k),
+                        np.repeat(np.where(np.arange(2 * m) < m, 1.0, -1.0)[on], k),
+                        (n_f, int(et_off[-1])))
+            F = cs.densify(cs.mtimes(P, TV))
+        else:
+            F = cs.SX.zeros(n_f, 1)
+        # ----- the pool, and every port's rows in it -----
+        kmax = int(max([1, *a_size.tolist(), *t_size.tolist()]))
+        parts = [AV, TV, X, F]
+        starts = offsets([int(p.numel()) for p in parts])
+        self._zero = int(starts[-1])
+        self.pool = stack(*parts, cs.SX.zeros(kmax, 1))
+        self._av, self._tv, self._x, self._f = (int(s) for s in starts[:4])
+        self._ea_off, self._et_off, self._v_off, self._f_off = ea_off, et_off, v_off, f_off
+        pv = g.port_vertices
+        #: per port (its position in ``ports``), the first row of its across and of its
+        #: through quantity in ``pool``
+        self._across = np.where(pv >= 0, v_off[pv] + self._x, self._zero)
+        self._through = f_off[:-1] + self._f
+        self._composite(comps)
+        self._elems: dict[int, Any] = {}
+
+    def _scalars_in_bulk(self, g: LinearGraph, path: dict[int, str], table: SymbolTable,
+                         unknowns: list[tuple[str, int]], in_tree: list[bool],
+                         elems: list[cs.SX]) -> bool:
+        """Register every edge's unknown, all of them scalars (``elems``: their symbols),
+        in a few calls; False (nothing registered) if a name is taken or repeated, which
+        the edge-by-edge :meth:`_unknowns` reports."""
+        variables, names_at = table.variables, table.index
+        names = list(map(itemgetter(0), unknowns))
+        first = len(variables)
+        at = dict(zip(names, range(first, first + len(names)), strict=True))
+        if len(at) != len(names) or not names_at.keys().isdisjoint(at):
+            return False
+        doms = g.domains
+        unit = [d.across.unit for d in doms] + [d.through.unit for d in doms]
+        which = (g.edge_domain + np.where(np.asarray(in_tree, dtype=bool), 0,
+                                          len(doms))).tolist()
+        paths = list(map(path.__getitem__, map(id, g.components)))
+        origins = list(map(paths.__getitem__, g.edge_owner.tolist()))
+        names_at.update(at)
+        # (FlatVariable(name, sym, 0.0, False, unit, None, 0, origin, None, None, "", None))
+        variables.extend(map(FlatVariable, names, elems, repeat(0.0), repeat(False),
+                             [unit[k] for k in which], repeat(None), repeat(0), origins,
+                             repeat(None), repeat(None), repeat(""), repeat(None)))
+        self.scalar_at = list(range(first, first + len(names)))
+        return True
+
+    def _unknowns(self, g: LinearGraph, path: dict[int, str], table: SymbolTable,
+                  unknowns: list[tuple[str, int]], in_tree: list[bool],
+                  scalars: tuple[cs.SX, list[cs.SX]], scalar_col: cs.SX
+                  ) -> tuple[np.ndarray, cs.SX, list[Any]]:
+        """Register every edge's unknown, edge after edge (vector unknowns made here):
+        their first rows in ``U``, ``U`` and every edge's symbol."""
+        scalar_elems = scalars[1]
         u_pieces = [scalar_col]
         u_first: list[int] = []  # per edge, its unknown's first row in U
         at_scalar, at_vec = 0, len(scalar_elems)
-        self.scalar_at: list[int] = []  # the unknown each scalar symbol becomes
         prim: list[Any] = []  # per edge, its unknown (an element, or a vector symbol)
         variables, names_at = table.variables, table.index
-        for e, (name, size) in zip(edges, unknowns, strict=True):
-            q = e.domain.across if in_tree[e.index] else e.domain.through
-            origin = path[id(e.component)]
+        doms = g.domains
+        for j, (name, size) in enumerate(unknowns):
+            dom = doms[int(g.edge_domain[j])]
+            q = dom.across if in_tree[j] else dom.through
+            origin = path[id(g.edge_components[j])]
             if size == 1:  # (SymbolTable.add_var, inline: the common case)
                 sym = scalar_elems[at_scalar]
                 u_first.append(at_scalar)
@@ -122,92 +261,62 @@ class GraphColumns:
                 u_first.append(at_vec)
                 at_vec += size
             prim.append(sym)
-        u_start = np.asarray(u_first, dtype=np.int64)
         U = stack(*u_pieces) if len(u_pieces) > 1 else scalar_col
-        # ----- vertex potentials, along the tree from each root -----
-        x: list[Any] = [None] * len(g.vertices)
-        parent, parent_edge, parent_sign = (_list(topo.parent), _list(topo.parent_edge),
-                                            _list(topo.parent_sign))
-        for vtx in _list(topo.order):
-            p = parent[vtx]
-            if p < 0:
-                x[vtx] = cs.SX.zeros(g.vertices[vtx].domain.across.size)
-                continue
-            a = prim[parent_edge[vtx]]
-            if parent[p] < 0:  # the parent is a root (zero)
-                x[vtx] = a if parent_sign[vtx] > 0 else _UNARY(_OP_NEG, a)
+        return np.asarray(u_first, dtype=np.int64), U, prim
+
+    @staticmethod
+    def _potentials(g: LinearGraph, kv: np.ndarray, v_off: np.ndarray, ka: np.ndarray,
+                    u_start: np.ndarray, U: cs.SX, prim: list[Any] | None) -> cs.SX:
+        """The vertex potentials ``X`` (datum = 0): ``x_v = x_parent +- AV`` of the tree
+        edge to the parent (``AV`` alone, or negated, below a root), a tree level at a
+        time: the same expressions as vertex by vertex."""
+        topo = g.topology
+        order = np.asarray(_list(topo.order), dtype=np.int64)
+        parent, parent_edge = np.asarray(topo.parent), np.asarray(topo.parent_edge)
+        parent_sign = np.asarray(topo.parent_sign)
+        depth = np.asarray(topo.depth)[order]
+        levels = int(depth.max()) if len(order) else 0
+        n_v = len(kv)
+        if levels > 2 + n_v // VERTICES_PER_LEVEL:  # (a deep, narrow tree: vertex by vertex)
+            if prim is None:
+                prim = [U[int(r)] if int(k) == 1 else U[int(r):int(r + k)]
+                        for r, k in zip(u_start, ka, strict=True)]
+            return _potentials_one_by_one(g, kv, prim)
+        pieces: list[cs.SX] = []
+        placed: list[np.ndarray] = []  # the X rows of each piece
+        at = np.full(int(v_off[-1]), -1, dtype=np.int64)  # a row's position in its level
+        prev: cs.SX | None = None
+        for d in range(1, levels + 1):
+            V = order[depth == d]
+            rows = spread(v_off[V], kv[V])
+            e = parent_edge[V]
+            av = spread(u_start[e], ka[e])
+            plus = np.repeat(parent_sign[V] > 0, kv[V])
+            if d == 1:  # the parent is a root (zero)
+                up = [_take(U, av[plus]), -_take(U, av[~plus])]
             else:
-                x[vtx] = x[p] + a if parent_sign[vtx] > 0 else x[p] - a
-        kv = np.array([v.domain.across.size for v in g.vertices], dtype=np.int64)
-        v_off = offsets(kv.tolist())
-        X = (cs.vertcat(*[cs.SX.zeros(int(kv[k])) if v is None else v
-                          for k, v in enumerate(x)]) if x else cs.SX(0, 1))
-        # ----- edges' across quantities: tree = unknowns, chords = x_final - x_initial -----
-        ea_off = offsets(ka.tolist())
-        tree = np.asarray(_list(topo.tree), dtype=np.int64)  # (the rows of D)
-        cot = np.asarray(_list(topo.cotree), dtype=np.int64)  # (the columns of D)
-        ini = np.array([e.initial for e in edges], dtype=np.int64)
-        fin = np.array([e.final for e in edges], dtype=np.int64)
-        t_rows = spread(u_start[tree], ka[tree])
-        c_fin = spread(v_off[fin[cot]], ka[cot])
-        c_ini = spread(v_off[ini[cot]], ka[cot])
-        chord_av = X[c_fin.tolist()] - X[c_ini.tolist()] if len(c_fin) else cs.SX(0, 1)
-        perm = np.empty(int(ea_off[-1]), dtype=np.int64)
-        perm[spread(ea_off[tree], ka[tree])] = np.arange(len(t_rows))
-        perm[spread(ea_off[cot], ka[cot])] = len(t_rows) + np.arange(len(c_fin))
-        AV = stack(U[t_rows.tolist()], chord_av)[perm.tolist()]
-        # ----- edges' through quantities: chords = unknowns, tree = -D TV_c -----
-        et_off = offsets(kt.tolist())
-        c_rows = spread(u_start[cot], kt[cot])
-        TVc = U[c_rows.tolist()]
-        tv_tree = self._cutsets(topo, kt, tree, cot, TVc)
-        perm = np.empty(int(et_off[-1]), dtype=np.int64)
-        perm[spread(et_off[tree], kt[tree])] = np.arange(tv_tree.numel())
-        perm[spread(et_off[cot], kt[cot])] = tv_tree.numel() + np.arange(len(c_rows))
-        TV = stack(tv_tree, TVc)[perm.tolist()]
-        # ----- ports: every graph port of the model, in model order -----
-        ports: list[Any] = []
-        for c in comps:
-            for p in c.__dict__["_ports"].values():
-                if p.domain.graph:
-                    ports.append(p)
-        self.ports = ports
-        index = self._port_index = {id(p): k for k, p in enumerate(ports)}
-        kp = np.array([p.domain.through.size for p in ports], dtype=np.int64)
-        f_off = offsets(kp.tolist())
-        ends = np.full((len(edges), 2), -1, dtype=np.int64)  # port index at each end
-        for e in edges:
-            cp = e.component.__dict__["_ports"]
-            if e.decl.initial is not DATUM:
-                ends[e.index, 0] = index[id(cp[e.decl.initial])]
-            if e.decl.final is not DATUM:
-                ends[e.index, 1] = index[id(cp[e.decl.final])]
-        n_f = int(f_off[-1])
-        at = ends.T.ravel()  # initial ends (+1), then final ends (-1)
-        on = at >= 0
-        if on.any() and n_f:
-            ei = np.concatenate([np.arange(len(edges))] * 2)[on]
-            k = kt[ei]
-            P = _sparse(spread(f_off[at[on]], k), spread(et_off[ei], k),
-                        np.repeat(np.where(np.arange(2 * len(edges)) < len(edges), 1.0,
-                                           -1.0)[on], k), (n_f, int(et_off[-1])))
-            F = cs.densify(cs.mtimes(P, TV))
-        else:
-            F = cs.SX.zeros(n_f, 1)
-        # ----- the pool, and every port's rows in it -----
-        kmax = int(max([1, *kv.tolist(), *kp.tolist()]))
-        parts = [AV, TV, X, F]
-        starts = offsets([int(p.numel()) for p in parts])
-        self._zero = int(starts[-1])
-        self.pool = stack(*parts, cs.SX.zeros(kmax, 1))
-        self._av, self._tv, self._x, self._f = (int(s) for s in starts[:4])
-        self._ea_off, self._et_off, self._v_off, self._f_off = ea_off, et_off, v_off, f_off
-        pv = g.port_vertex
-        self._across = [int(v_off[v]) + self._x if v >= 0 else self._zero
-                        for v in (pv[id(p)] for p in ports)]
-        self._through = [int(f_off[k]) + self._f for k in range(len(ports))]
-        self._composite(comps)
-        self._elems: dict[int, Any] = {}
+                xp = _take(prev, at[spread(v_off[parent[V]], kv[V])])  # type: ignore[arg-type]
+                up = [_take(xp, np.flatnonzero(plus)) + _take(U, av[plus]),
+                      _take(xp, np.flatnonzero(~plus)) - _take(U, av[~plus])]
+            prev = stack(*[u for u in up if u.numel()]) if len(rows) else cs.SX(0, 1)
+            done = np.concatenate([rows[plus], rows[~plus]])
+            at[done] = np.arange(len(done))
+            pieces.append(prev)
+            placed.append(done)
+        # roots and vertices on no edge: zero
+        filled = np.zeros(int(v_off[-1]), dtype=bool)
+        for done in placed:
+            filled[done] = True
+        zero_rows = np.flatnonzero(~filled)
+        where = np.empty(int(v_off[-1]), dtype=np.int64)
+        where[zero_rows] = np.arange(len(zero_rows))
+        n = len(zero_rows)
+        for done in placed:
+            where[done] = n + np.arange(len(done))
+            n += len(done)
+        if not n:
+            return cs.SX(0, 1)
+        return stack(cs.SX.zeros(len(zero_rows), 1), *pieces)[where.tolist()]
 
     @staticmethod
     def _cutsets(topo: Any, kt: np.ndarray, tree: np.ndarray, cot: np.ndarray,
@@ -234,9 +343,9 @@ class GraphColumns:
         to it (children before parents)."""
         values: dict[int, Any] = {}
         own_rows: list[tuple[int, Any]] = []
-        for c in reversed(comps):
-            own = c.ports()
-            if not own or not c._connections:
+        for c in reversed([c for c in comps if c.__dict__["_connections"]]):
+            own = c.__dict__["_ports"]
+            if not own:
                 continue
             plist = [p for conn in c._connections for p in conn]
             local = {id(p): k for k, p in enumerate(plist)}
@@ -257,7 +366,7 @@ class GraphColumns:
                         seen.add(id(q))
                         acc = acc + values.get(id(q), self._edge_flow(q))
                 values[id(p)] = acc
-                own_rows.append((self._port_index[id(p)], acc))
+                own_rows.append((self._position(p), acc))
         if not own_rows:
             return
         # the composite flows go at the end of the pool, and their ports' rows there
@@ -272,36 +381,52 @@ class GraphColumns:
 
     def _edge_flow(self, p: Any) -> Any:
         """The signed sum of the flows of the edges at port ``p`` (0 if none)."""
-        k = self._port_index.get(id(p))
+        k = self._position(p, None)
         if k is None:
             return 0
-        row, n = self._through[k], p.domain.through.size
+        row, n = int(self._through[k]), p.domain.through.size
         val = self.pool[row] if n == 1 else self.pool[row:row + n]
         return 0 if val.nnz() == 0 or (val.is_zero() and val.is_constant()) else val
 
     # ----- rows -----
+    def _position(self, p: Any, missing: Any = KeyError) -> Any:
+        """The position of port ``p`` in :attr:`ports` (``missing`` if not there; by
+        default a KeyError)."""
+        k = int(self.graph.port_positions([p])[0])
+        if k < 0:
+            if missing is KeyError:
+                raise KeyError(id(p))
+            return missing
+        return k
+
+    def _positions(self, ports: list[Any]) -> np.ndarray:
+        """:meth:`_position` of every port of ``ports``."""
+        ks = self.graph.port_positions(ports)
+        if bool(np.any(ks < 0)):
+            raise KeyError(id(ports[int(np.flatnonzero(ks < 0)[0])]))
+        return ks
+
     def across_row(self, p: Any) -> int:
-        return self._across[self._port_index[id(p)]]
+        return int(self._across[self._position(p)])
 
     def through_row(self, p: Any) -> int:
-        return self._through[self._port_index[id(p)]]
+        return int(self._through[self._position(p)])
 
     def row(self, ports: list[Any], quantity: str, k: int) -> cs.SX:
         """Quantity ``quantity`` (element ``k``, or the scalar when ``k < 0``) of every
         port of ``ports``, as one row."""
-        index = self._port_index
         if not ports:
             return cs.SX(1, 0)
         dom = ports[0].domain
         table = self._across if quantity == dom.across.name else self._through
-        rows = [table[index[id(p)]] + max(k, 0) for p in ports]
-        return self.pool[rows].T
+        rows = table[self._positions(ports)] + max(k, 0)
+        return self.pool[rows.tolist()].T
 
     def value(self, p: Any, quantity: str) -> cs.SX:
         """Quantity ``quantity`` of port ``p`` (its element, or column when a vector)."""
         dom = p.domain
         across = quantity == dom.across.name
-        row = (self._across if across else self._through)[self._port_index[id(p)]]
+        row = int((self._across if across else self._through)[self._position(p)])
         n = (dom.across if across else dom.through).size
         return self.pool[row] if n == 1 else self.pool[row:row + n]
 
@@ -312,22 +437,33 @@ class GraphColumns:
         one port at a time if an equation ever reads them."""
         late = Deferred(self)
         want: list[Any] = []
-        for c in comps:
-            if id(c) in deferred:
+        g = self.graph
+        if comps is g.components or comps == g.components:
+            # (the model's components: their graph ports are the graph's, in order)
+            written = np.fromiter(map(deferred.__contains__, map(id, comps)), dtype=bool,
+                                  count=len(comps))
+            late_ones = written[g.port_owner]
+            for d in map(attrgetter("__dict__"), compress(self.ports, late_ones.tolist())):
+                d["_binding"] = late
+            want = list(compress(self.ports, (~late_ones).tolist()))
+        else:
+            for c in comps:
+                if id(c) in deferred:
+                    for p in c.__dict__["_ports"].values():
+                        if p.domain.graph:
+                            p.__dict__["_binding"] = late
+                    continue
                 for p in c.__dict__["_ports"].values():
                     if p.domain.graph:
-                        p.__dict__["_binding"] = late
-                continue
-            for p in c.__dict__["_ports"].values():
-                if p.domain.graph:
-                    want.append(p)
+                        want.append(p)
         if not want:
             return
         rows: list[int] = []
         spans = []
-        for p in want:
+        ks = self._positions(want)
+        for p, a, t in zip(want, self._across[ks].tolist(), self._through[ks].tolist(),
+                           strict=True):
             dom = p.domain
-            a, t = self.across_row(p), self.through_row(p)
             na, nt = dom.across.size, dom.through.size
             spans.append((len(rows), na, nt))
             rows.extend(range(a, a + na))
@@ -346,26 +482,29 @@ class GraphColumns:
         """The graph's outputs: every edge's across and through quantity (by edge name)
         and every port's (``path.port.q``), as ``(names, sizes, column)``; a signal port,
         addressed by its port's path (``res["pi.y"]``), goes into ``named``."""
-        edges = self.graph.edges
-        names = [f"{en}.{q}" for en, e in zip(edge_names, edges, strict=True)
-                 for q in (e.domain.across.name, e.domain.through.name)]
+        g = self.graph
+        doms = g.domains
+        # per edge: "name.v", "name.i" (its domain's quantities)
+        across = ["." + d.across.name for d in doms]
+        through = ["." + d.through.name for d in doms]
+        codes = g.edge_domain.tolist()
+        names = _pairs(edge_names, [across[k] for k in codes], [through[k] for k in codes])
         starts = [self._av + self._ea_off[:-1], self._tv + self._et_off[:-1]]
         sizes = [np.diff(self._ea_off), np.diff(self._et_off)]
-        keep: list[int] = []
-        for k, p in enumerate(self.ports):
-            c = p.owner
-            dom = p.domain
-            pp = f"{path[id(c)] or type(c).__name__}.{p.name}"
-            if dom.causal:
-                named[pp] = self.value(p, dom.across.name)
-                continue
-            names += (f"{pp}.{dom.across.name}", f"{pp}.{dom.through.name}")
-            keep.append(k)
-        kept = np.asarray(keep, dtype=np.int64)
-        starts += [np.asarray(self._across, dtype=np.int64)[kept],
-                   np.asarray(self._through, dtype=np.int64)[kept]]
-        sizes += [np.array([p.domain.across.size for p in self.ports], dtype=np.int64)[kept],
-                  np.array([p.domain.through.size for p in self.ports], dtype=np.int64)[kept]]
+        # per port: "path.port" (a model's own port: its class name), then as the edges
+        ports = self.ports
+        heads = list(map(_heads(g.components, path).__getitem__, g.port_owner.tolist()))
+        pp = [f"{h}.{n}" for h, n in zip(heads, map(attrgetter("name"), ports), strict=True)]
+        causal = np.array([d.causal for d in doms], dtype=bool)[g.port_domain]
+        for k in np.flatnonzero(causal).tolist():  # a signal: named[path.port]
+            p = ports[k]
+            named[pp[k]] = self.value(p, p.domain.across.name)
+        kept = np.flatnonzero(~causal)
+        codes = g.port_domain[kept].tolist()
+        keep = [pp[k] for k in kept.tolist()]
+        names += _pairs(keep, [across[k] for k in codes], [through[k] for k in codes])
+        starts += [self._across[kept], self._through[kept]]
+        sizes += [self._a_size[g.port_domain[kept]], self._t_size[g.port_domain[kept]]]
         # (edge after edge, then port after port: across, through each)
         start = np.concatenate([np.stack(starts[:2], 1).ravel(), np.stack(starts[2:], 1).ravel()])
         size = np.concatenate([np.stack(sizes[:2], 1).ravel(), np.stack(sizes[2:], 1).ravel()])
@@ -446,6 +585,40 @@ class OutputTable(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return (len(self.block[0]) if self.block is not None else 0) + len(self.named)
+
+
+def _potentials_one_by_one(g: LinearGraph, kv: np.ndarray, prim: list[Any]) -> cs.SX:
+    """:meth:`GraphColumns._potentials` vertex by vertex (``prim``: every edge's unknown),
+    for a deep tree."""
+    topo = g.topology
+    x: list[Any] = [None] * len(kv)
+    parent, parent_edge, parent_sign = (_list(topo.parent), _list(topo.parent_edge),
+                                        _list(topo.parent_sign))
+    for vtx in _list(topo.order):
+        p = parent[vtx]
+        if p < 0:
+            x[vtx] = cs.SX.zeros(int(kv[vtx]))
+            continue
+        a = prim[parent_edge[vtx]]
+        if parent[p] < 0:  # the parent is a root (zero)
+            x[vtx] = a if parent_sign[vtx] > 0 else _UNARY(_OP_NEG, a)
+        else:
+            x[vtx] = x[p] + a if parent_sign[vtx] > 0 else x[p] - a
+    return (cs.vertcat(*[cs.SX.zeros(int(kv[k])) if v is None else v
+                         for k, v in enumerate(x)]) if x else cs.SX(0, 1))
+
+
+def _pairs(heads: list[str], a: list[str], b: list[str]) -> list[str]:
+    """``heads[0] + a[0], heads[0] + b[0], heads[1] + a[1], ...``"""
+    out: list[str] = [""] * (2 * len(heads))
+    out[0::2] = [h + x for h, x in zip(heads, a, strict=True)]
+    out[1::2] = [h + x for h, x in zip(heads, b, strict=True)]
+    return out
+
+
+def _take(col: cs.SX, rows: np.ndarray) -> cs.SX:
+    """Rows ``rows`` of the column ``col`` (a 0 x 1 column for none)."""
+    return col[rows.tolist(), 0] if len(rows) else cs.SX(0, 1)
 
 
 def _list(a: Any) -> list[Any]:

@@ -28,6 +28,14 @@ from .records import record
 
 __all__ = ["Topology", "incidence_matrix", "cutset_matrix_by_row_operations"]
 
+#: from this many edges on, the spanning forest is found with scipy's graph routines
+#: (the same forest; a smaller graph does not import scipy, 0.3 to 0.6 s on a cold start,
+#: as :data:`acausal.structure.matching.SCIPY_GRAPH_MIN`)
+SCIPY_GRAPH_MIN = 1000
+#: the chords' tree paths are walked a step at a time for all chords at once while more
+#: than this many paths are unfinished, then one chord at a time
+_WALK_ONE_BY_ONE = 16
+
 
 class _UnionFind:
     def __init__(self, n: int) -> None:
@@ -46,6 +54,34 @@ class _UnionFind:
             return False
         self.parent[rb] = ra
         return True
+
+
+def _forest_in_bulk(n: int, ends: np.ndarray, prio: np.ndarray, in_tree: np.ndarray,
+                    skip: set[int]) -> None:
+    """Complete the spanning forest ``in_tree`` (which holds the forced edges) as
+    Kruskal's loop does: the other edges by priority, ties in edge order, each one taken
+    if it joins two components. That forest is the minimum spanning forest for the
+    weights ``1, 2, ...`` in that order (distinct weights: it is unique), which scipy
+    finds; of parallel edges only the first in that order can be taken."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    forced = np.flatnonzero(in_tree)  # (first: all of them are taken, in any order)
+    order = np.argsort(prio, kind="stable")
+    keep = ~in_tree[order]
+    if skip:
+        keep &= ~np.isin(order, np.fromiter(skip, dtype=np.int64))
+    seq = np.concatenate([forced, order[keep]])
+    a, b = ends[seq, 0], ends[seq, 1]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    key = lo * n + hi
+    by = np.argsort(key, kind="stable")
+    first = by[np.concatenate([[True], key[by][1:] != key[by][:-1]])] if len(by) else by
+    first = first[lo[first] != hi[first]]  # (a self-loop is never a branch)
+    weights = (first + 1).astype(float)  # (exact up to 2**53 edges)
+    g = sp.csr_matrix((weights, (lo[first], hi[first])), shape=(n, n))
+    taken = minimum_spanning_tree(g).tocoo().data
+    in_tree[seq[np.rint(taken).astype(np.int64) - 1]] = True
 
 
 def incidence_matrix(n_vertices: int, edges: Sequence[tuple[int, int]]) -> np.ndarray:
@@ -78,6 +114,9 @@ class Topology:
     roots: set[int]
     priorities: list[int] | None = None
     forced: list[int] = field(default_factory=list)
+    #: the edges' ends as an ``m x 2`` integer array (initial, final); made from
+    #: ``edges`` unless given
+    ends: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n, m = self.n_vertices, len(self.edges)
@@ -92,20 +131,32 @@ class Topology:
             else:
                 self.forced_loop.append(j)
         skip = set(self.forced_loop)
-        # (a stable sort: ties keep the edge order)
-        for j in sorted(range(m), key=prio.__getitem__):
-            if in_tree[j] or j in skip:
-                continue
-            a, b = self.edges[j]
-            if uf.union(a, b):
-                in_tree[j] = True
+        if self.ends is None:
+            self.ends = (np.array(self.edges, dtype=np.int64).reshape(m, 2) if m
+                         else np.zeros((0, 2), dtype=np.int64))
+        self._ends: np.ndarray = self.ends
+        if m < SCIPY_GRAPH_MIN:
+            # (a stable sort: ties keep the edge order)
+            for j in sorted(range(m), key=prio.__getitem__):
+                if in_tree[j] or j in skip:
+                    continue
+                a, b = self.edges[j]
+                if uf.union(a, b):
+                    in_tree[j] = True
+        else:
+            _forest_in_bulk(n, self._ends, np.asarray(prio), in_tree, skip)
         self.in_tree = in_tree
         self.tree = np.flatnonzero(in_tree).tolist()
         self.cotree = np.flatnonzero(~in_tree).tolist()
-        self._root_forest(uf)
+        if m < SCIPY_GRAPH_MIN:
+            self._root_forest(uf)
+        else:
+            self._root_forest_in_bulk()
 
     # ----- forest -----
     def _root_forest(self, uf: _UnionFind) -> None:
+        """Parents, depths and the breadth-first order of the tree from each connected
+        component's root (its datum, else its first vertex: a floating component)."""
         n = self.n_vertices
         adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         for j in self.tree:
@@ -152,41 +203,145 @@ class Topology:
         self.depth = np.array(depth, dtype=int)
         self.root_of = np.array(root_of, dtype=int)
 
+    def _root_forest_in_bulk(self) -> None:
+        """:meth:`_root_forest` on arrays (scipy's breadth-first search), for large graphs:
+        the same roots, parents, signs, depths and order.
+
+        The components are the tree's; each is rooted at its smallest datum vertex, else
+        at its smallest vertex, and the components come in the order of their smallest
+        vertex (of those on an edge or a datum). One search from an extra vertex joined to
+        the roots (in that order) visits every component level by level; within a
+        component, that order is its own breadth-first order, so a stable sort by
+        component gives the component after component order of :meth:`_root_forest`.
+        Neighbours are visited in the order of their tree edges, as there.
+        """
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import breadth_first_order, connected_components
+
+        n, ends = self.n_vertices, self._ends
+        tree = np.asarray(self.tree, dtype=np.int64)
+        ta, tb = ends[tree, 0], ends[tree, 1]
+        n_comp, label = connected_components(
+            sp.csr_matrix((np.ones(len(tree)), (ta, tb)), shape=(n, n)), directed=False)
+        label = label.astype(np.int64)
+        used = np.zeros(n, dtype=bool)
+        used[ends.ravel()] = True
+        roots = np.array(sorted(self.roots), dtype=np.int64)
+        used[roots] = True
+        uv = np.flatnonzero(used)  # (ascending)
+        # the components of the used vertices, each one's vertices ascending
+        by_comp = np.argsort(label[uv], kind="stable")
+        lab = label[uv][by_comp]
+        starts = np.flatnonzero(np.diff(lab, prepend=-1))
+        comp_first = uv[by_comp[starts]]  # each component's smallest vertex
+        rank = np.argsort(comp_first, kind="stable")  # components by their first vertex
+        comp_label = lab[starts][rank]
+        comp_root = comp_first[rank].copy()
+        root_at = np.full(n_comp, -1, dtype=np.int64)
+        for r in roots[::-1].tolist():  # (the smallest datum of a component wins)
+            root_at[label[r]] = r
+        has_root = root_at[comp_label] >= 0
+        comp_root[has_root] = root_at[comp_label][has_root]
+        groups = np.split(uv[by_comp], starts[1:])
+        self.floating = [groups[k].tolist() for k in rank[~has_root].tolist()]
+        # one search from the extra vertex n: its neighbours are the roots, in order
+        k = len(comp_root)
+        src = np.concatenate([ta, tb, np.full(k, n, dtype=np.int64)])
+        dst = np.concatenate([tb, ta, comp_root])
+        key = np.concatenate([tree, tree, np.arange(k, dtype=np.int64)])
+        by = np.lexsort((key, src))
+        indptr = np.zeros(n + 2, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=n + 1), out=indptr[1:])
+        adj = sp.csr_matrix((np.ones(len(src)), dst[by], indptr), shape=(n + 1, n + 1))
+        visit, pred = breadth_first_order(adj, n, directed=True, return_predecessors=True)
+        pred = pred[:n].astype(np.int64)
+        pred[(pred < 0) | (pred == n)] = -1
+        parent_edge = np.full(n, -1, dtype=np.int64)
+        parent_sign = np.zeros(n, dtype=np.int64)
+        down = pred[tb] == ta  # the edge points away from the root (x_b = x_a + AV)
+        parent_edge[tb[down]], parent_sign[tb[down]] = tree[down], 1
+        parent_edge[ta[~down]], parent_sign[ta[~down]] = tree[~down], -1
+        # depth and root by pointer jumping (log(depth) steps)
+        has = pred >= 0
+        depth = has.astype(np.int64)
+        up = np.where(has, pred, np.arange(n))
+        while True:
+            upup = up[up]
+            if np.array_equal(upup, up):
+                break
+            depth += depth[up]
+            up = upup
+        visited = np.zeros(n, dtype=bool)
+        visit = visit[1:].astype(np.int64)
+        visited[visit] = True
+        comp_rank = np.zeros(n_comp, dtype=np.int64)
+        comp_rank[comp_label] = np.arange(k)
+        self.order = visit[np.argsort(comp_rank[label[visit]], kind="stable")].tolist()
+        self.parent = pred
+        self.parent_edge = parent_edge
+        self.parent_sign = parent_sign
+        self.depth = depth
+        self.root_of = np.where(visited, up, -1)
+
     @cached_property
     def D(self) -> CSR:
         """The chord part ``D`` of the fundamental cutset matrix (tree edges x chords),
         computed on first use: a mechanism's tree walk needs only the parents, and the
-        body chords of a long chain have long paths (quadratic cost in the chain length)."""
-        row_of = {j: k for k, j in enumerate(self.tree)}
-        rows: list[int] = []
-        cols: list[int] = []
-        vals: list[float] = []
-        # (plain lists: indexing numpy arrays element by element costs more than the walk)
-        depth, parent = self.depth.tolist(), self.parent.tolist()
-        parent_edge, parent_sign = self.parent_edge.tolist(), self.parent_sign.tolist()
-        root_of, edges = self.root_of.tolist(), self.edges
-        for c, j in enumerate(self.cotree):
-            a, b = edges[j]
-            if root_of[a] != root_of[b]:
-                raise ValueError(f"edge {j} joins two different trees")  # cannot happen
-            coef: dict[int, int] = {}
-            # x_b - x_a, walking both ends up to their common ancestor
-            u, w = a, b
-            while u != w:
-                if depth[w] >= depth[u]:
-                    e = parent_edge[w]
-                    coef[e] = coef.get(e, 0) + parent_sign[w]
-                    w = parent[w]
-                else:
-                    e = parent_edge[u]
-                    coef[e] = coef.get(e, 0) - parent_sign[u]
-                    u = parent[u]
-            for e, s in coef.items():
-                if s:
-                    rows.append(row_of[e])
-                    cols.append(c)
-                    vals.append(float(s))
-        return CSR.from_coo(rows, cols, vals, (len(self.tree), len(self.cotree)))
+        body chords of a long chain have long paths (quadratic cost in the chain length).
+
+        Column ``c`` is ``x_b - x_a`` of chord ``c`` (ends ``a``, ``b``) as the signed sum
+        of the tree edges on the path from ``a`` to ``b``: both ends walk up to their
+        common ancestor, the deeper one first, all chords a step at a time (the last few
+        long paths one chord at a time)."""
+        tree, cot = self.tree, self.cotree
+        m = len(self.edges)
+        row_of = np.full(m, -1, dtype=np.int64)
+        row_of[np.asarray(tree, dtype=np.int64)] = np.arange(len(tree))
+        depth, parent, parent_edge, parent_sign = (self.depth, self.parent,
+                                                   self.parent_edge, self.parent_sign)
+        chords = np.asarray(cot, dtype=np.int64)
+        u, w = self._ends[chords, 0], self._ends[chords, 1]
+        if bool(np.any(self.root_of[u] != self.root_of[w])):
+            j = int(chords[np.flatnonzero(self.root_of[u] != self.root_of[w])[0]])
+            raise ValueError(f"edge {j} joins two different trees")  # cannot happen
+        col = np.arange(len(chords), dtype=np.int64)
+        cols: list[np.ndarray] = []
+        edges: list[np.ndarray] = []
+        signs: list[np.ndarray] = []
+        live = u != w
+        u, w, col = u[live], w[live], col[live]
+        while len(col) > _WALK_ONE_BY_ONE:
+            at_w = depth[w] >= depth[u]  # x_b - x_a: + the edges above b, - above a
+            wv, uv = w[at_w], u[~at_w]
+            cols += (col[at_w], col[~at_w])
+            edges += (parent_edge[wv], parent_edge[uv])
+            signs += (parent_sign[wv], -parent_sign[uv])
+            w[at_w], u[~at_w] = parent[wv], parent[uv]
+            live = u != w
+            u, w, col = u[live], w[live], col[live]
+        # (the few long paths left: element access on lists costs less than numpy's)
+        rest_c, rest_e, rest_s = [], [], []
+        if len(col):
+            dl, pl = depth.tolist(), parent.tolist()
+            pel, psl = parent_edge.tolist(), parent_sign.tolist()
+            for c, a, b in zip(col.tolist(), u.tolist(), w.tolist(), strict=True):
+                while a != b:
+                    if dl[b] >= dl[a]:
+                        rest_c.append(c)
+                        rest_e.append(pel[b])
+                        rest_s.append(psl[b])
+                        b = pl[b]
+                    else:
+                        rest_c.append(c)
+                        rest_e.append(pel[a])
+                        rest_s.append(-psl[a])
+                        a = pl[a]
+        cols.append(np.asarray(rest_c, dtype=np.int64))
+        edges.append(np.asarray(rest_e, dtype=np.int64))
+        signs.append(np.asarray(rest_s, dtype=np.int64))
+        # (a path never takes an edge twice: every entry is one edge of one chord, +-1)
+        return CSR.from_coo(row_of[np.concatenate(edges)], np.concatenate(cols),
+                            np.concatenate(signs).astype(float), (len(tree), len(cot)))
 
     # ----- matrices for inspection -----
     def incidence(self) -> np.ndarray:

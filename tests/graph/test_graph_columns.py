@@ -138,3 +138,24 @@ def test_a_templated_components_port_read_by_its_parent():
     # (1e-9: the algebraic solve's tolerance on an exact linear system)
     assert res["i_total"][-1] == pytest.approx(2.0, abs=1e-9)
     assert res["res[3].p.i"][-1] == pytest.approx(0.5, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_potentials_a_level_at_a_time_are_the_vertex_by_vertex_ones(seed, monkeypatch):
+    """The vertex potentials formed a tree level at a time (wide trees) are the same
+    expressions as formed vertex by vertex (deep trees): the same flat system."""
+    import acausal.graph_columns as graph_columns
+
+    rng = np.random.default_rng(seed)
+    n = 12
+    branches = [(int(rng.integers(0, v)), v, float(rng.uniform(1, 5))) for v in range(1, n + 1)]
+    branches += [(int(a), int(b), float(rng.uniform(1, 5)))
+                 for a, b in rng.integers(0, n + 1, size=(20, 2)) if a != b]
+    made = []
+    for per_level in (1, 10**9):  # every tree by levels; only trees of 2 levels
+        monkeypatch.setattr(graph_columns, "VERTICES_PER_LEVEL", per_level)
+        flat = _flat(Network(n, branches))
+        made.append(([str(e.res) for e in flat.equations],
+                     {k: str(flat.outputs[k]) for k in flat.outputs}))
+    assert max(flat.graph.topology.depth) > 2  # (both ways taken)
+    assert made[0] == made[1]

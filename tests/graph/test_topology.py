@@ -147,3 +147,97 @@ def test_tree_override_and_loop_error():
     with pytest.raises(ac.TopologyError, match="closed loop"):
         cm_model = Fig1()
         ac.build(cm_model, tree=["spring6", "spring7", "damper8", "driver5", "driver4"])
+
+
+@st.composite
+def random_graph(draw):
+    """Any oriented graph: several components (some without a datum), parallel edges,
+    self-loops, priorities and forced edges (some closing loops)."""
+    n = draw(st.integers(1, 14))
+    m = draw(st.integers(0, 3 * n))
+    edges = [(draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))) for _ in range(m)]
+    roots = draw(st.sets(st.integers(0, n - 1), max_size=3))
+    prio = draw(st.none() | st.lists(st.integers(0, 3), min_size=m, max_size=m))
+    forced = draw(st.lists(st.integers(0, m - 1), max_size=4)) if m else []
+    return n, edges, roots, prio, forced
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_graph())
+def test_the_forest_in_bulk_is_the_forest_edge_by_edge(graph):
+    """Large graphs take their spanning forest, parents and breadth-first order from
+    scipy's graph routines: the same tree, signs, depths and orders as the edge by edge
+    construction of small graphs (the tree choice is part of the model's result)."""
+    import acausal.topology as topology
+
+    n, edges, roots, prio, forced = graph
+    made = []
+    saved = topology.SCIPY_GRAPH_MIN
+    try:
+        for limit in (10**9, 0):
+            topology.SCIPY_GRAPH_MIN = limit
+            made.append(Topology(n, edges, roots, priorities=prio, forced=forced))
+    finally:
+        topology.SCIPY_GRAPH_MIN = saved
+    a, b = made
+    for name in ("tree", "cotree", "order", "floating", "forced_loop"):
+        assert getattr(a, name) == getattr(b, name), name
+    for name in ("in_tree", "parent", "parent_edge", "parent_sign", "depth", "root_of"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y), name
+    if not a.floating:
+        for name in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(a.D, name), getattr(b.D, name))
+        if a.tree and len(roots) == 1:  # D from tree paths: A_T^-1 A_C
+            K = incidence_matrix(n, edges)
+            used = sorted({v for e in edges for v in e} - roots)
+            if len(used) == len(a.tree) and all(a != b for a, b in edges):
+                A = K[used]
+                np.testing.assert_allclose(
+                    a.D.toarray(), np.linalg.solve(A[:, a.tree], A[:, a.cotree]), atol=1e-9)
+
+
+def test_a_long_chain_walks_its_chords_in_bulk():
+    """A ring of 3000 vertices: long tree paths (the chords' paths walked a step at a
+    time for all chords, the last ones one by one) give the textbook D."""
+    n = 3000
+    edges = [(k, k + 1) for k in range(n - 1)] + [(0, n - 1), (n // 2, n - 1), (7, n // 3)]
+    topo = Topology(n, edges, {0}, priorities=[0] * (n - 1) + [1, 1, 1])
+    assert topo.tree == list(range(n - 1))
+    D = topo.D.toarray()
+    np.testing.assert_array_equal(D[:, 0], np.ones(n - 1))  # x_{n-1} - x_0: the whole path
+    np.testing.assert_array_equal(D[:, 1], (np.arange(n - 1) >= n // 2).astype(float))
+    np.testing.assert_array_equal(D[:, 2], ((np.arange(n - 1) >= 7)
+                                            & (np.arange(n - 1) < n // 3)).astype(float))
+
+
+@pytest.mark.parametrize("name", ["MassSpringChain", "RCLadder", "DCMotor",
+                                  "CommonEmitterAmplifier", "Fig1"])
+def test_large_graphs_are_the_same_graphs(name, monkeypatch):
+    """The connection sets and the forest of a large model come from scipy's graph
+    routines: the same vertices, edges, tree and orders as a small model's."""
+    import _models
+    import models
+
+    import acausal.graph as graph
+    import acausal.topology as topology
+
+    make = {"MassSpringChain": lambda: _models.MassSpringChain(40),
+            "RCLadder": lambda: _models.RCLadder(30), "Fig1": Fig1,
+            "DCMotor": models.DCMotor,
+            "CommonEmitterAmplifier": _models.CommonEmitterAmplifier}[name]
+    model = make()
+    made = []
+    for limit in (10**9, 0):
+        monkeypatch.setattr(topology, "SCIPY_GRAPH_MIN", limit)
+        monkeypatch.setattr(graph, "SCIPY_GRAPH_MIN", limit)
+        made.append(graph.LinearGraph(model))
+    a, b = made
+    assert a.listing() == b.listing()
+    assert a.port_vertex == b.port_vertex and a.datum == b.datum
+    assert [[id(p) for p in v.ports] for v in a.vertices] == \
+        [[id(p) for p in v.ports] for v in b.vertices]
+    for name in ("tree", "cotree", "order", "floating"):
+        assert getattr(a.topology, name) == getattr(b.topology, name)
+    for name in ("parent", "parent_edge", "parent_sign", "depth", "root_of"):
+        np.testing.assert_array_equal(getattr(a.topology, name), getattr(b.topology, name))
