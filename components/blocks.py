@@ -830,8 +830,11 @@ class LimPID(ac.Component):
     Ni : ``Ni Ti`` is the time constant of the anti-windup compensation [1], > 0
     Nd : the higher, the more ideal the derivative block [1], > 0
     xi_start, xd_start : initial states of the integrator and the derivative filter
-    y_start : initial output, used with Init.InitialOutput
-    initType : Init.InitialState (default), SteadyState, InitialOutput, NoInit (structural)
+    y_start : initial output before the limiter, ``y_unlimited``, used with
+        Init.InitialOutput (MSL ``gainPID.y = y_start``; the output ``y`` starts there when
+        it lies within the limits)
+    initType : Init.InitialState (default), SteadyState, InitialOutput (with an
+        integrator: "PI" or "PID"), NoInit (structural)
 
     Variables
     ---------
@@ -918,8 +921,18 @@ class LimPID(ac.Component):
         if init == Init.SteadyState:
             return [der(x) == 0 for x, _ in states]
         if init == Init.InitialOutput:
-            out = [self.y == self.y_start] if self._with_I else []
-            return out + ([der(self.xd) == 0] if self._with_D else [])
+            if not self._with_I:
+                # (y_start was silently ignored: nothing can make the output start there)
+                raise ModelDefinitionError(
+                    f"{self._describe()}: initType=Init.InitialOutput sets the integrator "
+                    f"so that the output starts at y_start, and controllerType="
+                    f"{self.controllerType!r} has no integrator; take 'PI' or 'PID', or "
+                    "another initType")
+            # the unlimited output, as MSL's gainPID.y = y_start: it is smooth in xi (the
+            # limited one is flat while the start guess saturates it, and Newton stalled
+            # there: y_start = 1.5 within +-2 was 'no consistent initial values')
+            return [self.y_unlimited == self.y_start] + (
+                [der(self.xd) == 0] if self._with_D else [])
         return []
 
 
