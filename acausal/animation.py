@@ -117,12 +117,41 @@ def _zigzag(a: np.ndarray, b: np.ndarray, width: float, n: int = 8) -> np.ndarra
     return a + np.outer(s, d) + np.outer(off, side)
 
 
+_SHAPES = ("sphere", "box", "cylinder", "none")
+
+
+def _check_shapes(shapes: dict[str, str], paths: Sequence[str]) -> None:
+    """Every key of ``shapes`` a drawn component, every value a shape (a misspelt path or
+    shape was ignored without a word, and the default drawn)."""
+    from .names import did_you_mean
+
+    for path, kind in shapes.items():
+        if path not in paths:
+            raise ArgumentError(
+                f"shapes: {path!r} is not a frame-connected component of the model"
+                + did_you_mean(str(path), list(paths)))
+        if kind not in _SHAPES:
+            raise ArgumentError(f"shapes[{path!r}] = {kind!r} is not one of "
+                                + ", ".join(map(repr, _SHAPES)))
+
+
+def _check_output(file: str | Path) -> None:
+    """The folder of an animation file exists (checked before the frames are drawn)."""
+    folder = Path(str(file)).expanduser().parent
+    if not folder.is_dir():
+        raise AcausalError(
+            f"cannot write {str(file)!r}: the folder {str(folder)!r} "
+            + ("is a file" if folder.exists() else "does not exist")
+            + "; create it first, or give a path in an existing folder")
+
+
 class _Scene:
     """What to draw for each component, prepared once."""
 
     def __init__(self, res: Any, cm: Any, scale: float, shapes: dict[str, str]) -> None:
         self.res, self.scale, self.shapes = res, scale, shapes
         self.items = [_info(c) + (c,) for c in _components(cm)]
+        _check_shapes(shapes, [path for path, _, _, _ in self.items])
         pts = []
         for path, _, _, _ in self.items:
             for port in ("frame_a", "frame_b"):
@@ -183,6 +212,10 @@ class _Scene:
                 ax.plot(*np.array([r, cm_pos]).T, color="0.4", lw=3)
                 if kind == "box":
                     _box(ax, cm_pos, R, np.full(3, 0.04 * s), "C1")
+                elif kind == "cylinder":  # (was drawn as the sphere: the choice ignored)
+                    ex = 0.04 * s * R[:, 0]  # a short thick segment along frame_a's x axis
+                    ax.plot(*np.array([cm_pos - ex, cm_pos + ex]).T, color="C1", lw=8,
+                            solid_capstyle="butt")
                 else:
                     _sphere(ax, cm_pos, 0.04 * s, "C1")
             elif any(n in classes for n in ("Revolute", "Prismatic", "Cylindrical")):
@@ -220,11 +253,19 @@ class _Scene:
         ax.set_xlabel("x [m]")
         ax.set_ylabel("y [m]")
         ax.set_zlabel("z [m]")
+        from matplotlib.ticker import MaxNLocator
+
+        for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # (nine ticks ran into each other)
+            axis.set_major_locator(MaxNLocator(nbins=5))
         if view is None:  # a planar mechanism seen from the normal of its plane
             flat = int(np.argmin(self.hi - self.lo))
             planar = (self.hi - self.lo)[flat] < 1e-6 * self.size
             view = {2: (90.0, -90.0), 1: (0.0, -90.0), 0: (0.0, 0.0)}[flat] if planar \
                 else (25.0, -60.0)
+            if planar:  # (its ticks and label, seen end-on, were printed over each other)
+                axis = (ax.xaxis, ax.yaxis, ax.zaxis)[flat]
+                axis.set_ticks([])
+                axis.set_label_text("")
         ax.view_init(elev=view[0], azim=view[1])
         ax.set_title(f"{title}t = {self.res.t[k]:.3f} s", fontsize=10)
 
@@ -262,6 +303,7 @@ def snapshot(res: Any, cm: Any, t: float, file: str | Path, *, scale: float = 1.
              shapes: dict[str, str] | None = None,
              view: tuple[float, float] | None = None, dpi: int = 100) -> Path:
     """A PNG (or any matplotlib format) of the mechanism at time ``t``."""
+    _check_output(file)
     plt = _plt()
     ax = draw_frame(res, cm, t, scale=scale, shapes=shapes, view=view,
                     title=f"x{scale:g} elastic, " if scale != 1.0 else "")
@@ -305,6 +347,20 @@ def animate(res: Any, cm: Any, file: str | Path | None = None, *, fps: int = 20,
     if file is not None and Path(file).suffix.lower() in (".png", ".jpg", ".svg", ".pdf"):
         return snapshot(res, cm, res.t[-1] if t is None else t, file, scale=scale,
                         shapes=shapes, view=view, dpi=dpi)
+    # (fps = 0 was a ZeroDivisionError, frames = 0 an IndexError, frames < 0 numpy's
+    # "Number of samples, -3, must be non-negative")
+    if isinstance(fps, bool) or not isinstance(fps, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(fps) or fps <= 0:
+        raise ArgumentError(f"fps (frames per second) must be a number > 0, got {fps!r}")
+    if isinstance(frames, bool) or (isinstance(frames, (int, float, np.integer, np.floating))
+                                    and not (np.isfinite(frames) and frames >= 1)):
+        raise ArgumentError(f"frames must be a number of frames >= 1 or a sequence of "
+                            f"instants, got {frames!r}")
+    if frames is not None and not isinstance(frames, (int, float, np.integer, np.floating)) \
+            and len(np.atleast_1d(np.asarray(frames, dtype=object))) == 0:
+        raise ArgumentError("frames is an empty sequence: give the instants to draw")
+    if file is not None:
+        _check_output(file)
     plt = _plt()
     from matplotlib import animation
 
@@ -317,8 +373,9 @@ def animate(res: Any, cm: Any, file: str | Path | None = None, *, fps: int = 20,
     scene = _Scene(res, cm, scale, dict(shapes or {}))
     if frames is None:
         frames = min(len(res.t), 100)
-    times = (np.linspace(res.t[0], res.t[-1], int(frames)) if isinstance(frames, int | float)
-             else np.asarray(frames, dtype=float))
+    times = (np.linspace(res.t[0], res.t[-1], int(frames))
+             if isinstance(frames, (int, float, np.integer, np.floating))
+             else np.atleast_1d(np.asarray(frames, dtype=float)))
     ks = [_index(res, tt, f"frames[{i}]") for i, tt in enumerate(times)]
     fig = plt.figure(figsize=(6, 6))
     ax = fig.add_subplot(111, projection="3d")

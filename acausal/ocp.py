@@ -48,14 +48,15 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
-from .checks import _number
+from .checks import _bound, _number, _other_parameters
 from .compiler import CompiledModel
 from .differentiable import _check_names
 from .errors import AcausalError, ArgumentError
 from .initialize import initialize
 from .names import did_you_mean, name_list
 
-__all__ = ["Collocation", "CollocationSolution", "collocation_coefficients"]
+__all__ = ["Collocation", "CollocationSolution", "collocation_coefficients",
+           "quadrature_weights"]
 
 
 def collocation_coefficients(degree: int, scheme: str = "radau"
@@ -64,7 +65,10 @@ def collocation_coefficients(degree: int, scheme: str = "radau"
 
     ``tau`` are the ``degree + 1`` points (0 first); ``C[r, j]`` the derivative at
     ``tau[j]`` of the ``r``-th Lagrange basis polynomial; ``D[r]`` its value at 1;
-    ``B[j]`` its integral over ``[0, 1]`` (quadrature weights; ``B[0] = 0`` for Radau).
+    ``B[j]`` its integral over ``[0, 1]`` (the quadrature of the polynomial through the
+    ``degree + 1`` points; ``B[0]`` is 0 except for Radau of degree 1, where it is 1/2:
+    a quadrature of values at the collocation points alone takes
+    :func:`quadrature_weights`).
     """
     if scheme not in ("radau", "legendre"):
         raise AcausalError(f"scheme must be 'radau' or 'legendre', got {scheme!r}")
@@ -87,6 +91,57 @@ def collocation_coefficients(degree: int, scheme: str = "radau"
         C[r] = [dp(t) for t in tau]
         B[r] = np.polyint(poly)(1.0)
     return tau, C, D, B
+
+
+def quadrature_weights(degree: int, scheme: str = "radau") -> np.ndarray:
+    """Weights ``w[j]`` of ``int_0^1 v dt ~ sum_j w[j] v(tau[j + 1])`` from the ``degree``
+    collocation points alone (``tau`` of :func:`collocation_coefficients`, without 0).
+
+    They are the integrals of the Lagrange basis through those points: the Gauss rule
+    (exact to degree ``2d - 1``) for Legendre, the right Radau rule (exact to degree
+    ``2d - 2``) for Radau; they sum to 1. (``B[1:]`` of :func:`collocation_coefficients`
+    equals them except for Radau of degree 1, whose basis through 0 and 1 gives the
+    collocation point 1 the weight 1/2.)
+    """
+    tau = collocation_coefficients(degree, scheme)[0][1:]
+    w = np.zeros(tau.size)
+    for r in range(tau.size):
+        others = np.delete(tau, r)
+        poly = np.poly1d(np.poly(others)) / np.prod(tau[r] - others)
+        w[r] = np.polyint(poly)(1.0)
+    return w
+
+
+def _not_parameters(cm: CompiledModel, kind: str, names: Sequence[str]) -> None:
+    """Say why a name of ``controls``/``free_params`` that is no numeric parameter of the
+    compiled model cannot be one (a variable, a function of time, a structural value), not
+    only that it is unknown."""
+    d = cm.dae
+    known = set(d.p_names)
+    bad = [n for n in names if n not in known]
+    if not bad:
+        return
+    other = _other_parameters(cm.model, _bound(cm))
+    for n in bad:
+        why = other.get(n)
+        if why == "signal":
+            raise AcausalError(
+                f"{kind}: {n!r} is given as a function of time, which is part of the "
+                "equations; create the component with a number for it (its value is then "
+                "the initial guess) and build again")
+        if why == "structural":
+            raise AcausalError(
+                f"{kind}: {n!r} is a structural parameter (its value shapes the equations "
+                "when the model is built); only numeric parameters can be optimised")
+        if why == "follows":
+            raise AcausalError(
+                f"{kind}: {n!r} is calculated from other parameters of its component; give "
+                "it a value when creating the component and build again")
+        if n in d.out_index:
+            raise AcausalError(
+                f"{kind}: {n!r} is a variable of the model, not a parameter; {kind} are "
+                "parameters (such as a source's value, 'source.V'); constrain a variable "
+                f"with ocp.opti.subject_to(ocp.collocated({n!r}) ...)")
 
 
 @dataclass
@@ -193,11 +248,14 @@ class Collocation:
         self.control_kind = control_kind
         self.control_names = name_list(controls, "controls")
         self.param_names = name_list(free_params, "free_params")
+        _not_parameters(cm, "controls", self.control_names)
+        _not_parameters(cm, "free_params", self.param_names)
         ic = _check_names("control(s)", self.control_names, d.p_names)
         ip = _check_names("parameter(s)", self.param_names, d.p_names)
         if set(ic) & set(ip):
             raise AcausalError("a parameter cannot be both a control and a free parameter")
         self.tau, self.C, self.D, self.B = collocation_coefficients(degree, scheme)
+        self.W = quadrature_weights(degree, scheme)
         nx, nz, nu, npf = int(d.x.numel()), int(d.z.numel()), len(ic), len(ip)
         nd = self.N * self.degree
         opti = self.opti = cs.Opti()
@@ -291,12 +349,17 @@ class Collocation:
         return f.map(self.N * self.degree)(self.xc, self.z, self.P, self.tc)
 
     def integral(self, values: cs.MX) -> cs.MX:
-        """``int_{t0}^{t0+T} v dt`` of a collocated row ``v`` (collocation quadrature,
-        exact for polynomials of degree ``2d - 2`` with Radau)."""
-        w = cs.DM(np.tile(self.B[1:], self.N))
-        if values.shape[1] != self.N * self.degree:
+        """``int_{t0}^{t0+T} v dt`` of a collocated row ``v`` (the quadrature of the
+        collocation points, :func:`quadrature_weights`: exact for polynomials of degree
+        ``2d - 2`` with Radau, ``2d - 1`` with Legendre)."""
+        # (the weights were B[1:] of the basis through 0 and the collocation points, which
+        # sum to 1/2 for Radau of degree 1: every integral came out halved)
+        w = cs.DM(np.tile(self.W, self.N))
+        if not hasattr(values, "shape") or len(values.shape) != 2 \
+                or values.shape[1] != self.N * self.degree:
             raise AcausalError("integral() takes a row at the collocation points "
-                               "(ocp.collocated(name) or an expression of such rows)")
+                               "(ocp.collocated(name) or an expression of such rows), got "
+                               f"{values!r:.60}")
         return self.h * cs.mtimes(values, w)
 
     def start_at_initial_values(self, params: dict[str, float] | None = None) -> None:

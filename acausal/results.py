@@ -290,7 +290,9 @@ class Result:
         """Plot variables against time (matplotlib, optional dependency).
 
         Each argument is a name or a list of names sharing one subplot.
-        With ``file`` the figure is saved (PNG, SVG, PDF by extension).
+        With ``file`` the figure is saved (PNG, SVG, PDF by extension). ``ax``: draw into
+        existing matplotlib axes instead of a new figure, one per argument (an ``Axes``
+        for one argument, a sequence of them for several).
         """
         try:
             import matplotlib
@@ -318,7 +320,17 @@ class Result:
                                      figsize=(8, 2.4 * len(groups) + 0.6), squeeze=False)
             axes = list(grid[:, 0])
         else:
-            fig, axes = ax.figure, [ax]
+            # (one Axes for several arguments drew the first alone and dropped the others)
+            axes = list(np.ravel(np.asarray(ax, dtype=object))) \
+                if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
+            if len(axes) != len(groups) or not all(hasattr(a, "plot") and
+                                                   hasattr(a, "figure") for a in axes):
+                raise ArgumentError(
+                    f"plot(ax=...) takes one matplotlib Axes per subplot: {len(groups)} "
+                    f"subplot(s) were asked for and {len(axes)} axes given; put the names "
+                    "of one Axes in a list (res.plot(['a.v', 'b.v'], ax=ax)), or give a "
+                    "list of axes")
+            fig = axes[0].figure
         for a, group in zip(axes, groups, strict=False):
             for n in group:
                 v = self[n]

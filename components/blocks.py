@@ -830,8 +830,11 @@ class LimPID(ac.Component):
     Ni : ``Ni Ti`` is the time constant of the anti-windup compensation [1], > 0
     Nd : the higher, the more ideal the derivative block [1], > 0
     xi_start, xd_start : initial states of the integrator and the derivative filter
-    y_start : initial output, used with Init.InitialOutput
-    initType : Init.InitialState (default), SteadyState, InitialOutput, NoInit (structural)
+    y_start : initial output before the limiter, ``y_unlimited``, used with
+        Init.InitialOutput (MSL ``gainPID.y = y_start``; the output ``y`` starts there when
+        it lies within the limits)
+    initType : Init.InitialState (default), SteadyState, InitialOutput (with an
+        integrator: "PI" or "PID"), NoInit (structural)
 
     Variables
     ---------
@@ -918,8 +921,18 @@ class LimPID(ac.Component):
         if init == Init.SteadyState:
             return [der(x) == 0 for x, _ in states]
         if init == Init.InitialOutput:
-            out = [self.y == self.y_start] if self._with_I else []
-            return out + ([der(self.xd) == 0] if self._with_D else [])
+            if not self._with_I:
+                # (y_start was silently ignored: nothing can make the output start there)
+                raise ModelDefinitionError(
+                    f"{self._describe()}: initType=Init.InitialOutput sets the integrator "
+                    f"so that the output starts at y_start, and controllerType="
+                    f"{self.controllerType!r} has no integrator; take 'PI' or 'PID', or "
+                    "another initType")
+            # the unlimited output, as MSL's gainPID.y = y_start: it is smooth in xi (the
+            # limited one is flat while the start guess saturates it, and Newton stalled
+            # there: y_start = 1.5 within +-2 was 'no consistent initial values')
+            return [self.y_unlimited == self.y_start] + (
+                [der(self.xd) == 0] if self._with_D else [])
         return []
 
 
@@ -1198,13 +1211,34 @@ class DiscreteBlock(SISO):
     y_start = Parameter(0.0, structural=True, doc="output before the first tick")
     y_held = Variable(start=0.0, discrete=True, doc="held output")
 
+    # parameter -> the discrete variables whose first value it is (kept in step when the
+    # parameter is set after the block was created: it was read once, in __init__, and a
+    # later `block.y_start = 5.0` was silently ignored)
+    _FIRST_VALUES: dict[str, tuple[str, ...]] = {"y_start": ("y_held",)}
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         period = self.samplePeriod
         if isinstance(period, bool) or not isinstance(period, (int, float)) or period <= 0:
             raise ModelDefinitionError(
                 f"{self._describe()}: samplePeriod must be a number > 0 s, got {period!r}")
-        self.__dict__["_vars"]["y_held"].start = float(self.y_start)
+        for name in self._FIRST_VALUES:
+            self._set_first_values(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name in self._FIRST_VALUES:
+            self._set_first_values(name)
+
+    def _set_first_values(self, name: str) -> None:
+        value = getattr(self, name)
+        try:
+            first = float(value)
+        except (TypeError, ValueError):
+            raise ModelDefinitionError(
+                f"{self._describe()}: {name} must be a number, got {value!r}") from None
+        for var in self._FIRST_VALUES[name]:
+            self.__dict__["_vars"][var].start = first
 
     def clock(self) -> ac.Sample:
         """The block's clock."""
@@ -1242,10 +1276,7 @@ class UnitDelay(DiscreteBlock):
     """
 
     x = Variable(start=0.0, discrete=True, doc="input read at the last tick")
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.__dict__["_vars"]["x"].start = float(self.y_start)
+    _FIRST_VALUES = {"y_start": ("y_held", "x")}
 
     def equations(self):
         return [ac.when(self.clock(), ac.assign(self.y_held, ac.pre(self.x)),
@@ -1277,10 +1308,7 @@ class DiscretePI(DiscreteBlock):
                   min=0.0, min_inclusive=False)
     x_start = Parameter(0.0, structural=True, doc="integrator state before the first tick")
     x = Variable(start=0.0, discrete=True, doc="integrator state")
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.__dict__["_vars"]["x"].start = float(self.x_start)
+    _FIRST_VALUES = {"y_start": ("y_held",), "x_start": ("x",)}
 
     def equations(self):
         x_new = ac.pre(self.x) + self.samplePeriod / self.T * self.u

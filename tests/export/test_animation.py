@@ -46,6 +46,40 @@ def test_a_time_outside_the_run_is_an_error(run, tmp_path):
     res.animate(cm, str(tmp_path / "end.png"), t=1.0)  # the end itself is in
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    # (fps = 0 was a ZeroDivisionError, frames = 0 an IndexError, frames = -3 numpy's
+    # "Number of samples, -3, must be non-negative", a missing folder FileNotFoundError
+    # after every frame was drawn)
+    ({"fps": 0, "frames": 2}, r"fps \(frames per second\) must be a number > 0, got 0"),
+    ({"frames": 0}, "frames must be a number of frames >= 1 or a sequence of instants, got 0"),
+    ({"frames": -3}, "got -3"),
+    ({"frames": []}, "frames is an empty sequence"),
+    ({"file": "missing/p.gif"}, r"the folder .*missing' does not exist"),
+    ({"file": "missing/p.png"}, r"the folder .*missing' does not exist"),
+    # (a misspelt path or shape was ignored and the default drawn)
+    ({"shapes": {"bodyy": "box"}}, "'bodyy' is not a frame-connected component of the "
+                                   "model; did you mean 'body'"),
+    ({"shapes": {"body": "cube"}}, r"shapes\['body'\] = 'cube' is not one of 'sphere'"),
+])
+def test_animation_arguments_are_checked(run, tmp_path, kwargs, message):
+    cm, res = run
+    file = str(tmp_path / kwargs.pop("file", "p.gif"))
+    with pytest.raises(ac.AcausalError, match=message):
+        res.animate(cm, file, **kwargs)
+
+
+def test_a_planar_view_hides_the_axis_seen_end_on(run):
+    plt = pytest.importorskip("matplotlib.pyplot")
+    cm, res = run
+    scene = _Scene(res, cm, 1.0, {})
+    assert (scene.hi - scene.lo)[2] < 1e-12  # the pendulum swings in the x-y plane
+    ax = ac.animation.draw_frame(res, cm, 0.5)
+    # seen along z, the z ticks and label were printed on top of each other at one spot
+    assert len(ax.zaxis.get_ticklocs()) == 0 and ax.zaxis.get_label_text() == ""
+    assert ax.xaxis.get_label_text() == "x [m]" and ax.yaxis.get_label_text() == "y [m]"
+    plt.close(ax.figure)
+
+
 def test_geometry_follows_the_frames(run):
     cm, res = run
     scene = _Scene(res, cm, 1.0, {})

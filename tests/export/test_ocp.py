@@ -17,6 +17,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import casadi as cs
 import numpy as np
 import pytest
 
@@ -175,3 +176,54 @@ def test_transcription_arguments_are_checked(kwargs, message):
     cm = ac.build(DoubleIntegrator())
     with pytest.raises(ac.AcausalError, match=message):
         ac.ocp.Collocation(cm, **{"controls": ["force.f"], **kwargs})
+
+
+@pytest.mark.parametrize("scheme, exact_to", [("radau", lambda d: 2 * d - 2),
+                                              ("legendre", lambda d: 2 * d - 1)])
+@pytest.mark.parametrize("degree", [1, 2, 3, 5])
+def test_integral_is_the_quadrature_of_the_collocation_points(scheme, exact_to, degree):
+    # int_0^T t^k dt = T^(k+1)/(k+1) for every k up to the rule's degree of exactness
+    # (Radau's right rule 2d - 2, Gauss 2d - 1). With Radau of degree 1 the weights were
+    # B[1:] of the basis through 0 and 1, (1/2), so every integral came out halved.
+    cm = ac.build(DoubleIntegrator())
+    T = 2.0
+    ocp = ac.ocp.Collocation(cm, N=3, degree=degree, t_final=T, scheme=scheme)
+    for k in range(exact_to(degree) + 1):
+        value = float(cs.evalf(ocp.integral(ocp.tc ** k)))
+        assert value == pytest.approx(T ** (k + 1) / (k + 1), rel=1e-12)  # rounding only
+    assert ac.ocp.quadrature_weights(degree, scheme).sum() == pytest.approx(1.0, rel=1e-13)
+
+
+def test_minimum_energy_with_radau_of_degree_one_is_not_halved():
+    # min int f^2 dt moving a unit mass from rest at 0 to rest at 1 in 1 s: f = 6 - 12 t,
+    # J* = 12 (Euler-Lagrange: s'''' = 0). Implicit Euler (Radau, d = 1) is first order:
+    # with N = 200 the objective is within 12 * 3/N of J*, and it was J*/2 before.
+    cm = ac.build(DoubleIntegrator())
+    ocp = ac.ocp.Collocation(cm, N=200, degree=1, controls=["force.f"],
+                             control_kind="polynomial")
+    ocp.start_at_initial_values()
+    ocp.opti.subject_to([ocp.state("mass.s")[-1] == 1.0, ocp.state("mass.v")[-1] == 0.0])
+    ocp.opti.minimize(ocp.integral(ocp.collocated("force.f") ** 2))
+    sol = ocp.solve()
+    assert sol.objective == pytest.approx(12.0, rel=3 / 200)
+
+
+def test_controls_that_are_not_numeric_parameters_say_why():
+    class Driven(ac.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.mass = tr.Mass(m=1.0, s=0.0, v=0.0)
+            self.force = tr.Force(f=lambda t: 0 * t)
+            self.connect(self.force.flange, self.mass.flange_a)
+
+    cm = ac.build(Driven())
+    # (both were "unknown control(s): 'force.f'", as if the name were misspelt)
+    with pytest.raises(ac.AcausalError, match="'force.f' is given as a function of time"):
+        ac.ocp.Collocation(cm, N=4, controls=["force.f"])
+    with pytest.raises(ac.AcausalError, match="'mass.s' is a variable of the model, not a "
+                                              "parameter"):
+        ac.ocp.Collocation(cm, N=4, free_params=["mass.s"])
+    ocp = ac.ocp.Collocation(cm, N=4)
+    with pytest.raises(ac.AcausalError, match="integral\\(\\) takes a row at the collocation "
+                                              "points .*got 3.0"):
+        ocp.integral(3.0)  # (was AttributeError: 'float' object has no attribute 'shape')

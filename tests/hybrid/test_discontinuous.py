@@ -760,6 +760,36 @@ def test_zero_order_hold_and_unit_delay():
     np.testing.assert_allclose(res["delay.y"][away], delay_ref[away], rtol=0, atol=1e-10)
 
 
+def test_first_values_set_after_the_blocks_were_created_are_used():
+    # the same as giving them to the constructor (they were read once, in __init__, and
+    # y_start or x_start set afterwards was silently ignored: the outputs started at 0)
+    model = Sampled()
+    model.zoh.y_start = -2.5
+    model.delay.y_start = -1.5
+    res = ac.simulate(model, 0.25, t_eval=[0.05, 0.15, 0.25], rtol=RTOL, atol=ATOL)
+    at = [int(np.flatnonzero(np.isclose(res.t, t, rtol=0, atol=1e-9))[0])
+          for t in (0.05, 0.15, 0.25)]  # (the output also holds the tick instants)
+    # before the first tick (TS) the held values; after it the zoh holds sin(2 pi TS),
+    # the delay its y_start until the second tick
+    np.testing.assert_allclose(res["zoh.y"][at], [-2.5, np.sin(2 * np.pi * TS),
+                                                  np.sin(2 * np.pi * 2 * TS)], atol=1e-10)
+    np.testing.assert_allclose(res["delay.y"][at], [-1.5, -1.5, np.sin(2 * np.pi * TS)],
+                               atol=1e-10)
+
+    class Held(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.ref = bl.Constant(k=REF)
+            self.pi = bl.DiscretePI(k=KC, T=TI, samplePeriod=TS, startTime=TS)
+            self.connect(self.ref.y, self.pi.u)
+
+    model = Held()
+    model.pi.x_start = 2.0
+    res = ac.simulate(model, 0.15, t_eval=[0.15])
+    # first tick: x_1 = x_start + TS/TI REF, y = KC (x_1 + REF)
+    assert res.final("pi.y") == pytest.approx(KC * (2.0 + TS / TI * REF + REF), abs=1e-12)
+
+
 KP, TP, KC, TI, REF = 2.0, 0.3, 0.8, 0.4, 1.0  # plant gain and time constant, PI
 
 

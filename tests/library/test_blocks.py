@@ -287,6 +287,44 @@ def test_limpid_unsaturated_equals_pid():
     assert np.max(np.abs(res["pid.y"] - np.where(tt >= 0, k * (1 + tt / Ti), 0.0))) < 1e-8
 
 
+class LimPIDLoop(ac.Model):
+    """LimPID (k = 5, Ti = 0.5, limits +-2) on the plant 1/(s + 1), set point 1."""
+
+    def __init__(self, **pid):
+        super().__init__()
+        self.reference = bl.Constant(k=1.0)
+        self.pid = bl.LimPID(k=5.0, Ti=0.5, yMax=2.0, **pid)
+        self.plant = bl.FirstOrder(k=1.0, T=1.0, y_start=0.0)
+        self.connect(self.reference.y, self.pid.u_s)
+        self.connect(self.plant.y, self.pid.u_m)
+        self.connect(self.pid.y, self.plant.u)
+
+
+@pytest.mark.parametrize("controllerType", ["PI", "PID"])
+def test_limpid_initial_output_within_the_limits(controllerType):
+    # y_start = 1.5 within +-2: the start guess xi = 0 saturates the output (5 (1 + 0) > 2)
+    # and Newton stalled on the flat limiter ("no consistent initial values"). The unlimited
+    # output is set, as MSL's gainPID.y = y_start: xi(0) = y_start/k - (u_s - u_m) = -0.7
+    res = ac.simulate(LimPIDLoop(controllerType=controllerType,
+                                 initType=bl.Init.InitialOutput, y_start=1.5), 0.1)
+    assert res["pid.y"][0] == pytest.approx(1.5, abs=1e-12)  # (Newton's tolerance)
+    assert res["pid.xi"][0] == pytest.approx(1.5 / 5.0 - 1.0, abs=1e-12)
+    # beyond the limit the output starts at the limit, the unlimited output at y_start
+    res = ac.simulate(LimPIDLoop(controllerType=controllerType,
+                                 initType=bl.Init.InitialOutput, y_start=3.0), 0.1)
+    assert (res["pid.y"][0], res["pid.y_unlimited"][0]) == pytest.approx((2.0, 3.0),
+                                                                         abs=1e-12)
+
+
+@pytest.mark.parametrize("controllerType", ["P", "PD"])
+def test_limpid_initial_output_needs_an_integrator(controllerType):
+    # (y_start was silently ignored: the output started wherever the P/D parts put it)
+    with pytest.raises(ac.ModelDefinitionError, match=f"controllerType='{controllerType}' "
+                                                      "has no integrator"):
+        ac.build(LimPIDLoop(controllerType=controllerType, initType=bl.Init.InitialOutput,
+                            y_start=1.5))
+
+
 def test_limpid_back_calculation_closed_form():
     """Saturated open loop, constant error e: the integrator follows the tracking law
 

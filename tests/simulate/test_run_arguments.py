@@ -161,6 +161,22 @@ def test_plot_refuses_what_is_not_a_name():
         res.plot(["x", 2])
 
 
+def test_plot_into_given_axes_draws_every_argument_or_refuses():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    res = ac.simulate(Ramp(), 1.0, n_points=3)
+    fig, axes = plt.subplots(2, 1)
+    res.plot("x", ["x", "n"], ax=axes)
+    assert [line.get_label() for line in axes[0].lines] == ["x"]
+    assert [line.get_label() for line in axes[1].lines] == ["x", "n"]
+    # one Axes for two subplots drew the first and silently dropped the second
+    fig, ax = plt.subplots()
+    with pytest.raises(ac.ArgumentError, match=r"2 subplot\(s\) were asked for and 1 axes "
+                                               "given"):
+        res.plot("x", "x", ax=ax)
+    assert len(ax.lines) == 0
+    plt.close("all")
+
+
 def test_plot_to_a_missing_folder_says_so(tmp_path):
     pytest.importorskip("matplotlib")
     res = ac.simulate(Ramp(), 1.0, n_points=3)
