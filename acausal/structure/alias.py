@@ -496,7 +496,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     parent = list(range(n))
     sign = [1.0] * n
     const: dict[int, cs.SX] = {}  # representative -> constant expression
-    is_der = np.fromiter(map(_is_set, map(attrgetter("der_of"), V)), dtype=bool, count=n)
+    is_der = np.array([v.der_of is not None for v in V], dtype=bool)
     rank = [0] * n  # (set for the variables of alias equations: see _ranks)
     ranked = np.zeros(n, dtype=bool)
 
@@ -584,8 +584,9 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     redo = np.flatnonzero(dirty[kept])
     if redo.size:  # (the substituted rows kept: their residuals are rows of R)
         at = kept[redo].tolist()
-        for r, e in zip(at, R[at].nonzeros(), strict=True):
-            current[r] = current[r].rewritten(e)
+        for r, e in zip(at, map(FlatEquation.rewritten, map(current.__getitem__, at),
+                                R[at].nonzeros()), strict=True):
+            current[r] = e
     out = AliasResult([current[r] for r in kept.tolist()], subst, m, removed, starts,
                       R if len(kept) == m else R[kept.tolist()])
     # the incidence of the kept rows (on the flat unknowns) and the unknowns' column
@@ -595,10 +596,6 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     out.symbols = X
     out.roots = roots
     return out
-
-
-def _is_set(x: object) -> bool:
-    return x is not None
 
 
 class Substitution(dict):  # type: ignore[type-arg]
@@ -794,13 +791,16 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     # others are shared with the flat system (no pass changes a variable in place: see
     # EquationSystem.copy)
     for i, v in enumerate(variables):
-        if v.der is None and v.der_of is None:
+        d, o = v.der, v.der_of
+        if d is None and o is None:
             continue
         v = variables[i] = v.copy()
-        if v.der is not None:
-            v.der = None if new_index[v.der] < 0 else new_index[v.der]
-        if v.der_of is not None:
-            v.der_of = None if new_index[v.der_of] < 0 else new_index[v.der_of]
+        if d is not None:
+            d = new_index[d]
+            v.der = None if d < 0 else d
+        if o is not None:
+            o = new_index[o]
+            v.der_of = None if o < 0 else o
     for k, (start, fixed) in starts.items():
         i = new_index[k]
         if i >= 0:
