@@ -505,7 +505,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     current = list(eqs)  # the equation of each row (a new one where substituted)
     alive = np.ones(m, dtype=bool)
     dirty = np.zeros(m, dtype=bool)  # rows substituted: their equation is a row of R
-    params = {p.name for p in fs.parameters}
+    params = set(map(attrgetter("name"), fs.parameters))
     index = fs.index
     removed: list[FlatEquation] = []
     hidden = _hidden(fs)
