@@ -271,6 +271,20 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
     return cs.vertsplit(dense) if len(exprs) > 1 else [dense], relations
 
 
+def _unknowns_in(column: cs.SX, unknowns: cs.SX, fs: Any) -> cs.SX:
+    """The unknowns among the symbols of ``column`` (a few rows left to prove free of
+    relations), or ``unknowns`` as given where the column is not small or the flat
+    system's index does not name every unknown: the proof's directional derivative
+    along a symbolic seed per unknown (:func:`~acausal.functions.no_relation_of`) is
+    the same on the unknowns the rows hold, and a hundred thousand seed symbols cost more
+    than the proof of a few rows."""
+    index = fs.index
+    if 8 * column.numel() > unknowns.numel() or len(index) != len(fs.variables):
+        return unknowns
+    held = [s for s in cs.symvar(column) if s.name() in index]
+    return cs.vertcat(cs.SX(0, 1), *held)
+
+
 def relations_pass(state: CompileState) -> CompileState:
     """Pass: freeze the relations of the unknowns into discrete parameters (in the
     equations, the outputs and the conditions and values of ``when`` clauses)."""
@@ -286,14 +300,16 @@ def relations_pass(state: CompileState) -> CompileState:
     # equations of templates proven free of them once for their class need no proof
     # (the columns are kept with the flat system: the alias pass takes them over)
     column, unknowns = flat_columns(fs)
+    proof_unknowns = unknowns
     free = fs.relation_free
     if free is not None and len(free) == len(fs.equations):
         column = cs.SX(cs.vertcat(
             cs.SX(0, 1), *[fs.equations[i].res for i in np.flatnonzero(~free).tolist()],
             *[e.res for e in fs.initial_equations]))
+        proof_unknowns = _unknowns_in(column, unknowns, fs)
     elif fs.initial_equations:
         column = cs.vertcat(column, *[e.res for e in fs.initial_equations])
-    if not when_exprs and eqs and no_relation_of(column, unknowns):
+    if not when_exprs and eqs and no_relation_of(column, proof_unknowns):
         return state
     origin_of = {v.name: v.origin for v in fs.variables}
     out_names = list(fs.outputs)

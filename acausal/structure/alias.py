@@ -23,6 +23,7 @@ from ..fastsx import same_nodes, stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..state import need
+from ..symbols import FlatVariable
 from .diagnostics import StructureDiagnostics
 from .system import (
     EquationSystem,
@@ -188,13 +189,28 @@ def _candidates(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, is_der: np.n
     return rows[~(first | second)]
 
 
+class _Found(NamedTuple):
+    """Candidate rows recognised as trivial, in row order: row ``rows[i]`` says
+    ``v_a[i] = s[i] * v_b[i]`` (an alias), or, where ``b[i]`` is -1, ``v_a[i] =
+    values[rows[i]]`` (a constant)."""
+
+    rows: list[int]
+    a: list[int]
+    b: list[int]
+    s: list[float]
+    values: dict[int, cs.SX]
+    #: the unknowns of the aliases (those whose rank a merge may compare)
+    unknowns: np.ndarray
+
+
 def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.SX
-            ) -> dict[int, _Alias | _Const]:
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The candidate rows whose residual is, as a tree, ``a - b``, ``-(a + b)``, ``a + b``
     or ``a`` of unknowns (the forms flattening writes ``a == b``, ``-a == b`` and a lone
-    port quantity in), classified for the whole column at once; :func:`_classify` looks
-    at the others one by one."""
-    out: dict[int, _Alias | _Const] = {}
+    port quantity in), classified for the whole column at once: ``(rows, a, b, s)``
+    arrays (``b`` -1 for ``a = 0``; rows not in row order); :func:`_classify` looks at
+    the others one by one."""
+    out_r, out_a, out_b, out_s = [], [], [], []
     lens = ptr[rows + 1] - ptr[rows]
     two, one = rows[lens == 2], rows[lens == 1]
     if two.size:
@@ -209,15 +225,63 @@ def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.
                 break
             a, b = (j1[left], j0[left]) if swap else (j0[left], j1[left])
             hit = same_nodes(R[two[left].tolist()], form(X[a.tolist()], X[b.tolist()]))
-            for r, ja, jb in zip(two[left[hit]].tolist(), a[hit].tolist(), b[hit].tolist(),
-                                 strict=True):
-                out[r] = _Alias(ja, jb, s)
+            out_r.append(two[left[hit]])
+            out_a.append(a[hit])
+            out_b.append(b[hit])
+            out_s.append(np.full(int(hit.sum()), s))
             left = left[~hit]
     if one.size:
-        j = col[ptr[one]].tolist()
-        for k in np.flatnonzero(same_nodes(R[one.tolist()], X[j])).tolist():
-            out[int(one[k])] = _Const(j[k], _ZERO)
-    return out
+        j = col[ptr[one]]
+        hit = same_nodes(R[one.tolist()], X[j.tolist()])
+        out_r.append(one[hit])
+        out_a.append(j[hit])
+        out_b.append(np.full(int(hit.sum()), -1, dtype=np.int64))
+        out_s.append(np.zeros(int(hit.sum())))
+    if not out_r:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, np.zeros(0)
+    return (np.concatenate(out_r), np.concatenate(out_a), np.concatenate(out_b),
+            np.concatenate(out_s))
+
+
+def _recognise(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.SX,
+               res: Callable[[int], cs.SX], index: dict[str, int], params: set[str],
+               is_der: np.ndarray) -> _Found:
+    """The trivial equations among the candidate rows ``rows`` (sorted): the common forms
+    for the whole column at once (:func:`_shapes`), the others one by one
+    (:func:`_classify` of ``res(row)``); the ones with a derivative left out (kept)."""
+    r, a, b, s = _shapes(rows, ptr, col, R, X)
+    values: dict[int, cs.SX] = dict.fromkeys(r[b < 0].tolist(), _ZERO)
+    if len(r) < len(rows):
+        seen = np.zeros(len(rows), dtype=bool)
+        seen[np.searchsorted(rows, r)] = True
+        more_r, more_a, more_b, more_s = [], [], [], []
+        for k in rows[~seen].tolist():
+            c = _classify(res(k), index, params)
+            if c is None:
+                continue
+            more_r.append(k)
+            more_a.append(c[0])
+            if isinstance(c, _Alias):
+                more_b.append(c.b)
+                more_s.append(c.sign)
+            else:
+                more_b.append(-1)
+                more_s.append(0.0)
+                values[k] = c.value
+        if more_r:
+            r = np.concatenate((r, np.asarray(more_r, dtype=np.int64)))
+            a = np.concatenate((a, np.asarray(more_a, dtype=np.int64)))
+            b = np.concatenate((b, np.asarray(more_b, dtype=np.int64)))
+            s = np.concatenate((s, np.asarray(more_s, dtype=float)))
+    order = np.argsort(r, kind="stable")
+    r, a, b, s = r[order], a[order], b[order], s[order]
+    if is_der.any():  # (an alias or a constant of a derivative is kept)
+        keep = ~(is_der[a] | ((b >= 0) & is_der[np.maximum(b, 0)]))
+        r, a, b, s = r[keep], a[keep], b[keep], s[keep]
+    two = b >= 0
+    return _Found(r.tolist(), a.tolist(), b.tolist(), s.tolist(), values,
+                  np.concatenate((a[two], b[two])))
 
 
 def _negsum(a: cs.SX, b: cs.SX) -> cs.SX:
@@ -311,6 +375,104 @@ def _incidence(F: cs.SX, X: cs.SX, rows: np.ndarray, hidden: list[_Hidden]
     return ptr_all, col_all
 
 
+def _find(parent: list[int], sign: list[float], k: int) -> tuple[int, float]:
+    """The representative of ``k`` and ``s`` with ``value(k) = s * value(rep)`` (signed
+    union-find on the lists ``parent`` and ``sign``, paths compressed)."""
+    s = 1.0
+    path = []
+    while parent[k] != k:
+        path.append(k)
+        s *= sign[k]
+        k = parent[k]
+    acc = s
+    for j in path:
+        sj = sign[j]
+        parent[j] = k
+        sign[j] = acc
+        acc *= sj
+    return k, s
+
+
+#: a rank's first three criteria weigh more than any name's length (see :func:`_ranks`)
+_LONG = 1 << 32
+
+
+def _ranks(V: list[FlatVariable], ks: list[int], rank: list[int]) -> None:
+    """Set ``rank[k]`` for the variables ``ks``: the representative of a set is its
+    best-ranked member, by (has a derivative, fixed, declared by a component rather than
+    a port or an edge quantity, shorter name), one integer ordered as that tuple."""
+    for k in ks:
+        v = V[k]
+        name = v.name
+        user = "[" not in name[name.rfind(".") + 1:] and "->" not in name
+        rank[k] = ((((v.der is not None) << 1) | bool(v.fixed)) << 1 | user) * _LONG \
+            - len(name)
+
+
+def _merge(found: _Found, parent: list[int], sign: list[float], const: dict[int, cs.SX],
+           rank: list[int]) -> list[int]:
+    """Merge the trivial equations ``found`` into the signed union-find (``parent``,
+    ``sign``; ``const``: representative -> its constant expression), in row order;
+    returns the rows merged (the others are redundant: left for the balance check)."""
+    dead = []
+    values = found.values
+    for r, a, b, s in zip(found.rows, found.a, found.b, found.s, strict=True):
+        ra, sa = (a, 1.0) if parent[a] == a else _find(parent, sign, a)
+        if b >= 0:
+            rb, sb = (b, 1.0) if parent[b] == b else _find(parent, sign, b)
+            if ra == rb:
+                continue  # redundant: left for the balance check to report
+            # value(a) = s value(b):  sa*ra = s*sb*rb  ->  rb = (sa/(s*sb)) ra
+            rel = sa / (s * sb)
+            if rank[rb] > rank[ra]:
+                ra, rb, rel = rb, ra, 1.0 / rel
+            if rb in const:
+                if ra in const:
+                    continue
+                const[ra] = _signed(const.pop(rb), rel)
+            parent[rb] = ra
+            sign[rb] = rel
+        else:
+            if ra in const:
+                continue
+            const[ra] = _signed(values[r], sa)
+        dead.append(r)
+    return dead
+
+
+def _resolved(parent: list[int], sign: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Every variable's representative and sign (``value(k) = S[k] * value(P[k])``), by
+    pointer jumping on arrays."""
+    P = np.asarray(parent, dtype=np.int64)
+    S = np.asarray(sign, dtype=float)
+    while True:
+        PP = P[P]
+        if np.array_equal(PP, P):
+            return P, S
+        S = S * S[P]
+        P = PP
+
+
+def _structural(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, target: np.ndarray,
+                n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The incidence of the rows ``rows`` after the substitution, from their incidence
+    before it: each unknown replaced by ``target`` (itself, its representative or the
+    representative's derivative; -1 for a constant). Exact where the unknowns a row
+    holds go to distinct unknowns: CasADi rebuilds a substituted expression node for node
+    and simplifies only operands that are constants or the same node, so every unknown
+    stays in the row. Returns ``(ptr, col)`` of the rows and a mask of those where this
+    does not hold (two unknowns made one, or one made a constant: a term may cancel),
+    whose incidence the caller forms from their expressions."""
+    lens = ptr[rows + 1] - ptr[rows]
+    t = target[col[spread(ptr[rows], lens)]]
+    rowid = np.repeat(np.arange(len(rows), dtype=np.int64), lens)
+    bad = np.zeros(len(rows), dtype=bool)
+    bad[rowid[t < 0]] = True
+    key = np.sort(rowid * n + np.maximum(t, 0))  # (sorted: each row's columns in order)
+    bad[key[np.flatnonzero(key[1:] == key[:-1])] // n] = True
+    return offsets(lens), key % n, bad
+
+
 def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
                       symbols: cs.SX | None = None) -> AliasResult:
     """Eliminate trivial equations of ``fs`` (iterated until none is left).
@@ -318,8 +480,10 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     ``residuals`` and ``symbols``, if given, are the equations' residuals and the
     unknowns' symbols stacked in columns (:func:`~acausal.structure.system.flat_columns`
     forms them otherwise). The incidence of the whole column on the unknowns (one sparse
-    structural Jacobian) selects the few rows that may be trivial; only those are looked
-    at one by one, and only the rows an elimination touches are substituted again.
+    structural Jacobian) selects the few rows that may be trivial; the common forms are
+    recognised for the whole column at once, the merges made on integer lists, and only
+    the rows an elimination touches are substituted again (their incidence derived from
+    the one before where that is exact).
     """
     V = fs.variables
     n = len(V)
@@ -331,104 +495,57 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     # signed union-find: value(k) = sign[k] * value(parent[k])
     parent = list(range(n))
     sign = [1.0] * n
-    const: dict[int, cs.SX] = {}  # root -> constant expression
-    involved: set[int] = set()  # every variable a merge or a constant touched
-
-    def find(k: int) -> tuple[int, float]:
-        s = 1.0
-        path = []
-        while parent[k] != k:
-            path.append(k)
-            s *= sign[k]
-            k = parent[k]
-        root = k
-        # path compression
-        acc = s
-        for j in path:
-            sj = sign[j]
-            parent[j] = root
-            sign[j] = acc
-            acc *= sj
-        return root, s
-
-    is_der_list = [v.der_of is not None for v in V]
-    is_der = np.array(is_der_list, dtype=bool)
-
-    ranks: dict[int, tuple] = {}
-
-    def rank(k: int) -> tuple:
-        got = ranks.get(k)
-        if got is None:
-            v = V[k]
-            name = v.name
-            user_var = "[" not in name[name.rfind(".") + 1:] and "->" not in name
-            got = ranks[k] = (v.der is not None, v.fixed, user_var, -len(name))
-        return got
+    const: dict[int, cs.SX] = {}  # representative -> constant expression
+    is_der = np.array([v.der_of is not None for v in V], dtype=bool)
+    rank = [0] * n  # (set for the variables of alias equations: see _ranks)
+    ranked = np.zeros(n, dtype=bool)
 
     eqs = fs.equations
     m = len(eqs)
     current = list(eqs)  # the equation of each row (a new one where substituted)
     alive = np.ones(m, dtype=bool)
-    params = {p.name for p in fs.parameters}
+    dirty = np.zeros(m, dtype=bool)  # rows substituted: their equation is a row of R
+    params = set(map(attrgetter("name"), fs.parameters))
     index = fs.index
     removed: list[FlatEquation] = []
     hidden = _hidden(fs)
     ptr, col = (_incidence(R, X, np.arange(m), hidden) if m else
                 (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)))
+
+    def equation(r: int) -> FlatEquation:
+        if dirty[r]:
+            current[r] = current[r].rewritten(R[r])
+            dirty[r] = False
+        return current[r]
+
+    def res(r: int) -> cs.SX:
+        return R[r] if dirty[r] else current[r].res
+
     todo = np.arange(m)  # rows to classify
     subst = Substitution()
     roots: dict[int, int] = {}  # eliminated -> representative (see AliasResult.roots)
-    fresh = True  # whether ``subst`` holds every merge made so far
+    elim = np.zeros(0, dtype=np.int64)
+    P = np.arange(n, dtype=np.int64)
+    S = np.ones(n)
     while todo.size:
-        changed = False
-        cand = _candidates(ptr, col, todo, is_der)
-        known = _shapes(cand, ptr, col, R, X)
-        for r in cand.tolist():
-            c = known.get(r)
-            if c is None:
-                c = _classify(current[r].res, index, params)
-                if c is None:
-                    continue
-            if isinstance(c, _Alias):
-                a, b, s = c
-                if is_der_list[a] or is_der_list[b]:
-                    continue
-                ra, sa = (a, 1.0) if parent[a] == a else find(a)
-                rb, sb = (b, 1.0) if parent[b] == b else find(b)
-                if ra == rb:
-                    continue  # redundant: left for the balance check to report
-                # value(a) = s value(b):  sa*ra = s*sb*rb  ->  rb = (sa/(s*sb)) ra
-                rel = sa / (s * sb)
-                if rank(rb) > rank(ra):
-                    ra, rb, rel = rb, ra, 1.0 / rel
-                if rb in const and ra in const:
-                    continue
-                parent[rb] = ra
-                sign[rb] = rel
-                if rb in const:
-                    const[ra] = _signed(const.pop(rb), rel)
-                involved.update((a, b, ra, rb))
-            else:
-                a, expr = c
-                if is_der_list[a]:
-                    continue
-                ra, sa = find(a)
-                if ra in const:
-                    continue
-                const[ra] = _signed(expr, sa)
-                involved.update((a, ra))
-            alive[r] = False
-            removed.append(current[r])
-            changed = True
-            fresh = False
-        if not changed:
+        found = _recognise(_candidates(ptr, col, todo, is_der), ptr, col, R, X, res,
+                           index, params, is_der)
+        new = found.unknowns[~ranked[found.unknowns]]
+        if new.size:
+            new = unique(new)
+            ranked[new] = True
+            _ranks(V, new.tolist(), rank)
+        dead = _merge(found, parent, sign, const, rank)
+        if not dead:
             break
+        removed += map(equation, dead)
+        alive[dead] = False
+        P, S = _resolved(parent, sign)
+        parent, sign = P.tolist(), S.tolist()
         roots = {}
-        subst = _substitution(fs, X, find, const, sorted(involved), roots)
-        fresh = True
+        subst, elim, target = _substitution(V, X, P, S, const, is_der, roots)
         # the rows left that hold an eliminated unknown: substituted, classified again
-        gone = np.zeros(n, dtype=bool)
-        gone[list(subst)] = True
+        gone = target != np.arange(n)
         lens = np.diff(ptr)
         hits = np.bincount(np.repeat(np.arange(m), lens), weights=gone[col], minlength=m)
         for h in hidden:  # (a hidden coordinate eliminated: every row of its group)
@@ -438,21 +555,38 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         if not todo.size:
             break
         rows = todo.tolist()
-        olds = X[list(subst)]
-        news = subst.column
-        new = cs.substitute(R[rows], olds, news)
+        new_res = cs.substitute(R[rows], X[list(subst)], subst.column)
         if R is residuals:
             R = cs.SX(R)  # (a copy: the column given may be shared)
-        R[rows] = new
-        for r, e in zip(rows, cs.vertsplit(new) if len(rows) > 1 else [new], strict=True):
-            current[r] = current[r].rewritten(e)
-        ptr2, col2 = _incidence(new, X, todo, hidden)
+        R[rows] = new_res
+        dirty[todo] = True
+        ptr2, col2, bad = _structural(ptr, col, todo, target, n)
+        marked = np.zeros(len(todo), dtype=bool)
+        for h in hidden:
+            marked |= np.isin(todo, h.rows)
+        bad &= ~marked
+        if bad.any():  # (formed from the expressions: see _structural)
+            at = np.flatnonzero(bad)
+            # on the unknowns these rows held, as substituted (a substitution brings no
+            # new unknown, it may only take one out): a smaller Jacobian
+            lens = ptr[todo[at] + 1] - ptr[todo[at]]
+            was = target[col[spread(ptr[todo[at]], lens)]]
+            on = unique(was[was >= 0])
+            ptr3, col3 = _crs(new_res[at.tolist()], _take(X, on))
+            ptr2, col2 = _splice(ptr2, col2, at, ptr3, on[col3])
+        if marked.any():
+            at = np.flatnonzero(marked)
+            ptr3, col3 = _incidence(new_res[at.tolist()], X, todo[at], hidden)
+            ptr2, col2 = _splice(ptr2, col2, at, ptr3, col3)
         ptr, col = _splice(ptr, col, todo, ptr2, col2)
-    if not fresh:
-        roots = {}
-        subst = _substitution(fs, X, find, const, sorted(involved), roots)
-    starts = _merge_starts(fs, find, const, sorted(involved))
+    starts = _merge_starts(fs, P, S, const, elim)
     kept = np.flatnonzero(alive)
+    redo = np.flatnonzero(dirty[kept])
+    if redo.size:  # (the substituted rows kept: their residuals are rows of R)
+        at = kept[redo].tolist()
+        for r, e in zip(at, map(FlatEquation.rewritten, map(current.__getitem__, at),
+                                R[at].nonzeros()), strict=True):
+            current[r] = e
     out = AliasResult([current[r] for r in kept.tolist()], subst, m, removed, starts,
                       R if len(kept) == m else R[kept.tolist()])
     # the incidence of the kept rows (on the flat unknowns) and the unknowns' column
@@ -486,82 +620,96 @@ def _substitution_of(keys: list[int], column: cs.SX) -> Substitution:
     return out
 
 
-def _substitution(fs: FlatSystem, X: cs.SX, find, const, involved: list[int],
-                  roots: dict[int, int] | None = None) -> Substitution:
+def _substitution(V: list[FlatVariable], X: cs.SX, P: np.ndarray, S: np.ndarray,
+                  const: dict[int, cs.SX], is_der: np.ndarray, roots: dict[int, int]
+                  ) -> tuple[Substitution, np.ndarray, np.ndarray]:
     """Expressions of the eliminated variables (and their derivatives) in the kept ones
-    (``involved``: the sorted variables any merge touched, the others stay; ``X``: the
-    unknowns' symbols in one column).
+    (``P``, ``S``: every variable's representative and sign, :func:`_resolved`;
+    ``const``: representative -> constant; ``X``: the unknowns' symbols in one column).
 
     The representative of a set is its best-ranked member, so it has a derivative symbol
-    whenever any member has one. ``roots``, if given, receives each eliminated variable's
+    whenever any member has one. ``roots`` receives each eliminated variable's
     representative where that is an unknown. The expressions are formed as one column
-    (a representative's negation once), then split.
+    (a representative's negation once), then split. Returns the substitution, the
+    eliminated variables that are not derivatives (sorted) and, for every variable, the
+    unknown it becomes (itself if kept, its representative or the representative's
+    derivative, up to sign; -1 for a constant).
     """
-    V = fs.variables
-    keys: list[int] = []
-    kind: list[int] = []  # per key: 0 symbol, 1 negated symbol, 2 expression, 3 zero
-    spec: list[int] = []  # per key: the symbol's unknown (0, 1) or the expression's (2)
-    exprs: list[cs.SX] = []
-
-    def signed(k: int, j: int, s: float) -> None:
-        keys.append(k)
-        kind.append(0 if s == 1.0 else 1)
-        spec.append(j)
-
-    def expr(k: int, e: cs.SX) -> None:
-        keys.append(k)
-        if e.is_zero():  # (a constant zero: taken from one column of zeros)
-            kind.append(3)
-            spec.append(0)
-            return
-        kind.append(2)
-        spec.append(len(exprs))
-        exprs.append(cs.densify(e))
-
-    for k in involved:
-        v = V[k]
-        if v.der_of is not None:
-            continue
-        r, s = find(k)
-        # (s is +1 or -1; CasADi forms -1 * e as -e, 1 * e as e)
-        if r in const:
-            expr(k, _signed(const[r], s))
-        elif r != k:
-            signed(k, r, s)
-            if roots is not None:
-                roots[k] = r
-        else:
-            continue
-        dk = v.der
-        if dk is not None:
-            if r in const:
-                expr(dk, cs.SX(0))
-            else:
-                rd = V[r].der
-                assert rd is not None, "alias representative lost its derivative"
-                signed(dk, rd, s)
+    n = len(V)
+    has = np.zeros(n, dtype=bool)
+    if const:
+        has[np.fromiter(const, dtype=np.int64, count=len(const))] = True
+    elim = np.flatnonzero(((P != np.arange(n)) | has[P]) & ~is_der)
+    target = np.arange(n, dtype=np.int64)
     out = Substitution()
-    if not keys:
+    if not elim.size:
         out.column = cs.SX(0, 1)
-        return out
-    kinds = np.asarray(kind, dtype=np.int64)
-    at = np.asarray(spec, dtype=np.int64)
-    plus = np.flatnonzero(kinds == 0)
-    minus = np.flatnonzero(kinds == 1)
-    negs = unique(at[minus])  # (np.unique imports numpy.ma: ~10 ms of a cold start)
-    inverse = np.searchsorted(negs, at[minus])
-    perm = np.empty(len(keys), dtype=np.int64)
+        return out, elim, target
+    ks = elim.tolist()
+    rs = P[elim]
+    ss = S[elim]
+    isc = has[rs]
+    ders = _ders(V, ks)
+    # the slots of the substitution, in key order: each variable, then its derivative
+    sizes = 1 + (ders >= 0)
+    first = offsets(sizes)[:-1]
+    n_keys = int(sizes.sum())
+    keys = np.empty(n_keys, dtype=np.int64)
+    keys[first] = elim
+    second = first[ders >= 0] + 1
+    keys[second] = ders[ders >= 0]
+    # per slot: 0 symbol, 1 negated symbol, 2 expression, 3 zero; the symbol's unknown
+    # (0, 1) or the expression's position (2)
+    kind = np.full(n_keys, 3, dtype=np.int64)
+    spec = np.zeros(n_keys, dtype=np.int64)
+    neg = (ss != 1.0).astype(np.int64)
+    sig = ~isc
+    kind[first[sig]] = neg[sig]
+    spec[first[sig]] = rs[sig]
+    target[elim[sig]] = rs[sig]
+    target[elim[isc]] = -1
+    roots.update(zip(elim[sig].tolist(), rs[sig].tolist(), strict=True))
+    dsig = sig & (ders >= 0)
+    if dsig.any():
+        rd = _ders(V, rs[dsig].tolist())
+        assert (rd >= 0).all(), "alias representative lost its derivative"
+        at = first[dsig] + 1
+        kind[at] = neg[dsig]
+        spec[at] = rd
+        target[ders[dsig]] = rd
+    target[ders[isc & (ders >= 0)]] = -1
+    exprs: list[cs.SX] = []
+    for i in np.flatnonzero(isc).tolist():  # (a constant's derivative: zero, as set)
+        c = const[int(rs[i])]
+        if c is _ZERO:
+            continue
+        e = _signed(c, float(ss[i]))  # (s is +1 or -1: CasADi forms -1 * e as -e)
+        if e.is_zero():  # (a constant zero: taken from one column of zeros)
+            continue
+        kind[first[i]] = 2
+        spec[first[i]] = len(exprs)
+        exprs.append(cs.densify(e))
+    plus = np.flatnonzero(kind == 0)
+    minus = np.flatnonzero(kind == 1)
+    negs = unique(spec[minus])  # (np.unique imports numpy.ma: ~10 ms of a cold start)
+    perm = np.empty(n_keys, dtype=np.int64)
     perm[plus] = np.arange(len(plus))
-    perm[minus] = len(plus) + inverse
-    rest = np.flatnonzero(kinds == 2)
-    perm[rest] = len(plus) + len(negs) + at[rest]
-    zeros = np.flatnonzero(kinds == 3)
+    perm[minus] = len(plus) + np.searchsorted(negs, spec[minus])
+    rest = np.flatnonzero(kind == 2)
+    perm[rest] = len(plus) + len(negs) + spec[rest]
+    zeros = np.flatnonzero(kind == 3)
     perm[zeros] = len(plus) + len(negs) + len(exprs)
-    pool = stack(_take(X, at[plus]), -_take(X, negs), *exprs,
+    pool = stack(_take(X, spec[plus]), -_take(X, negs), *exprs,
                  cs.SX.zeros(1 if len(zeros) else 0, 1))
     out.column = pool[perm.tolist(), 0]  # (a 1 x 1 pool indexed by a list: a row)
-    out.update(zip(keys, out.column.nonzeros(), strict=True))
-    return out
+    out.update(zip(keys.tolist(), out.column.nonzeros(), strict=True))
+    return out, elim, target
+
+
+def _ders(V: list[FlatVariable], ks: list[int]) -> np.ndarray:
+    """The index of each variable's derivative (-1: none)."""
+    return np.asarray([-1 if v.der is None else v.der for v in map(V.__getitem__, ks)],
+                      dtype=np.int64)
 
 
 def _take(col: cs.SX, rows: np.ndarray) -> cs.SX:
@@ -581,22 +729,22 @@ def _param_values(fs: FlatSystem, expr: cs.SX) -> float | None:
     return float(cs.evalf(expr))
 
 
-def _merge_starts(fs: FlatSystem, find, const, involved: list[int]
-                  ) -> dict[int, tuple[float, bool]]:
+def _merge_starts(fs: FlatSystem, P: np.ndarray, S: np.ndarray, const: dict[int, cs.SX],
+                  elim: np.ndarray) -> dict[int, tuple[float, bool]]:
     """Start values and fixed flags moved to the representatives: ``{index: (start,
     fixed)}`` for every variable whose pair changes (the flat system is left as it is;
-    ``involved`` as in :func:`_substitution`)."""
+    ``P``, ``S``, ``const`` and ``elim`` as in :func:`_substitution`)."""
     V = fs.variables
     out: dict[int, tuple[float, bool]] = {}
 
     def current(k: int) -> tuple[float, bool]:
         return out.get(k, (V[k].start, V[k].fixed))
 
-    for k in involved:
+    for k in elim.tolist():
         v = V[k]
-        if v.der_of is not None or not v.fixed:
+        if not v.fixed:
             continue
-        r, s = find(k)
+        r, s = int(P[k]), float(S[k])
         if r in const:
             value = _param_values(fs, s * const[r])
             if value is not None and abs(value - v.start) > 1e-9 * max(1.0, abs(value)):
@@ -606,8 +754,6 @@ def _merge_starts(fs: FlatSystem, find, const, involved: list[int]
                     f"on {v.name}"
                 )
             out[k] = (v.start, False)
-            continue
-        if r == k:
             continue
         rep_start, rep_fixed = current(r)
         value = v.start / s
@@ -645,13 +791,16 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     # others are shared with the flat system (no pass changes a variable in place: see
     # EquationSystem.copy)
     for i, v in enumerate(variables):
-        if v.der is None and v.der_of is None:
+        d, o = v.der, v.der_of
+        if d is None and o is None:
             continue
         v = variables[i] = v.copy()
-        if v.der is not None:
-            v.der = None if new_index[v.der] < 0 else new_index[v.der]
-        if v.der_of is not None:
-            v.der_of = None if new_index[v.der_of] < 0 else new_index[v.der_of]
+        if d is not None:
+            d = new_index[d]
+            v.der = None if d < 0 else d
+        if o is not None:
+            o = new_index[o]
+            v.der_of = None if o < 0 else o
     for k, (start, fixed) in starts.items():
         i = new_index[k]
         if i >= 0:

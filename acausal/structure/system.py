@@ -76,6 +76,7 @@ class EquationSystem:
         ``pool``, if given, is :func:`int_pool` of the number of variables;
         ``parameter_symbols`` the column of the parameters' symbols (the flatten pass
         forms it), taken where it holds every parameter."""
+        incidence_in = incidence
         n = len(variables)
         if pool is None:
             pool = int_pool(n)
@@ -94,11 +95,18 @@ class EquationSystem:
         rows: list[list[int]] | None = incidence
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
-        sys.incidence = [[] for _ in equations]
         if symbols is not None:
             sys._stacked["variables"] = (len(variables), symbols)
         if parameter_symbols is not None and parameter_symbols.numel() == len(parameters):
             sys._stacked["parameters"] = (len(parameters), parameter_symbols)
+        if (equations and variables and rows is not None
+                and coordinate_groups(equations)[1] == []):
+            # (the common case: every row's incidence given, none marked)
+            sys.incidence = rows if rows is not incidence_in else list(rows)
+            if residuals is not None:
+                sys._stacked["equations"] = (len(equations), residuals)
+            return sys
+        sys.incidence = [[] for _ in equations]
         if equations and variables:
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)

@@ -247,3 +247,38 @@ def test_a_hidden_coordinate_eliminated_is_substituted_in_its_marked_equations(m
                          str(al.residuals)))
     assert outcomes[0] == outcomes[1]
     assert "q2" in outcomes[0][0] or "q1" in outcomes[0][0]
+
+
+def _own_incidence(al) -> list[list[int]]:
+    """Each kept row's unknowns, from its residual (CasADi's structural Jacobian)."""
+    ptr, col = cs.jacobian_sparsity(al.residuals, al.symbols).get_crs()
+    return [list(col[ptr[i]:ptr[i + 1]]) for i in range(len(ptr) - 1)]
+
+
+def test_the_incidence_after_a_substitution_is_that_of_the_substituted_rows():
+    """A substituted row's incidence is derived from the one before (each unknown replaced
+    by what it became) where that is exact, and formed from the expression where a term
+    may cancel: two unknowns of the row made one, an unknown made a constant."""
+    def build(tab):
+        a, b, c, d, e, f, g, h = (tab.new_var(n) for n in "abcdefgh")
+        p = tab.new_parameter("p", 2.0)
+        return [a - b,                  # b = a
+                g,                      # g = 0
+                h - p,                  # h = p
+                c - d * (a - b) - e,    # (a - b) is 0: c = e found next round
+                tab.der(d) - d * e + a * f,           # a plain renaming: b's row
+                tab.der(e) - e * f * g - c,           # f * 0 goes
+                tab.der(f) - f * (h - p) - a * d,     # (p - p) is 0: f goes
+                tab.der(a) - b * (f + 1) - e,         # b renamed, kept
+                ]
+    fs = flat(build)
+    al = eliminate_aliases(fs)
+    assert [e.origin for e in al.removed] == ["e0", "e1", "e2", "e3"]
+    ptr, col = al.incidence
+    inc = [list(col[ptr[i]:ptr[i + 1]]) for i in range(len(ptr) - 1)]
+    assert inc == _own_incidence(al)
+    names = [[fs.variables[j].name for j in row] for row in inc]
+    assert names == [["a", "d", "e", "f", "der(d)"], ["e", "der(e)"],
+                     ["a", "d", "der(f)"], ["a", "e", "f", "der(a)"]]
+    assert [str(e.res) for e in al.equations] == [
+        "((der(d)-(d*e))+(a*f))", "(der(e)-e)", "(der(f)-(a*d))", "((der(a)-(a*(f+1)))-e)"]
