@@ -282,6 +282,45 @@ class CompiledModel:
     def _parameter_index(self) -> dict[str, int]:
         return {p.name: k for k, p in enumerate(self.system.parameters)}
 
+    def unit(self, name: str) -> str | None:
+        """The unit of a result's name (``"capacitor.v"`` -> ``"V"``): a variable's or a
+        parameter's declared unit, a port's or an edge's quantity's from its domain
+        (``"r.p.i"``, ``"r[p->n].v"``), ``""`` for a dimensionless one, None where the
+        model does not say (a 3D frame's outputs, a model loaded from a file)."""
+        units = self._units
+        if name in units:
+            return units[name]
+        head, _, q = name.rpartition(".")
+        owner, port = head, ""
+        if head.endswith("]") and "[" in head and "->" in head:  # an edge, comp[a->b]
+            owner, _, ends = head[:-1].rpartition("[")
+            port = ends.split("->")[0] if not ends.startswith("datum") else \
+                ends.split("->")[1]
+        else:
+            owner, _, port = head.rpartition(".")
+        comp = self._components.get(owner)
+        p = comp.__dict__.get("_ports", {}).get(port) if comp is not None else None
+        dom = getattr(p, "domain", None)
+        for quantity in (getattr(dom, "across", None), getattr(dom, "through", None)):
+            if quantity is not None and getattr(quantity, "name", None) == q:
+                return str(quantity.unit)
+        return None
+
+    @cached_property
+    def _units(self) -> dict[str, str]:
+        flat = self.state.flat
+        if flat is None:
+            return {}
+        out = {p.name: p.unit for p in flat.parameters}
+        out.update((v.name, v.unit) for v in flat.variables)
+        return out
+
+    @cached_property
+    def _components(self) -> dict[str, Any]:
+        model = self.model
+        walk = getattr(model, "walk", None) if isinstance(model, Component) else None
+        return {c.path(): c for c in walk()} if walk is not None else {}
+
     def equations(self) -> str:
         """Readable listing of the index-reduced equations and their origins."""
         return "\n".join(e.describe() for e in self.system.equations)

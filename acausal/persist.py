@@ -455,6 +455,7 @@ def result_state(res: Result) -> dict[str, Any]:
     state["_index_cache"] = None
     state.pop("_rows", None)  # (a view of the table, which would be written twice)
     state.pop("_warned", None)  # (a reader of the loaded result is warned again)
+    state.pop("_unit_of", None)  # (a weak reference to the model, which is not saved)
     return state
 
 

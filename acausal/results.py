@@ -332,13 +332,17 @@ class Result:
                     "list of axes")
             fig = axes[0].figure
         for a, group in zip(axes, groups, strict=False):
-            for n in group:
+            units = [self.unit(n) for n in group]
+            for n, u in zip(group, units, strict=True):
                 v = self[n]
+                tag = f" [{u}]" if u else ""
                 if v.ndim == 1:
-                    a.plot(self.t, v, label=n)
+                    a.plot(self.t, v, label=n + tag)
                 else:  # a vector quantity (a frame position): one line per component
                     for k in range(v.shape[1]):
-                        a.plot(self.t, v[:, k], label=f"{n}[{k}]")
+                        a.plot(self.t, v[:, k], label=f"{n}[{k}]{tag}")
+            if units[0] and len(set(units)) == 1:  # one unit: the axis's
+                a.set_ylabel(f"[{units[0]}]")
             a.grid(True, alpha=0.3)
             a.legend(loc="best", fontsize=8)
         axes[-1].set_xlabel("time [s]")
@@ -356,6 +360,19 @@ class Result:
         from .animation import animate
 
         return animate(self, cm, file, **kwargs)
+
+    #: the unit of a name (:meth:`acausal.compiler.CompiledModel.unit`, weakly held), or
+    #: None (a result made otherwise, or loaded: its names' units are not known)
+    _unit_of: Any = None
+
+    def unit(self, name: str) -> str | None:
+        """The unit of ``name`` (``"V"``; ``""`` for a dimensionless quantity), or None
+        where it is not known (a 3D frame's outputs, a result loaded from a file)."""
+        if name not in self:
+            raise KeyError(f"{name!r} is not a variable of the model"
+                           + did_you_mean(name, self.names()))
+        of = self._unit_of() if self._unit_of is not None else None
+        return of(name) if of is not None else None
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle support: outputs evaluated first (:mod:`acausal.persist`)."""

@@ -420,6 +420,7 @@ class _Run:
         ranges = {index[n]: r for n, r in _declared_ranges(cm).items() if n in index}
         res = Result(t_all, dae.out_names, dae.out_sizes, evaluate, params, status=status,
                      message=message, stats=stats, index=index, ranges=ranges)
+        res._unit_of = weakref.WeakMethod(cm.unit)  # (for the plots' axes)
         if status == "failed" and raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=self.t_fail
                                   if self.t_fail is not None else float(t_all[-1]))

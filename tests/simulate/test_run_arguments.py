@@ -167,7 +167,7 @@ def test_plot_into_given_axes_draws_every_argument_or_refuses():
     fig, axes = plt.subplots(2, 1)
     res.plot("x", ["x", "n"], ax=axes)
     assert [line.get_label() for line in axes[0].lines] == ["x"]
-    assert [line.get_label() for line in axes[1].lines] == ["x", "n"]
+    assert [line.get_label() for line in axes[1].lines] == ["x", "n [1]"]
     # one Axes for two subplots drew the first and silently dropped the second
     fig, ax = plt.subplots()
     with pytest.raises(ac.ArgumentError, match=r"2 subplot\(s\) were asked for and 1 axes "
@@ -175,6 +175,39 @@ def test_plot_into_given_axes_draws_every_argument_or_refuses():
         res.plot("x", "x", ax=ax)
     assert len(ax.lines) == 0
     plt.close("all")
+
+
+def test_plot_labels_carry_the_units_of_the_names():
+    """The legend gives each name's unit (a variable's declared one, a port's or an edge's
+    quantity's from its domain, a parameter's) and the y axis the unit its curves share."""
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from components import electrical as el
+
+    class RC(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.src = el.ConstantVoltage(V=1.0)
+            self.r = el.Resistor(R=1.0)
+            self.c = el.Capacitor(C=1.0, v=0.0)
+            self.g = el.Ground()
+            self.connect(self.src.p, self.r.p)
+            self.connect(self.r.n, self.c.p)
+            self.connect(self.c.n, self.src.n, self.g.p)
+
+    cm = ac.build(RC())
+    res = ac.simulate(cm, 1.0, n_points=3)
+    assert [res.unit(n) for n in ("c.v", "r.p.i", "r.R", "der(c.v)")] == ["V", "A", "Ohm",
+                                                                          "V/s"]
+    with pytest.raises(KeyError, match="did you mean"):
+        res.unit("c.vv")
+    fig, axes = plt.subplots(2, 1)
+    res.plot(["c.v", "r.p.v"], ["c.v", "r.p.i"], ax=axes)
+    assert [line.get_label() for line in axes[0].lines] == ["c.v [V]", "r.p.v [V]"]
+    assert axes[0].get_ylabel() == "[V]"
+    assert axes[1].get_ylabel() == ""  # (two units: each in the legend only)
+    plt.close("all")
+    import pickle
+    assert pickle.loads(pickle.dumps(res)).unit("c.v") is None  # (the model is not saved)
 
 
 def test_plot_to_a_missing_folder_says_so(tmp_path):
