@@ -179,4 +179,6 @@ def test_plot_vector_quantity(tmp_path):
     res = ac.simulate(Pendulum(30.0), 0.5, n_points=11)
     fig = res.plot("body.frame_a.r", file=str(tmp_path / "r.png"))
     labels = [line.get_label() for line in fig.axes[0].get_lines()]
-    assert labels == ["body.frame_a.r[0]", "body.frame_a.r[1]", "body.frame_a.r[2]"]
+    assert labels == ["body.frame_a.r[0] [m]", "body.frame_a.r[1] [m]",
+                      "body.frame_a.r[2] [m]"]  # (the frame domain's position unit)
+    assert fig.axes[0].get_ylabel() == "[m]"
