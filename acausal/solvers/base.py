@@ -245,3 +245,15 @@ def call_native(f: Any, args: dict[str, Any]) -> tuple[dict[str, Any], str]:
             exc.args = (str(exc),)
             raise NativeCallFailed(exc, out.getvalue()) from None
     return r, out.getvalue()
+
+
+def grown_states(names: list[str], x0: np.ndarray, x: np.ndarray | None
+                 ) -> list[tuple[str, str]]:
+    """The states whose magnitude grew more than 100-fold from ``x0`` to ``x`` (a failure
+    after such growth is reported as a blow-up), fastest first: ``(name, "name: x0 ->
+    x")``, five at most."""
+    if x is None or not x.size or not x0.size:
+        return []
+    ratio = np.abs(x) / np.maximum(np.abs(x0), 1.0)
+    order = [int(k) for k in np.argsort(-ratio, kind="stable") if ratio[k] > 100.0]
+    return [(names[k], f"{names[k]}: {x0[k]:.3g} -> {x[k]:.3g}") for k in order[:5]]

@@ -39,6 +39,7 @@ from .base import (
     Segment,
     SegmentStats,
     call_native,
+    grown_states,
     rephrase_solver_output,
 )
 from .ode import NotAnODE, ODEForm, ode_form
@@ -134,7 +135,14 @@ class CVODESIntegrator(Integrator):
             partial = self._partial(form, grid, x0, t_fail)
             said = rephrase_solver_output(fl.output, float(grid[0]), 1.0,
                                           self.options.max_num_steps)
-            raise IntegrationFailure(f"{self.name}: {_reason(fl, said)}", t_fail, partial,
+            reason = _reason(fl, said)
+            last = partial.x[:, -1] if len(partial.t) and partial.x.shape[0] else None
+            grown = grown_states(dae.x_names, np.asarray(x0, float), last)
+            if grown:  # (IDAS's and the Runge-Kutta methods' criterion)
+                reason = ("blow-up: the states grew without bound ("
+                          + "; ".join(g[1] for g in grown)
+                          + f" at t = {partial.t[-1]:.6g} s), and then " + reason)
+            raise IntegrationFailure(f"{self.name}: {reason}", t_fail, partial,
                                      said) from None
         return self._segment(form, f, r, grid[1:])
 

@@ -59,6 +59,7 @@ from .base import (
     Segment,
     SegmentStats,
     call_native,
+    grown_states,
     rephrase_solver_output,
 )
 from .ode import depends_on_time
@@ -570,15 +571,11 @@ class _AttemptsFailed(Exception):
 
 def _growth(dae: SemiExplicitDAE, x0: np.ndarray, partial: Segment) -> list[str]:
     """States whose magnitude grew by more than 100x over the computed part."""
-    if not len(partial.t) or not x0.size:
+    if not len(partial.t):
         return []
-    X = np.asarray(partial.x)
-    out = []
-    for k, name in enumerate(dae.x_names):
-        a, b = abs(float(x0[k])), abs(float(X[k, -1]))
-        if b > 100.0 * max(a, 1.0):
-            out.append(f"{name}: {x0[k]:.3g} -> {X[k, -1]:.3g} at t = {partial.t[-1]:.6g} s")
-    return out[:5]
+    last = np.asarray(partial.x)[:, -1] if np.asarray(partial.x).shape[0] else np.zeros(0)
+    return [f"{text} at t = {partial.t[-1]:.6g} s"
+            for _, text in grown_states(dae.x_names, np.asarray(x0, float), last)]
 
 
 def _shown(names: list[str]) -> str:

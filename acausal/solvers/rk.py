@@ -30,7 +30,14 @@ from ..dae import SemiExplicitDAE
 from ..errors import AcausalError, SolverWarning
 from ..pointcall import PointCall
 from . import _tableaux as tb_
-from .base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
+from .base import (
+    IntegrationFailure,
+    Integrator,
+    IntegratorOptions,
+    Segment,
+    SegmentStats,
+    grown_states,
+)
 from .machine import (
     COMPILE_MIN_INSTRUCTIONS,
     COMPILE_SECONDS_PER_INSTRUCTION,
@@ -266,7 +273,7 @@ class RungeKuttaIntegrator(Integrator):
             return self._continue_implicit(dae, p, form, grid, X, stats, st, reached)
         except _Failed as fl:
             k, reason = fl.reached, fl.reason
-            grown = _grown(dae.x_names, np.asarray(x0, float), fl.x) if fl.collapse else []
+            grown = grown_states(dae.x_names, np.asarray(x0, float), fl.x) if fl.collapse else []
             if grown:
                 # a blow-up. The computed solution has its pole at fl.t, but the pole's
                 # time carries the run's accumulated error: each step's local error (up
@@ -468,16 +475,6 @@ class _Failed(Exception):
     @property
     def collapse(self) -> bool:
         return self.h is not None
-
-
-def _grown(names: list[str], x0: np.ndarray, x: np.ndarray | None) -> list[tuple[str, str]]:
-    """The states whose magnitude grew more than 100-fold from ``x0`` (as IDAS's failure
-    report counts them), fastest first: ``(name, "name: x0 -> x")``, five at most."""
-    if x is None or not x.size:
-        return []
-    ratio = np.abs(x) / np.maximum(np.abs(x0), 1.0)
-    order = [int(k) for k in np.argsort(-ratio, kind="stable") if ratio[k] > 100.0]
-    return [(names[k], f"{names[k]}: {x0[k]:.3g} -> {x[k]:.3g}") for k in order[:5]]
 
 
 class DOPRI5Integrator(RungeKuttaIntegrator):

@@ -78,6 +78,18 @@ def test_blow_up_fails_fast_names_the_state_and_returns_the_partial_result(solve
     assert len(text.splitlines()) < 20
 
 
+def test_cvodes_blow_up_is_named_as_one():
+    """CVODES cannot say where the states went (it fails on its step limit near the pole,
+    after ~2.5 s): the growth its partial result shows (x: 1 -> 100 by t = 0.99, beyond
+    IDAS's 100-fold criterion) names the blow-up, as IDAS's and dopri5's reports do."""
+    model = _model(lambda self: self.x**2)
+    with pytest.raises(ac.SimulationError) as exc:
+        ac.simulate(model, 2.0, n_points=201, solver="cvodes-adams")
+    text = str(exc.value)
+    assert "blow-up: the states grew without bound (b.x: 1 -> 100" in text
+    assert exc.value.partial.t[-1] == pytest.approx(0.99)
+
+
 def test_nan_from_the_equations_names_the_equation_and_component():
     # x' = sqrt(x - 0.5) - 1 reaches x = 0.5 (then the square root of a negative number)
     model = _model(lambda self: cs.sqrt(self.x - 0.5) - 1.0)
