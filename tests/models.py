@@ -151,3 +151,17 @@ class ForcedChain(ac.Model):
             self.connect(s.flange_b, m.flange_a)
             prev = m.flange_b
         self.connect(prev, self.force.flange)
+
+
+class Kinked(ac.Component):
+    """A kink of its unknowns (``fmax(s, 0)``: a relation to freeze), one of its parameter
+    only (``fabs(c)``: none)."""
+
+    flange = tr.Flange()
+    c = ac.Parameter(1.0)
+    s = ac.Variable(start=0.5)
+    edges = [ac.Edge(ac.DATUM, "flange")]
+
+    def equations(self):
+        return [self.s == self.flange.s,
+                self.flange.f == -ac.fabs(self.c) * ac.fmax(self.s, 0.0) - ac.der(self.s)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 import pytest
+from models import Kinked
 
 import acausal as ac
 from acausal import fastsx, templates
@@ -296,19 +297,6 @@ def test_eligibility_of_library_classes():
     assert templates.group_key(Chain(2, ("msd",))) is None  # a composite
     assert templates.group_key(Own(gain=1.0)) is None  # an attribute of its own
     assert templates.group_key(Sized(n=1)) != templates.group_key(Sized(n=2))
-
-
-class Kinked(ac.Component):
-    """A kink of its unknowns (a relation to freeze), one of its parameter only (none)."""
-
-    flange = tr.Flange()
-    c = ac.Parameter(1.0)
-    s = ac.Variable(start=0.5)
-    edges = [ac.Edge(ac.DATUM, "flange")]
-
-    def equations(self):
-        return [self.s == self.flange.s,
-                self.flange.f == -ac.fabs(self.c) * ac.fmax(self.s, 0.0) - ac.der(self.s)]
 
 
 class ParamKink(ac.Component):

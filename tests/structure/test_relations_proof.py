@@ -6,27 +6,15 @@ from __future__ import annotations
 
 import casadi as cs
 import pytest
+from models import Kinked
 
 import acausal as ac
 from acausal import relations, templates
 from components import translational as tr
 
 
-class Kinked(ac.Component):
-    """A kink of its unknowns, per instance (a component of its own class in the model)."""
-
-    flange = tr.Flange()
-    c = ac.Parameter(1.0)
-    s = ac.Variable(start=0.5)
-    edges = [ac.Edge(ac.DATUM, "flange")]
-
-    def equations(self):
-        return [self.s == self.flange.s,
-                self.flange.f == -ac.fabs(self.c) * ac.fmax(self.s, 0.0) - ac.der(self.s)]
-
-
 class Smooth(ac.Component):
-    """The same without the kink."""
+    """The same without the kink (its own class: a subclass inherits the equations)."""
 
     flange = tr.Flange()
     c = ac.Parameter(1.0)
