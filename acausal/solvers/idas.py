@@ -464,12 +464,16 @@ class IDASIntegrator(Integrator):
                 k = int(bad[0])
                 name = fmt.format(names[k])
                 origin = _shown(self._origins([names[k]]))
+                why = (" is not a number: an expression of the model is undefined at the "
+                       "start (a 0/0, such as the direction between two points that "
+                       "coincide, or the root or logarithm of a negative number); check "
+                       "the start values and parameters there" if np.isnan(vals[k]) else
+                       f" is beyond what the integrator can work with (|value| > "
+                       f"{OVERFLOW:g}): a parameter or a source far out of scale (a huge "
+                       "source, a tiny coefficient that something is divided by)")
                 raise IntegrationFailure(
                     f"{name} = {vals[k]:.3g} at t = {t0:.6g} s"
-                    + (f" (in {origin})" if origin else "")
-                    + f" is beyond what the integrator can work with (|value| > {OVERFLOW:g}):"
-                    " a parameter or a source far out of scale (a huge source, a tiny "
-                    "coefficient that something is divided by)", t0,
+                    + (f" (in {origin})" if origin else "") + why, t0,
                     _join([], [], [], dae, SegmentStats()))
         return xdot
 

@@ -310,3 +310,24 @@ def test_free_body_without_inertia_is_named_at_build():
     with pytest.raises(ac.ModelDefinitionError, match=r"the free body body has a motion that "
                        r"moves no mass.*a rotation about"):
         ac.build(Free())
+
+
+def test_not_a_number_at_the_start_is_named_as_such():
+    """A spring between frame origins that coincide at the start has no direction (0/0):
+    the failure said 'der(b.v_0_0) = nan ... is beyond what the integrator can work with
+    (|value| > 1e+150): a parameter or a source far out of scale', which a NaN is not."""
+
+    class Coincident(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.w = mb.World()
+            self.b = mb.Body(m=1.0)
+            self.s = mb.Spring(c=100.0)
+            self.connect(self.w.frame_b, self.s.frame_a)
+            self.connect(self.s.frame_b, self.b.frame_a)
+
+    with pytest.raises(ac.SimulationError) as exc:
+        ac.simulate(Coincident(), 1.0)
+    text = str(exc.value)
+    assert "= nan at t = 0 s (in b) is not a number" in text
+    assert "two points that coincide" in text and "far out of scale" not in text
