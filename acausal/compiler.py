@@ -291,12 +291,11 @@ class CompiledModel:
         if name in units:
             return units[name]
         head, _, q = name.rpartition(".")
-        owner, port = head, ""
-        if head.endswith("]") and "[" in head and "->" in head:  # an edge, comp[a->b]
+        if head.endswith("]") and "->" in head:  # an edge, comp[a->b]: a port at one end
             owner, _, ends = head[:-1].rpartition("[")
-            port = ends.split("->")[0] if not ends.startswith("datum") else \
-                ends.split("->")[1]
-        else:
+            a, _, b = ends.partition("->")
+            port = b if a == "datum" else a
+        else:  # a port's quantity, comp.port.q
             owner, _, port = head.rpartition(".")
         comp = self._components.get(owner)
         p = comp.__dict__.get("_ports", {}).get(port) if comp is not None else None
@@ -317,9 +316,8 @@ class CompiledModel:
 
     @cached_property
     def _components(self) -> dict[str, Any]:
-        model = self.model
-        walk = getattr(model, "walk", None) if isinstance(model, Component) else None
-        return {c.path(): c for c in walk()} if walk is not None else {}
+        model = self.model  # (a loaded model's is detached: no components to walk)
+        return {c.path(): c for c in model.walk()} if isinstance(model, Component) else {}
 
     def equations(self) -> str:
         """Readable listing of the index-reduced equations and their origins."""

@@ -136,7 +136,7 @@ class CVODESIntegrator(Integrator):
             said = rephrase_solver_output(fl.output, float(grid[0]), 1.0,
                                           self.options.max_num_steps)
             reason = _reason(fl, said)
-            last = partial.x[:, -1] if len(partial.t) and partial.x.shape[0] else None
+            last = np.asarray(partial.x)[:, -1] if len(partial.t) else None
             grown = grown_states(dae.x_names, np.asarray(x0, float), last)
             if grown:  # (IDAS's and the Runge-Kutta methods' criterion)
                 reason = ("blow-up: the states grew without bound ("

@@ -577,7 +577,7 @@ def _growth(dae: SemiExplicitDAE, x0: np.ndarray, partial: Segment) -> list[str]
     """States whose magnitude grew by more than 100x over the computed part."""
     if not len(partial.t):
         return []
-    last = np.asarray(partial.x)[:, -1] if np.asarray(partial.x).shape[0] else np.zeros(0)
+    last = np.asarray(partial.x)[:, -1]  # (no states: an empty column, nothing grew)
     return [f"{text} at t = {partial.t[-1]:.6g} s"
             for _, text in grown_states(dae.x_names, np.asarray(x0, float), last)]
 
