@@ -18,7 +18,7 @@ from ..records import record
 from ..state import need
 from .blt import Block, Blocks, strong_components
 from .diagnostics import StructureDiagnostics, structural_error
-from .incidence import incidence_csr, int_array
+from .incidence import int_array
 from .matching import match
 from .system import EquationSystem
 
@@ -56,7 +56,7 @@ def causalize(sys: EquationSystem, states: list[int],
     n_eqs = sys.n_eqs
     if len(unknowns) != n_eqs:
         raise structural_error(sys, list(range(n_eqs)), unknowns.tolist(), diag)
-    inc = incidence_csr(sys, cols=unknowns)
+    inc = sys.incidence_matrix(cols=unknowns)
     _, eq_of_var = match(inc)
     if (eq_of_var < 0).any():
         raise structural_error(sys, list(range(n_eqs)), unknowns.tolist(), diag)

@@ -23,7 +23,7 @@ from ..errors import BalanceError, SingularityError, StructureError, StructurePa
 from ..flatten import FlatSystem
 from ..records import record, replace
 from ..state import need
-from .incidence import incidence_csr, int_array
+from .incidence import int_array
 from .matching import dulmage_mendelsohn, match
 from .system import EquationSystem
 
@@ -185,7 +185,7 @@ def check_matching(sys: EquationSystem, diag: StructureDiagnostics | None,
     top = np.flatnonzero(int_array(sys.eq_der) < 0)
     if assign is not None and _matches_all(sys, assign, highest, top):
         return
-    var_of_eq, _ = match(incidence_csr(sys, rows=top, cols=highest))
+    var_of_eq, _ = match(sys.incidence_matrix(rows=top, cols=highest))
     if (var_of_eq < 0).any():
         # the counts before alias elimination say nothing about this sub-problem
         raise structural_error(sys, top.tolist(), highest.tolist(),

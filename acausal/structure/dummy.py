@@ -26,7 +26,7 @@ from ..records import record
 from ..state import need
 from . import matching
 from .diagnostics import dependent_constraints_error
-from .incidence import incidence_csr, int_array
+from .incidence import int_array
 from .system import EquationSystem
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def select_states(
     variables = sys.variables
     while len(G):
         # independent blocks of the G x Z incidence
-        inc = incidence_csr(sys, rows=G, cols=Z)
+        inc = sys.incidence_matrix(rows=G, cols=Z)
         label = _components(len(G) + len(Z), inc.rows_of_entries(), len(G) + inc.indices)
         chosen_all: list[int] = []
         # the equations and candidates of each component, in their order in G and Z

@@ -24,7 +24,7 @@ from ..flatten import FlatEquation
 from ..records import record
 from ..state import need
 from .diagnostics import check_matching
-from .incidence import column_positions, incidence_csr, int_array
+from .incidence import column_positions, int_array
 from .matching import match
 from .system import EquationSystem
 
@@ -200,7 +200,7 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     max_level = n_var + 1  # the index cannot exceed the number of unknowns
     var_der = int_array(sys.var_der)
     highest = np.flatnonzero(var_der < 0)
-    full = incidence_csr(sys)
+    full = sys.incidence_matrix()
     inc = _columns(full, highest)
     settled = _settle_in_bulk(sys, full, inc, highest, var_der)
     if settled is not None:

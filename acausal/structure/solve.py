@@ -29,7 +29,6 @@ from ..records import record
 from ..state import need
 from .blt import Block
 from .causalize import Causalization
-from .incidence import incidence_csr
 from .system import EquationSystem
 
 if TYPE_CHECKING:
@@ -120,7 +119,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     all_res = sys.residuals()
     variables = sys.variables
     # the incidence as arrays (a level takes the rows of its equations)
-    full = incidence_csr(sys)
+    full = sys.incidence_matrix()
     row_len = np.diff(full.indptr)
     with_t: list[cs.SX] = []  # [the unknowns and time], formed if a dependency test needs it
 

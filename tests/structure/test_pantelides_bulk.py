@@ -12,7 +12,6 @@ import pytest
 from acausal.errors import StructureError
 from acausal.flatten import FlatEquation
 from acausal.structure import pantelides as P
-from acausal.structure.incidence import incidence_csr
 from acausal.structure.system import EquationSystem
 from acausal.symbols import SymbolTable
 
@@ -78,7 +77,7 @@ def _bulk_arguments(sys: EquationSystem):
     and on the highest derivatives, their indices and the derivative links."""
     var_der = np.asarray(sys.var_der, dtype=np.int64)
     highest = np.flatnonzero(var_der < 0)
-    full = incidence_csr(sys)
+    full = sys.incidence_matrix()
     return full, P._columns(full, highest), highest, var_der
 
 
