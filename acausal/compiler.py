@@ -9,7 +9,7 @@ pass added for a check or a transformation: one new function and one list entry)
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
@@ -287,23 +287,7 @@ class CompiledModel:
         parameter's declared unit, a port's or an edge's quantity's from its domain
         (``"r.p.i"``, ``"r[p->n].v"``), ``""`` for a dimensionless one, None where the
         model does not say (a 3D frame's outputs, a model loaded from a file)."""
-        units = self._units
-        if name in units:
-            return units[name]
-        head, _, q = name.rpartition(".")
-        if head.endswith("]") and "->" in head:  # an edge, comp[a->b]: a port at one end
-            owner, _, ends = head[:-1].rpartition("[")
-            a, _, b = ends.partition("->")
-            port = b if a == "datum" else a
-        else:  # a port's quantity, comp.port.q
-            owner, _, port = head.rpartition(".")
-        comp = self._components.get(owner)
-        p = comp.__dict__.get("_ports", {}).get(port) if comp is not None else None
-        dom = getattr(p, "domain", None)
-        for quantity in (getattr(dom, "across", None), getattr(dom, "through", None)):
-            if quantity is not None and getattr(quantity, "name", None) == q:
-                return str(quantity.unit)
-        return None
+        return unit_of(name, self._units, self._port_units)
 
     @cached_property
     def _units(self) -> dict[str, str]:
@@ -315,9 +299,25 @@ class CompiledModel:
         return out
 
     @cached_property
-    def _components(self) -> dict[str, Any]:
-        model = self.model  # (a loaded model's is detached: no components to walk)
-        return {c.path(): c for c in model.walk()} if isinstance(model, Component) else {}
+    def _port_units(self) -> dict[str, dict[tuple[str, str], str]]:
+        """Per component path, the units of its ports' quantities: ``(port, quantity) ->
+        unit``, one table per class (a loaded model's components are detached: none)."""
+        model = self.model
+        if not isinstance(model, Component):
+            return {}
+        per_class: dict[type, dict[tuple[str, str], str]] = {}
+        out = {}
+        for c in model.walk():
+            table = per_class.get(type(c))
+            if table is None:
+                table = per_class[type(c)] = {
+                    (pname, q.name): str(q.unit)
+                    for pname, p in c.__dict__.get("_ports", {}).items()
+                    for q in (getattr(p.domain, "across", None),
+                              getattr(p.domain, "through", None))
+                    if q is not None and getattr(q, "name", None) is not None}
+            out[c.path()] = table
+        return out
 
     def equations(self) -> str:
         """Readable listing of the index-reduced equations and their origins."""
@@ -436,3 +436,22 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
         cm = CompiledModel(state, chain, StructureReport.from_state(state, timings))
         cm._dae_by_states[tuple(cm.selection.states)] = cm.dae
         return cm
+
+
+def unit_of(name: str, units: Mapping[str, str],
+            port_units: Mapping[str, Mapping[tuple[str, str], str]]) -> str | None:
+    """The unit of a result's name from ``units`` (variables' and parameters') and
+    ``port_units`` (per component path, ``(port, quantity) -> unit``); None if neither
+    says (:meth:`CompiledModel.unit`, and a saved result's :class:`acausal.persist.SavedUnits`)."""
+    u = units.get(name)
+    if u is not None:
+        return u
+    head, _, q = name.rpartition(".")
+    if head.endswith("]") and "->" in head:  # an edge, comp[a->b]: a port at one end
+        owner, _, ends = head[:-1].rpartition("[")
+        a, _, b = ends.partition("->")
+        port = b if a == "datum" else a
+    else:  # a port's quantity, comp.port.q
+        owner, _, port = head.rpartition(".")
+    table = port_units.get(owner)
+    return table.get((port, q)) if table is not None else None

@@ -46,6 +46,7 @@ import io
 import os
 import pickle
 import threading
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -455,8 +456,35 @@ def result_state(res: Result) -> dict[str, Any]:
     state["_index_cache"] = None
     state.pop("_rows", None)  # (a view of the table, which would be written twice)
     state.pop("_warned", None)  # (a reader of the loaded result is warned again)
-    state.pop("_unit_of", None)  # (a weak reference to the model, which is not saved)
+    # (a weak reference to the model, which is not saved: the model's unit tables are
+    # saved in its place, so a loaded result's plots keep their units)
+    of = state.pop("_unit_of", None)
+    cm = getattr(of() if of is not None else None, "__self__", None)
+    if cm is not None:
+        state["_unit_of"] = SavedUnits(cm._units, cm._port_units)
     return state
+
+
+class SavedUnits:
+    """The unit tables of the model a saved result was made from, in place of the model:
+    called as the weak reference it stands for (``Result._unit_of``), it gives the lookup
+    (:func:`acausal.compiler.unit_of`). The port tables are one per class, which the
+    pickle writes once."""
+
+    __slots__ = ("units", "port_units")
+
+    def __init__(self, units: dict[str, str],
+                 port_units: dict[str, dict[tuple[str, str], str]]) -> None:
+        self.units = units
+        self.port_units = port_units
+
+    def __call__(self) -> Any:
+        from .compiler import unit_of
+
+        return partial(unit_of, units=self.units, port_units=self.port_units)
+
+    def __reduce__(self) -> Any:
+        return (SavedUnits, (self.units, self.port_units))
 
 
 def save(obj: CompiledModel | Result, path: str | Path) -> Path:

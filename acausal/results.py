@@ -361,13 +361,14 @@ class Result:
 
         return animate(self, cm, file, **kwargs)
 
-    #: the unit of a name (:meth:`acausal.compiler.CompiledModel.unit`, weakly held), or
-    #: None (a result made otherwise, or loaded: its names' units are not known)
+    #: the unit of a name (:meth:`acausal.compiler.CompiledModel.unit`, weakly held; in a
+    #: loaded result, the units saved with it: :class:`acausal.persist.SavedUnits`), or
+    #: None (a result made otherwise: its names' units are not known)
     _unit_of: Any = None
 
     def unit(self, name: str) -> str | None:
         """The unit of ``name`` (``"V"``; ``""`` for a dimensionless quantity), or None
-        where it is not known (a 3D frame's outputs, a result loaded from a file)."""
+        where it is not known (a 3D frame's outputs, a result not made by ``simulate``)."""
         if name not in self:
             raise KeyError(f"{name!r} is not a variable of the model"
                            + did_you_mean(name, self.names()))

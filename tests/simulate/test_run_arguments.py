@@ -207,7 +207,15 @@ def test_plot_labels_carry_the_units_of_the_names():
     assert axes[1].get_ylabel() == ""  # (two units: each in the legend only)
     plt.close("all")
     import pickle
-    assert pickle.loads(pickle.dumps(res)).unit("c.v") is None  # (the model is not saved)
+    # the model is not saved with a result: the units of its names are
+    loaded = pickle.loads(pickle.dumps(res))
+    names = ("c.v", "r.p.i", "r.R", "der(c.v)", "r[p->n].v", "g[datum->p].i")
+    assert [loaded.unit(n) for n in names] == ["V", "A", "Ohm", "V/s", "V", "A"]
+    fig, ax = plt.subplots()
+    loaded.plot("c.v", ax=ax)
+    assert ax.get_ylabel() == "[V]"
+    plt.close("all")
+    assert pickle.loads(pickle.dumps(ac.simulate(Ramp(), 1.0, n_points=3))).unit("x") == ""
 
 
 def test_plot_to_a_missing_folder_says_so(tmp_path):
