@@ -286,7 +286,7 @@ class CompiledModel:
         """The unit of a result's name (``"capacitor.v"`` -> ``"V"``): a variable's or a
         parameter's declared unit, a port's or an edge's quantity's from its domain
         (``"r.p.i"``, ``"r[p->n].v"``), ``""`` for a dimensionless one, None where the
-        model does not say (a 3D frame's outputs, a model loaded from a file)."""
+        model does not say (a 3D frame's outputs)."""
         return unit_of(name, self._units, self._port_units)
 
     @cached_property
@@ -301,7 +301,8 @@ class CompiledModel:
     @cached_property
     def _port_units(self) -> dict[str, dict[tuple[str, str], str]]:
         """Per component path, the units of its ports' quantities: ``(port, quantity) ->
-        unit``, one table per class (a loaded model's components are detached: none)."""
+        unit``, one table per class (a loaded model's are saved with it: its components
+        are detached, :func:`acausal.persist.loads`)."""
         model = self.model
         if not isinstance(model, Component):
             return {}

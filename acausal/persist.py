@@ -337,7 +337,9 @@ class _CasadiContext:
 
 def _model_payload(cm: CompiledModel) -> dict[str, Any]:
     return {"state": cm.state, "passes": cm.passes, "report": cm.report,
-            "dae_by_states": dict(cm._dae_by_states)}
+            "dae_by_states": dict(cm._dae_by_states),
+            # (the units of the ports' quantities: the components are not saved)
+            "port_units": cm._port_units}
 
 
 def dumps(cm: CompiledModel) -> bytes:
@@ -397,6 +399,8 @@ def loads(data: bytes, version: int = FORMAT_VERSION) -> CompiledModel:
                 _LOADING.sx = before
     cm = CompiledModel(payload["state"], payload["passes"], payload["report"])
     cm._dae_by_states.update(payload["dae_by_states"])
+    if "port_units" in payload:  # (absent from files written before it)
+        cm.__dict__["_port_units"] = payload["port_units"]
     return cm
 
 

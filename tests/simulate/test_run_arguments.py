@@ -216,6 +216,9 @@ def test_plot_labels_carry_the_units_of_the_names():
     assert ax.get_ylabel() == "[V]"
     plt.close("all")
     assert pickle.loads(pickle.dumps(ac.simulate(Ramp(), 1.0, n_points=3))).unit("x") == ""
+    # a loaded model's results too (its components are not saved: their ports' units are)
+    res2 = ac.simulate(pickle.loads(pickle.dumps(cm)), 1.0, n_points=3)
+    assert [res2.unit(n) for n in names] == ["V", "A", "Ohm", "V/s", "V", "A"]
 
 
 def test_plot_to_a_missing_folder_says_so(tmp_path):
