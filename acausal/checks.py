@@ -14,12 +14,14 @@ structural one or a function of time).
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 import numbers
+import types
 import warnings
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -137,17 +139,22 @@ def _check_tolerances(rtol: Any, atol: Any, max_step: Any) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _other_parameters(model: Any, bound: Sequence[tuple[Any, str, Any]] = ()
-                      ) -> dict[str, str]:
+def _other_parameters(model: Any, bound: Sequence[tuple[Any, str, Any]] = (),
+                      owners: Iterable[Any] = ()) -> dict[str, str]:
     """Parameters of the model tree that are not numeric symbols: name -> why. For a
     model loaded from a file (detached components, no tree to walk) they are read off the
-    values the build bound, ``bound`` (``FlatSystem.bound_values``)."""
+    values the build bound, ``bound`` (``FlatSystem.bound_values``), and off ``owners``
+    (the numeric parameters' components: those that follow others)."""
     out: dict[str, str] = {}
     if not isinstance(model, Component):
         for c, name, value in bound:
             path = c.path()
             out[f"{path}.{name}" if path else name] = "signal" if callable(value) \
                 else "structural"
+        for c in {id(c): c for c in owners if c is not None}.values():
+            path = c.path()
+            for name in getattr(c, "following", tuple)():
+                out[f"{path}.{name}" if path else name] = "follows"
         return out
     for c in model.walk():
         path = c.path()
@@ -213,7 +220,8 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
             if not isinstance(key, str):
                 raise ArgumentError(f"params keys are dotted names ('resistor.R'), got {key!r}")
             if other is None:
-                other = _other_parameters(model, bound) if model is not None else {}
+                other = (_other_parameters(model, bound, (q.owner for q in parameters))
+                         if model is not None else {})
             kind = other.get(key)
             if kind == "structural":
                 raise ArgumentError(
@@ -247,15 +255,19 @@ def _check_together(values: Mapping[str, float], by_name: Mapping[str, FlatParam
     """Check the components whose parameters ``values`` overrides and that check their
     parameters together (:meth:`~acausal.component.Component.check_parameters`) with the
     values of the run (a parameter that follows others computed from them)."""
-    owners = {id(p.owner): p.owner for p in map(by_name.__getitem__, values)
-              if isinstance(p.owner, Component) and has_parameter_check(type(p.owner))}
-    for c in owners.values():
+    owners: dict[int, tuple[Any, type[Component]]] = {}
+    for owner in {id(o): o for o in (by_name[k].owner for k in values)}.values():
+        cls = _class_of(owner)
+        if cls is not None and has_parameter_check(cls):
+            owners[id(owner)] = (owner, cls)
+    for c, cls in owners.values():
         path = c.path()
         prefix = f"{path}." if path else ""
-        held = c.__dict__["_params"]
+        # (a detached component of a loaded model: the plain values saved with it)
+        held = c.__dict__["_params"] if isinstance(c, Component) else c.parameters()
         ns = SimpleNamespace()
-        follow = []
-        for decl in c._declarations(Parameter):
+        follow: list[Parameter] = []
+        for decl in cls._declarations(Parameter):  # type: ignore[attr-defined]
             p = by_name.get(prefix + decl.name)
             value = held.get(decl.name) if p is None else values.get(p.name, p.value)
             if value is None and decl.follows is not None:
@@ -264,7 +276,53 @@ def _check_together(values: Mapping[str, float], by_name: Mapping[str, FlatParam
         for decl in follow:
             setattr(ns, decl.name, decl.follows(ns))  # type: ignore[misc]
         mine = {k: v for k, v in values.items() if k.startswith(prefix)}
-        c._raise_parameter_problem(ns, ArgumentError, f" (with params={mine})")
+        if isinstance(c, Component):
+            bad = c.check_parameters(ns)
+        else:  # (detached: the class's method, on a stand-in that reads the class)
+            try:
+                bad = cls.check_parameters(_ClassView(c, cls), ns)  # type: ignore[arg-type]
+            except Exception as exc:  # noqa: BLE001 - what a check reads is the user's
+                warnings.warn(
+                    f"{c._describe()}: its parameters could not be checked together "
+                    f"with params={mine} ({type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0][:160] if str(exc) else ''}): its "
+                    "check_parameters() reads the component object, which a loaded model "
+                    "does not have; build the model class again to check them",
+                    ModelWarning, stacklevel=4)
+                continue
+        if bad:
+            raise ArgumentError(f"{c._describe()}: {bad} (with params={mine})")
+
+
+class _ClassView:
+    """A detached component (of a loaded model) seen by its class's
+    ``check_parameters``: the class's attributes (constants, methods) and the detached
+    component's own (its path, description)."""
+
+    def __init__(self, detached: Any, cls: type) -> None:
+        self._detached, self._cls = detached, cls
+
+    def __getattr__(self, name: str) -> Any:
+        raw = inspect.getattr_static(self._cls, name, _MISSING)
+        if raw is _MISSING or isinstance(raw, Parameter):
+            return getattr(self._detached, name)
+        if isinstance(raw, types.FunctionType):  # (a method: bound to the view)
+            return raw.__get__(self)
+        if isinstance(raw, property) and raw.fget is not None:
+            return raw.fget(self)
+        return getattr(self._cls, name)
+
+
+_MISSING = object()
+
+
+def _class_of(owner: Any) -> type[Component] | None:
+    """The class of a parameter's component: a live one's, or a detached one's (a loaded
+    model's) where it can be imported; None otherwise."""
+    if isinstance(owner, Component):
+        return type(owner)
+    find = getattr(owner, "original_class", None)
+    return find() if find is not None else None
 
 
 def current_value(p: Any) -> Any:

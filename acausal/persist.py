@@ -92,9 +92,11 @@ class DetachedComponent:
     """
 
     def __init__(self, path: str, class_name: str, class_names: tuple[str, ...],
-                 params: dict[str, Any]) -> None:
+                 params: dict[str, Any], following: tuple[str, ...] = ()) -> None:
+        # (following: the parameters not given, computed from others, as a live
+        # component's that the model's runs cannot set apart)
         self.__dict__.update(_path=path, class_name=class_name, class_names=class_names,
-                             params=params)
+                             params=params, _following=following)
 
     def path(self) -> str:
         """Dotted path from the root model ('' for the root)."""
@@ -116,6 +118,16 @@ class DetachedComponent:
         """The plain parameter values that were saved."""
         return dict(self.params)
 
+    def following(self) -> tuple[str, ...]:
+        """The parameters that were not given: computed from others of the component."""
+        return tuple(self.__dict__.get("_following", ()))
+
+    def original_class(self) -> type | None:
+        """The component's class, if it can be imported here (by its module and
+        qualified name; a class defined inside a function cannot), else None: what the
+        checks of a run's parameters need (:meth:`Component.check_parameters`)."""
+        return _importable(str(self.__dict__["class_name"]))
+
     def __getattr__(self, item: str) -> Any:
         if item.startswith("__"):
             raise AttributeError(item)
@@ -134,7 +146,7 @@ class DetachedComponent:
     def __reduce__(self) -> Any:
         d = self.__dict__
         return (DetachedComponent, (d["_path"], d["class_name"], d["class_names"],
-                                    d["params"]))
+                                    d["params"], d.get("_following", ())))
 
     def __repr__(self) -> str:
         return f"<detached {self._describe()}>"
@@ -186,6 +198,30 @@ class UnsavedFunction:
         return f"<function given for {self.name}, not saved>"
 
 
+_CLASSES: dict[str, type | None] = {}
+
+
+def _importable(dotted: str) -> type | None:
+    """The class ``module.qualname`` names, or None where it cannot be imported."""
+    if dotted in _CLASSES:
+        return _CLASSES[dotted]
+    import importlib
+
+    found: Any = None
+    parts = dotted.split(".")
+    for k in range(len(parts) - 1, 0, -1):  # (the longest importable module first)
+        try:
+            found = importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        for name in parts[k:]:
+            found = getattr(found, name, None)
+        break
+    out = _CLASSES[dotted] = (found if isinstance(found, type)
+                              and issubclass(found, Component) else None)
+    return out
+
+
 def class_name(model: Any) -> str:
     """The class name of a model, also of a detached one (``"MSD"``)."""
     if isinstance(model, DetachedComponent):
@@ -206,14 +242,18 @@ def _plain(value: Any) -> bool:
     return False
 
 
-def _describe_component(c: Any) -> tuple[str, str, tuple[str, ...], dict[str, Any]]:
+def _describe_component(c: Any) -> tuple[str, str, tuple[str, ...], dict[str, Any],
+                                         tuple[str, ...]]:
     if isinstance(c, DetachedComponent):
         d = c.__dict__
-        return d["_path"], d["class_name"], d["class_names"], d["params"]
+        return (d["_path"], d["class_name"], d["class_names"], d["params"],
+                d.get("_following", ()))
     cls = type(c)
     params = {k: v for k, v in c.parameters().items() if _plain(v)}
+    following = tuple(k for k, v in c.__dict__["_params"].items()
+                      if v is None and getattr(getattr(cls, k, None), "follows", None))
     return (c.path(), f"{cls.__module__}.{cls.__qualname__}",
-            tuple(k.__name__ for k in cls.__mro__), params)
+            tuple(k.__name__ for k in cls.__mro__), params, following)
 
 
 class _Pickler(pickle.Pickler):
