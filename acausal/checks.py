@@ -260,6 +260,13 @@ def _check_together(values: Mapping[str, float], by_name: Mapping[str, FlatParam
         cls = _class_of(owner)
         if cls is not None and has_parameter_check(cls):
             owners[id(owner)] = (owner, cls)
+        elif cls is None and getattr(owner, "checks_parameters", bool)():
+            warnings.warn(
+                f"{owner._describe()}: its parameters could not be checked together "
+                f"(check_parameters) with params="
+                f"{ {k: v for k, v in values.items() if by_name[k].owner is owner} }: this "
+                f"model was loaded without its class {owner.class_name!r}; import that "
+                "module first to check them", ModelWarning, stacklevel=4)
     for c, cls in owners.values():
         path = c.path()
         prefix = f"{path}." if path else ""

@@ -45,6 +45,7 @@ import hashlib
 import io
 import os
 import pickle
+import sys
 import threading
 from functools import partial
 from pathlib import Path
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import casadi.casadi as _cs_internal
 
-from .component import DATUM, Component, PortInstance
+from .component import DATUM, Component, PortInstance, has_parameter_check
 from .csr import offsets
 from .errors import AcausalError
 from .fastsx import stack
@@ -92,11 +93,13 @@ class DetachedComponent:
     """
 
     def __init__(self, path: str, class_name: str, class_names: tuple[str, ...],
-                 params: dict[str, Any], following: tuple[str, ...] = ()) -> None:
+                 params: dict[str, Any], following: tuple[str, ...] = (),
+                 checks: bool = False) -> None:
         # (following: the parameters not given, computed from others, as a live
-        # component's that the model's runs cannot set apart)
+        # component's that the model's runs cannot set apart; checks: whether its class
+        # checks its parameters together, Component.check_parameters)
         self.__dict__.update(_path=path, class_name=class_name, class_names=class_names,
-                             params=params, _following=following)
+                             params=params, _following=following, _checks=checks)
 
     def path(self) -> str:
         """Dotted path from the root model ('' for the root)."""
@@ -122,10 +125,14 @@ class DetachedComponent:
         """The parameters that were not given: computed from others of the component."""
         return tuple(self.__dict__.get("_following", ()))
 
+    def checks_parameters(self) -> bool:
+        """Whether its class checks its parameters together (``check_parameters``)."""
+        return bool(self.__dict__.get("_checks", False))
+
     def original_class(self) -> type | None:
-        """The component's class, if it can be imported here (by its module and
-        qualified name; a class defined inside a function cannot), else None: what the
-        checks of a run's parameters need (:meth:`Component.check_parameters`)."""
+        """The component's class where it can be found here (its module imported, or the
+        library's; not a class defined inside a function), else None: what the checks of
+        a run's parameters need (:meth:`Component.check_parameters`)."""
         return _importable(str(self.__dict__["class_name"]))
 
     def __getattr__(self, item: str) -> Any:
@@ -146,7 +153,8 @@ class DetachedComponent:
     def __reduce__(self) -> Any:
         d = self.__dict__
         return (DetachedComponent, (d["_path"], d["class_name"], d["class_names"],
-                                    d["params"], d.get("_following", ())))
+                                    d["params"], d.get("_following", ()),
+                                    d.get("_checks", False)))
 
     def __repr__(self) -> str:
         return f"<detached {self._describe()}>"
@@ -198,28 +206,33 @@ class UnsavedFunction:
         return f"<function given for {self.name}, not saved>"
 
 
-_CLASSES: dict[str, type | None] = {}
+#: the packages whose modules may be imported to find a detached component's class (the
+#: library's; a user's module is only looked up if already imported: importing a script
+#: could run it)
+_IMPORTABLE = frozenset({"acausal", "components"})
 
 
 def _importable(dotted: str) -> type | None:
-    """The class ``module.qualname`` names, or None where it cannot be imported."""
-    if dotted in _CLASSES:
-        return _CLASSES[dotted]
+    """The class ``module.qualname`` names where its module is imported already (or is
+    the library's), else None."""
     import importlib
 
     found: Any = None
     parts = dotted.split(".")
-    for k in range(len(parts) - 1, 0, -1):  # (the longest importable module first)
-        try:
-            found = importlib.import_module(".".join(parts[:k]))
-        except ImportError:
+    for k in range(len(parts) - 1, 0, -1):  # (the longest module name first)
+        module = ".".join(parts[:k])
+        found = sys.modules.get(module)
+        if found is None and parts[0] in _IMPORTABLE:
+            try:
+                found = importlib.import_module(module)
+            except ImportError:
+                found = None
+        if found is None:
             continue
         for name in parts[k:]:
             found = getattr(found, name, None)
         break
-    out = _CLASSES[dotted] = (found if isinstance(found, type)
-                              and issubclass(found, Component) else None)
-    return out
+    return found if isinstance(found, type) and issubclass(found, Component) else None
 
 
 def class_name(model: Any) -> str:
@@ -243,17 +256,18 @@ def _plain(value: Any) -> bool:
 
 
 def _describe_component(c: Any) -> tuple[str, str, tuple[str, ...], dict[str, Any],
-                                         tuple[str, ...]]:
+                                         tuple[str, ...], bool]:
     if isinstance(c, DetachedComponent):
         d = c.__dict__
         return (d["_path"], d["class_name"], d["class_names"], d["params"],
-                d.get("_following", ()))
+                d.get("_following", ()), d.get("_checks", False))
     cls = type(c)
     params = {k: v for k, v in c.parameters().items() if _plain(v)}
     following = tuple(k for k, v in c.__dict__["_params"].items()
                       if v is None and getattr(getattr(cls, k, None), "follows", None))
     return (c.path(), f"{cls.__module__}.{cls.__qualname__}",
-            tuple(k.__name__ for k in cls.__mro__), params, following)
+            tuple(k.__name__ for k in cls.__mro__), params, following,
+            has_parameter_check(cls))
 
 
 class _Pickler(pickle.Pickler):

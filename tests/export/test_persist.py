@@ -354,3 +354,29 @@ def test_a_check_that_reads_the_component_warns_on_a_loaded_model():
     with pytest.warns(ac.ModelWarning, match=r"MassWithStop 'mass': its parameters could not "
                                              r"be checked together.*build the model class"):
         ac.simulate(pickle.loads(pickle.dumps(cm)), 0.1, params={"mass.s_min": 0.5})
+
+
+def test_a_check_whose_class_is_not_found_warns_on_a_loaded_model():
+    """A class defined inside a function cannot be found by name: its check is said not
+    to have run (a user's module is looked up only if imported: importing a script could
+    run it)."""
+
+    class Ordered(ac.Component):
+        lo = ac.Parameter(0.0)
+        hi = ac.Parameter(1.0)
+        x = ac.Variable(start=0.0)
+
+        def check_parameters(self, p):
+            return None if p.lo <= p.hi else f"lo = {p.lo} is above hi = {p.hi}"
+
+        def equations(self):
+            return [ac.der(self.x) == self.hi - self.lo]
+
+    cm = ac.build(Ordered())
+    with pytest.raises(ac.ArgumentError, match="lo = 2.0 is above hi = 1.0"):
+        ac.simulate(cm, 0.1, params={"lo": 2.0})
+    loaded = pickle.loads(pickle.dumps(cm))
+    with pytest.warns(ac.ModelWarning, match=r"Ordered: its parameters could not be checked "
+                                             r"together.*\{'lo': 2.0\}.*loaded without its "
+                                             r"class"):
+        ac.simulate(loaded, 0.1, params={"lo": 2.0})
