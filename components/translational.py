@@ -531,7 +531,7 @@ class MassWithStop(ac.Component):
 
     Parameters
     ----------
-    m : mass [kg], >= 0
+    m : mass [kg], > 0
     s_min, s_max : positions of the lower and upper stops [m] (s_min < s_max)
     e : coefficient of restitution [1], 0 <= e <= 1
     v_rest : rebound speed below which the mass stays on the stop [m/s], >= 0
@@ -543,7 +543,7 @@ class MassWithStop(ac.Component):
     stop, -1 resting on the lower stop
     """
 
-    m = Parameter(1.0, unit="kg", doc="mass", min=0.0)
+    m = Parameter(1.0, unit="kg", doc="mass", min=0.0, min_inclusive=False)
     s_min = Parameter(-1.0, unit="m", doc="position of the lower stop")
     s_max = Parameter(1.0, unit="m", doc="position of the upper stop")
     e = Parameter(0.8, unit="1", doc="coefficient of restitution", min=0.0, max=1.0)

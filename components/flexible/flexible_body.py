@@ -1,6 +1,6 @@
 """Flexible body (floating frame of reference) for the 3D multibody components.
 
-Kinematics (chapter ``000_1c8de8b11d72a21e.txt`` section 4, eq. 47): a material point of the
+Kinematics (the chapter, Richard 2012, section 4, eq. 47): a material point of the
 body is at
 
     r_p = r_A + R_A (u0 + S q),
