@@ -1,6 +1,6 @@
 """Modes of the deployable panel and of a cantilever beam: a frequency table and pictures.
 
-Panel (section 5.2 of the panel's source paper): 2 m x 2 m x 3 mm steel (E = 210 GPa,
+Panel (Richard & Bouazara 2012, section 5.2): 2 m x 2 m x 3 mm steel (E = 210 GPa,
 nu = 0.3, rho = 7800 kg/m^3), clamped along its hinge edge, 32 triangles
 (4 x 4 cells, "union-jack" diagonals, symmetric about both mid-lines).
 

@@ -1,4 +1,4 @@
-"""The chapter's deployable panel (002_43435277104649df.txt section 5.2): 2 m x 2 m x 3 mm
+"""The chapter's deployable panel (Richard & Bouazara 2012, section 5.2): 2 m x 2 m x 3 mm
 steel, clamped along its hinge edge, 32 triangles; plus pictures."""
 
 from __future__ import annotations
