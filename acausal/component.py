@@ -916,7 +916,13 @@ class Component:
         if cls_attr is None and type(self).__init__ is _BASE_INIT and name[:1] != "_" \
                 and not isinstance(value, (Component, list, tuple)):
             self._note_unknown(name)
-        self._adopt(name, value)
+        if self._adopt(name, value) > 1:
+            # (a list of components: noted as adopted, so that the first walk of the model
+            # does not adopt its components again, 0.4 s for 200 000 of them)
+            adopted = d.get("_adopted_lists")
+            if adopted is None:
+                adopted = d["_adopted_lists"] = {}
+            adopted[name] = tuple(value)
         object.__setattr__(self, name, value)
 
     def _note_unknown(self, name: str) -> None:
@@ -934,14 +940,17 @@ class Component:
                 f"{type(self).__name__}, so the value is kept as a plain attribute that the "
                 f"model does not use; did you mean {close[0]!r}?", ModelWarning, stacklevel=3)
 
-    def _adopt(self, name: str, value: Any) -> None:
+    def _adopt(self, name: str, value: Any) -> int:
+        """Make ``value`` (a component, or a list or tuple of components) a child of this
+        component under ``name``; 0 if it is neither, 1 for a component, 2 for a list."""
         items: list[tuple[str, Component]] = []
+        kind = 0
         if isinstance(value, Component):
-            items = [(name, value)]
+            items, kind = [(name, value)], 1
         elif isinstance(value, (list, tuple)) and value and all(
             isinstance(v, Component) for v in value
         ):
-            items = [(f"{name}[{k}]", v) for k, v in enumerate(value)]
+            items, kind = [(f"{name}[{k}]", v) for k, v in enumerate(value)], 2
         for cname, child in items:
             if child._parent is not None and child._parent is not self:
                 raise ModelDefinitionError(
@@ -959,6 +968,7 @@ class Component:
             child.__dict__["_parent"] = self
             child.__dict__["_name"] = cname
             self.__dict__["_children"][cname] = child
+        return kind
 
     def add(self, name: str, component: Component) -> Component:
         """Add a sub-component under a computed name (same as ``setattr``)."""
@@ -976,13 +986,18 @@ class Component:
         a list after the assignment are part of the model too.
         """
         stack: list[Component] = [self]
+        pop, extend = stack.pop, stack.extend
+        keys, n_keys = _INSTANCE_KEYS, _N_INSTANCE_KEYS
         while stack:  # (iterative: nested generators cost a frame per level and element)
-            c = stack.pop()
-            c._adopt_lists()
+            c = pop()
+            d = c.__dict__
+            # (a component with nothing but what __init__ sets has no lists to adopt)
+            if len(d) != n_keys or d["_connections"] or not keys.issuperset(d):
+                c._adopt_lists()
             yield c
-            kids = c.__dict__["_children"]
+            kids = d["_children"]
             if kids:
-                stack.extend(reversed(kids.values()))
+                extend(reversed(kids.values()))
 
     def _adopt_lists(self) -> None:
         """Adopt the components of lists given as attributes (also ones appended since)."""
