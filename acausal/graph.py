@@ -18,7 +18,7 @@ from .component import DATUM, Component, Edge, Port, PortInstance
 from .domains import Domain
 from .errors import ConnectionError_, TopologyError
 from .names import did_you_mean
-from .topology import SCIPY_GRAPH_MIN, Topology, _UnionFind
+from .topology import SCIPY_GRAPH_MIN, EdgePairs, Topology, _UnionFind
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -203,13 +203,15 @@ class LinearGraph:
 
         self._check_self_loops()
         forced = self._resolve_tree(tree) if tree is not None else []
+        pairs = np.stack([ini, fin], axis=1)
         self.topology = Topology(
             self.n_vertices,
-            list(zip(ini.tolist(), fin.tolist(), strict=True)),
+            (list(zip(ini.tolist(), fin.tolist(), strict=True)) if m < SCIPY_GRAPH_MIN
+             else EdgePairs(pairs)),
             set(self.datum.values()),
             priorities=list(map(attrgetter("priority"), e_decl)),
             forced=forced,
-            ends=np.stack([ini, fin], axis=1),
+            ends=pairs,
         )
         if self.topology.forced_loop:
             names = [self.edges[j].name for j in self.topology.forced_loop]

@@ -17,16 +17,17 @@ textbook way (``A_T^{-1} A_C``) for checks.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import field
 from functools import cached_property
+from typing import Any, overload
 
 import numpy as np
 
 from .csr import CSR
 from .records import record
 
-__all__ = ["Topology", "incidence_matrix", "cutset_matrix_by_row_operations"]
+__all__ = ["Topology", "EdgePairs", "incidence_matrix", "cutset_matrix_by_row_operations"]
 
 #: from this many edges on, the spanning forest is found with scipy's graph routines
 #: (the same forest; a smaller graph does not import scipy, 0.3 to 0.6 s on a cold start,
@@ -84,6 +85,44 @@ def _forest_in_bulk(n: int, ends: np.ndarray, prio: np.ndarray, in_tree: np.ndar
     in_tree[seq[np.rint(taken).astype(np.int64) - 1]] = True
 
 
+class EdgePairs(Sequence[tuple[int, int]]):
+    """The edges of a graph as ``(initial, final)`` pairs, read from an ``m x 2`` integer
+    array when asked (a list of the pairs of 200 000 edges costs a graph pass 0.1 s)."""
+
+    __slots__ = ("ends",)
+
+    def __init__(self, ends: np.ndarray) -> None:
+        self.ends = ends
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    @overload
+    def __getitem__(self, j: int) -> tuple[int, int]: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> list[tuple[int, int]]: ...
+
+    def __getitem__(self, j: Any) -> Any:
+        if isinstance(j, slice):
+            return list(map(tuple, self.ends[j].tolist()))
+        a, b = self.ends[j].tolist()
+        return (a, b)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return map(tuple, self.ends.tolist())  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 def incidence_matrix(n_vertices: int, edges: Sequence[tuple[int, int]]) -> np.ndarray:
     """Dense incidence matrix ``K`` (vertices x edges): -1 initial, +1 final."""
     K = np.zeros((n_vertices, len(edges)))
@@ -101,6 +140,7 @@ class Topology:
     ----------
     n_vertices : int
     edges : list of (initial, final)
+        (or :class:`EdgePairs`, read from an array)
     roots : set of int
         Datum vertices; each connected component containing one is rooted there.
     priorities : list of int
@@ -110,7 +150,7 @@ class Topology:
     """
 
     n_vertices: int
-    edges: list[tuple[int, int]]
+    edges: Sequence[tuple[int, int]]
     roots: set[int]
     priorities: list[int] | None = None
     forced: list[int] = field(default_factory=list)
