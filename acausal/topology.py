@@ -80,7 +80,10 @@ def _forest_in_bulk(n: int, ends: np.ndarray, prio: np.ndarray, in_tree: np.ndar
     first = by[np.concatenate([[True], key[by][1:] != key[by][:-1]])] if len(by) else by
     first = first[lo[first] != hi[first]]  # (a self-loop is never a branch)
     weights = (first + 1).astype(float)  # (exact up to 2**53 edges)
-    g = sp.csr_matrix((weights, (lo[first], hi[first])), shape=(n, n))
+    # (``first`` is in the order of the keys: by row, then by column, as CSR stores them)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lo[first], minlength=n), out=indptr[1:])
+    g = sp.csr_matrix((weights, hi[first], indptr), shape=(n, n))
     taken = minimum_spanning_tree(g).tocoo().data
     in_tree[seq[np.rint(taken).astype(np.int64) - 1]] = True
 
@@ -161,7 +164,8 @@ class Topology:
     def __post_init__(self) -> None:
         n, m = self.n_vertices, len(self.edges)
         prio = self.priorities if self.priorities is not None else [0] * m
-        uf = _UnionFind(n)
+        # (the union-find of every vertex: for the loop below and for the forced edges)
+        uf = _UnionFind(n if m < SCIPY_GRAPH_MIN or self.forced else 0)
         in_tree = np.zeros(m, dtype=bool)
         self.forced_loop: list[int] = []
         for j in self.forced:
@@ -186,12 +190,13 @@ class Topology:
         else:
             _forest_in_bulk(n, self._ends, np.asarray(prio), in_tree, skip)
         self.in_tree = in_tree
-        self.tree = np.flatnonzero(in_tree).tolist()
+        tree = np.flatnonzero(in_tree)
+        self.tree = tree.tolist()
         self.cotree = np.flatnonzero(~in_tree).tolist()
         if m < SCIPY_GRAPH_MIN:
             self._root_forest(uf)
         else:
-            self._root_forest_in_bulk()
+            self._root_forest_in_bulk(tree)
 
     # ----- forest -----
     def _root_forest(self, uf: _UnionFind) -> None:
@@ -243,7 +248,7 @@ class Topology:
         self.depth = np.array(depth, dtype=int)
         self.root_of = np.array(root_of, dtype=int)
 
-    def _root_forest_in_bulk(self) -> None:
+    def _root_forest_in_bulk(self, tree: np.ndarray) -> None:
         """:meth:`_root_forest` on arrays (scipy's breadth-first search), for large graphs:
         the same roots, parents, signs, depths and order.
 
@@ -258,8 +263,7 @@ class Topology:
         import scipy.sparse as sp
         from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-        n, ends = self.n_vertices, self._ends
-        tree = np.asarray(self.tree, dtype=np.int64)
+        n, ends = self.n_vertices, self._ends  # (``tree``: the tree edges, ascending)
         ta, tb = ends[tree, 0], ends[tree, 1]
         n_comp, label = connected_components(
             sp.csr_matrix((np.ones(len(tree)), (ta, tb)), shape=(n, n)), directed=False)
@@ -316,7 +320,10 @@ class Topology:
         visited[visit] = True
         comp_rank = np.zeros(n_comp, dtype=np.int64)
         comp_rank[comp_label] = np.arange(k)
-        self.order = visit[np.argsort(comp_rank[label[visit]], kind="stable")].tolist()
+        rank_of = comp_rank[label[visit]]
+        if k > 1 and bool(np.any(rank_of[1:] < rank_of[:-1])):
+            visit = visit[np.argsort(rank_of, kind="stable")]
+        self.order = visit.tolist()
         self.parent = pred
         self.parent_edge = parent_edge
         self.parent_sign = parent_sign
