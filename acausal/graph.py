@@ -8,17 +8,17 @@ normal-tree preferences (:class:`~acausal.component.TreePriority`), overridable 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import chain, compress
-from operator import attrgetter
+from itertools import chain, compress, repeat
+from operator import attrgetter, contains, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .component import DATUM, Component, Edge, PortInstance
+from .component import DATUM, Component, Edge, Port, PortInstance
 from .domains import Domain
 from .errors import ConnectionError_, TopologyError
 from .names import did_you_mean
-from .topology import SCIPY_GRAPH_MIN, Topology, _UnionFind
+from .topology import SCIPY_GRAPH_MIN, EdgePairs, Topology, _UnionFind
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -98,12 +98,17 @@ class LinearGraph:
         # a port's declaration (of its component's class: few) gives its domain
         decls, decl_of = _codes(list(map(attrgetter("decl"), every)))
         graph_decl = np.array([d.domain.graph for d in decls], dtype=bool)
+        n_own = np.fromiter(map(len, pdicts), dtype=np.int64, count=len(comps))
         #: per port, its component (a position in ``components``)
-        self.port_owner = np.repeat(np.arange(len(comps), dtype=np.int64),
-                                    np.fromiter(map(len, pdicts), dtype=np.int64,
-                                                count=len(comps)))
+        self.port_owner = np.repeat(np.arange(len(comps), dtype=np.int64), n_own)
+        # ----- every component's terminal graph, its ends as positions in ``every`` -----
+        e_decl, self.edge_owner, ends, found = _terminal_graphs(comps, pdicts, n_own,
+                                                                decl_of)
+        everyone = every  # (all the ports, for the positions in ``ends``)
+        graph_at = None
         if not graph_decl.all():
             graph = graph_decl[decl_of]
+            graph_at = np.where(graph, np.cumsum(graph) - 1, -1)
             every = list(compress(every, graph.tolist()))
             decl_of, self.port_owner = decl_of[graph], self.port_owner[graph]
         #: the graph-domain ports of the model, in model order (a port's position there
@@ -116,27 +121,27 @@ class LinearGraph:
         #: the distinct domains of the ports, and every port's (positions in ``domains``)
         self.domains, domain_of = _codes([d.domain for d in decls])
         self.port_domain = domain_of[decl_of]
-        # ----- every component's terminal graph, its ends as ports (None: the datum) -----
-        terminal = [c.graph_edges() for c in comps]
-        #: per edge, its component (a position in ``components``)
-        self.edge_owner = np.repeat(np.arange(len(comps), dtype=np.int64),
-                                    np.fromiter(map(len, terminal), dtype=np.int64,
-                                                count=len(comps)))
         owner = self.edge_owner.tolist()
         e_comp: list[Component] = list(map(comps.__getitem__, owner))
-        e_decl: list[Edge] = list(chain.from_iterable(terminal))
-        raw = list(zip(e_decl, map(pdicts.__getitem__, owner), strict=True))
-        e_a = [None if e.initial is DATUM else cp[e.initial] for e, cp in raw]
-        e_b = [None if e.final is DATUM else cp[e.final] for e, cp in raw]
         root = self._connection_sets(list(compress(comps, map(attrgetter("_connections"),
                                                               comps))))
         m = len(e_decl)
-        end_ids = np.fromiter(map(id, chain(e_a, e_b)), dtype=np.int64, count=2 * m)
-        ends = self._positions(end_ids)
+        # the ends as graph ports (-1: the datum, or a port of no graph domain: a stray)
+        at_port = ends >= 0
+        end_ids = np.full((2, m), id(None), dtype=np.int64)
+        if graph_at is not None:
+            stray = np.zeros((2, m), dtype=bool)
+            stray[at_port] = graph_at[ends[at_port]] < 0
+            if bool(np.any(stray)):
+                for k in np.flatnonzero(stray.ravel()).tolist():
+                    end_ids.ravel()[k] = id(everyone[int(ends.ravel()[k])])
+            ends[at_port] = graph_at[ends[at_port]]
+        for j, k, port in found:  # (ends found by identity: instances of their own)
+            end_ids[k, j] = id(port)
+            ends[k, j] = self._positions(np.array([id(port)], dtype=np.int64))[0]
         stray = (ends < 0) & (end_ids != id(None))
         if bool(np.any(stray)):  # (an edge at a port of no graph domain)
-            raise KeyError(int(end_ids[np.flatnonzero(stray)[0]]))
-        ends = ends.reshape(2, m)
+            raise KeyError(int(end_ids.ravel()[np.flatnonzero(stray.ravel())[0]]))
         # ----- vertices: the connection sets with an edge, in the order of their first
         # port, then a datum vertex per domain in the order of the edges that reach it -----
         on_edge = np.zeros(n_ports + 1, dtype=bool)  # (by set; the last: no port)
@@ -160,8 +165,7 @@ class LinearGraph:
         # each edge's domain: its initial port's, else its final port's
         end = np.where(ends[0] >= 0, ends[0], ends[1])
         if bool(np.any(end < 0)):  # (an edge from the datum to the datum)
-            j = int(np.flatnonzero(end < 0)[0])
-            _ = (e_b[j] if e_a[j] is None else e_a[j]).__dict__["domain"]
+            raise AttributeError("'NoneType' object has no attribute '__dict__'")
         e_dom = self.port_domain[end] if m else np.zeros(0, dtype=np.int64)
         v_dom = [self.port_domain[firsts[rank]]]
         ini, fin = self.port_vertices[ends[0]], self.port_vertices[ends[1]]
@@ -199,13 +203,15 @@ class LinearGraph:
 
         self._check_self_loops()
         forced = self._resolve_tree(tree) if tree is not None else []
+        pairs = np.stack([ini, fin], axis=1)
         self.topology = Topology(
             self.n_vertices,
-            list(zip(ini.tolist(), fin.tolist(), strict=True)),
+            (list(zip(ini.tolist(), fin.tolist(), strict=True)) if m < SCIPY_GRAPH_MIN
+             else EdgePairs(pairs)),
             set(self.datum.values()),
             priorities=list(map(attrgetter("priority"), e_decl)),
             forced=forced,
-            ends=np.stack([ini, fin], axis=1),
+            ends=pairs,
         )
         if self.topology.forced_loop:
             names = [self.edges[j].name for j in self.topology.forced_loop]
@@ -452,6 +458,82 @@ def _codes(items: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
     codes = np.empty(len(items), dtype=np.int64)
     codes[by] = code_of_group[group]
     return [items[k] for k in firsts[rank].tolist()], codes
+
+
+def _terminal_graphs(comps: list[Component], pdicts: list[dict[str, PortInstance]],
+                     n_own: np.ndarray, decl_of: np.ndarray
+                     ) -> tuple[list[Edge], np.ndarray, np.ndarray,
+                                list[tuple[int, int, PortInstance]]]:
+    """Every component's terminal graph (:meth:`Component.graph_edges`) in model order:
+    the edges' declarations, their components (positions in ``comps``), their ends as
+    positions among the ports of ``pdicts`` in order (a ``2 x edges`` array; -1: the
+    datum) and the ends found by identity, ``(edge, end, port)`` (their position is left
+    -1 here).
+
+    An instance without sub-components and edges of its own, whose ports have the
+    declarations of its class's first such instance, in that order (``decl_of``: a code
+    per port), has that instance's terminal graph: it is read once per class (the ends by
+    their position in the ports, the same for every such instance). Any other component
+    (a composite, one with edges or ports of its own) is read as it is, its ends found
+    by identity as :meth:`LinearGraph.port_positions` finds them."""
+    n = len(comps)
+    kinds, kind_of = _codes(list(map(type, comps)))
+    dicts = list(map(attrgetter("__dict__"), comps))
+    plain = ~np.fromiter(map(contains, dicts, repeat("edges")), dtype=bool, count=n)
+    plain &= ~np.fromiter(map(bool, map(itemgetter("_children"), dicts)), dtype=bool,
+                          count=n)
+    declared = np.array([len(k._declarations(Port)) for k in kinds], dtype=np.int64)
+    plain &= n_own == declared[kind_of]
+    start = np.cumsum(n_own) - n_own
+    # each class's first plain instance (-1: none)
+    rep = np.full(len(kinds), -1, dtype=np.int64)
+    cand = np.flatnonzero(plain)
+    uk, first = np.unique(kind_of[cand], return_index=True)
+    rep[uk] = cand[first]
+    # a plain instance's ports have its class's first one's declarations
+    port_of = np.repeat(np.arange(n, dtype=np.int64), n_own)
+    mine = plain[port_of]
+    owners = port_of[mine]
+    ref = start[rep[kind_of[owners]]] + np.flatnonzero(mine) - start[owners]
+    other = owners[decl_of[mine] != decl_of[ref]]
+    plain[other] = False
+    # the class templates: edges and their ends' positions among the instance's ports
+    tmpl: list[list[Edge]] = [[] for _ in kinds]
+    t_a: list[list[int]] = [[] for _ in kinds]
+    t_b: list[list[int]] = [[] for _ in kinds]
+    for k, c in enumerate(rep.tolist()):
+        if c < 0:
+            continue
+        tmpl[k] = edges = comps[c].graph_edges()
+        local = {name: j for j, name in enumerate(pdicts[c])}
+        t_a[k] = [-1 if e.initial is DATUM else local[e.initial] for e in edges]
+        t_b[k] = [-1 if e.final is DATUM else local[e.final] for e in edges]
+    codes = kind_of.tolist()
+    terminal = list(map(tmpl.__getitem__, codes))
+    loc_a = list(map(t_a.__getitem__, codes))
+    loc_b = list(map(t_b.__getitem__, codes))
+    own: list[tuple[int, list[Any], list[Any]]] = []
+    for c in np.flatnonzero(~plain).tolist():
+        terminal[c] = edges = comps[c].graph_edges()
+        cp = pdicts[c]
+        own.append((c, [None if e.initial is DATUM else cp[e.initial] for e in edges],
+                    [None if e.final is DATUM else cp[e.final] for e in edges]))
+        loc_a[c] = loc_b[c] = [-1] * len(edges)
+    sizes = np.fromiter(map(len, terminal), dtype=np.int64, count=n)
+    owner = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    m = len(owner)
+    ends = np.empty((2, m), dtype=np.int64)
+    ends[0] = np.fromiter(chain.from_iterable(loc_a), dtype=np.int64, count=m)
+    ends[1] = np.fromiter(chain.from_iterable(loc_b), dtype=np.int64, count=m)
+    np.add(ends, start[owner], out=ends, where=ends >= 0)
+    found: list[tuple[int, int, PortInstance]] = []
+    if own:
+        first_edge = np.cumsum(sizes) - sizes
+        for c, a, b in own:
+            j0 = int(first_edge[c])
+            for k, side in ((0, a), (1, b)):
+                found += [(j0 + j, k, p) for j, p in enumerate(side) if p is not None]
+    return list(chain.from_iterable(terminal)), owner, ends, found
 
 
 def _not_in_model(c: Component, p: PortInstance) -> str:

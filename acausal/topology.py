@@ -17,16 +17,17 @@ textbook way (``A_T^{-1} A_C``) for checks.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import field
 from functools import cached_property
+from typing import Any, overload
 
 import numpy as np
 
 from .csr import CSR
 from .records import record
 
-__all__ = ["Topology", "incidence_matrix", "cutset_matrix_by_row_operations"]
+__all__ = ["Topology", "EdgePairs", "incidence_matrix", "cutset_matrix_by_row_operations"]
 
 #: from this many edges on, the spanning forest is found with scipy's graph routines
 #: (the same forest; a smaller graph does not import scipy, 0.3 to 0.6 s on a cold start,
@@ -79,9 +80,50 @@ def _forest_in_bulk(n: int, ends: np.ndarray, prio: np.ndarray, in_tree: np.ndar
     first = by[np.concatenate([[True], key[by][1:] != key[by][:-1]])] if len(by) else by
     first = first[lo[first] != hi[first]]  # (a self-loop is never a branch)
     weights = (first + 1).astype(float)  # (exact up to 2**53 edges)
-    g = sp.csr_matrix((weights, (lo[first], hi[first])), shape=(n, n))
+    # (``first`` is in the order of the keys: by row, then by column, as CSR stores them)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lo[first], minlength=n), out=indptr[1:])
+    g = sp.csr_matrix((weights, hi[first], indptr), shape=(n, n))
     taken = minimum_spanning_tree(g).tocoo().data
     in_tree[seq[np.rint(taken).astype(np.int64) - 1]] = True
+
+
+class EdgePairs(Sequence[tuple[int, int]]):
+    """The edges of a graph as ``(initial, final)`` pairs, read from an ``m x 2`` integer
+    array when asked (a list of the pairs of 200 000 edges costs a graph pass 0.1 s)."""
+
+    __slots__ = ("ends",)
+
+    def __init__(self, ends: np.ndarray) -> None:
+        self.ends = ends
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    @overload
+    def __getitem__(self, j: int) -> tuple[int, int]: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> list[tuple[int, int]]: ...
+
+    def __getitem__(self, j: Any) -> Any:
+        if isinstance(j, slice):
+            return list(map(tuple, self.ends[j].tolist()))
+        a, b = self.ends[j].tolist()
+        return (a, b)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return map(tuple, self.ends.tolist())  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
 
 
 def incidence_matrix(n_vertices: int, edges: Sequence[tuple[int, int]]) -> np.ndarray:
@@ -101,6 +143,7 @@ class Topology:
     ----------
     n_vertices : int
     edges : list of (initial, final)
+        (or :class:`EdgePairs`, read from an array)
     roots : set of int
         Datum vertices; each connected component containing one is rooted there.
     priorities : list of int
@@ -110,7 +153,7 @@ class Topology:
     """
 
     n_vertices: int
-    edges: list[tuple[int, int]]
+    edges: Sequence[tuple[int, int]]
     roots: set[int]
     priorities: list[int] | None = None
     forced: list[int] = field(default_factory=list)
@@ -121,7 +164,8 @@ class Topology:
     def __post_init__(self) -> None:
         n, m = self.n_vertices, len(self.edges)
         prio = self.priorities if self.priorities is not None else [0] * m
-        uf = _UnionFind(n)
+        # (the union-find of every vertex: for the loop below and for the forced edges)
+        uf = _UnionFind(n if m < SCIPY_GRAPH_MIN or self.forced else 0)
         in_tree = np.zeros(m, dtype=bool)
         self.forced_loop: list[int] = []
         for j in self.forced:
@@ -146,12 +190,13 @@ class Topology:
         else:
             _forest_in_bulk(n, self._ends, np.asarray(prio), in_tree, skip)
         self.in_tree = in_tree
-        self.tree = np.flatnonzero(in_tree).tolist()
+        tree = np.flatnonzero(in_tree)
+        self.tree = tree.tolist()
         self.cotree = np.flatnonzero(~in_tree).tolist()
         if m < SCIPY_GRAPH_MIN:
             self._root_forest(uf)
         else:
-            self._root_forest_in_bulk()
+            self._root_forest_in_bulk(tree)
 
     # ----- forest -----
     def _root_forest(self, uf: _UnionFind) -> None:
@@ -203,7 +248,7 @@ class Topology:
         self.depth = np.array(depth, dtype=int)
         self.root_of = np.array(root_of, dtype=int)
 
-    def _root_forest_in_bulk(self) -> None:
+    def _root_forest_in_bulk(self, tree: np.ndarray) -> None:
         """:meth:`_root_forest` on arrays (scipy's breadth-first search), for large graphs:
         the same roots, parents, signs, depths and order.
 
@@ -218,8 +263,7 @@ class Topology:
         import scipy.sparse as sp
         from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-        n, ends = self.n_vertices, self._ends
-        tree = np.asarray(self.tree, dtype=np.int64)
+        n, ends = self.n_vertices, self._ends  # (``tree``: the tree edges, ascending)
         ta, tb = ends[tree, 0], ends[tree, 1]
         n_comp, label = connected_components(
             sp.csr_matrix((np.ones(len(tree)), (ta, tb)), shape=(n, n)), directed=False)
@@ -276,7 +320,10 @@ class Topology:
         visited[visit] = True
         comp_rank = np.zeros(n_comp, dtype=np.int64)
         comp_rank[comp_label] = np.arange(k)
-        self.order = visit[np.argsort(comp_rank[label[visit]], kind="stable")].tolist()
+        rank_of = comp_rank[label[visit]]
+        if k > 1 and bool(np.any(rank_of[1:] < rank_of[:-1])):
+            visit = visit[np.argsort(rank_of, kind="stable")]
+        self.order = visit.tolist()
         self.parent = pred
         self.parent_edge = parent_edge
         self.parent_sign = parent_sign

@@ -29,8 +29,11 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import Counter
 from dataclasses import field
 from fractions import Fraction
+from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -285,35 +288,67 @@ def check_units(model: Component, flat: FlatSystem) -> UnitCheck:
     :class:`~acausal.errors.UnitError` at the first inconsistent one, warn about implausible
     values."""
     out = UnitCheck()
-    infos: dict[type, _ClassInfo] = {}
-    seen: dict[tuple[Any, ...], int] = {}
-    reps: list[Component] = []
-    count: dict[int, int] = {}
     ranges, init_ranges = flat.equation_ranges, flat.initial_ranges
     g = flat.graph  # (its list of the components in walk order, where it has the model's)
-    comps = (g.components if getattr(g, "model", None) is model else model.walk())
-    for c in comps:
-        cls = type(c)
-        info = infos.get(cls)
-        if info is None:
-            info = infos[cls] = _ClassInfo(cls)
-        if info.absolute:
-            _plausibility(c, info, out)
-        if id(c) not in ranges and id(c) not in init_ranges:
-            continue
-        key = _variant_key(c, info.structural)
-        k = seen.get(key)
-        if k is None:
-            seen[key] = len(reps)
-            reps.append(c)
-            count[id(c)] = 1
-        else:
-            count[id(reps[k])] += 1
+    comps = list(g.components if getattr(g, "model", None) is model else model.walk())
+    n = len(comps)
+    types = list(map(type, comps))
+    # the classes' infos in the order of their first instances (a declaration's unit that
+    # cannot be read is an error once the warnings of the instances before it are given)
+    infos: dict[type, _ClassInfo] = {}
+    for cls in dict.fromkeys(types):
+        try:
+            infos[cls] = _ClassInfo(cls)
+        except UnitError:
+            _plausibilities(comps[:types.index(cls)], infos, out)
+            raise
+    kind = {cls: k for k, cls in enumerate(infos)}
+    kind_of = np.fromiter(map(kind.__getitem__, types), dtype=np.int64, count=n)
+    if any(info.absolute for info in infos.values()):
+        _plausibilities(comps, infos, out)
+    # the components with equations and what can make an instance's differ from its
+    # class's (C-level maps over the components: this runs per component)
+    ids = list(map(id, comps))
+    has = np.fromiter(map(ranges.__contains__, ids), dtype=bool, count=n)
+    if init_ranges:
+        has |= np.fromiter(map(init_ranges.__contains__, ids), dtype=bool, count=n)
+    dicts = list(map(attrgetter("__dict__"), comps))
+    # (the common case of _variant_key: nothing but the framework's keys, no structural
+    # parameter, no parameter given as a function of time: the class alone)
+    alone = np.fromiter(map(len, dicts), dtype=np.int64, count=n) == len(_FRAMEWORK_KEYS)
+    alone &= np.fromiter(map(_FRAMEWORK_KEYS.issuperset, dicts), dtype=bool, count=n)
+    structural = np.array([bool(info.structural) for info in infos.values()], dtype=bool)
+    alone &= ~structural[kind_of]
+    params = list(map(itemgetter("_params"), dicts))
+    n_par = np.fromiter(map(len, params), dtype=np.int64, count=n)
+    calls = np.zeros(int(n_par.sum()) + 1, dtype=np.int64)
+    calls[1:] = np.cumsum(np.fromiter(map(callable, chain.from_iterable(
+        map(dict.values, params))), dtype=bool, count=len(calls) - 1))
+    ends = np.cumsum(n_par)
+    alone &= calls[ends] == calls[ends - n_par]
+    keys: list[Any] = list(types)  # (the class for the common case, else a tuple)
+    for k in np.flatnonzero(has & ~alone).tolist():
+        keys[k] = _variant_key(comps[k], infos[types[k]].structural)
+    at = np.flatnonzero(has).tolist()
+    keys = list(map(keys.__getitem__, at))
+    firsts = dict(zip(reversed(keys), map(comps.__getitem__, reversed(at)), strict=True))
+    count = Counter(keys)
+    reps = [(firsts[key], count[key]) for key in dict.fromkeys(keys)]
     signals = {h: dimension(unit) if unit else None for h, (_, unit) in flat.signals.items()}
-    for c in reps:
-        _check_component(c, flat, infos[type(c)], count[id(c)], signals, out)
+    for c, n_alike in reps:
+        _check_component(c, flat, infos[type(c)], n_alike, signals, out)
     out.classes = len(reps)
     return out
+
+
+def _plausibilities(comps: list[Component], infos: dict[type, _ClassInfo],
+                    out: UnitCheck) -> None:
+    """:func:`_plausibility` of those of ``comps`` whose class declares absolute
+    quantities."""
+    for c in comps:
+        info = infos[type(c)]
+        if info.absolute:
+            _plausibility(c, info, out)
 
 
 def _plausibility(c: Component, info: _ClassInfo, out: UnitCheck) -> None:
