@@ -119,7 +119,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     all_res = sys.residuals()
     variables = sys.variables
     # the incidence as arrays (a level takes the rows of its equations)
-    full = sys.incidence_matrix()
+    full = causal.incidence_of(sys)
     row_len = np.diff(full.indptr)
     with_t: list[cs.SX] = []  # [the unknowns and time], formed if a dependency test needs it
 
