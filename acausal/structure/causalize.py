@@ -9,16 +9,17 @@ block gets a *level* so that the blocks of one level can be solved together.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..csr import offsets, spread
+from ..csr import CSR, offsets, spread
 from ..records import record
 from ..state import need
 from .blt import Block, Blocks, strong_components
 from .diagnostics import StructureDiagnostics, structural_error
-from .incidence import int_array
+from .incidence import column_positions, int_array
 from .matching import match
 from .system import EquationSystem
 
@@ -36,6 +37,22 @@ class Causalization:
 
     states: list[int]
     blocks: Blocks
+    #: (the system causalised and its incidence on every unknown, for the block solution
+    #: of the same system: read once, not twice; not saved with the model)
+    incidence: tuple[EquationSystem, CSR] | None = field(default=None, repr=False,
+                                                        compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "incidence": None}
+
+    def incidence_of(self, sys: EquationSystem) -> CSR:
+        """``sys.incidence_matrix()``, the one read by :func:`causalize` if it was read
+        of this system (the same object, of the same size)."""
+        got = self.incidence
+        if (got is not None and got[0] is sys and got[1].shape == (sys.n_eqs, sys.n_vars)
+                and len(sys.incidence) == sys.n_eqs):
+            return got[1]
+        return sys.incidence_matrix()
 
     @property
     def n_levels(self) -> int:
@@ -56,7 +73,12 @@ def causalize(sys: EquationSystem, states: list[int],
     n_eqs = sys.n_eqs
     if len(unknowns) != n_eqs:
         raise structural_error(sys, list(range(n_eqs)), unknowns.tolist(), diag)
-    inc = sys.incidence_matrix(cols=unknowns)
+    # (the incidence on every unknown read once, kept for the block solution; the
+    # unknowns' columns taken from it as incidence_matrix(cols=unknowns) takes them)
+    full = sys.incidence_matrix()
+    c = column_positions(unknowns, sys.n_vars)[full.indices]
+    keep = c >= 0
+    inc = CSR.from_coo(full.rows_of_entries()[keep], c[keep], None, (n_eqs, len(unknowns)))
     _, eq_of_var = match(inc)
     if (eq_of_var < 0).any():
         raise structural_error(sys, list(range(n_eqs)), unknowns.tolist(), diag)
@@ -83,7 +105,7 @@ def causalize(sys: EquationSystem, states: list[int],
     # the blocks as arrays (:class:`Blocks`), each block's unknowns in ascending order
     blocks = Blocks(offsets(sizes), eq_of_var[ks].astype(np.int64), unknowns[ks],
                     np.asarray(level, dtype=np.int64))
-    return Causalization(list(states), blocks)
+    return Causalization(list(states), blocks, (sys, full))
 
 
 def _levels(n_b: int, b_from: np.ndarray, b_to: np.ndarray) -> list[int]:

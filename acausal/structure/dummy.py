@@ -14,6 +14,7 @@ sub-matrix has become ill-conditioned, and :func:`select_states` is run again th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -135,6 +136,21 @@ def _pivot(H: np.ndarray, weights: np.ndarray, n_pick: int) -> list[int]:
     return [int(k) for k in piv[:n_pick]]
 
 
+class _Lazy:
+    """``(values, p_values)``, each made on the first call where given as a function."""
+
+    def __init__(self, values: np.ndarray | Callable[[], np.ndarray],
+                 p_values: np.ndarray | Callable[[], np.ndarray]) -> None:
+        self._given = (values, p_values)
+        self._made: tuple[np.ndarray, np.ndarray] | None = None
+
+    def __call__(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._made is None:
+            v, p = self._given
+            self._made = (v() if callable(v) else v, p() if callable(p) else p)
+        return self._made
+
+
 def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Connected-component labels of an undirected graph of the edges ``(a[k], b[k])``,
     numbered in the order of each component's smallest vertex (as
@@ -167,12 +183,17 @@ def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def select_states(
     sys: EquationSystem,
-    values: np.ndarray,
-    p_values: np.ndarray,
+    values: np.ndarray | Callable[[], np.ndarray],
+    p_values: np.ndarray | Callable[[], np.ndarray],
     t0: float = 0.0,
     rng_seed: int = 0,
 ) -> StateSelection:
-    """Mattsson–Söderlind selection at the point ``values`` (one value per variable)."""
+    """Mattsson–Söderlind selection at the point ``values`` (one value per variable).
+
+    ``values`` and ``p_values`` may be given as functions that make them, called only
+    where a Jacobian is evaluated (those of constants, the common case, are not: the
+    start values of every unknown of a large model cost a read of each)."""
+    point_at = _Lazy(values, p_values)
     allv = sys.symbols()
     pv = sys.parameter_symbols()
     dummies: set[int] = set()
@@ -217,19 +238,20 @@ def select_states(
             prio = np.array(list(map(attrgetter("state_priority"), map(
                 variables.__getitem__, var_int[cands].tolist()))))
             if len(cands) <= _DENSE_LIMIT:
-                H = np.asarray(value if f is None else f(values, p_values, t0))
+                H = np.asarray(value if f is None else f(*point_at(), t0))
                 weights = 10.0 ** (-3.0 * prio)
                 if np.linalg.matrix_rank(H) < len(eqs):
                     # degenerate at the start values (e.g. all zero): use a generic point
                     # (drawn for a constant Jacobian too: the later blocks' points stay)
                     if rng is None:
                         rng = np.random.default_rng(rng_seed)
-                    point = values + rng.standard_normal(values.shape)
+                    start = point_at()[0]
+                    point = start + rng.standard_normal(start.shape)
                     if f is not None:
-                        H = np.asarray(f(point, p_values, t0))
+                        H = np.asarray(f(point, point_at()[1], t0))
                 picks = _pivot(H, weights, len(eqs))
             else:
-                Hs = (value if f is None else f(values, p_values, t0)).sparse()
+                Hs = (value if f is None else f(*point_at(), t0)).sparse()
                 sparse_picks = _sparse_pick(Hs, prio, len(eqs))
                 if sparse_picks is None and len(cands) <= _DENSE_FALLBACK:
                     # the structural matchings were numerically singular here (a symmetric
@@ -260,6 +282,11 @@ def select_states(
 def state_selection_pass(state: CompileState) -> CompileState:
     """Pass: choose states and dummy derivatives at the start values."""
     sys = need(state.system, "the index-reduced system (index reduction pass)")
-    start = np.array(list(map(attrgetter("start"), sys.variables)), dtype=float)
-    pvals = np.array(list(map(attrgetter("value"), sys.parameters)), dtype=float)
+    # (made only if a Jacobian is evaluated: see select_states)
+    def start() -> np.ndarray:
+        return np.array(list(map(attrgetter("start"), sys.variables)), dtype=float)
+
+    def pvals() -> np.ndarray:
+        return np.array(list(map(attrgetter("value"), sys.parameters)), dtype=float)
+
     return state.update(selection=select_states(sys, start, pvals))
