@@ -32,6 +32,7 @@ from .system import (
     hidden_coordinates,
     int_pool,
 )
+from .template_incidence import SUPERSET, UNKNOWN
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -375,6 +376,37 @@ def _incidence(F: cs.SX, X: cs.SX, rows: np.ndarray, hidden: list[_Hidden]
     return ptr_all, col_all
 
 
+def _first_incidence(fs: FlatSystem, F: cs.SX, X: cs.SX, hidden: list[_Hidden]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_incidence` of every equation of ``fs`` (``F``: their residuals), composed
+    per template class where the flatten pass did so
+    (:class:`~acausal.structure.template_incidence.TemplateIncidence`): its exact rows
+    taken as they are, its bad rows formed from their expressions on the unknowns of
+    their composed superset only, the other rows (and the marked ones) as
+    :func:`_incidence` forms them."""
+    m = int(F.numel())
+    ti = fs.template_incidence
+    if ti is None or not ti.holds_for(fs.equations, int(X.numel())):
+        return _incidence(F, X, np.arange(m), hidden)
+    kind = ti.kind
+    if hidden:
+        kind = kind.copy()
+        for h in hidden:
+            kind[h.rows] = UNKNOWN
+    ptr, col = ti.ptr, ti.col
+    other = np.flatnonzero(kind == UNKNOWN)
+    if other.size:
+        ptr2, col2 = _incidence(F[other.tolist()] if len(other) < m else F, X, other, hidden)
+        ptr, col = _splice(ptr, col, other, ptr2, col2)
+    bad = np.flatnonzero(kind == SUPERSET)
+    if bad.size:  # (on the unknowns their superset holds: a smaller Jacobian)
+        lens = ptr[bad + 1] - ptr[bad]
+        on = unique(col[spread(ptr[bad], lens)])
+        ptr3, col3 = _crs(F[bad.tolist()], _take(X, on))
+        ptr, col = _splice(ptr, col, bad, ptr3, on[col3])
+    return ptr, col
+
+
 def _find(parent: list[int], sign: list[float], k: int) -> tuple[int, float]:
     """The representative of ``k`` and ``s`` with ``value(k) = s * value(rep)`` (signed
     union-find on the lists ``parent`` and ``sign``, paths compressed)."""
@@ -509,7 +541,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     index = fs.index
     removed: list[FlatEquation] = []
     hidden = _hidden(fs)
-    ptr, col = (_incidence(R, X, np.arange(m), hidden) if m else
+    ptr, col = (_first_incidence(fs, R, X, hidden) if m else
                 (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)))
 
     def equation(r: int) -> FlatEquation:
@@ -832,6 +864,7 @@ def alias_pass(state: CompileState) -> CompileState:
     # the tables handed on stay with the system only (a saved model carries no copies)
     al.incidence = al.symbols = None
     fs.__dict__.pop("_columns", None)
+    fs.template_incidence = None
     return state.update(aliases=al, system=system, diagnostics=diagnostics(fs, al))
 
 
