@@ -34,6 +34,7 @@ from .graph import LinearGraph
 from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .records import record
 from .state import need
+from .structure.template_incidence import template_incidence
 from .symbols import FlatParameter, FlatVariable, LazyColumn, LazyRow, SymbolTable
 from .templates import Group, NotTemplate, Template, group_keys, int_pool
 
@@ -142,6 +143,9 @@ class FlatSystem:
     var_column: cs.SX | None = None
     #: the symbols of ``parameters`` in one column (as ``var_column``), or None
     par_column: cs.SX | None = None
+    #: the template groups' rows' incidence on ``variables``, composed per class
+    #: (:class:`~acausal.structure.template_incidence.TemplateIncidence`), or None
+    template_incidence: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # (the symbol table's index where given: it names every unknown once)
@@ -330,6 +334,8 @@ class _Flattener:
         var_column = _gather(len(variables), lambda k: variables[k].sym, self._var_pieces(unique))
         params = tab.parameters
         par_column = _gather(len(params), lambda k: params[k].sym, _par_pieces(unique))
+        incidence = template_incidence([(g, firsts[id(g)]) for g in unique], runs, cols,
+                                       tab.variables, equations)
         return FlatSystem(
             t=tab.t,
             variables=tab.variables,
@@ -349,6 +355,7 @@ class _Flattener:
             res_column=res_column,
             var_column=var_column,
             par_column=par_column,
+            template_incidence=incidence,
         )
 
     def _lazy_scalars(self, col: cs.SX, at: list[int]) -> None:

@@ -306,6 +306,11 @@ class Template:
             raise NotTemplate from exc
         self.slots = slots
         self.is_eq = is_eq
+        # the structural incidence of each residual on the slots (compressed rows, sorted
+        # slot indices), once for the class: a member's row incidence is its composition
+        # with what each slot is for the member (structure.template_incidence)
+        ptr, col = cs.jacobian_sparsity(R, cs.vertcat(*syms)).get_crs()
+        self.sparsity = (np.asarray(ptr, dtype=np.int64), np.asarray(col, dtype=np.int64))
         # whether the equations hold no relation and no kink of any input, proven once
         # for the class: the members' inputs are symbols and the graph's signed sums of
         # symbols, so their equations hold none either

@@ -32,6 +32,7 @@ from .system import (
     hidden_coordinates,
     int_pool,
 )
+from .template_incidence import SUPERSET, UNKNOWN
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -375,6 +376,69 @@ def _incidence(F: cs.SX, X: cs.SX, rows: np.ndarray, hidden: list[_Hidden]
     return ptr_all, col_all
 
 
+#: the rows of one structural Jacobian of :func:`_first_incidence`'s bad rows (CasADi's
+#: cost per row grows with the rows and columns of one call: 3.5 us a row for 200 000
+#: rows on 400 000 columns, about 2 in chunks of this size)
+_CHUNK = 32768
+
+
+def _first_incidence(fs: FlatSystem, F: cs.SX, X: cs.SX, hidden: list[_Hidden]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_incidence` of every equation of ``fs`` (``F``: their residuals), composed
+    per template class where the flatten pass did so
+    (:class:`~acausal.structure.template_incidence.TemplateIncidence`): its exact rows
+    taken as they are, its bad rows formed from their expressions on the unknowns of
+    their composed superset only, the marked rows as :func:`_incidence` forms them, the
+    other rows on the unknowns they hold (``symvar``: a few loose rows on all the
+    unknowns cost a Jacobian as wide as the model)."""
+    m = int(F.numel())
+    ti = fs.template_incidence
+    if ti is None or not ti.holds_for(fs.equations, int(X.numel())):
+        return _incidence(F, X, np.arange(m), hidden)
+    kind = ti.kind
+    ptr, col = ti.ptr, ti.col
+    other = kind == UNKNOWN
+    marked = np.zeros(m, dtype=bool)
+    for h in hidden:
+        marked[h.rows] = True
+    if marked.any():
+        at = np.flatnonzero(marked)
+        ptr2, col2 = _incidence(F[at.tolist()], X, at, hidden)
+        ptr, col = _splice(ptr, col, at, ptr2, col2)
+    at = np.flatnonzero(other & ~marked)
+    if at.size:
+        G = F[at.tolist()]
+        index = fs.index
+        on = unique(np.fromiter((index.get(_name(s), -1) for s in cs.symvar(G)),
+                                dtype=np.int64))
+        on = on[on >= 0]
+        ptr2, col2 = _crs(G, _take(X, on))
+        ptr, col = _splice(ptr, col, at, ptr2, on[col2])
+    bad = np.flatnonzero((kind == SUPERSET) & ~marked)
+    if bad.size:
+        lens = ptr[bad + 1] - ptr[bad]
+        ptr3, col3 = _within(F[bad.tolist()], X, offsets(lens), col[spread(ptr[bad], lens)])
+        ptr, col = _splice(ptr, col, bad, ptr3, col3)
+    return ptr, col
+
+
+def _within(F: cs.SX, X: cs.SX, ptr: np.ndarray, col: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_crs` of ``F`` on ``X``, knowing that row ``i`` holds none of the unknowns
+    but ``col[ptr[i]:ptr[i + 1]]``: Jacobians of :data:`_CHUNK` rows on the unknowns
+    their rows may hold."""
+    m = int(F.numel())
+    lens = np.zeros(m, dtype=np.int64)
+    cols = []
+    for a in range(0, m, _CHUNK):
+        b = min(a + _CHUNK, m)
+        on = unique(col[ptr[a]:ptr[b]])
+        ptr2, col2 = _crs(F[a:b] if a or b < m else F, _take(X, on))
+        lens[a:b] = np.diff(ptr2)
+        cols.append(on[col2])
+    return offsets(lens), np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+
+
 def _find(parent: list[int], sign: list[float], k: int) -> tuple[int, float]:
     """The representative of ``k`` and ``s`` with ``value(k) = s * value(rep)`` (signed
     union-find on the lists ``parent`` and ``sign``, paths compressed)."""
@@ -509,7 +573,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     index = fs.index
     removed: list[FlatEquation] = []
     hidden = _hidden(fs)
-    ptr, col = (_incidence(R, X, np.arange(m), hidden) if m else
+    ptr, col = (_first_incidence(fs, R, X, hidden) if m else
                 (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)))
 
     def equation(r: int) -> FlatEquation:
@@ -568,12 +632,13 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         if bad.any():  # (formed from the expressions: see _structural)
             at = np.flatnonzero(bad)
             # on the unknowns these rows held, as substituted (a substitution brings no
-            # new unknown, it may only take one out): a smaller Jacobian
+            # new unknown, it may only take one out): smaller Jacobians
             lens = ptr[todo[at] + 1] - ptr[todo[at]]
             was = target[col[spread(ptr[todo[at]], lens)]]
-            on = unique(was[was >= 0])
-            ptr3, col3 = _crs(new_res[at.tolist()], _take(X, on))
-            ptr2, col2 = _splice(ptr2, col2, at, ptr3, on[col3])
+            held = was >= 0
+            lens = np.bincount(np.repeat(np.arange(len(at)), lens)[held], minlength=len(at))
+            ptr3, col3 = _within(new_res[at.tolist()], X, offsets(lens), was[held])
+            ptr2, col2 = _splice(ptr2, col2, at, ptr3, col3)
         if marked.any():
             at = np.flatnonzero(marked)
             ptr3, col3 = _incidence(new_res[at.tolist()], X, todo[at], hidden)
@@ -832,6 +897,7 @@ def alias_pass(state: CompileState) -> CompileState:
     # the tables handed on stay with the system only (a saved model carries no copies)
     al.incidence = al.symbols = None
     fs.__dict__.pop("_columns", None)
+    fs.template_incidence = None
     return state.update(aliases=al, system=system, diagnostics=diagnostics(fs, al))
 
 
