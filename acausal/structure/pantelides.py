@@ -20,11 +20,9 @@ import numpy as np
 
 from ..csr import CSR, spread, unique
 from ..errors import StructureError
-from ..fastsx import stack
 from ..flatten import FlatEquation
 from ..records import record
 from ..state import need
-from ..symbols import LazyColumn
 from .diagnostics import check_matching
 from .incidence import column_positions, int_array
 from .matching import match
@@ -168,21 +166,11 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
     todo_l = todo.tolist()
     eqs = sys.equations
     new = list(range(n_eq, n_eq + m))
-    # the derivatives (as EquationSystem.differentiate_symbolically forms them)
-    got = sys._stacked.get("equations")  # (rows of the stacked residuals)
-    F = (got[1][todo_l] if got is not None and todo_l[-1] < got[0]
-         else cs.vertcat(*[eqs[i].res for i in todo_l]))
+    # the derivatives (EquationSystem.differentiate_symbolically's one generation), their
+    # sparsity on the unknowns they can depend on: those of ``flat`` and their derivatives
     vs = unique(flat)
-    t = sys.t
-    d = cs.jacobian(F, t) if cs.depends_on(F, t) else cs.SX.zeros(F.shape)
-    syms = sys.symbols()
-    if len(vs):
-        d = d + cs.jtimes(F, syms[vs.tolist()], syms[var_der[vs].tolist()])
     cols = unique(np.concatenate([vs, var_der[vs]]))
-    ptr, col = cs.jacobian_sparsity(d, syms[cols.tolist()]).get_crs()
-    d = cs.densify(d)
-    rows = LazyColumn(d)  # (each residual made when read, see FlatEquation)
-    bounds = ptr
+    rows, bounds, col = sys.derivatives(todo_l, vs.tolist(), cols.tolist())
     inc = cols[np.asarray(col, dtype=np.int64)].tolist() if len(col) else []
     # (the label is rendered lazily)
     parents = list(map(eqs.__getitem__, todo_l))
@@ -195,9 +183,7 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
         eq_der[i] = k
     eq_der.extend([-1] * m)
     sys.eq_int.extend(todo_l)
-    if got is not None and got[0] == n_eq:
-        # (the derived equations come last, in order: the stacked column extended)
-        sys._stacked["equations"] = (n_eq + m, stack(got[1], d))
+    sys.extend_stacked(new, rows.column())
     return new
 
 

@@ -288,31 +288,44 @@ class EquationSystem:
         """Set the residuals of derived equations ``ks`` by the chain rule (CasADi AD).
 
         Done generation by generation (a second derivative needs the first), each
-        generation with one vectorised directional derivative.
+        generation with one vectorised directional derivative (:meth:`derivatives`).
         """
         pending = set(ks)
         while pending:
             ready = sorted(k for k in pending if self.eq_int[k] not in pending)
             pending.difference_update(ready)
             parents = [self.eq_int[k] for k in ready]
-            got = self._stacked.get("equations")  # (rows of the stacked residuals)
-            F = (got[1][parents] if got is not None and max(parents) < got[0]
-                 else cs.vertcat(*[self.equations[i].res for i in parents]))
             vs = sorted({j for i in parents for j in self.incidence[i]})
-            d = cs.jacobian(F, self.t) if cs.depends_on(F, self.t) else cs.SX.zeros(F.shape)
-            syms = self.symbols()
-            if vs:
-                d = d + cs.jtimes(F, syms[vs], syms[[self.var_der[j] for j in vs]])
-            ptr, col = cs.jacobian_sparsity(d, syms).get_crs()
-            d = cs.densify(d)
-            rows = LazyColumn(d)  # (each residual made when read, see FlatEquation)
+            rows, ptr, col = self.derivatives(parents, vs)
             for r, k in enumerate(ready):
                 e = self.equations[k]
                 e._res, e._row = rows, r
                 self.incidence[k] = col[ptr[r]: ptr[r + 1]]  # (sorted: see from_lists)
-            if got is not None and ready == list(range(got[0], got[0] + len(ready))):
-                # (the derived equations come last, in order: the stacked column extended)
-                self._stacked["equations"] = (got[0] + len(ready), stack(got[1], d))
+            self.extend_stacked(ready, rows.column())
+
+    def derivatives(self, parents: list[int], vs: list[int], cols: list[int] | None = None
+                    ) -> tuple[LazyColumn, list[int], list[int]]:
+        """The time derivatives of the residuals of equations ``parents`` (one
+        generation: every unknown they hold, ``vs`` among them, has a derivative), as rows
+        of one dense column (each residual made when read, see FlatEquation), and their
+        sparsity as compressed rows ``(ptr, col)`` on the unknowns ``cols`` (positions in
+        ``cols``; all unknowns if None)."""
+        got = self._stacked.get("equations")  # (rows of the stacked residuals)
+        F = (got[1][parents] if got is not None and max(parents) < got[0]
+             else cs.vertcat(*[self.equations[i].res for i in parents]))
+        d = cs.jacobian(F, self.t) if cs.depends_on(F, self.t) else cs.SX.zeros(F.shape)
+        syms = self.symbols()
+        if vs:
+            d = d + cs.jtimes(F, syms[vs], syms[[self.var_der[j] for j in vs]])
+        ptr, col = cs.jacobian_sparsity(d, syms if cols is None else syms[cols]).get_crs()
+        return LazyColumn(cs.densify(d)), ptr, col
+
+    def extend_stacked(self, ks: list[int], rows: cs.SX) -> None:
+        """The stacked residuals extended by ``rows``, the residuals of equations ``ks``,
+        when these are the next equations in order (derived equations come last)."""
+        got = self._stacked.get("equations")
+        if got is not None and ks == list(range(got[0], got[0] + len(ks))):
+            self._stacked["equations"] = (got[0] + len(ks), stack(got[1], rows))
 
     def level(self, i: int) -> int:
         """How many times equation ``i`` was differentiated."""
