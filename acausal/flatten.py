@@ -158,7 +158,11 @@ class FlatSystem:
         return self.domain_passes.get("frame")
 
     def listing(self) -> str:
-        lines = [f"{len(self.equations)} equations, {len(self.variables)} unknowns"]
+        # (counted as the structure report counts them: a derivative is no unknown of its
+        # own, a differentiated variable is integrated and its derivative solved for)
+        n_der = len(self.variables) - list(map(_DER_OF, self.variables)).count(None)
+        lines = [f"{len(self.equations)} equations, {len(self.variables) - n_der} unknowns"
+                 + (f" (and the derivatives of {n_der} of them)" if n_der else "")]
         lines += ["  " + e.describe() for e in self.equations]
         return "\n".join(lines)
 

@@ -23,3 +23,16 @@ def test_the_differentiated_equations_read_as_the_eager_list():
     assert all(d in text for d in eager[:10]) and "... and 2 more" in text
     saved = pickle.loads(pickle.dumps(cm.report))
     assert type(saved.differentiated) is list and saved == cm.report
+
+
+def test_the_flat_listing_counts_unknowns_as_the_report():
+    """The flat listing said '10 equations, 11 unknowns' for an RC circuit the report calls
+    10 and 10 (it counted der(capacitor.v) as an unknown of its own): a newcomer read an
+    unbalanced system."""
+    import _models as bm
+
+    cm = ac.build(bm.MassSpringChain(3))
+    head = cm.flat.listing().splitlines()[0]
+    r = cm.report
+    assert head == (f"{r.n_equations_flat} equations, {r.n_unknowns_flat} unknowns "
+                    "(and the derivatives of 9 of them)")  # (s, v of 3 masses; s_rel of 3 dampers)
