@@ -26,6 +26,7 @@ from .flatten import FlatSystem, flatten_pass
 from .gcpause import collector_paused
 from .graph import LinearGraph, graph_pass
 from .progress import reporter
+from .records import ListView
 from .relations import relations_pass
 from .state import CompileState, Pass, need
 from .structure.alias import AliasResult, alias_pass
@@ -62,7 +63,7 @@ def _n_unknowns(variables: list[Any]) -> int:
     return list(map(attrgetter("der_of"), variables)).count(None)
 
 
-class _Rendered(Sequence[str]):
+class _Rendered(ListView[str]):
     """The descriptions of some equations, each rendered when it is read (a report of a
     large model lists ten of them; rendering every one costs a build a tenth of a second
     at 10 000 components). Equal to, and saved as, the list of the descriptions."""
@@ -88,16 +89,6 @@ class _Rendered(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return (self._one(j) for j in range(len(self)))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(list(self))
 
     def __reduce__(self) -> tuple[type, tuple[list[str]]]:
         return (list, (list(self),))

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import dataclasses
 import reprlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, dataclass_transform, overload
 
-__all__ = ["record", "replace"]
+__all__ = ["ListView", "record", "replace"]
 
 T = TypeVar("T", bound=type)
 R = TypeVar("R")
@@ -139,3 +139,24 @@ def replace(obj: R, /, **changes: Any) -> R:
     fields = type(obj)._record_fields  # type: ignore[attr-defined]
     return type(obj)(**{f.name: changes.pop(f.name) if f.name in changes else
                         getattr(obj, f.name) for f in fields}, **changes)
+
+
+E = TypeVar("E")
+
+
+class ListView(Sequence[E]):
+    """A sequence whose items are made when read, that compares equal to, prints as and
+    is as unhashable as the list it stands for (a subclass gives ``__len__`` and
+    ``__getitem__``)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))

@@ -25,7 +25,7 @@ from typing import Any, overload
 import numpy as np
 
 from .csr import CSR
-from .records import record
+from .records import ListView, record
 
 __all__ = ["Topology", "EdgePairs", "incidence_matrix", "cutset_matrix_by_row_operations"]
 
@@ -88,7 +88,7 @@ def _forest_in_bulk(n: int, ends: np.ndarray, prio: np.ndarray, in_tree: np.ndar
     in_tree[seq[np.rint(taken).astype(np.int64) - 1]] = True
 
 
-class EdgePairs(Sequence[tuple[int, int]]):
+class EdgePairs(ListView[tuple[int, int]]):
     """The edges of a graph as ``(initial, final)`` pairs, read from an ``m x 2`` integer
     array when asked (a list of the pairs of 200 000 edges costs a graph pass 0.1 s)."""
 
@@ -114,16 +114,6 @@ class EdgePairs(Sequence[tuple[int, int]]):
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
         return map(tuple, self.ends.tolist())  # type: ignore[arg-type]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(list(self))
 
 
 def incidence_matrix(n_vertices: int, edges: Sequence[tuple[int, int]]) -> np.ndarray:
