@@ -876,16 +876,21 @@ def test_a_reinit_onto_the_threshold_stops_the_fmu_as_simulate_does(tmp_path, ca
     assert r["x"][-1] == pytest.approx(0.1, abs=1e-9)  # CVODE's event location, rtol 1e-10
 
 
+def _event_refused(fmpy, path, output, capsys):
+    """Run the FMU for 1 s, which must fail at an event (fmi2NewDiscreteStates refuses
+    it); what the FMU logged."""
+    with pytest.raises(Exception, match="fmi2NewDiscreteStates"):
+        fmpy.simulate_fmu(str(path), stop_time=1.0, solver="CVode", relative_tolerance=RTOL,
+                          output=output)
+    return capsys.readouterr().out
+
+
 @needs_cc
 def test_two_when_clauses_setting_one_variable_differently_fail_in_the_fmu(tmp_path, capsys):
     fmpy = fmpy_or_skip()
     cm = ac.build(_fall(lambda self: [ac.when(self.h < 0, ac.assign(self.n, 1.0)),
                                       ac.when(self.h < 0, ac.assign(self.n, 2.0))]))
-    path = fmu(cm, tmp_path / "conflict.fmu")
-    with pytest.raises(Exception, match="fmi2NewDiscreteStates"):
-        fmpy.simulate_fmu(str(path), stop_time=1.0, solver="CVode", relative_tolerance=RTOL,
-                          output=["h", "n"])
-    out = capsys.readouterr().out
+    out = _event_refused(fmpy, fmu(cm, tmp_path / "conflict.fmu"), ["h", "n"], capsys)
     # at the impact, t = sqrt(2 / g) = 0.4515 s (it silently took the last value, n = 2)
     assert ("at t = 0.451523641 s, when h < 0 [Ball] and when h < 0 [Ball] both fire and "
             "set n, to 1 and 2: a variable takes one value at an event") in out
@@ -898,11 +903,7 @@ def test_a_reinit_to_nan_fails_in_the_fmu_naming_the_when_and_the_variable(tmp_p
     fmpy = fmpy_or_skip()
     cm = ac.build(_fall(lambda self: [ac.when(self.h < 0, ac.reinit(self.v,
                                                                     ac.pre(self.v) * np.nan))]))
-    path = fmu(cm, tmp_path / "nan.fmu")
-    with pytest.raises(Exception, match="fmi2NewDiscreteStates"):
-        fmpy.simulate_fmu(str(path), stop_time=1.0, solver="CVode", relative_tolerance=RTOL,
-                          output=["h", "v"])
-    out = capsys.readouterr().out
+    out = _event_refused(fmpy, fmu(cm, tmp_path / "nan.fmu"), ["h", "v"], capsys)
     # (CVODE failed after the event with "corrector convergence test failed", unnamed)
     assert ("at t = 0.451523641 s, reinit(v, ...) of when h < 0 [Ball] gives v the value "
             "nan: the value of the action is not finite") in out
