@@ -223,10 +223,10 @@ class RungeKuttaIntegrator(Integrator):
         t, h = cs.MX.sym("t"), cs.MX.sym("h")
         K = [f0]
         ys = x
-        for s in range(1, len(tb.C)):
-            ys = x + h * _sum(K, tb.A[s, :s], n)
-            K.append(rhs(ys, t + float(tb.C[s]) * h))
-        x1 = x + h * _sum(K, tb.B, n)
+        for s in range(1, len(tb.C)):  # (the nodes made as in _sum)
+            ys = _binary(_ADD, x, _binary(_MUL, h, _sum(K, tb.A[s, :s], n)))
+            K.append(rhs(ys, _binary(_ADD, t, _binary(_MUL, cs.MX(float(tb.C[s])), h))))
+        x1 = _binary(_ADD, x, _binary(_MUL, h, _sum(K, tb.B, n)))
         f1 = rhs(x1, t + h)
         K.append(f1)
         scale = o.atol + o.rtol * cs.fmax(cs.fabs(x), cs.fabs(x1))
@@ -452,9 +452,18 @@ class RungeKuttaIntegrator(Integrator):
 
 def _sum(K: list[cs.MX], c: np.ndarray, n: int) -> cs.MX:
     """``sum_j c_j K_j`` over the nonzero coefficients (term by term: cheaper to evaluate
-    than a product of the stacked stages, which copies them at every stage)."""
-    return sum((float(c[j]) * K[j] for j in range(min(len(K), len(c))) if c[j] != 0),
-               cs.MX.zeros(n))
+    than a product of the stacked stages, which copies them at every stage). The nodes
+    are made by ``MX.binary``: the operators build the same nodes, but their overloaded
+    dispatch costs ~10 times more (about 60 us a node; the 200 nodes of a dop853 step
+    took 12 ms of a 1 000-mass chain's first run)."""
+    acc = cs.MX.zeros(n)
+    for j in range(min(len(K), len(c))):
+        if c[j] != 0:
+            acc = _binary(_ADD, acc, _binary(_MUL, cs.MX(float(c[j])), K[j]))
+    return acc
+
+
+_binary, _ADD, _MUL = cs.MX.binary, cs.OP_ADD, cs.OP_MUL
 
 
 def _point_call(f: cs.Function | None) -> PointCall | None:
