@@ -29,7 +29,7 @@ import casadi as cs
 import numpy as np
 
 from .compiler import CompiledModel
-from .component import Component, Parameter, has_parameter_check
+from .component import PARAMETER_WRITES, Component, Parameter, has_parameter_check
 from .errors import ArgumentError, ModelWarning, StartValueError, UnitError
 from .names import did_you_mean, suggest
 from .symbols import FlatParameter
@@ -363,15 +363,23 @@ _WATCHED: weakref.WeakKeyDictionary[CompiledModel, tuple[list[dict[str, Any]], l
 
 
 def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> None:
-    """Parameters changed on the model after the build (and not overridden by params=)."""
+    """Parameters changed on the model after the build (and not overridden by params=).
+    Looked for only when a parameter value was set anywhere since the build, or since
+    the last run that found none changed and overrode none."""
+    written = PARAMETER_WRITES[0]
+    if cm.parameters_written == written:
+        return
     helds, keys, params = _watched(cm)
     now = list(map(dict.get, helds, keys))  # (in C: 40 000 parameters in a few ms)
     built = [p.value for p in params]
     differs = [v.__class__ is not float or v != b for v, b in zip(now, built, strict=True)]
+    passed_over = False  # (a change overridden by this run: the next one looks again)
     for k in itertools.compress(range(len(now)), differs):
         p, value = params[k], now[k]
-        if value is None or p.name in overridden or (
-                isinstance(value, (int, float)) and float(value) == p.value):
+        if value is None or (isinstance(value, (int, float)) and float(value) == p.value):
+            continue
+        if p.name in overridden:
+            passed_over = True
             continue
         unit = f" {p.unit}" if p.unit and p.unit != "1" else ""
         if callable(value):
@@ -396,6 +404,8 @@ def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> None:
         raise ArgumentError(
             f"{full} was changed after the model was built; it is a {kind}, part of the "
             "compiled equations, so the change needs a new build: cm = ac.build(model)")
+    if not passed_over:
+        cm.parameters_written = written
 
 
 def _equal(a: Any, b: Any) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .component import Component
+from .component import PARAMETER_WRITES, Component
 from .dae import SemiExplicitDAE, dae_pass
 from .domain_passes import DomainPass
 from .errors import ArgumentError
@@ -185,6 +185,9 @@ class CompiledModel:
     passes: tuple[Pass, ...]
     report: StructureReport
     run_cache: Any = None
+    #: ``component.PARAMETER_WRITES`` when the parameter values were read (the build), or
+    #: when a run last found none changed since; -1: unknown (a loaded model)
+    parameters_written: int = -1
     _dae_by_states: dict[tuple[int, ...], SemiExplicitDAE] = field(default_factory=dict)
 
     # ----- views of the compile state -----
@@ -418,6 +421,7 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
         state = CompileState(model, tuple(tree) if tree is not None else None)
         timings: dict[str, float] = {}
         report = reporter(progress, what="build")
+        written = PARAMETER_WRITES[0]
         with fast_operators():  # SX arithmetic without CasADi's overload dispatch
             for k, p in enumerate(chain):
                 report(k / len(chain), p.name)
@@ -426,6 +430,7 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
                 timings[p.name] = time.perf_counter() - tic
         report.close()
         cm = CompiledModel(state, chain, StructureReport.from_state(state, timings))
+        cm.parameters_written = written
         cm._dae_by_states[tuple(cm.selection.states)] = cm.dae
         return cm
 

@@ -512,6 +512,7 @@ def result_state(res: Result) -> dict[str, Any]:
     state = dict(res.__dict__)
     state["_data_or_fn"] = res._data
     state["_index_cache"] = None
+    state.pop("_index_source", None)  # (the model's, which is not saved)
     state.pop("_rows", None)  # (a view of the table, which would be written twice)
     state.pop("_warned", None)  # (a reader of the loaded result is warned again)
     # (a weak reference to the model, which is not saved: the model's unit tables are

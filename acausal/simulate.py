@@ -416,10 +416,14 @@ class _Run:
         params = dict(zip(cm.dae.p_names, p.tolist(), strict=True))
         for q in _discrete_parameters(cm):
             del params[q]
-        index = dae.out_index
-        ranges = {index[n]: r for n, r in _declared_ranges(cm).items() if n in index}
+        declared = _declared_ranges(cm)
+        if declared:
+            index = dae.out_index
+            ranges = {index[n]: r for n, r in declared.items() if n in index}
+        # (the model's index, shared by its results, formed when a result first needs it)
         res = Result(t_all, dae.out_names, dae.out_sizes, evaluate, params, status=status,
-                     message=message, stats=stats, index=index, ranges=ranges)
+                     message=message, stats=stats, index=_OutIndex(dae),
+                     ranges=ranges if declared else None)
         res._unit_of = weakref.WeakMethod(cm.unit)  # (for the plots' axes)
         if status == "failed" and raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=self.t_fail
@@ -794,6 +798,19 @@ class _LazyOutputs:
             plan.evaluate(b[1], b[2], b[4], b[3], out=table[:, k:k + nt])
             k += nt
         return table.T
+
+
+class _OutIndex:
+    """``dae.out_index``, formed when called (a result's index, shared by the model's
+    results; a class rather than a closure, so that a result's copy can be pickled)."""
+
+    __slots__ = ("dae",)
+
+    def __init__(self, dae: SemiExplicitDAE) -> None:
+        self.dae = dae
+
+    def __call__(self) -> dict[str, int]:
+        return self.dae.out_index
 
 
 def _declared_ranges(cm: CompiledModel) -> dict[str, tuple[Any, Any, str]]:

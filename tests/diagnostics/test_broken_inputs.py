@@ -950,6 +950,16 @@ def test_parameter_changed_after_build_points_to_params():
     assert "params={'resistor.R': 5.0}" in msg
     res = ac.simulate(cm, 1.0, params={"resistor.R": 5.0}, n_points=3)  # as suggested
     assert res.parameters["resistor.R"] == 5.0
+    # (the parameters are looked at only after a write since the build or a clean run:
+    # the overridden change is still found by the next run without the override)
+    with pytest.raises(ac.ArgumentError, match="resistor.R was changed to 5.0"):
+        ac.simulate(cm, 0.1)
+    m.resistor.R = 1000.0  # back to the built value: runs again, and the next one too
+    assert ac.simulate(cm, 0.1, n_points=3).parameters["resistor.R"] == 1000.0
+    assert cm.parameters_written == ac.component.PARAMETER_WRITES[0]
+    m.capacitor.C = 2e-3
+    with pytest.raises(ac.ArgumentError, match="capacitor.C was changed to 0.002"):
+        ac.simulate(cm, 0.1)
 
 
 def test_structural_parameter_changed_after_build_needs_a_build():
