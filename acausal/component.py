@@ -29,6 +29,7 @@ import functools
 import itertools
 import math
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -167,6 +168,39 @@ def _with_unit(value: str, unit: str, what: str) -> float:
         return convert(value, unit)
     except UnitError as exc:
         raise UnitError(f"{what}: {exc}") from None
+
+
+class ParameterList(list):  # type: ignore[type-arg]
+    """The value of an array parameter (``FixedTranslation.r``): a list that refuses to be
+    changed in place. A change in place would pass by the parameter's checks and, after a
+    build, by the compiled model's look for changed parameters: its runs would go on with
+    the old value, silently. Assign the whole value instead (``rod.r = [2, 0, 0]``); a
+    copy (``list(rod.r)``, ``copy.copy``, a pickle) is a plain list."""
+
+    __slots__ = ("_owner", "_name")
+    _owner: weakref.ref[Component]
+    _name: str
+
+    @classmethod
+    def of(cls, items: list[Any], owner: Component, name: str) -> ParameterList:
+        out = cls(cls.of(x, owner, name) if isinstance(x, list) else x for x in items)
+        out._owner, out._name = weakref.ref(owner), name
+        return out
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        owner = self._owner()
+        path = owner.path() if owner is not None else ""
+        where = owner._describe() if owner is not None else "a component"
+        raise ModelDefinitionError(
+            f"{where}: parameter {self._name!r} cannot be changed in place; assign its whole "
+            f"value, {path or 'component'}.{self._name} = [...] (a model already built "
+            "would otherwise run with the old value)")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = sort = reverse = clear = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (list(self),))
 
 
 #: how many parameter values were set on any component (``Parameter.__set__``): a compiled
@@ -364,7 +398,7 @@ class Parameter(_Declaration):
         if self.direction and not any(out):
             raise ModelDefinitionError(
                 f"{what} is a direction and must not be the zero vector, got {value!r}")
-        return np.reshape(out, shape).tolist()
+        return ParameterList.of(np.reshape(out, shape).tolist(), owner, self.name)
 
     def __get__(self, inst: Component | None, owner: type) -> Any:
         if inst is None:

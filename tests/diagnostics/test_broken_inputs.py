@@ -962,6 +962,33 @@ def test_parameter_changed_after_build_points_to_params():
         ac.simulate(cm, 0.1)
 
 
+def test_array_parameter_changed_in_place_is_refused_by_name():
+    """``rod.r[0] = 2`` would pass by the parameter's checks and leave a built model
+    running with the old value, silently: it is refused, naming the component; the
+    value still compares, converts and copies as the list it is."""
+    import copy
+    import pickle
+
+    rod = mb.FixedTranslation(r=[1.0, 0.0, 0.0])
+    with pytest.raises(ac.ModelDefinitionError,
+                       match=r"FixedTranslation: parameter 'r' cannot be changed in place; "
+                             r"assign its whole value"):
+        rod.r[0] = 2.0
+    for change in (lambda v: v.append(1.0), lambda v: v.sort(), lambda v: v.clear()):
+        with pytest.raises(ac.ModelDefinitionError, match="cannot be changed in place"):
+            change(rod.r)
+    assert rod.r == [1.0, 0.0, 0.0] and np.asarray(rod.r).tolist() == [1.0, 0.0, 0.0]
+    for c in (list(rod.r), copy.copy(rod.r), copy.deepcopy(rod.r),
+              pickle.loads(pickle.dumps(rod.r))):
+        c[0] = 5.0  # (a copy is a plain list)
+        assert c == [5.0, 0.0, 0.0]
+    rod.r = [2.0, 0.0, 0.0]  # the whole value: checked, and seen by a built model
+    assert rod.r == [2.0, 0.0, 0.0]
+    matrix = ac.component.ParameterList.of([[1.0, 0.0], [0.0, 1.0]], rod, "r")  # (a 2D one)
+    with pytest.raises(ac.ModelDefinitionError, match="cannot be changed in place"):
+        matrix[0][0] = 5.0
+
+
 def test_structural_parameter_changed_after_build_needs_a_build():
     m = one_port_model(_Stages())
     cm = ac.build(m)
