@@ -209,7 +209,7 @@ class _Flattener:
                             edge_names, made[0])
         self._scalar_at = cols.scalar_at
         self._lazy_scalars(made[0], cols.scalar_at)
-        block = cols.outputs(comps, path, edge_names, self.table.outputs)
+        block = cols.outputs(comps, path, edge_names, self.table.outputs, unknowns)
         shared = cols.unknown_positions()
         cols.bind_ports(comps, set(groups))
         for grp in unique:

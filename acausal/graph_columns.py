@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from itertools import compress, repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter, eq, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -483,10 +483,13 @@ class GraphColumns:
 
     # ----- outputs -----
     def outputs(self, comps: list[Component], path: dict[int, str], edge_names: list[str],
-                named: dict[str, Any]) -> tuple[list[str], list[int], cs.SX]:
+                named: dict[str, Any], unknowns: list[tuple[str, int]] | None = None
+                ) -> tuple[list[str], list[int], cs.SX]:
         """The graph's outputs: every edge's across and through quantity (by edge name)
         and every port's (``path.port.q``), as ``(names, sizes, column)``; a signal port,
-        addressed by its port's path (``res["pi.y"]``), goes into ``named``."""
+        addressed by its port's path (``res["pi.y"]``), goes into ``named``. An edge's
+        output named as its primary unknown is that name's string (``unknowns``: every
+        edge's, :func:`unknown_names`), not a second string equal to it."""
         g = self.graph
         doms = g.domains
         # per edge: "name.v", "name.i" (its domain's quantities)
@@ -494,6 +497,12 @@ class GraphColumns:
         through = ["." + d.through.name for d in doms]
         codes = g.edge_domain.tolist()
         names = _pairs(edge_names, [across[k] for k in codes], [through[k] for k in codes])
+        if unknowns is not None and len(unknowns) == len(codes):
+            pos = self.unknown_positions().tolist()
+            own = list(map(itemgetter(0), unknowns))
+            same = list(map(eq, map(names.__getitem__, pos), own))
+            for k, name in compress(zip(pos, own, strict=True), same):
+                names[k] = name
         starts = [self._av + self._ea_off[:-1], self._tv + self._et_off[:-1]]
         sizes = [np.diff(self._ea_off), np.diff(self._et_off)]
         # per port: "path.port" (a model's own port: its class name), then as the edges
