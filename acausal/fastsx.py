@@ -96,12 +96,16 @@ def fast_operators() -> Iterator[None]:
 # symbols with given names is read instead from CasADi's own serialisation format
 # (``SX.deserialize``): the byte layout is checked against ``SX.serialize`` of a probe on
 # first use, and on any difference (another CasADi version) every symbol is created with
-# ``SX.sym`` as before.
+# ``SX.sym`` as before. The column's sparsity is written in the short form CasADi reads for
+# a dense pattern (``nrow, ncol, 1``: no row index per symbol, a fifth less text to read),
+# checked on the probe too (else the long form, as ``SX.serialize`` writes it).
 _layout_ok: bool | None = None
+_dense_ok = False
 
 
-def _serialised(names: list[str]) -> str:
-    """The ``SX.serialize()`` text of the column of symbols named ``names``."""
+def _serialised(names: list[str], dense: bool = False) -> str:
+    """The ``SX.serialize()`` text of the column of symbols named ``names`` (``dense``:
+    its sparsity in the short form of a dense pattern)."""
     import itertools
     import struct
 
@@ -109,9 +113,11 @@ def _serialised(names: list[str]) -> str:
 
     n = len(names)
     head = b"\x79\xdf\x0d\x86\x48\x70\x00\x00" + struct.pack("<q", 3) + b"\x00"
-    # the sparsity of a dense column: nrow, ncol, column starts, row indices
-    sp = (struct.pack("<5q", n + 4, n, 1, 0, n) + np.arange(n, dtype="<i8").tobytes()
-          + struct.pack("<q", n))
+    # the sparsity of a dense column: nrow, ncol, column starts, row indices (or the
+    # short form: nrow, ncol, 1), then the number of nonzeros
+    sp = (struct.pack("<4q", 3, n, 1, 1) if dense else
+          struct.pack("<5q", n + 4, n, 1, 0, n) + np.arange(n, dtype="<i8").tobytes()
+          ) + struct.pack("<q", n)
     # a symbol: its node kind, the length of its name (int32) and the name; a row per
     # symbol, padded to the longest name, the padding then left out (ASCII names; a
     # name much longer than the others, or any other character: the records joined)
@@ -139,12 +145,16 @@ def _serialised(names: list[str]) -> str:
 
 
 def _layout() -> bool:
-    global _layout_ok
+    global _layout_ok, _dense_ok
     if _layout_ok is None:
         probe = ["a", "b.c", "d[1].\u00e9_2"]
         try:
             col = cs.vertcat(*[cs.SX.sym(s) for s in probe])
             _layout_ok = col.serialize() == _serialised(probe)
+            if _layout_ok:
+                short = _SX.deserialize(_serialised(probe, dense=True))
+                _dense_ok = (short.sparsity() == col.sparsity()
+                             and [e.name() for e in short.nonzeros()] == probe)  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - any failure: the per-symbol path
             _layout_ok = False
     return _layout_ok
@@ -159,7 +169,7 @@ def named_symbols(names: list[str], column: bool = True, elements: bool = True
     from .symbols import LazyColumn
 
     if len(names) > 8 and _layout():
-        col = _SX.deserialize(_serialised(names))
+        col = _SX.deserialize(_serialised(names, _dense_ok))
         n = len(names)
         if not elements:
             if col.numel() == n and col[n - 1].name() == names[-1]:
