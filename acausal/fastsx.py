@@ -96,12 +96,16 @@ def fast_operators() -> Iterator[None]:
 # symbols with given names is read instead from CasADi's own serialisation format
 # (``SX.deserialize``): the byte layout is checked against ``SX.serialize`` of a probe on
 # first use, and on any difference (another CasADi version) every symbol is created with
-# ``SX.sym`` as before.
+# ``SX.sym`` as before. The column's sparsity is written in the short form CasADi reads for
+# a dense pattern (``nrow, ncol, 1``: no row index per symbol, a fifth less text to read),
+# checked on the probe too (else the long form, as ``SX.serialize`` writes it).
 _layout_ok: bool | None = None
+_dense_ok = False
 
 
-def _serialised(names: list[str]) -> str:
-    """The ``SX.serialize()`` text of the column of symbols named ``names``."""
+def _serialised(names: list[str], dense: bool = False) -> str:
+    """The ``SX.serialize()`` text of the column of symbols named ``names`` (``dense``:
+    its sparsity in the short form of a dense pattern)."""
     import itertools
     import struct
 
@@ -109,33 +113,48 @@ def _serialised(names: list[str]) -> str:
 
     n = len(names)
     head = b"\x79\xdf\x0d\x86\x48\x70\x00\x00" + struct.pack("<q", 3) + b"\x00"
-    # the sparsity of a dense column: nrow, ncol, column starts, row indices
-    sp = (struct.pack("<5q", n + 4, n, 1, 0, n) + np.arange(n, dtype="<i8").tobytes()
-          + struct.pack("<q", n))
-    # (one encoding of all names, split at a character no name holds; else one each)
-    encoded = "\0".join(names).encode().split(b"\0")
-    if len(encoded) != n:
+    # the sparsity of a dense column: nrow, ncol, column starts, row indices (or the
+    # short form: nrow, ncol, 1), then the number of nonzeros
+    sp = (struct.pack("<4q", 3, n, 1, 1) if dense else
+          struct.pack("<5q", n + 4, n, 1, 0, n) + np.arange(n, dtype="<i8").tobytes()
+          ) + struct.pack("<q", n)
+    # a symbol: its node kind, the length of its name (int32) and the name; a row per
+    # symbol, padded to the longest name, the padding then left out (ASCII names; a
+    # name much longer than the others, or any other character: the records joined)
+    lengths = np.fromiter(map(len, names), dtype=np.int64, count=n)
+    width = int(lengths.max()) if n else 0
+    if "".join(names).isascii() and n * width <= 2 * int(lengths.sum()) + 64:
+        rows = np.zeros((n, 13 + width), np.uint8)
+        rows[:, 0], rows[:, 1] = ord("d"), 0x2F
+        rows[:, 9:13] = lengths.astype("<i4").view(np.uint8).reshape(n, 4)
+        rows[:, 13:] = np.array(names, dtype=f"U{max(width, 1)}").view(np.uint32).reshape(
+            n, max(width, 1))[:, :width]
+        records = rows[np.arange(13 + width) < (13 + lengths)[:, None]]
+    else:
         encoded = [s.encode() for s in names]
-    lengths = list(map(len, encoded))
-    pack = struct.Struct("<i").pack
-    # a symbol: its node kind, the length of its name and the name
-    heads = {k: b"d\x2f\x00\x00\x00\x00\x00\x00\x00" + pack(k) for k in set(lengths)}
-    records = b"".join(itertools.chain.from_iterable(
-        zip(map(heads.__getitem__, lengths), encoded, strict=True)))
-    raw = np.frombuffer(head + b"d" + sp + records, np.uint8)
-    text = np.empty(2 * len(raw), np.uint8)  # each byte as two letters, low nibble first
-    text[0::2] = (raw & 15) + 97
-    text[1::2] = (raw >> 4) + 97
-    return text.tobytes().decode("ascii")
+        pack = struct.Struct("<i").pack
+        heads = {k: b"d\x2f\x00\x00\x00\x00\x00\x00\x00" + pack(k)
+                 for k in set(map(len, encoded))}
+        records = np.frombuffer(b"".join(itertools.chain.from_iterable(
+            zip(map(heads.__getitem__, map(len, encoded)), encoded, strict=True))), np.uint8)
+    raw = np.concatenate([np.frombuffer(head + b"d" + sp, np.uint8), records])
+    out = np.empty(2 * len(raw), np.uint8)  # each byte as two letters, low nibble first
+    out[0::2] = (raw & 15) + 97
+    out[1::2] = (raw >> 4) + 97
+    return out.tobytes().decode("ascii")
 
 
 def _layout() -> bool:
-    global _layout_ok
+    global _layout_ok, _dense_ok
     if _layout_ok is None:
         probe = ["a", "b.c", "d[1].\u00e9_2"]
         try:
             col = cs.vertcat(*[cs.SX.sym(s) for s in probe])
             _layout_ok = col.serialize() == _serialised(probe)
+            if _layout_ok:
+                short = _SX.deserialize(_serialised(probe, dense=True))
+                _dense_ok = (short.sparsity() == col.sparsity()
+                             and [e.name() for e in short.nonzeros()] == probe)  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - any failure: the per-symbol path
             _layout_ok = False
     return _layout_ok
@@ -150,7 +169,7 @@ def named_symbols(names: list[str], column: bool = True, elements: bool = True
     from .symbols import LazyColumn
 
     if len(names) > 8 and _layout():
-        col = _SX.deserialize(_serialised(names))
+        col = _SX.deserialize(_serialised(names, _dense_ok))
         n = len(names)
         if not elements:
             if col.numel() == n and col[n - 1].name() == names[-1]:
@@ -164,27 +183,21 @@ def named_symbols(names: list[str], column: bool = True, elements: bool = True
 
 
 def named_columns(lists: list[list[str]], lazy: bool = False) -> list[tuple[cs.SX, Any]]:
-    """:func:`named_symbols` of every list of names, in one CasADi call for all (a single
-    list: its elements only); ``lazy``: the elements of every list but the first as a
-    :class:`~acausal.symbols.LazyColumn` of its column."""
-    names = [s for names in lists for s in names]
+    """:func:`named_symbols` of every list of names, one CasADi call per list (a single
+    list: its elements only); ``lazy``: the elements of each list as a
+    :class:`~acausal.symbols.LazyColumn` of its column. (A call per list, not one for
+    all: splitting one column cost a tenth of the symbols' making.)"""
     if len(lists) == 1:  # (the graph's unknowns alone: their column is not used)
-        return [named_symbols(names, column=False)]
-    col, elems = named_symbols(names, elements=not lazy)
-    offsets = [0]
-    for names in lists:
-        offsets.append(offsets[-1] + len(names))
-    cols = cs.vertsplit(col, offsets) if len(lists) > 1 else [col]
-    if lazy:
-        from .symbols import LazyColumn
+        return [named_symbols(lists[0], column=False)]
+    if not lazy:
+        return [named_symbols(names) for names in lists]
+    from .symbols import LazyColumn
 
-        if type(elems) is LazyColumn:
-            out = [(c, LazyColumn(c)) for c in cols]
-            return [(cols[0], out[0][1].all()), *out[1:]]
-        return [(c, elems[a:b] if k == 0 else LazyColumn(c))
-                for k, (c, a, b) in enumerate(zip(cols, offsets[:-1], offsets[1:],
-                                                   strict=True))]
-    return [(c, elems[a:b]) for c, a, b in zip(cols, offsets[:-1], offsets[1:], strict=True)]
+    out = []
+    for names in lists:
+        col, elems = named_symbols(names, elements=False)
+        out.append((col, elems if type(elems) is LazyColumn else LazyColumn(col)))
+    return out
 
 
 #: below this many rows, ``vertcat`` (fewer Python calls)

@@ -208,8 +208,8 @@ class _Flattener:
         cols = GraphColumns(self.graph, comps, path, self.table, unknowns, in_tree,
                             edge_names, made[0])
         self._scalar_at = cols.scalar_at
-        self._lazy_scalars(made[0][0], cols.scalar_at)
-        block = cols.outputs(comps, path, edge_names, self.table.outputs)
+        self._lazy_scalars(made[0], cols.scalar_at)
+        block = cols.outputs(comps, path, edge_names, self.table.outputs, unknowns)
         shared = cols.unknown_positions()
         cols.bind_ports(comps, set(groups))
         for grp in unique:
@@ -362,13 +362,15 @@ class _Flattener:
             template_incidence=incidence,
         )
 
-    def _lazy_scalars(self, col: cs.SX, at: list[int]) -> None:
-        """The graph's scalar unknowns ``at`` take their symbols as rows of their column,
-        made when read (as a template group's): the elements made for the graph's
-        expressions are freed with them (a Python object of about 200 bytes each)."""
+    def _lazy_scalars(self, made: tuple[cs.SX, Any], at: list[int]) -> None:
+        """The graph's scalar unknowns ``at`` take their symbols as rows of their column
+        ``made`` (the column and its elements, a list or a :class:`LazyColumn`), made
+        when read (as a template group's): no Python object of about 200 bytes each."""
+        col = made[0]
         if not at or col.numel() != len(at):
             return
-        lazy, V = LazyColumn(col), self.table.variables
+        lazy = made[1] if type(made[1]) is LazyColumn else LazyColumn(col)
+        V = self.table.variables
         rows = int_pool(self.ints, len(at))[:len(at)]
         for row, v in zip(rows, map(V.__getitem__, at), strict=True):
             v._sym = lazy

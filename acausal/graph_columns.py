@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from itertools import compress, repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter, eq, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -32,7 +32,7 @@ from .component import DATUM, Component
 from .csr import offsets, spread
 from .errors import ModelDefinitionError
 from .fastsx import stack
-from .symbols import FlatVariable
+from .symbols import FlatVariable, LazyColumn
 from .topology import _UnionFind
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ class GraphColumns:
 
     def __init__(self, g: LinearGraph, comps: list[Component], path: dict[int, str],
                  table: SymbolTable, unknowns: list[tuple[str, int]], in_tree: list[bool],
-                 edge_names: list[str], scalars: tuple[cs.SX, list[cs.SX]]) -> None:
+                 edge_names: list[str], scalars: tuple[cs.SX, Any]) -> None:
         self.graph = g
         topo = g.topology
         m = len(g.edge_decls)
@@ -204,10 +204,11 @@ class GraphColumns:
 
     def _scalars_in_bulk(self, g: LinearGraph, path: dict[int, str], table: SymbolTable,
                          unknowns: list[tuple[str, int]], in_tree: list[bool],
-                         elems: list[cs.SX]) -> bool:
-        """Register every edge's unknown, all of them scalars (``elems``: their symbols),
-        in a few calls; False (nothing registered) if a name is taken or repeated, which
-        the edge-by-edge :meth:`_unknowns` reports."""
+                         elems: Any) -> bool:
+        """Register every edge's unknown, all of them scalars (``elems``: their symbols, a
+        list or a :class:`~acausal.symbols.LazyColumn`), in a few calls; False (nothing
+        registered) if a name is taken or repeated, which the edge-by-edge
+        :meth:`_unknowns` reports."""
         variables, names_at = table.variables, table.index
         names = list(map(itemgetter(0), unknowns))
         first = len(variables)
@@ -221,16 +222,20 @@ class GraphColumns:
         paths = list(map(path.__getitem__, map(id, g.components)))
         origins = list(map(paths.__getitem__, g.edge_owner.tolist()))
         names_at.update(at)
-        # (FlatVariable(name, sym, 0.0, False, unit, None, 0, origin, None, None, "", None))
-        variables.extend(map(FlatVariable, names, elems, repeat(0.0), repeat(False),
-                             [unit[k] for k in which], repeat(None), repeat(0), origins,
-                             repeat(None), repeat(None), repeat(""), repeat(None)))
+        # (FlatVariable(name, sym, 0.0, False, unit, None, 0, origin, None, None, "", None)
+        # or, the symbols a LazyColumn, its row k as the symbol of the k-th)
+        lazy = type(elems) is LazyColumn
+        variables.extend(map(FlatVariable, names, repeat(elems) if lazy else elems,
+                             repeat(0.0), repeat(False), [unit[k] for k in which],
+                             repeat(None), repeat(0), origins, repeat(None), repeat(None),
+                             repeat(""), repeat(None),
+                             range(len(names)) if lazy else repeat(-1)))
         self.scalar_at = list(range(first, first + len(names)))
         return True
 
     def _unknowns(self, g: LinearGraph, path: dict[int, str], table: SymbolTable,
                   unknowns: list[tuple[str, int]], in_tree: list[bool],
-                  scalars: tuple[cs.SX, list[cs.SX]], scalar_col: cs.SX
+                  scalars: tuple[cs.SX, Any], scalar_col: cs.SX
                   ) -> tuple[np.ndarray, cs.SX, list[Any]]:
         """Register every edge's unknown, edge after edge (vector unknowns made here):
         their first rows in ``U``, ``U`` and every edge's symbol."""
@@ -478,10 +483,13 @@ class GraphColumns:
 
     # ----- outputs -----
     def outputs(self, comps: list[Component], path: dict[int, str], edge_names: list[str],
-                named: dict[str, Any]) -> tuple[list[str], list[int], cs.SX]:
+                named: dict[str, Any], unknowns: list[tuple[str, int]] | None = None
+                ) -> tuple[list[str], list[int], cs.SX]:
         """The graph's outputs: every edge's across and through quantity (by edge name)
         and every port's (``path.port.q``), as ``(names, sizes, column)``; a signal port,
-        addressed by its port's path (``res["pi.y"]``), goes into ``named``."""
+        addressed by its port's path (``res["pi.y"]``), goes into ``named``. An edge's
+        output named as its primary unknown is that name's string (``unknowns``: every
+        edge's, :func:`unknown_names`), not a second string equal to it."""
         g = self.graph
         doms = g.domains
         # per edge: "name.v", "name.i" (its domain's quantities)
@@ -489,6 +497,12 @@ class GraphColumns:
         through = ["." + d.through.name for d in doms]
         codes = g.edge_domain.tolist()
         names = _pairs(edge_names, [across[k] for k in codes], [through[k] for k in codes])
+        if unknowns is not None and len(unknowns) == len(codes):
+            pos = self.unknown_positions().tolist()
+            own = list(map(itemgetter(0), unknowns))
+            same = list(map(eq, map(names.__getitem__, pos), own))
+            for k, name in compress(zip(pos, own, strict=True), same):
+                names[k] = name
         starts = [self._av + self._ea_off[:-1], self._tv + self._et_off[:-1]]
         sizes = [np.diff(self._ea_off), np.diff(self._et_off)]
         # per port: "path.port" (a model's own port: its class name), then as the edges

@@ -159,3 +159,15 @@ def test_potentials_a_level_at_a_time_are_the_vertex_by_vertex_ones(seed, monkey
                      {k: str(flat.outputs[k]) for k in flat.outputs}))
     assert max(flat.graph.topology.depth) > 2  # (both ways taken)
     assert made[0] == made[1]
+
+
+def test_an_edges_unknown_and_its_output_share_one_name_string():
+    """An edge's output named as its primary unknown (a tree branch's across, a chord's
+    through quantity) is the unknown's own name string: the same name, held once."""
+    rng = np.random.default_rng(0)
+    branches = [(int(rng.integers(0, v)), v, 1.0) for v in range(1, 9)]
+    flat = _flat(Network(8, branches))
+    names = flat.outputs.block[0]
+    shared = [names[k] for k in flat.outputs.unknowns.tolist()]
+    assert len(shared) == len(flat.graph.edge_decls)
+    assert all(n is flat.variables[flat.index[n]].name for n in shared)
