@@ -185,6 +185,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                            "plotted by default; name the quantities to plot with -o NAME,NAME")
     res = simulate(cm, args.t_end, t_start=args.t_start, n_points=args.n_points, dt=args.dt,
                    rtol=args.rtol, atol=args.atol, params=params, start=start,
+                   solver=args.solver, max_step=args.max_step,
                    raise_on_failure=False, progress=args.progress)
     for n in names:
         res[n]  # unknown names fail here, with suggestions
@@ -302,6 +303,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--dt", type=float, default=None, help="output step [s]")
     s.add_argument("--rtol", type=float, default=1e-6)
     s.add_argument("--atol", type=float, default=1e-8)
+    s.add_argument("--solver", default="auto", metavar="NAME",
+                   help="integration backend: auto (default: chosen from the model), idas, "
+                   "cvodes-adams, cvodes-bdf, cvodes-krylov, dopri5, dop853, ...")
+    s.add_argument("--max-step", type=float, default=None, help="largest step [s]")
     s.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="parameter override (repeatable)")
     s.add_argument("--start", action="append", default=[], metavar="NAME=VALUE",

@@ -38,6 +38,25 @@ def test_simulate_with_parameters_plot_and_csv(tmp_path):
     assert table["loadw"][-1] == pytest.approx(w, rel=1e-9)  # genfromtxt drops the dot
 
 
+def test_simulate_with_a_chosen_solver(tmp_path):
+    """``--solver`` and ``--max-step`` reach ``simulate``: the same steady state by an
+    explicit and an implicit method; an unknown name lists the backends."""
+    finals = {}
+    for solver in ("dop853", "idas"):
+        out = acausal("simulate", DC, "--t-end", "0.3", "--solver", solver, "--max-step",
+                      "0.01", "-o", "load.w", cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert f"solver {solver} " in out.stdout
+        line = next(ln for ln in out.stdout.splitlines() if ln.strip().startswith("load.w ="))
+        finals[solver] = float(line.split("=")[1])
+    # (both at rtol 1e-6 on a motor at its steady state: w = (V - R i)/(k n), i = 1.25 A)
+    assert finals["dop853"] == pytest.approx(finals["idas"], rel=1e-5)
+    assert finals["idas"] == pytest.approx((24.0 - 0.6 * 1.25) / 0.06 / 8.0, rel=1e-3)
+    out = acausal("simulate", DC, "--t-end", "0.3", "--solver", "rk4", cwd=tmp_path)
+    assert out.returncode != 0
+    assert "unknown solver 'rk4'; available: auto, cvodes-adams" in out.stderr
+
+
 def test_info_prints_the_structure_report(tmp_path):
     out = acausal("info", DC, "--graph", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
