@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import field
+from functools import partial
 from operator import add, attrgetter, sub
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -23,7 +24,7 @@ from ..fastsx import same_nodes, stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..state import need
-from ..symbols import FlatVariable
+from ..symbols import FlatVariable, LazyColumn
 from .diagnostics import StructureDiagnostics
 from .system import (
     EquationSystem,
@@ -648,10 +649,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     kept = np.flatnonzero(alive)
     redo = np.flatnonzero(dirty[kept])
     if redo.size:  # (the substituted rows kept: their residuals are rows of R)
-        at = kept[redo].tolist()
-        for r, e in zip(at, map(FlatEquation.rewritten, map(current.__getitem__, at),
-                                R[at].nonzeros()), strict=True):
-            current[r] = e
+        _rewrite(current, kept[redo].tolist(), R)
     out = AliasResult([current[r] for r in kept.tolist()], subst, m, removed, starts,
                       R if len(kept) == m else R[kept.tolist()])
     # the incidence of the kept rows (on the flat unknowns) and the unknowns' column
@@ -661,6 +659,48 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     out.symbols = X
     out.roots = roots
     return out
+
+
+def _rewrite(current: list[FlatEquation], rows: list[int], R: cs.SX) -> None:
+    """``current[r] = current[r].rewritten(R[r])`` for the rows ``rows``, the residuals
+    of a template group's equations made when read: a row whose source is row ``_row``
+    of its group's column gets its residual as row ``_row`` of a column per group
+    (:class:`~acausal.symbols.LazyColumn`) formed from ``R`` when read (no pass reads
+    them one by one: 200 000 scalar expressions at 10^5 masses, never read)."""
+    Rd = R[rows]
+    eqs = list(map(current.__getitem__, rows))
+    groups: dict[int, tuple[LazyColumn, list[int], list[int]]] = {}
+    loose: list[int] = []
+    for q, e in enumerate(eqs):
+        src = e._source
+        if type(src) is LazyColumn and e._row >= 0:
+            got = groups.get(id(src))
+            if got is None:
+                got = groups[id(src)] = (src, [], [])
+            got[1].append(e._row)
+            got[2].append(q)
+        else:
+            loose.append(q)
+    for src, ks, qs in groups.values():
+        col = LazyColumn(None, partial(_group_rows, Rd, len(src), ks, qs), len(src))
+        for q in qs:
+            e = eqs[q]
+            current[rows[q]] = FlatEquation(col, e.origin, e.label, e._source, None,
+                                            e.coordinates, e._row)
+    if loose:
+        for q, res in zip(loose, Rd[loose].nonzeros(), strict=True):
+            current[rows[q]] = eqs[q].rewritten(res)
+
+
+def _group_rows(Rd: cs.SX, n: int, ks: list[int], qs: list[int], k: int | None) -> cs.SX:
+    """The ``LazyColumn`` maker of :func:`_rewrite`: row ``k`` of a group's residuals
+    (rows ``qs`` of ``Rd`` at the group's rows ``ks``), or all ``n`` of them as a column
+    (``k`` None; zero at the rows not rewritten, which no equation reads)."""
+    if k is not None:
+        return Rd[qs[ks.index(k)]]
+    col = cs.SX.zeros(n, 1)
+    col[ks] = Rd[qs]
+    return cs.densify(col)
 
 
 class Substitution(Mapping[int, cs.SX]):
