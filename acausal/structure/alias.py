@@ -63,7 +63,7 @@ class AliasResult:
     symbols: cs.SX | None = field(default=None, repr=False)
     #: eliminated variable index -> its representative, where that is an unknown (not a
     #: constant)
-    roots: dict[int, int] = field(default_factory=dict, repr=False)
+    roots: Mapping[int, int] = field(default_factory=dict, repr=False)
 
     def pairs(self, fs: FlatSystem) -> tuple[list[cs.SX], list[cs.SX]]:
         """(eliminated symbols, their expressions in the kept unknowns)."""
@@ -588,7 +588,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
 
     todo = np.arange(m)  # rows to classify
     subst = Substitution()
-    roots: dict[int, int] = {}  # eliminated -> representative (see AliasResult.roots)
+    roots = _Roots()  # eliminated -> representative (see AliasResult.roots)
     elim = np.zeros(0, dtype=np.int64)
     P = np.arange(n, dtype=np.int64)
     S = np.ones(n)
@@ -607,7 +607,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         alive[dead] = False
         P, S = _resolved(parent, sign)
         parent, sign = P.tolist(), S.tolist()
-        roots = {}
+        roots = _Roots()
         subst, elim, target = _substitution(V, X, P, S, const, is_der, roots)
         # the rows left that hold an eliminated unknown: substituted, classified again
         gone = target != np.arange(n)
@@ -749,6 +749,42 @@ class Substitution(Mapping[int, cs.SX]):
         return (_substitution_of, (self._keys.tolist(), self.column))
 
 
+class _Roots(Mapping[int, int]):
+    """:attr:`AliasResult.roots`: the eliminated variables and their representatives as
+    two arrays, read as a dictionary formed on first use (only the structure
+    diagnostics' alias table reads it: 300 000 entries at 10^5 masses)."""
+
+    def __init__(self) -> None:
+        self._keys = self._values = np.zeros(0, dtype=np.int64)
+        self._dict: dict[int, int] | None = None
+
+    def set(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """The pairs ``keys[i] -> values[i]`` (replacing any before)."""
+        self._keys, self._values, self._dict = keys, values, None
+
+    def _get(self) -> dict[int, int]:
+        got = self._dict
+        if got is None:
+            got = self._dict = dict(zip(self._keys.tolist(), self._values.tolist(),
+                                        strict=True))
+        return got
+
+    def __getitem__(self, k: int) -> int:
+        return self._get()[k]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (self._get(),))
+
+
 def _substitution_of(keys: list[int], column: cs.SX) -> Substitution:
     """The :class:`Substitution` of ``keys`` whose expressions are the rows of ``column``
     (pickled as such)."""
@@ -756,7 +792,7 @@ def _substitution_of(keys: list[int], column: cs.SX) -> Substitution:
 
 
 def _substitution(V: list[FlatVariable], X: cs.SX, P: np.ndarray, S: np.ndarray,
-                  const: dict[int, cs.SX], is_der: np.ndarray, roots: dict[int, int]
+                  const: dict[int, cs.SX], is_der: np.ndarray, roots: _Roots
                   ) -> tuple[Substitution, np.ndarray, np.ndarray]:
     """Expressions of the eliminated variables (and their derivatives) in the kept ones
     (``P``, ``S``: every variable's representative and sign, :func:`_resolved`;
@@ -801,7 +837,7 @@ def _substitution(V: list[FlatVariable], X: cs.SX, P: np.ndarray, S: np.ndarray,
     spec[first[sig]] = rs[sig]
     target[elim[sig]] = rs[sig]
     target[elim[isc]] = -1
-    roots.update(zip(elim[sig].tolist(), rs[sig].tolist(), strict=True))
+    roots.set(elim[sig], rs[sig])
     dsig = sig & (ders >= 0)
     if dsig.any():
         rd = _ders(V, rs[dsig].tolist())

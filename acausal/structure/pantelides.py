@@ -26,7 +26,7 @@ from ..state import need
 from .diagnostics import check_matching
 from .incidence import column_positions, int_array
 from .matching import match
-from .system import EquationSystem
+from .system import EquationSystem, shared_ints
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -173,7 +173,7 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
     rows, bounds, col = sys.derivatives(todo_l, vs.tolist(), cols.tolist())
     # (the indices as the integer objects the system's tables share, not a new one per
     # entry: 600 000 at 10^5 masses)
-    ints = _variable_ints(sys)
+    ints = shared_ints(sys)
     at = cols[np.asarray(col, dtype=np.int64)]
     inc = (ints[at] if ints is not None else at).tolist() if len(col) else []
     # (the label is rendered lazily)
@@ -189,20 +189,6 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
     sys.eq_int.extend(todo_l)
     sys.extend_stacked(new, rows.column())
     return new
-
-
-def _variable_ints(sys: EquationSystem) -> np.ndarray | None:
-    """The variables' indices as the integer objects the system's tables hold (the values
-    of its name index, :func:`~acausal.structure.system.int_pool`), in an object array;
-    None when the name index is not in index order."""
-    ints = list(sys.name_index.values())
-    if len(ints) != sys.n_vars:
-        return None
-    out = np.empty(len(ints), dtype=object)
-    out[:] = ints
-    if not np.array_equal(out.astype(np.int64), np.arange(len(ints), dtype=np.int64)):
-        return None
-    return out
 
 
 def _columns(m: CSR, cols: np.ndarray) -> CSR:
