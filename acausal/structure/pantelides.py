@@ -26,7 +26,7 @@ from ..state import need
 from .diagnostics import check_matching
 from .incidence import column_positions, int_array
 from .matching import match
-from .system import EquationSystem, shared_ints
+from .system import EquationSystem
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -171,11 +171,7 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
     vs = unique(flat)
     cols = unique(np.concatenate([vs, var_der[vs]]))
     rows, bounds, col = sys.derivatives(todo_l, vs.tolist(), cols.tolist())
-    # (the indices as the integer objects the system's tables share, not a new one per
-    # entry: 600 000 at 10^5 masses)
-    ints = shared_ints(sys)
-    at = cols[np.asarray(col, dtype=np.int64)]
-    inc = (ints[at] if ints is not None else at).tolist() if len(col) else []
+    inc = cols[np.asarray(col, dtype=np.int64)].tolist() if len(col) else []
     # (the label is rendered lazily)
     parents = list(map(eqs.__getitem__, todo_l))
     eqs.extend(list(map(FlatEquation, repeat(rows, m), map(attrgetter("origin"), parents),

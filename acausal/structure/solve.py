@@ -29,7 +29,7 @@ from ..records import record
 from ..state import need
 from .blt import Block
 from .causalize import Causalization
-from .system import EquationSystem, shared_ints
+from .system import EquationSystem
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -182,9 +182,6 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # coordinates the dummy derivatives made unknowns (implicit in the equations of motion)
     sys = sys.for_states(causal.states)
     out = SolvedBlocks()
-    # (the unknowns' indices as the integer objects the system's tables share: the
-    # solutions' indices, ``out.idx``, are kept, 900 000 at 10^5 masses)
-    ints = shared_ints(sys)
     # the solutions so far, one column per level (not stacked again as levels are added):
     # variable j is row sol_row[j] of column sol_col[j]
     cols: list[cs.SX] = []
@@ -225,8 +222,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         # the scalar blocks as their equations and unknowns (most blocks: no object each)
         single = ks[sizes[ks] == 1]
         s_eqs = blocks.equations[blocks.ptr[single]].tolist()
-        u_at = blocks.unknowns[blocks.ptr[single]]
-        u_idx = (ints[u_at] if ints is not None else u_at).tolist()
+        u_idx = blocks.unknowns[blocks.ptr[single]].tolist()
         rest = blocks.take(ks[sizes[ks] > 1])
         # the solutions of the unknowns these equations contain (their incidence), not
         # every solution so far: a level costs its own size

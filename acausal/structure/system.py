@@ -23,8 +23,7 @@ from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..symbols import FlatParameter, FlatVariable, LazyColumn
 
-__all__ = ["EquationSystem", "coordinate_groups", "flat_columns", "hidden_coordinates", "int_pool",
-           "shared_ints"]
+__all__ = ["EquationSystem", "coordinate_groups", "flat_columns", "hidden_coordinates", "int_pool"]
 
 _ZERO = cs.SX(0)
 
@@ -391,20 +390,6 @@ def hidden_coordinates(coords: Any, index: Mapping[str, int],
     indices): those left out of the group's incidence."""
     return sorted(index[n] for n in coords.names
                   if n in index and has_derivative(index[n]))
-
-
-def shared_ints(sys: EquationSystem) -> np.ndarray | None:
-    """The variables' indices as the integer objects the system's tables hold (the values
-    of its name index, :func:`int_pool`), in an object array;
-    None when the name index is not in index order."""
-    ints = list(sys.name_index.values())
-    if len(ints) != sys.n_vars:
-        return None
-    out = np.empty(len(ints), dtype=object)
-    out[:] = ints
-    if not np.array_equal(out.astype(np.int64), np.arange(len(ints), dtype=np.int64)):
-        return None
-    return out
 
 
 def int_pool(n: int) -> list[int]:
