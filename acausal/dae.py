@@ -10,9 +10,10 @@ variable of the model (aliases and port quantities included) gets an output expr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from functools import cached_property
+from itertools import filterfalse
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, overload
 
@@ -486,7 +487,14 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     out_names = list(map(attrgetter("name"), sys.variables))
     sizes = [1] * n_sys  # equation-system variables are scalars
     shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
-    known = set(out_names)
+    # the names known so far, tested apart (no set of every name: a million names at
+    # 10^5 masses, a table of 64 MB alive through the substitution below): the system's
+    # variables (its name index, which holds them), the graph's unknowns, the eliminated
+    # unknowns
+    names_ix = sys.name_index
+    in_sys: Callable[[str], bool] = (names_ix.__contains__ if len(names_ix) == n_sys
+                                     else set(out_names).__contains__)
+    shared_set: set[str] = set()
     # the graph's port and edge quantities come as one column (graph_columns.OutputTable;
     # an edge's primary unknown is a variable of that name), the other outputs one by one
     block = getattr(extra_outputs, "block", None)
@@ -497,24 +505,26 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         at = np.arange(len(b_names)) if at is None else at
         shared = list(map(b_names.__getitem__, at.tolist()))
         b_drop = np.zeros(len(b_names), dtype=bool)
-        if not known.isdisjoint(shared):  # (mostly none: no test per name)
-            b_drop[at] = np.fromiter(map(known.__contains__, shared), dtype=bool,
-                                     count=len(shared))
+        b_drop[at] = np.fromiter(map(in_sys, shared), dtype=bool, count=len(shared))
         if b_drop.any():
             b_keep = np.flatnonzero(~b_drop).tolist()
             b_names = [b_names[k] for k in b_keep]
             b_sizes = [b_sizes[k] for k in b_keep]
             b_col = _rows(b_col, np.flatnonzero(~np.repeat(b_drop, block[1])))
-        known.update(shared)
+        shared_set = set(shared)
         block = (b_names, b_sizes, b_col)
     # an eliminated unknown's output is its expression (the alias column, not a symbol
     # per output substituted)
     a_names, a_syms, a_exprs = alias
-    a_new = ~np.fromiter(map(known.__contains__, a_names), dtype=bool, count=len(a_names))
-    known.update(a_names)
-    pending = ({} if known.issuperset(named) else
-               {n: e.sym if type(e) is FlatVariable else e for n, e in named.items()
-                if n not in known})
+    a_new = ~(np.fromiter(map(in_sys, a_names), dtype=bool, count=len(a_names))
+              | np.fromiter(map(shared_set.__contains__, a_names), dtype=bool,
+                            count=len(a_names)))
+    rest = set(filterfalse(shared_set.__contains__, filterfalse(in_sys, named)))
+    if rest:
+        rest.difference_update(a_names)
+    pending = ({n: e.sym if type(e) is FlatVariable else e for n, e in named.items()
+                if n in rest} if rest else {})
+    del shared_set, rest
     relations = relations or []
     for r in relations:  # indicators go through the same substitution as the outputs
         pending[f"__indicator__{r.name}"] = r.indicator

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import field
+from functools import partial
 from operator import add, attrgetter, sub
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -23,7 +24,7 @@ from ..fastsx import same_nodes, stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..state import need
-from ..symbols import FlatVariable
+from ..symbols import FlatVariable, LazyColumn
 from .diagnostics import StructureDiagnostics
 from .system import (
     EquationSystem,
@@ -47,7 +48,7 @@ class AliasResult:
     """Outcome of alias elimination."""
 
     equations: list[FlatEquation]
-    substitution: dict[int, cs.SX]  # eliminated variable index -> expression
+    substitution: Mapping[int, cs.SX]  # eliminated variable index -> expression
     n_before: int = 0
     removed: list[FlatEquation] = field(default_factory=list)
     # start values and fixed flags moved onto representatives: index -> (start, fixed)
@@ -62,7 +63,7 @@ class AliasResult:
     symbols: cs.SX | None = field(default=None, repr=False)
     #: eliminated variable index -> its representative, where that is an unknown (not a
     #: constant)
-    roots: dict[int, int] = field(default_factory=dict, repr=False)
+    roots: Mapping[int, int] = field(default_factory=dict, repr=False)
 
     def pairs(self, fs: FlatSystem) -> tuple[list[cs.SX], list[cs.SX]]:
         """(eliminated symbols, their expressions in the kept unknowns)."""
@@ -587,7 +588,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
 
     todo = np.arange(m)  # rows to classify
     subst = Substitution()
-    roots: dict[int, int] = {}  # eliminated -> representative (see AliasResult.roots)
+    roots = _Roots()  # eliminated -> representative (see AliasResult.roots)
     elim = np.zeros(0, dtype=np.int64)
     P = np.arange(n, dtype=np.int64)
     S = np.ones(n)
@@ -606,7 +607,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         alive[dead] = False
         P, S = _resolved(parent, sign)
         parent, sign = P.tolist(), S.tolist()
-        roots = {}
+        roots = _Roots()
         subst, elim, target = _substitution(V, X, P, S, const, is_der, roots)
         # the rows left that hold an eliminated unknown: substituted, classified again
         gone = target != np.arange(n)
@@ -648,10 +649,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     kept = np.flatnonzero(alive)
     redo = np.flatnonzero(dirty[kept])
     if redo.size:  # (the substituted rows kept: their residuals are rows of R)
-        at = kept[redo].tolist()
-        for r, e in zip(at, map(FlatEquation.rewritten, map(current.__getitem__, at),
-                                R[at].nonzeros()), strict=True):
-            current[r] = e
+        _rewrite(current, kept[redo].tolist(), R)
     out = AliasResult([current[r] for r in kept.tolist()], subst, m, removed, starts,
                       R if len(kept) == m else R[kept.tolist()])
     # the incidence of the kept rows (on the flat unknowns) and the unknowns' column
@@ -663,30 +661,138 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
     return out
 
 
-class Substitution(dict):  # type: ignore[type-arg]
-    """``{eliminated variable index: its expression in the kept unknowns}``, with the
-    expressions stacked in one column in key order (``column``)."""
+def _rewrite(current: list[FlatEquation], rows: list[int], R: cs.SX) -> None:
+    """``current[r] = current[r].rewritten(R[r])`` for the rows ``rows``, the residuals
+    of a template group's equations made when read: a row whose source is row ``_row``
+    of its group's column gets its residual as row ``_row`` of a column per group
+    (:class:`~acausal.symbols.LazyColumn`) formed from ``R`` when read (no pass reads
+    them one by one: 200 000 scalar expressions at 10^5 masses, never read)."""
+    Rd = R[rows]
+    eqs = list(map(current.__getitem__, rows))
+    groups: dict[int, tuple[LazyColumn, list[int], list[int]]] = {}
+    loose: list[int] = []
+    for q, e in enumerate(eqs):
+        src = e._source
+        if type(src) is LazyColumn and e._row >= 0:
+            got = groups.get(id(src))
+            if got is None:
+                got = groups[id(src)] = (src, [], [])
+            got[1].append(e._row)
+            got[2].append(q)
+        else:
+            loose.append(q)
+    for src, ks, qs in groups.values():
+        col = LazyColumn(None, partial(_group_rows, Rd, len(src), ks, qs), len(src))
+        for q in qs:
+            e = eqs[q]
+            current[rows[q]] = FlatEquation(col, e.origin, e.label, e._source, None,
+                                            e.coordinates, e._row)
+    if loose:
+        for q, res in zip(loose, Rd[loose].nonzeros(), strict=True):
+            current[rows[q]] = eqs[q].rewritten(res)
 
-    column: cs.SX = cs.SX(0, 1)
+
+def _group_rows(Rd: cs.SX, n: int, ks: list[int], qs: list[int], k: int | None) -> cs.SX:
+    """The ``LazyColumn`` maker of :func:`_rewrite`: row ``k`` of a group's residuals
+    (rows ``qs`` of ``Rd`` at the group's rows ``ks``), or all ``n`` of them as a column
+    (``k`` None; zero at the rows not rewritten, which no equation reads)."""
+    if k is not None:
+        return Rd[qs[ks.index(k)]]
+    col = cs.SX.zeros(n, 1)
+    col[ks] = Rd[qs]
+    return cs.densify(col)
+
+
+class Substitution(Mapping[int, cs.SX]):
+    """``{eliminated variable index: its expression in the kept unknowns}``: the keys
+    (in order) and the expressions stacked in one column in key order (``column``). A
+    mapping read as a dictionary; the expressions are split from the column, and the
+    dictionary formed, on the first read of a value (the passes read the keys and the
+    column only: 300 000 scalar expressions at 10^5 masses, never read)."""
+
+    def __init__(self, keys: np.ndarray | list[int] | None = None,
+                 column: cs.SX | None = None) -> None:
+        self._keys = np.asarray([] if keys is None else keys, dtype=np.int64)
+        self.column: cs.SX = cs.SX(0, 1) if column is None else column
+        self._dict: dict[int, cs.SX] | None = None
+
+    def _get(self) -> dict[int, cs.SX]:
+        got = self._dict
+        if got is None:
+            keys = self._keys.tolist()
+            exprs: list[cs.SX] = self.column.nonzeros() if keys else []  # type: ignore[assignment]
+            got = self._dict = dict(zip(keys, exprs, strict=True))
+        return got
+
+    def __getitem__(self, k: int) -> cs.SX:
+        return self._get()[k]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._keys.tolist())
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, k: object) -> bool:
+        return k in self._get()
+
+    def keys_array(self) -> np.ndarray:
+        """The keys as an array (in order)."""
+        return self._keys
+
+    def __repr__(self) -> str:
+        return repr(self._get())
 
     def __reduce__(self) -> tuple[Any, ...]:
         # (the keys and the column: the expressions are its rows, split again when read,
         # not tens of thousands of expressions pickled one by one)
-        return (_substitution_of, (list(self), self.column))
+        return (_substitution_of, (self._keys.tolist(), self.column))
+
+
+class _Roots(Mapping[int, int]):
+    """:attr:`AliasResult.roots`: the eliminated variables and their representatives as
+    two arrays, read as a dictionary formed on first use (only the structure
+    diagnostics' alias table reads it: 300 000 entries at 10^5 masses)."""
+
+    def __init__(self) -> None:
+        self._keys = self._values = np.zeros(0, dtype=np.int64)
+        self._dict: dict[int, int] | None = None
+
+    def set(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """The pairs ``keys[i] -> values[i]`` (replacing any before)."""
+        self._keys, self._values, self._dict = keys, values, None
+
+    def _get(self) -> dict[int, int]:
+        got = self._dict
+        if got is None:
+            got = self._dict = dict(zip(self._keys.tolist(), self._values.tolist(),
+                                        strict=True))
+        return got
+
+    def __getitem__(self, k: int) -> int:
+        return self._get()[k]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (self._get(),))
 
 
 def _substitution_of(keys: list[int], column: cs.SX) -> Substitution:
     """The :class:`Substitution` of ``keys`` whose expressions are the rows of ``column``
     (pickled as such)."""
-    out = Substitution()
-    out.column = column
-    if keys:
-        out.update(zip(keys, column.nonzeros(), strict=True))
-    return out
+    return Substitution(keys, column)
 
 
 def _substitution(V: list[FlatVariable], X: cs.SX, P: np.ndarray, S: np.ndarray,
-                  const: dict[int, cs.SX], is_der: np.ndarray, roots: dict[int, int]
+                  const: dict[int, cs.SX], is_der: np.ndarray, roots: _Roots
                   ) -> tuple[Substitution, np.ndarray, np.ndarray]:
     """Expressions of the eliminated variables (and their derivatives) in the kept ones
     (``P``, ``S``: every variable's representative and sign, :func:`_resolved`;
@@ -706,10 +812,8 @@ def _substitution(V: list[FlatVariable], X: cs.SX, P: np.ndarray, S: np.ndarray,
         has[np.fromiter(const, dtype=np.int64, count=len(const))] = True
     elim = np.flatnonzero(((P != np.arange(n)) | has[P]) & ~is_der)
     target = np.arange(n, dtype=np.int64)
-    out = Substitution()
     if not elim.size:
-        out.column = cs.SX(0, 1)
-        return out, elim, target
+        return Substitution(), elim, target
     ks = elim.tolist()
     rs = P[elim]
     ss = S[elim]
@@ -733,7 +837,7 @@ def _substitution(V: list[FlatVariable], X: cs.SX, P: np.ndarray, S: np.ndarray,
     spec[first[sig]] = rs[sig]
     target[elim[sig]] = rs[sig]
     target[elim[isc]] = -1
-    roots.update(zip(elim[sig].tolist(), rs[sig].tolist(), strict=True))
+    roots.set(elim[sig], rs[sig])
     dsig = sig & (ders >= 0)
     if dsig.any():
         rd = _ders(V, rs[dsig].tolist())
@@ -766,9 +870,8 @@ def _substitution(V: list[FlatVariable], X: cs.SX, P: np.ndarray, S: np.ndarray,
     perm[zeros] = len(plus) + len(negs) + len(exprs)
     pool = stack(_take(X, spec[plus]), -_take(X, negs), *exprs,
                  cs.SX.zeros(1 if len(zeros) else 0, 1))
-    out.column = pool[perm.tolist(), 0]  # (a 1 x 1 pool indexed by a list: a row)
-    out.update(zip(keys.tolist(), out.column.nonzeros(), strict=True))
-    return out, elim, target
+    # (a 1 x 1 pool indexed by a list: a row)
+    return Substitution(keys, pool[perm.tolist(), 0]), elim, target
 
 
 def _ders(V: list[FlatVariable], ks: list[int]) -> np.ndarray:
@@ -840,7 +943,9 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     V = fs.variables
     gone = np.zeros(len(V), dtype=bool)
     if al.substitution:
-        gone[np.fromiter(al.substitution, dtype=np.int64, count=len(al.substitution))] = True
+        sub = al.substitution
+        gone[sub.keys_array() if isinstance(sub, Substitution) else
+             np.fromiter(sub, dtype=np.int64, count=len(sub))] = True
     keep_a = np.flatnonzero(~gone)
     keep = keep_a.tolist()
     renumber = np.full(len(V), -1, dtype=np.int64)

@@ -60,7 +60,7 @@ class StructureDiagnostics:
     flat_counts: tuple[int, int] | None = None
 
     @classmethod
-    def from_aliases(cls, flat: FlatSystem, substitution: dict[int, cs.SX]
+    def from_aliases(cls, flat: FlatSystem, substitution: Mapping[int, cs.SX]
                      ) -> StructureDiagnostics:
         aliases: dict[str, list[str]] = {}
         for k, expr in substitution.items():

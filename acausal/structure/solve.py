@@ -14,10 +14,10 @@ so far are substituted into the block equations with one vectorised call, then
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import field
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import casadi as cs
 import numpy as np
@@ -64,12 +64,87 @@ class SolvedBlocks:
     #: blocks solved by dividing by parameters: (coefficient or matrix of the block, its
     #: equations, its unknowns); singular for some parameter values (a coefficient alpha
     #: that is zero), checked with the values of each run (acausal.regularity)
-    pivots: list[tuple[cs.SX, list[int], list[int]]] = field(default_factory=list)
+    pivots: Pivots = field(default_factory=lambda: Pivots())
 
     @property
     def solved(self) -> dict[str, cs.SX]:
         """The explicit solutions by variable name (one scalar expression each)."""
         return dict(zip(self.names, cs.vertsplit(self.expr), strict=True))
+
+
+class Pivots(Sequence[tuple[cs.SX, list[int], list[int]]]):
+    """:attr:`SolvedBlocks.pivots`, in order: the scalar blocks' coefficients of a level
+    kept as one column with their equations and unknowns (arrays), each split into
+    ``(coefficient, [equation], [unknown])`` when first read, and the other blocks'
+    ``(matrix, equations, unknowns)`` as they are (no build reads them: a chain of 10^5
+    masses has 10^5 coefficients, three Python objects and a CasADi one each)."""
+
+    def __init__(self) -> None:
+        self._parts: list[Any] = []  # a (matrix, ...) triplet, or a _Column
+        self._items: list[tuple[cs.SX, list[int], list[int]]] | None = None
+
+    def append(self, item: tuple[cs.SX, list[int], list[int]]) -> None:
+        self._parts.append(item)
+        self._items = None
+
+    def add_column(self, col: cs.SX, equations: np.ndarray, unknowns: np.ndarray) -> None:
+        """Scalar pivots: row ``k`` of ``col`` is the coefficient of ``unknowns[k]`` in
+        ``equations[k]``."""
+        if len(equations):
+            self._parts.append(_Column(col, equations, unknowns))
+            self._items = None
+
+    def _all(self) -> list[tuple[cs.SX, list[int], list[int]]]:
+        items = self._items
+        if items is None:
+            items = []
+            for part in self._parts:
+                if type(part) is _Column:
+                    items += zip(cs.vertsplit(part.col), map(_one, part.equations.tolist()),
+                                 map(_one, part.unknowns.tolist()), strict=True)
+                else:
+                    items.append(part)
+            self._items = items
+        return items
+
+    def __len__(self) -> int:
+        return sum(len(p.equations) if type(p) is _Column else 1 for p in self._parts)
+
+    @overload
+    def __getitem__(self, k: int) -> tuple[cs.SX, list[int], list[int]]: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[tuple[cs.SX, list[int], list[int]]]: ...
+
+    def __getitem__(self, k: int | slice) -> Any:
+        return self._all()[k]
+
+    def __iter__(self) -> Iterator[tuple[cs.SX, list[int], list[int]]]:
+        return iter(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_pivots_of, (self._all(),))
+
+
+class _Column(NamedTuple):
+    col: cs.SX
+    equations: np.ndarray
+    unknowns: np.ndarray
+
+
+def _one(k: int) -> list[int]:
+    return [k]
+
+
+def _pivots_of(items: list[tuple[cs.SX, list[int], list[int]]]) -> Pivots:
+    """The :class:`Pivots` of these items (unpickled)."""
+    out = Pivots()
+    for it in items:
+        out.append(it)
+    return out
 
 
 def _unknown_not_determined(sys: EquationSystem, bl: Block, why: str) -> SingularityError:
@@ -195,9 +270,14 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                         "zero through variable (zero current, force, heat flow)")
                 if not a_ok.is_constant():  # parameter-dependent divisors, checked per run
                     coefs = cs.vertsplit(a_ok)  # (one call, not one per entry)
-                    fixed = list(map(_IS_CONSTANT, coefs))
-                    out.pivots += [(coefs[q], [s_eqs[k]], [u_idx[k]])
-                                   for q, k in enumerate(ok) if not fixed[q]]
+                    moving = np.flatnonzero(~np.fromiter(map(_IS_CONSTANT, coefs), dtype=bool,
+                                                         count=len(coefs)))
+                    at = np.asarray(ok, dtype=np.int64)[moving]
+                    del coefs
+                    out.pivots.add_column(a_ok if len(moving) == len(ok) else
+                                          a_ok[moving.tolist()],
+                                          np.asarray(s_eqs, dtype=np.int64)[at],
+                                          np.asarray(u_idx, dtype=np.int64)[at])
                 u_ok = u_idx if every else [u_idx[k] for k in ok]
                 # the residual at zero unknown, with the solutions so far: one substitution
                 r0 = cs.substitute(F_s if every else F_s[ok], syms[used_l + u_ok],
