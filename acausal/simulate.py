@@ -801,8 +801,8 @@ class _LazyOutputs:
 
 
 class _OutIndex:
-    """``dae.out_index``, formed when called (a result's index, shared by the model's
-    results; a class rather than a closure, so that a result's copy can be pickled)."""
+    """``dae.out_index``, formed when called: a result's index, shared by the model's
+    results (a saved result leaves it out, :func:`acausal.persist.result_state`)."""
 
     __slots__ = ("dae",)
 
