@@ -30,9 +30,15 @@ import numpy as np
 
 from .compiler import CompiledModel
 from .component import PARAMETER_WRITES, Component, Parameter, has_parameter_check
-from .errors import ArgumentError, ModelWarning, StartValueError, UnitError
+from .errors import (
+    ArgumentError,
+    ModelDefinitionError,
+    ModelWarning,
+    StartValueError,
+    UnitError,
+)
 from .names import did_you_mean, suggest
-from .symbols import FlatParameter
+from .symbols import FlatParameter, start_values
 
 __all__ = ["check_simulate_arguments", "parameter_overrides", "time_grid", "MAX_OUTPUT_POINTS"]
 
@@ -362,13 +368,69 @@ _WATCHED: weakref.WeakKeyDictionary[CompiledModel, tuple[list[dict[str, Any]], l
     weakref.WeakKeyDictionary())
 
 
-def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> None:
-    """Parameters changed on the model after the build (and not overridden by params=).
-    Looked for only when a parameter value was set anywhere since the build, or since
-    the last run that found none changed and overrode none."""
+def _stale_values(cm: CompiledModel, params: Mapping[str, Any],
+                  starts: Mapping[str, Any]) -> None:
+    """Parameters and start values changed on the model after the build, and not given
+    for this run (``params=``, ``start=``), are an error that names them: the compiled
+    model would run with its old values. Looked for only when a value was set anywhere
+    since the build, or since the last run that found none changed and overrode none."""
     written = PARAMETER_WRITES[0]
     if cm.parameters_written == written:
         return
+    passed_over = _stale_parameters(cm, params)
+    passed_over = _stale_starts(cm, starts, cm.parameters_written) or passed_over
+    if not passed_over:
+        cm.parameters_written = written
+
+
+def _stale_starts(cm: CompiledModel, overridden: Mapping[str, Any], since: int) -> bool:
+    """Start values or fixed flags set on the model's components since ``since`` that
+    differ from the compiled model's; True if one is given for this run (``start=``)."""
+    flat = cm.state.flat
+    if flat is None or cm.parameters_written < 0:  # (a loaded model: nothing can change)
+        return False
+    index, variables = flat.index, flat.variables
+    passed_over = False
+    for c in cm.model.walk():
+        for vi in (c.__dict__.get("_vars") or {}).values():
+            if getattr(vi, "_written", 0) <= since:
+                continue
+            path = c.path()
+            name = f"{path}.{vi.name}" if path else vi.name
+            names = [name] if vi.size == 1 else [f"{name}_{k}" for k in range(vi.size)]
+            try:
+                now: list[float] | None = start_values(vi._start, vi.size, name)
+            except ModelDefinitionError:
+                now = None
+            built = [variables[index[n]] for n in names if n in index]
+            known = now is not None and len(built) == len(names)
+            start_same = known and all(b.start == x for b, x in zip(built, now or [],
+                                                                    strict=True))
+            fixed_same = known and all(b.fixed == vi.fixed for b in built)
+            if start_same and fixed_same:
+                continue
+            unit = f" {vi.unit}" if vi.unit and vi.unit != "1" else ""
+            kind = "fixed" if vi.fixed else "a guess"
+            if not fixed_same and known:  # (start= keeps the built kind: a new build)
+                raise ArgumentError(
+                    f"the start value of {name} was made {kind} after the model was built, "
+                    f"and the compiled model still takes it as "
+                    f"{'a guess' if vi.fixed else 'fixed'}: build the model again")
+            if any(n in overridden for n in names):
+                passed_over = True
+                continue
+            was = (f"; the compiled model still starts it at {built[0].start:g}{unit}"
+                   if known and vi.size == 1 else "")
+            raise ArgumentError(
+                f"the start value of {name} was changed to {vi._start!r}{unit} ({kind}) "
+                f"after the model was built{was}: give it for the run, simulate(cm, ..., "
+                f"start={{{name!r}: {vi._start!r}}}), or build the model again")
+    return passed_over
+
+
+def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> bool:
+    """Parameters changed on the model after the build (and not overridden by params=);
+    True if one is overridden by this run."""
     helds, keys, params = _watched(cm)
     now = list(map(dict.get, helds, keys))  # (in C: 40 000 parameters in a few ms)
     built = [p.value for p in params]
@@ -404,8 +466,7 @@ def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> None:
         raise ArgumentError(
             f"{full} was changed after the model was built; it is a {kind}, part of the "
             "compiled equations, so the change needs a new build: cm = ac.build(model)")
-    if not passed_over:
-        cm.parameters_written = written
+    return passed_over
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -556,8 +617,9 @@ def check_simulate_arguments(
     if isinstance(model, CompiledModel):
         checked = parameter_overrides(params, model.system.parameters, model.model,
                                       _bound(model))
-        _stale_parameters(model, checked)
-        return (checked if params is not None else None), _start_values(model, start)
+        starts = _start_values(model, start)
+        _stale_values(model, checked, starts or {})
+        return (checked if params is not None else None), starts
     if params is None:
         return None, _start_values(None, start)
     declared = [FlatParameter(name, cs.SX(), float(value), decl.unit, decl.doc, decl, owner)

@@ -203,8 +203,9 @@ class ParameterList(list):  # type: ignore[type-arg]
         return (list, (list(self),))
 
 
-#: how many parameter values were set on any component (``Parameter.__set__``): a compiled
-#: model looks for parameters changed after its build only when this moved since
+#: how many parameter values or start values were set on any component
+#: (``Parameter.__set__``, ``VariableInstance.set``): a compiled model looks for values
+#: changed after its build only when this moved since
 #: (:func:`acausal.checks.check_simulate_arguments`; 40 000 parameters took 20-30 ms)
 PARAMETER_WRITES = [0]
 
@@ -516,17 +517,21 @@ class VariableInstance:
     """The declaration of one variable of one component instance (editable start/fixed)."""
 
     # (slots: a model of 100 000 components holds over a million of these)
-    __slots__ = ("decl", "owner", "name", "_start", "fixed", "unit", "doc", "size", "nominal",
-                 "state_priority", "hint", "discrete")
+    # (12 of them: ``doc`` is the declaration's, so that the stamp ``_written`` keeps the
+    # instance in the same 112-byte size class)
+    __slots__ = ("decl", "owner", "name", "_start", "_fixed", "unit", "size", "nominal",
+                 "state_priority", "hint", "discrete", "_written")
 
     def __init__(self, decl: Variable, owner: Component) -> None:
         self.decl = decl
         self.owner = owner
         self.name = decl.name
         self._start = decl.start
-        self.fixed = decl.fixed
+        self._fixed = decl.fixed
+        #: ``PARAMETER_WRITES`` at this start value's last change (0: as declared): a run of
+        #: a model built before it finds the change (acausal.checks)
+        self._written = 0
         self.unit = decl.unit
-        self.doc = decl.doc
         self.size = decl.size
         self.nominal = decl.nominal
         self.state_priority = decl.state_priority
@@ -559,6 +564,22 @@ class VariableInstance:
         if bad is not None:
             raise ModelDefinitionError(f"{self._what()} {bad}{given}")
         self._start, self.fixed = v, fixed
+
+    @property
+    def doc(self) -> str:
+        """The declaration's description."""
+        return self.decl.doc
+
+    @property
+    def fixed(self) -> bool:
+        """Whether the start value is a condition of the initialisation (else a guess)."""
+        return self._fixed
+
+    @fixed.setter
+    def fixed(self, value: bool) -> None:
+        self._fixed = value
+        PARAMETER_WRITES[0] += 1
+        self._written = PARAMETER_WRITES[0]
 
     def _what(self) -> str:
         """The start value named for a message: ``"Mass 'm': start value of 's'"``."""

@@ -66,7 +66,7 @@ _INTROSPECTION = frozenset({
 # instance; its start value and whether it is fixed)
 _SHARED = attrgetter("unit", "nominal", "hint", "state_priority")
 _START = attrgetter("_start")
-_FIXED = attrgetter("fixed")
+_FIXED = attrgetter("_fixed")  # (VariableInstance.fixed, read from its slot)
 _DER = attrgetter("der")
 _UNIT = attrgetter("unit")
 _ORIGIN = attrgetter("origin")

@@ -962,6 +962,32 @@ def test_parameter_changed_after_build_points_to_params():
         ac.simulate(cm, 0.1)
 
 
+def test_start_value_changed_after_build_points_to_start():
+    """``comp.v.start = x`` after the build did not reach the compiled model, which went on
+    from the old start, silently: as a changed parameter, it is an error naming the
+    variable, unless the run gives it (``start=``); a changed ``fixed`` needs a build."""
+    m = RC()
+    cm = ac.build(m)
+    v0 = ac.simulate(cm, 0.01, n_points=3)["capacitor.v"][0]
+    m.capacitor.v.start = v0 + 4.0
+    with pytest.raises(ac.ArgumentError) as exc:
+        ac.simulate(cm, 0.01, n_points=3)
+    msg = str(exc.value)
+    assert f"start value of capacitor.v was changed to {v0 + 4.0!r} V (fixed)" in msg
+    assert f"still starts it at {v0:g} V" in msg and "start={'capacitor.v'" in msg
+    res = ac.simulate(cm, 0.01, n_points=3, start={"capacitor.v": v0 + 4.0})  # as suggested
+    assert res["capacitor.v"][0] == v0 + 4.0
+    with pytest.raises(ac.ArgumentError, match="start value of capacitor.v was changed"):
+        ac.simulate(cm, 0.01, n_points=3)  # (the override was for that run only)
+    m.capacitor.v.start = v0  # back: runs again
+    assert ac.simulate(cm, 0.01, n_points=3)["capacitor.v"][0] == v0
+    m.capacitor.v.fixed = False
+    with pytest.raises(ac.ArgumentError, match=r"capacitor\.v was made a guess after the "
+                                               r"model was built.*build the model again"):
+        ac.simulate(cm, 0.01, n_points=3, start={"capacitor.v": v0})
+    assert ac.simulate(ac.build(m), 0.01, n_points=3).status == "ok"  # (a new build)
+
+
 def test_array_parameter_changed_in_place_is_refused_by_name():
     """``rod.r[0] = 2`` would pass by the parameter's checks and leave a built model
     running with the old value, silently: it is refused, naming the component; the
