@@ -749,42 +749,6 @@ class Substitution(Mapping[int, cs.SX]):
         return (_substitution_of, (self._keys.tolist(), self.column))
 
 
-class _Roots(Mapping[int, int]):
-    """:attr:`AliasResult.roots`: the eliminated variables and their representatives as
-    two arrays, read as a dictionary formed on first use (only the structure
-    diagnostics' alias table reads it: 300 000 entries at 10^5 masses)."""
-
-    def __init__(self) -> None:
-        self._keys = self._values = np.zeros(0, dtype=np.int64)
-        self._dict: dict[int, int] | None = None
-
-    def set(self, keys: np.ndarray, values: np.ndarray) -> None:
-        """The pairs ``keys[i] -> values[i]`` (replacing any before)."""
-        self._keys, self._values, self._dict = keys, values, None
-
-    def _get(self) -> dict[int, int]:
-        got = self._dict
-        if got is None:
-            got = self._dict = dict(zip(self._keys.tolist(), self._values.tolist(),
-                                        strict=True))
-        return got
-
-    def __getitem__(self, k: int) -> int:
-        return self._get()[k]
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._get())
-
-    def __len__(self) -> int:
-        return len(self._get())
-
-    def __repr__(self) -> str:
-        return repr(self._get())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (dict, (self._get(),))
-
-
 def _substitution_of(keys: list[int], column: cs.SX) -> Substitution:
     """The :class:`Substitution` of ``keys`` whose expressions are the rows of ``column``
     (pickled as such)."""
@@ -1006,24 +970,24 @@ def alias_pass(state: CompileState) -> CompileState:
     return state.update(aliases=al, system=system, diagnostics=diagnostics(fs, al))
 
 
-class _Table(Mapping[str, Any]):
+class _Table(Mapping[Any, Any]):
     """A dictionary formed on first use: the structure diagnostics' tables serve error
     messages only, and a large model builds without one. Pickles as the dictionary."""
 
-    def __init__(self, make: Callable[[], dict[str, Any]]) -> None:
-        self._make: Callable[[], dict[str, Any]] | None = make
-        self._data: dict[str, Any] | None = None
+    def __init__(self, make: Callable[[], dict[Any, Any]]) -> None:
+        self._make: Callable[[], dict[Any, Any]] | None = make
+        self._data: dict[Any, Any] | None = None
 
-    def _get(self) -> dict[str, Any]:
+    def _get(self) -> dict[Any, Any]:
         if self._data is None:
             assert self._make is not None
             self._data, self._make = self._make(), None
         return self._data
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: Any) -> Any:
         return self._get()[key]
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._get())
 
     def __len__(self) -> int:
@@ -1032,8 +996,25 @@ class _Table(Mapping[str, Any]):
     def __repr__(self) -> str:
         return repr(self._get())
 
-    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
+    def __reduce__(self) -> tuple[type, tuple[dict[Any, Any]]]:
         return (dict, (self._get(),))
+
+
+class _Roots(_Table):
+    """:attr:`AliasResult.roots`: the eliminated variables and their representatives as
+    two arrays, read as a dictionary formed on first use (only the structure
+    diagnostics' alias table reads it: 300 000 entries at 10^5 masses)."""
+
+    def __init__(self) -> None:
+        super().__init__(dict)
+
+    def set(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """The pairs ``keys[i] -> values[i]`` (replacing any before)."""
+        self._make, self._data = partial(_pairs, keys, values), None
+
+
+def _pairs(keys: np.ndarray, values: np.ndarray) -> dict[int, int]:
+    return dict(zip(keys.tolist(), values.tolist(), strict=True))
 
 
 def diagnostics(fs: FlatSystem, al: AliasResult) -> StructureDiagnostics:
