@@ -165,3 +165,16 @@ class Kinked(ac.Component):
     def equations(self):
         return [self.s == self.flange.s,
                 self.flange.f == -ac.fabs(self.c) * ac.fmax(self.s, 0.0) - ac.der(self.s)]
+
+
+class Limited(ac.Model):
+    """A sine through a Limiter whose limits are given as keywords (parameters that
+    depend on each other: uMin follows uMax when not given)."""
+
+    def __init__(self, **limits):
+        super().__init__()
+        from components import blocks as bl
+
+        self.s = bl.Sine(amplitude=2.0, f=1.0)
+        self.lim = bl.Limiter(**limits)
+        self.connect(self.s.y, self.lim.u)

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from models import Limited
 
 import acausal as ac
 from acausal import Edge, Parameter, Variable, der
@@ -156,17 +157,9 @@ def test_finite_outputs_read_without_warning():
 # ---------------------------------------------------------------------------------------
 
 
-class _Limited(ac.Model):
-    def __init__(self, **limits):
-        super().__init__()
-        self.s = bl.Sine(amplitude=2.0, f=1.0)
-        self.lim = bl.Limiter(**limits)
-        self.connect(self.s.y, self.lim.u)
-
-
 @pytest.fixture(scope="module")
 def limited():
-    return ac.build(_Limited(uMax=1.0))
+    return ac.build(Limited(uMax=1.0))
 
 
 def test_lower_limit_follows_the_upper_one(limited):
@@ -181,7 +174,7 @@ def test_lower_limit_follows_the_upper_one(limited):
 
 
 def test_a_lower_limit_given_stays(tmp_path):
-    cm = ac.load(ac.build(_Limited(uMax=1.0, uMin=-0.2)).save(tmp_path / "m.pkl"))
+    cm = ac.load(ac.build(Limited(uMax=1.0, uMin=-0.2)).save(tmp_path / "m.pkl"))
     res = ac.simulate(cm, 1.0, n_points=51, params={"lim.uMax": 0.5, "lim.uMin": 0.1})
     assert res["lim.y"].min() == pytest.approx(0.1)
     res = ac.simulate(cm, 1.0, n_points=51, params={"lim.uMax": 0.5})
@@ -203,7 +196,7 @@ def test_limits_out_of_order_for_a_run_are_refused(limited, params, shown):
 
 
 def test_limits_out_of_order_are_refused_when_given_or_built():
-    cm = ac.build(_Limited(uMax=1.0, uMin=-1.0))
+    cm = ac.build(Limited(uMax=1.0, uMin=-1.0))
     with pytest.raises(ac.ArgumentError, match=r"Limiter 'lim': uMin = 1\.5 is above "
                        r"uMax = 1\.0.*params=\{'lim\.uMin': 1\.5\}"):
         ac.simulate(cm, 1.0, params={"lim.uMin": 1.5})
@@ -211,7 +204,7 @@ def test_limits_out_of_order_are_refused_when_given_or_built():
         bl.DeadZone(uMax=1.0, uMin=2.0)
     with pytest.raises(ac.ModelDefinitionError, match=r"LimPID: yMin = 1\.0 is above yMax"):
         bl.LimPID(yMax=-1.0)
-    model = _Limited()
+    model = Limited()
     model.lim.uMin = 1.5  # (set after the block was created: checked by the build)
     with pytest.raises(ac.ModelDefinitionError, match=r"Limiter 'lim': uMin = 1\.5 is above"):
         ac.build(model)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 import cartesian_pendulum  # noqa: E402
 import dc_motor  # noqa: E402
-from models import BouncingBall  # noqa: E402
+from models import BouncingBall, Limited  # noqa: E402
 
 CASES = {  # model, run settings (dynamic state selection, events, plain ODE)
     "dc_motor": (dc_motor.build_model, dict(t_end=0.3, params={"resistor.R": 0.5},
@@ -292,16 +292,6 @@ def test_a_loaded_model_answers_a_wrong_parameter_name_with_suggestions(tmp_path
 # ----- the parameter checks of a loaded model's runs ------------------------------------------
 
 
-class _Limited(ac.Model):
-    def __init__(self, **limits):
-        super().__init__()
-        from components import blocks as bl
-
-        self.src = bl.Sine(amplitude=2.0, f=1.0)
-        self.lim = bl.Limiter(**limits)
-        self.connect(self.src.y, self.lim.u)
-
-
 class _Stopped(ac.Model):
     def __init__(self):
         super().__init__()
@@ -328,13 +318,13 @@ def test_a_loaded_models_runs_check_parameters_together_as_the_live_ones():
     """uMin above uMax on a loaded model ran silently with y = uMax (the detached
     components had no check_parameters): the loaded model refuses it as the live one does,
     and says a parameter that follows others is one (it said 'unknown parameter')."""
-    given = ac.build(_Limited(uMax=1.0, uMin=-1.0))
+    given = ac.build(Limited(uMax=1.0, uMin=-1.0))
     live, loaded = _messages(given, lambda m: ac.simulate(m, 0.1, params={"lim.uMin": 3.0}))
     assert live is not None and "uMin = 3.0 is above uMax = 1.0" in live
     assert loaded == live
     ok = _messages(given, lambda m: ac.simulate(m, 0.1, params={"lim.uMin": 0.5}))
     assert ok == [None, None]
-    following = ac.build(_Limited(uMax=1.0))
+    following = ac.build(Limited(uMax=1.0))
     live, loaded = _messages(following,
                              lambda m: ac.simulate(m, 0.1, params={"lim.uMin": 3.0}))
     assert live is not None and "'lim.uMin' was not given, so it is calculated" in live
