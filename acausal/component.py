@@ -53,6 +53,7 @@ __all__ = [
     "RealInput",
     "RealOutput",
     "PortInstance",
+    "bind_port",
     "VariableInstance",
     "Component",
     "Model",
@@ -645,22 +646,38 @@ class PortInstance:
     """A port of one component instance.
 
     Inside ``equations()`` its across and through quantities (``p.v``, ``p.i``) are symbols.
+    The compiler binds them with :func:`bind_port`.
     """
 
+    # (slots: a model of 100 000 components holds 400 000 ports; with a dictionary each
+    # was 328 bytes, slotted 72)
+    __slots__ = ("decl", "owner", "name", "domain", "_binding")
+
     def __init__(self, decl: Port, owner: Component) -> None:
-        self.__dict__["decl"] = decl
-        self.__dict__["owner"] = owner
-        self.__dict__["name"] = decl.name
-        self.__dict__["domain"] = decl.domain
-        self.__dict__["_binding"] = None
+        _SET_DECL(self, decl)
+        _SET_OWNER(self, owner)
+        _SET_NAME(self, decl.name)
+        _SET_DOMAIN(self, decl.domain)
+        _SET_BINDING(self, None)
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.decl, self.owner, self.name, self.domain, self._binding)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for setter, value in zip(_SETTERS, state, strict=True):
+            setter(self, value)
 
     def __getattr__(self, item: str) -> Any:
-        if item.startswith("__") or "_binding" not in self.__dict__:  # copy protocol
+        try:
+            b = _GET_BINDING(self)
+        except AttributeError:  # (a copy or a pickle being made: no slot set yet)
+            raise AttributeError(item) from None
+        if item.startswith("__"):
             raise AttributeError(item)
-        b = self.__dict__["_binding"]
         if b is not None and type(b) is not dict:  # deferred (graph_columns.Deferred)
-            b = self.__dict__["_binding"] = b.resolve(self)
-        d = self.__dict__["domain"]
+            b = b.resolve(self)
+            _SET_BINDING(self, b)
+        d = self.domain
         if item in (d.across.name, d.through.name) or (b is not None and item in b):
             if b is None:
                 raise ModelDefinitionError(
@@ -683,9 +700,10 @@ class PortInstance:
         raise ModelDefinitionError(f"port {self.path()}: port variables cannot be assigned")
 
     def _binding_of(self, item: str) -> Any:
-        b = self.__dict__["_binding"]
+        b = self._binding
         if b is not None and type(b) is not dict:  # deferred (graph_columns.Deferred)
-            b = self.__dict__["_binding"] = b.resolve(self)
+            b = b.resolve(self)
+            _SET_BINDING(self, b)
         if b is None or item not in b:
             raise ModelDefinitionError(f"{self.path()} is not bound in this build")
         return b[item]
@@ -693,13 +711,25 @@ class PortInstance:
     @property
     def direction(self) -> str | None:
         """``"input"``/``"output"`` for a signal port, else None."""
-        return self.__dict__["decl"].direction
+        return self.decl.direction
 
     def path(self) -> str:
         return f"{self.owner._path_or_class()}.{self.name}"
 
     def __repr__(self) -> str:
         return f"<Port {self.path()} ({self.domain.name})>"
+
+
+_SETTERS = tuple(PortInstance.__dict__[k].__set__ for k in PortInstance.__slots__)
+_SET_DECL, _SET_OWNER, _SET_NAME, _SET_DOMAIN, _SET_BINDING = _SETTERS
+_GET_BINDING = PortInstance.__dict__["_binding"].__get__
+
+
+def bind_port(port: PortInstance, binding: Any) -> None:
+    """Bind ``port``'s quantities for the equations: a dictionary ``name -> symbol``, a
+    deferred binding (resolved when first read), or None (unbound). (A port refuses
+    assignments from users: ``port.v = ...`` is a mistake in a model.)"""
+    _SET_BINDING(port, binding)
 
 
 # --------------------------------------------------------------------------------------
@@ -772,6 +802,24 @@ def followers(cls: type) -> list[Parameter]:
 
 
 #: the keys Component.__init__ puts into an instance's __dict__
+class _NoChildren(dict):  # type: ignore[type-arg]
+    """The sub-components of every component that has none: one shared empty dictionary
+    that refuses to be written (the writers make the component its own first), and that
+    copies and pickles stay."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("the shared empty sub-components of a leaf component are read-only")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> str:
+        return "_NO_CHILDREN"  # (the module's own, by name)
+
+
+#: the sub-components and connections of a component that has none (shared: most
+#: components have neither, and an empty dictionary and list cost 120 bytes)
+_NO_CHILDREN: dict[str, Any] = _NoChildren()
+_NO_CONNECTIONS: tuple[Any, ...] = ()
 _INSTANCE_KEYS = frozenset({"_id", "_name", "_parent", "_binding", "_children",
                             "_connections", "_params", "_vars", "_ports"})
 _N_INSTANCE_KEYS = len(_INSTANCE_KEYS)
@@ -834,8 +882,8 @@ class Component:
         d["_name"] = None
         d["_parent"] = None
         d["_binding"] = None
-        d["_children"] = {}
-        d["_connections"] = []
+        d["_children"] = _NO_CHILDREN  # (each made on the first child, connection)
+        d["_connections"] = _NO_CONNECTIONS
         params = d["_params"] = {decl.name: decl.default for decl in p_decls}
         variables = d["_vars"] = {decl.name: VariableInstance(decl, self) for decl in v_decls}
         d["_ports"] = {decl.name: PortInstance(decl, self) for decl in port_decls}
@@ -923,7 +971,7 @@ class Component:
         cached = _SOURCE_EDGES.get(kind)
         if cached is None or cached[0] != len(ports) or "edges" in d:
             outs = [Edge(DATUM, name, TreePriority.ACROSS_SOURCE)
-                    for name, p in ports.items() if p.__dict__["decl"].direction == "output"]
+                    for name, p in ports.items() if p.decl.direction == "output"]
             cached = (len(ports), list(self.edges) + outs if outs else self.edges)
             if "edges" not in d and len(ports) == len(self._declarations(Port)):
                 _SOURCE_EDGES[kind] = cached
@@ -1041,7 +1089,10 @@ class Component:
                     f"{self._path_or_class()} as {old!r}; create a new instance for {cname!r}")
             child.__dict__["_parent"] = self
             child.__dict__["_name"] = cname
-            self.__dict__["_children"][cname] = child
+            kids = self.__dict__["_children"]
+            if kids is _NO_CHILDREN:
+                kids = self.__dict__["_children"] = {}
+            kids[cname] = child
         return kind
 
     def add(self, name: str, component: Component) -> Component:
@@ -1128,7 +1179,7 @@ class Component:
         if len(ports) == 2:  # (the common case: two ports of one domain, a new pair)
             a, b = ports
             if type(a) is PortInstance and type(b) is PortInstance and a is not b and \
-                    a.__dict__["domain"] is b.__dict__["domain"]:
+                    a.domain is b.domain:
                 d = self.__dict__
                 pairs = d.get("_pairs")
                 if pairs is None:
@@ -1137,7 +1188,10 @@ class Component:
                 key = (i << 64) | j if i < j else (j << 64) | i  # (as _pair_key)
                 if key not in pairs:
                     pairs.add(key)
-                    d["_connections"].append(ports)
+                    conns = d["_connections"]
+                    if conns is _NO_CONNECTIONS:
+                        conns = d["_connections"] = []
+                    conns.append(ports)
                     return
         if len(ports) < 2:
             raise ConnectionError_(f"{self._describe()}: connect() needs at least two ports")
@@ -1175,7 +1229,10 @@ class Component:
                     "port may appear once in a connect() call")
             seen.add(id(p))
         self._note_pairs(ports)
-        self.__dict__["_connections"].append(tuple(ports))
+        conns = self.__dict__["_connections"]
+        if conns is _NO_CONNECTIONS:
+            conns = self.__dict__["_connections"] = []
+        conns.append(tuple(ports))
 
     def _class_port(self, decl: Port) -> str:
         """The message for a port declaration given to connect(): the port of a class

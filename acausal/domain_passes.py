@@ -8,7 +8,7 @@ orientations compose by products; nodal coordinates of deployable structures) de
 
 A domain pass is constructed with the model's :class:`~acausal.symbols.SymbolTable`, the
 components that have ports of its domain, and the user's tree override; its
-:meth:`DomainPass.assemble` binds the ports of the domain (``port.__dict__["_binding"]``),
+:meth:`DomainPass.assemble` binds the ports of the domain (:func:`acausal.component.bind_port`),
 adds named outputs and returns the pass's equations. The object stays on the compiled
 model (``cm.domain_pass(name)``) for inspection and for solvers that need it.
 

@@ -25,7 +25,7 @@ import casadi as cs
 import numpy as np
 
 from . import symbols, templates
-from .component import Component, Model, collect_equations, has_parameter_check
+from .component import Component, Model, bind_port, collect_equations, has_parameter_check
 from .discrete import Assign, Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
@@ -327,7 +327,7 @@ class _Flattener:
             for c in comps:
                 c.__dict__["_binding"] = None
                 for p in c.__dict__["_ports"].values():
-                    p.__dict__["_binding"] = None
+                    bind_port(p, None)
         outs = tab.outputs
         # (an unknown stands for its symbol until read; the derivatives found at once)
         V = tab.variables
@@ -872,7 +872,7 @@ def _no_information(c: Component, method: str, e: cs.SX, op: int,
             "ac.if_else(condition, a, b)")
     loose = _unconnected_ports(c)
     if loose:
-        q = sorted({p.__dict__["domain"].through.name for p in loose})[0]
+        q = sorted({p.domain.through.name for p in loose})[0]
         label = (f"(always true: {loose[0].path()} is connected to nothing, so its {q} is 0; "
                  "connect it)")
     else:
@@ -892,7 +892,7 @@ def _unconnected_ports(c: Component) -> list[Any]:
     connected = {id(p) for comp in root.walk() for conn in comp.__dict__["_connections"]
                  for p in conn}
     return [p for p in c.__dict__["_ports"].values()
-            if p.__dict__["domain"].graph and id(p) not in connected]
+            if p.domain.graph and id(p) not in connected]
 
 
 def _signal(c: Component, name: str, f: Any, t: cs.SX) -> cs.SX:

@@ -241,10 +241,10 @@ class LinearGraph:
         sizes = np.fromiter(map(len, conns), dtype=np.int64, count=len(conns))
         heads = np.cumsum(sizes) - sizes
         if bool(np.any(at < 0)):  # connections of other domains, or errors
-            graph = [conn[0].__dict__["domain"].graph for conn in conns]
+            graph = [conn[0].domain.graph for conn in conns]
             for c in owners:
                 for conn in c.__dict__["_connections"]:
-                    if conn[0].__dict__["domain"].graph:
+                    if conn[0].domain.graph:
                         for p in conn:
                             if self.port_positions([p])[0] < 0:
                                 raise ConnectionError_(_not_in_model(c, p))
@@ -358,7 +358,7 @@ class LinearGraph:
             p = ports[k]  # (a composite's own signal ports pass through)
             if p.owner.__dict__["_children"]:
                 continue
-            direction = p.__dict__["decl"].direction
+            direction = p.decl.direction
             if direction == "output":
                 outputs.setdefault(r, []).append(p)
             elif direction == "input":
@@ -540,7 +540,7 @@ def _not_in_model(c: Component, p: PortInstance) -> str:
     """The message for a connection of ``c`` to the port ``p`` of a component that is not
     in the model tree, with the likely reason: a component kept in a dict (not adopted),
     or one replaced by another under its name after the connection."""
-    owner = p.__dict__["owner"]
+    owner = p.owner
     head = f"{c._describe()} connects {p.path()}, which is not part of the model"
     parent = owner.__dict__["_parent"]
     if parent is not None and parent.__dict__["_children"].get(owner.__dict__["_name"]) \

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
-from .component import DATUM, Component
+from .component import DATUM, Component, bind_port
 from .csr import offsets, spread
 from .errors import ModelDefinitionError
 from .fastsx import stack
@@ -448,15 +448,15 @@ class GraphColumns:
             written = np.fromiter(map(deferred.__contains__, map(id, comps)), dtype=bool,
                                   count=len(comps))
             late_ones = written[g.port_owner]
-            for d in map(attrgetter("__dict__"), compress(self.ports, late_ones.tolist())):
-                d["_binding"] = late
+            for p in compress(self.ports, late_ones.tolist()):
+                bind_port(p, late)
             want = list(compress(self.ports, (~late_ones).tolist()))
         else:
             for c in comps:
                 if id(c) in deferred:
                     for p in c.__dict__["_ports"].values():
                         if p.domain.graph:
-                            p.__dict__["_binding"] = late
+                            bind_port(p, late)
                     continue
                 for p in c.__dict__["_ports"].values():
                     if p.domain.graph:
@@ -479,7 +479,7 @@ class GraphColumns:
             across = elems[at] if na == 1 else cs.vertcat(*elems[at:at + na])
             through = (elems[at + na] if nt == 1
                        else cs.vertcat(*elems[at + na:at + na + nt]))
-            p.__dict__["_binding"] = {dom.across.name: across, dom.through.name: through}
+            bind_port(p, {dom.across.name: across, dom.through.name: through})
 
     # ----- outputs -----
     def outputs(self, comps: list[Component], path: dict[int, str], edge_names: list[str],

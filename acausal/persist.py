@@ -298,8 +298,7 @@ class _Pickler(pickle.Pickler):
         if isinstance(obj, Component):  # (written once: pickle's memo keeps it)
             return (DetachedComponent, _describe_component(obj))
         if isinstance(obj, PortInstance):
-            d = obj.__dict__
-            return (DetachedPort, (d["owner"], d["name"], d["domain"]))
+            return (DetachedPort, (obj.owner, obj.name, obj.domain))
         if type(obj) is self._flat_type:
             return _reduce_flat(obj)
         return NotImplemented

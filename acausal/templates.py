@@ -32,6 +32,7 @@ from .component import (
     Parameter,
     Port,
     Variable,
+    bind_port,
     collect_equations,
     followers,
     has_parameter_check,
@@ -360,16 +361,16 @@ class _bound:
 
     def __enter__(self) -> None:
         d = self.c.__dict__
-        self.saved = (d["_binding"], [p.__dict__["_binding"] for p in d["_ports"].values()])
+        self.saved = (d["_binding"], [p._binding for p in d["_ports"].values()])
         d["_binding"] = self.binding
         for name, p in d["_ports"].items():
-            p.__dict__["_binding"] = self.ports[name]
+            bind_port(p, self.ports[name])
 
     def __exit__(self, *exc: Any) -> None:
         d = self.c.__dict__
         d["_binding"] = self.saved[0]
         for p, b in zip(d["_ports"].values(), self.saved[1], strict=True):
-            p.__dict__["_binding"] = b
+            bind_port(p, b)
 
 
 class MemberBinding:

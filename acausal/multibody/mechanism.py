@@ -38,7 +38,7 @@ import casadi as cs
 import numpy as np
 import scipy.linalg as sla
 
-from ..component import DATUM, Component, PortInstance, TreePriority
+from ..component import DATUM, Component, PortInstance, TreePriority, bind_port
 from ..domain_passes import DomainEquation, DomainPass, StateCoordinates
 from ..errors import (
     ModelDefinitionError,
@@ -380,8 +380,8 @@ class Mechanism(DomainPass):
         # bind frame ports (for equations and results)
         for p in self.ports:
             kv = kin[self.port_vertex[id(p)]]
-            p.__dict__["_binding"] = {"r": kv.r, "R": kv.R, "v": kv.v, "w": kv.w, "a": kv.a,
-                                      "z": kv.z}
+            bind_port(p, {"r": kv.r, "R": kv.R, "v": kv.v, "w": kv.w, "a": kv.a,
+                          "z": kv.z})
             pp = p.path()
             for key in ("r", "R", "v", "w", "a", "z"):
                 fl.add_output(f"{pp}.{key}", getattr(kv, key))

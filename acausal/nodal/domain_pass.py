@@ -30,7 +30,7 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
-from ..component import Component
+from ..component import Component, bind_port
 from ..domain_passes import DomainEquation, DomainPass
 from ..errors import (
     ModelDefinitionError,
@@ -126,7 +126,7 @@ class NodalPass(DomainPass):
             node = next(p.owner for p in ports if getattr(p.owner, "is_node", False))
             r, v = pos[node._path_or_class()]
             for p in ports:
-                p.__dict__["_binding"] = {"r": r, "v": v}
+                bind_port(p, {"r": r, "v": v})
                 tab.add_output(f"{p.path()}.r", r)
                 tab.add_output(f"{p.path()}.v", v)
 

@@ -119,8 +119,7 @@ def test_a_model_saved_in_format_2_still_loads():
             if isinstance(obj, Component):
                 return ("component", *persist._describe_component(obj)[:4])
             if isinstance(obj, PortInstance):
-                d = obj.__dict__
-                return ("port", self.persistent_id(d["owner"]), d["name"], d["domain"])
+                return ("port", self.persistent_id(obj.owner), obj.name, obj.domain)
             return None
 
     cm = ac.build(dc_motor.build_model())
