@@ -5,8 +5,9 @@ Run: ``python benchmarks/bench_scale.py [--quick] [--sizes 1000 10000 100000] [-
 
 Each size runs in a fresh process (so that the peak memory is that size's own) and prints
 
-1. the build time with the per-pass split (``cm.report.timings``) and the peak resident
-   memory of the process (build, simulation and outputs included);
+1. the time and memory of making the model (its components), the build time with the
+   per-pass split (``cm.report.timings``) and the peak resident memory of the process
+   after the build (the model included);
 2. the simulation time against the hand-written CasADi + IDAS floor (the same ODE written
    by hand, same tolerances and output grid; each side creates its own integrator, best of
    3), and the ratio (goal <= 1.2 at N = 1 000 and 10 000);
@@ -40,6 +41,15 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def _rss_mb() -> float:
+    """The resident memory of the process now (Linux; NaN elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
 def one_size(N: int, simulate: bool, solver: str = "auto") -> dict:
     """Everything measured at one size, in this process."""
     sys.path.insert(0, ROOT)
@@ -51,9 +61,12 @@ def one_size(N: int, simulate: bool, solver: str = "auto") -> dict:
     import acausal as ac
 
     out: dict = {"N": N}
+    MassSpringChain(10)  # (the classes' one-off work: declarations, checks)
+    rss0 = _rss_mb()
     t0 = time.perf_counter()
     model = MassSpringChain(N)
     t1 = time.perf_counter()
+    out["model_mb"] = _rss_mb() - rss0
     cm = ac.build(model)
     t2 = time.perf_counter()
     out.update(construct=t1 - t0, build=t2 - t1, passes=dict(cm.report.timings),
@@ -195,8 +208,8 @@ def main() -> None:
         d = json.loads(r.stdout.strip().splitlines()[-1])
         rows.append(d)
         passes = " ".join(f"{k}={v:.2f}" for k, v in d["passes"].items())
-        print(f"N={N:7d}  construct {d['construct']:.2f} s  build {d['build']:.2f} s  "
-              f"peak after build {d['peak_build_mb']:.0f} MB")
+        print(f"N={N:7d}  construct {d['construct']:.2f} s ({d['model_mb']:.0f} MB)  "
+              f"build {d['build']:.2f} s  peak after build {d['peak_build_mb']:.0f} MB")
         print(f"           passes: {passes}")
         if "simulate" in d:
             print(f"           simulate ({d['solver']}) {d['simulate']:.3f} s vs hand-written "
