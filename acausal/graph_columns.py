@@ -417,15 +417,15 @@ class GraphColumns:
     def through_row(self, p: Any) -> int:
         return int(self._through[self._position(p)])
 
-    def row(self, ports: list[Any], quantity: str, k: int) -> cs.SX:
+    def column(self, ports: list[Any], quantity: str, k: int) -> cs.SX:
         """Quantity ``quantity`` (element ``k``, or the scalar when ``k < 0``) of every
-        port of ``ports``, as one row."""
+        port of ``ports``, as one column."""
         if not ports:
-            return cs.SX(1, 0)
+            return cs.SX(0, 1)
         dom = ports[0].domain
         table = self._across if quantity == dom.across.name else self._through
         rows = table[self._positions(ports)] + max(k, 0)
-        return self.pool[rows.tolist()].T
+        return self.pool[rows.tolist()]
 
     def value(self, p: Any, quantity: str) -> cs.SX:
         """Quantity ``quantity`` of port ``p`` (its element, or column when a vector)."""

@@ -36,6 +36,7 @@ from .component import (
     followers,
     has_parameter_check,
 )
+from .fastsx import column_program, run_columns
 from .functions import no_relation_of
 from .symbols import FlatParameter, FlatVariable, LazyColumn, start_values
 
@@ -306,6 +307,9 @@ class Template:
             raise NotTemplate from exc
         self.slots = slots
         self.is_eq = is_eq
+        #: the residuals' operations on whole columns of the members' inputs
+        #: (:func:`~acausal.fastsx.run_columns`), or None: mapped over the members
+        self.program = column_program(self.f_res, R, [s[0] == "shared" for s in slots])
         # the structural incidence of each residual on the slots (compressed rows, sorted
         # slot indices), once for the class: a member's row incidence is its composition
         # with what each slot is for the member (structure.template_incidence)
@@ -622,26 +626,26 @@ class Group:
         return v if k < 0 else v[k]
 
     def evaluate(self) -> None:
-        """Every member's residuals and sources: the template mapped over the members
-        (an argument per input slot: a column or a row of the members' values, which the
-        mapped function takes as they are; stacking them in one matrix cost more than
-        the evaluation)."""
+        """Every member's residuals and sources: the template's operations on columns of
+        the members' values, one column per input slot (:func:`~acausal.fastsx.
+        run_columns`), or the template mapped over the members (which takes the columns
+        as they are; stacking them in one matrix cost more than the evaluation)."""
         n = len(self.members)
-        rows: list[cs.SX] = []
+        cols: list[cs.SX] = []  # per input slot (a shared slot: its symbol)
         ports_of: dict[str, list[Any]] = {}
         for a, slot in enumerate(self.tpl.slots):
             kind = slot[0]
             if kind == "var":
-                rows.append(self.var_cols[slot[1]])
+                cols.append(self.var_cols[slot[1]])
             elif kind == "param":
-                rows.append(self.param_cols[slot[1]])
+                cols.append(self.param_cols[slot[1]])
             elif kind == "shared":
-                rows.append(cs.repmat(slot[1], 1, n))
+                cols.append(slot[1])
             elif kind == "der":
                 j = a - self.tpl.n_in
                 made = self.der_made[j]
-                rows.append(made[1] if self.der_fresh[j] else
-                            cs.horzcat(*[d[0][d[1]] if type(d) is tuple else d
+                cols.append(made[1] if self.der_fresh[j] else
+                            cs.vertcat(*[d[0][d[1]] if type(d) is tuple else d
                                          for d in self.ders[j]]))
             else:  # a port quantity
                 _, pname, q, k = slot
@@ -649,10 +653,15 @@ class Group:
                 if ports is None:  # (the members' port, for each of its quantities)
                     ports = ports_of[pname] = [c.__dict__["_ports"][pname]
                                                for c in self.members]
-                rows.append(self.ports.row(ports, q, k))
-        self.res_col = cs.vec(cs.densify(self.tpl.f_res.map(n)(*rows)))
+                cols.append(self.ports.column(ports, q, k))
+        args = [cs.repmat(x, 1, n) if slot[0] == "shared" else x
+                for x, slot in zip(cols, self.tpl.slots, strict=True)]
+        program = self.tpl.program
+        res = None if program is None else run_columns(program, cols, n, self.tpl.n_eq)
+        self.res_col = (cs.vec(cs.densify(self.tpl.f_res.map(n)(*args))) if res is None
+                        else res)
         self.res = LazyColumn(self.res_col)
-        self.src = LazyColumn(None, _Sources(self.tpl.f_src, rows, n, self.tpl.n_eq),
+        self.src = LazyColumn(None, _Sources(self.tpl.f_src, args, n, self.tpl.n_eq),
                               n * self.tpl.n_eq)
 
 
