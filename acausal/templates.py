@@ -71,6 +71,7 @@ _FIXED = attrgetter("_fixed")  # (VariableInstance.fixed, read from its slot)
 _DER = attrgetter("der")
 _UNIT = attrgetter("unit")
 _ORIGIN = attrgetter("origin")
+_PORTS = attrgetter("_ports")
 
 
 class NotTemplate(Exception):
@@ -632,7 +633,9 @@ class Group:
         as they are; stacking them in one matrix cost more than the evaluation)."""
         n = len(self.members)
         cols: list[cs.SX] = []  # per input slot (a shared slot: its symbol)
-        ports_of: dict[str, list[Any]] = {}
+        # (per port name, the members' ports and their positions among the graph's: one
+        # search for all its quantities)
+        ports_of: dict[str, tuple[list[Any], Any]] = {}
         for a, slot in enumerate(self.tpl.slots):
             kind = slot[0]
             if kind == "var":
@@ -649,11 +652,11 @@ class Group:
                                          for d in self.ders[j]]))
             else:  # a port quantity
                 _, pname, q, k = slot
-                ports = ports_of.get(pname)
-                if ports is None:  # (the members' port, for each of its quantities)
-                    ports = ports_of[pname] = [c.__dict__["_ports"][pname]
-                                               for c in self.members]
-                cols.append(self.ports.column(ports, q, k))
+                entry = ports_of.get(pname)
+                if entry is None:
+                    ports = list(map(itemgetter(pname), map(_PORTS, self.members)))
+                    entry = ports_of[pname] = (ports, self.ports.positions(ports))
+                cols.append(self.ports.column(entry[0], q, k, entry[1]))
         args = [cs.repmat(x, 1, n) if slot[0] == "shared" else x
                 for x, slot in zip(cols, self.tpl.slots, strict=True)]
         program = self.tpl.program
