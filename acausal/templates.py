@@ -582,10 +582,12 @@ class Group:
         the other in the model: when every derivative they take is of one of their
         variables and new (the common case), all made at once in the same order."""
         variables = table.variables
-        bases = np.asarray(self.var_base[i:i + r], dtype=np.int64)
-        pool = int_pool(self.ints, len(variables) + r * len(self._der_offsets))
-        ks = [list(map(pool.__getitem__, (bases + off).tolist())) for off in self._der_offsets]
-        ofs = [list(map(variables.__getitem__, col)) for col in ks]
+        if r > 1 and None not in self.der_made:  # (every der placeholder of a variable)
+            bases = np.asarray(self.var_base[i:i + r], dtype=np.int64)
+            pool = int_pool(self.ints, len(variables) + r * len(self._der_offsets))
+            ks = [list(map(pool.__getitem__, (bases + off).tolist()))
+                  for off in self._der_offsets]
+            ofs = [list(map(variables.__getitem__, col)) for col in ks]
         if r == 1 or None in self.der_made or any(
                 list(map(_DER, of)).count(None) != r for of in ofs):
             for c in self.members[i:i + r]:
