@@ -414,6 +414,8 @@ class Group:
         self.param_names: dict[str, list[str]] = {}
         self.param_elems: dict[str, Any] = {}  # (LazyColumn)
         self.param_cols: dict[str, cs.SX] = {}
+        #: per der placeholder, per member: its derivative, or (one made here, whose
+        #: symbol is the member's row of der_made's column) that column
         self.ders: list[list[Any]] = [[] for _ in range(template.n_der)]
         self.der_made: list[Any] = []  # per der placeholder: (names, column, elements)
         self.der_fresh: list[bool] = []  # whether every member's der(v) is of der_made
@@ -570,7 +572,7 @@ class Group:
                     variables.append(FlatVariable(
                         name, made[2], 0.0, False, f"{v.unit}/s" if v.unit else "1/s", None,
                         0, v.origin, k, None, "", None, i))
-                    self.ders[j].append((made[2], i))
+                    self.ders[j].append(made[2])
                 else:
                     self.der_fresh[j] = False
                     self.ders[j].append(variables[v.der].sym)
@@ -612,7 +614,7 @@ class Group:
             self.der_at[j][0].extend(at)
             self.der_at[j][1].extend(rows)
             table.index.update(zip(names, at, strict=True))
-            self.ders[j].extend(zip(repeat(syms), rows))
+            self.ders[j].extend(repeat(syms, r))
         variables.extend(_interleave(cols, r))
 
     def _actual(self, c: Component, i: int, a: int) -> Any:
@@ -623,7 +625,7 @@ class Group:
             return self.param_elems[slot[1]][i]
         if kind == "der":
             d = self.ders[a - self.tpl.n_in][i]
-            return d[0][d[1]] if type(d) is tuple else d
+            return d[i] if type(d) is LazyColumn else d
         _, pname, q, k = slot
         v = self.ports.value(c.__dict__["_ports"][pname], q)
         return v if k < 0 else v[k]
@@ -650,8 +652,8 @@ class Group:
                 j = a - self.tpl.n_in
                 made = self.der_made[j]
                 cols.append(made[1] if self.der_fresh[j] else
-                            cs.vertcat(*[d[0][d[1]] if type(d) is tuple else d
-                                         for d in self.ders[j]]))
+                            cs.vertcat(*[d[i] if type(d) is LazyColumn else d
+                                         for i, d in enumerate(self.ders[j])]))
             else:  # a port quantity
                 _, pname, q, k = slot
                 entry = ports_of.get(pname)
