@@ -183,8 +183,8 @@ class _Flattener:
     # ----- the pass -----
     def run(self) -> FlatSystem:
         g = self.graph
-        comps = (list(g.components) if getattr(g, "model", None) is self.model
-                 else list(self.model.walk()))
+        comps_of_graph = getattr(g, "model", None) is self.model
+        comps = list(g.components) if comps_of_graph else list(self.model.walk())
         path = _paths(comps)
         groups = self._groups(comps)
         unique = list({id(g): g for g in groups.values()}.values())
@@ -224,7 +224,9 @@ class _Flattener:
         whens: list[WhenClause] = []
         try:
             with symbols.active(tab):
-                for name, (domain, members) in _non_graph_domains(comps).items():
+                other = ((g.other_ports, [comps[k] for k in g.other_owner.tolist()])
+                         if comps_of_graph else None)
+                for name, (domain, members) in _non_graph_domains(comps, other).items():
                     cls = domain_pass_class(domain)
                     passes[name] = cls(tab, members, self.domain_tree.get(name))
                     for de in passes[name].assemble():
@@ -832,15 +834,21 @@ def _equations_failure(c: Component, method: str, exc: Exception) -> str:
     return f"{head} with {type(exc).__name__}: {text}"
 
 
-def _non_graph_domains(comps: list[Component]) -> dict[str, tuple[Any, list[Component]]]:
-    """Non-graph domains used by the model: name -> (domain, components with such ports)."""
+def _non_graph_domains(comps: list[Component],
+                       other: tuple[list[Any], list[Component]] | None = None
+                       ) -> dict[str, tuple[Any, list[Component]]]:
+    """Non-graph domains used by the model: name -> (domain, components with such ports).
+    ``other``: those ports and their components in model order, as the graph found them
+    (:attr:`~acausal.graph.LinearGraph.other_ports`: no loop over every port, 0.01 s at
+    10 000 masses), else found here."""
+    pairs: Any = (zip(*other, strict=True) if other is not None else
+                  ((p, c) for c in comps for p in c.__dict__["_ports"].values()
+                   if not p.domain.graph))
     out: dict[str, tuple[Any, list[Component]]] = {}
-    for c in comps:
-        for p in c.__dict__["_ports"].values():
-            if not p.domain.graph:
-                entry = out.setdefault(p.domain.name, (p.domain, []))
-                if not entry[1] or entry[1][-1] is not c:
-                    entry[1].append(c)
+    for p, c in pairs:
+        entry = out.setdefault(p.domain.name, (p.domain, []))
+        if not entry[1] or entry[1][-1] is not c:
+            entry[1].append(c)
     return out
 
 

@@ -106,9 +106,16 @@ class LinearGraph:
                                                                 decl_of)
         everyone = every  # (all the ports, for the positions in ``ends``)
         graph_at = None
+        #: the ports of no graph domain (3D frames...), in model order, with their
+        #: components' positions in ``components`` (the flatten pass hands them to their
+        #: domains' passes)
+        self.other_ports: list[PortInstance] = []
+        self.other_owner = np.zeros(0, dtype=np.int64)
         if not graph_decl.all():
             graph = graph_decl[decl_of]
             graph_at = np.where(graph, np.cumsum(graph) - 1, -1)
+            self.other_ports = list(compress(every, (~graph).tolist()))
+            self.other_owner = self.port_owner[~graph]
             every = list(compress(every, graph.tolist()))
             decl_of, self.port_owner = decl_of[graph], self.port_owner[graph]
         #: the graph-domain ports of the model, in model order (a port's position there

@@ -404,7 +404,7 @@ class GraphColumns:
             return missing
         return k
 
-    def _positions(self, ports: list[Any]) -> np.ndarray:
+    def positions(self, ports: list[Any]) -> np.ndarray:
         """:meth:`_position` of every port of ``ports``."""
         ks = self.graph.port_positions(ports)
         if bool(np.any(ks < 0)):
@@ -417,15 +417,17 @@ class GraphColumns:
     def through_row(self, p: Any) -> int:
         return int(self._through[self._position(p)])
 
-    def row(self, ports: list[Any], quantity: str, k: int) -> cs.SX:
+    def column(self, ports: list[Any], quantity: str, k: int,
+               positions: np.ndarray | None = None) -> cs.SX:
         """Quantity ``quantity`` (element ``k``, or the scalar when ``k < 0``) of every
-        port of ``ports``, as one row."""
+        port of ``ports``, as one column (``positions``: :meth:`_positions` of the ports,
+        if known)."""
         if not ports:
-            return cs.SX(1, 0)
+            return cs.SX(0, 1)
         dom = ports[0].domain
         table = self._across if quantity == dom.across.name else self._through
-        rows = table[self._positions(ports)] + max(k, 0)
-        return self.pool[rows.tolist()].T
+        at = self.positions(ports) if positions is None else positions
+        return self.pool[(table[at] + max(k, 0)).tolist()]
 
     def value(self, p: Any, quantity: str) -> cs.SX:
         """Quantity ``quantity`` of port ``p`` (its element, or column when a vector)."""
@@ -465,7 +467,7 @@ class GraphColumns:
             return
         rows: list[int] = []
         spans = []
-        ks = self._positions(want)
+        ks = self.positions(want)
         for p, a, t in zip(want, self._across[ks].tolist(), self._through[ks].tolist(),
                            strict=True):
             dom = p.domain

@@ -37,6 +37,7 @@ from .component import (
     followers,
     has_parameter_check,
 )
+from .fastsx import column_program, run_columns
 from .functions import no_relation_of
 from .symbols import FlatParameter, FlatVariable, LazyColumn, start_values
 
@@ -71,6 +72,7 @@ _FIXED = attrgetter("_fixed")  # (VariableInstance.fixed, read from its slot)
 _DER = attrgetter("der")
 _UNIT = attrgetter("unit")
 _ORIGIN = attrgetter("origin")
+_PORTS = attrgetter("_ports")
 
 
 class NotTemplate(Exception):
@@ -307,6 +309,9 @@ class Template:
             raise NotTemplate from exc
         self.slots = slots
         self.is_eq = is_eq
+        #: the residuals' operations on whole columns of the members' inputs
+        #: (:func:`~acausal.fastsx.run_columns`), or None: mapped over the members
+        self.program = column_program(self.f_res, R, [s[0] == "shared" for s in slots])
         # the structural incidence of each residual on the slots (compressed rows, sorted
         # slot indices), once for the class: a member's row incidence is its composition
         # with what each slot is for the member (structure.template_incidence)
@@ -410,6 +415,8 @@ class Group:
         self.param_names: dict[str, list[str]] = {}
         self.param_elems: dict[str, Any] = {}  # (LazyColumn)
         self.param_cols: dict[str, cs.SX] = {}
+        #: per der placeholder, per member: its derivative, or (one made here, whose
+        #: symbol is the member's row of der_made's column) that column
         self.ders: list[list[Any]] = [[] for _ in range(template.n_der)]
         self.der_made: list[Any] = []  # per der placeholder: (names, column, elements)
         self.der_fresh: list[bool] = []  # whether every member's der(v) is of der_made
@@ -566,7 +573,7 @@ class Group:
                     variables.append(FlatVariable(
                         name, made[2], 0.0, False, f"{v.unit}/s" if v.unit else "1/s", None,
                         0, v.origin, k, None, "", None, i))
-                    self.ders[j].append((made[2], i))
+                    self.ders[j].append(made[2])
                 else:
                     self.der_fresh[j] = False
                     self.ders[j].append(variables[v.der].sym)
@@ -578,10 +585,12 @@ class Group:
         the other in the model: when every derivative they take is of one of their
         variables and new (the common case), all made at once in the same order."""
         variables = table.variables
-        bases = np.asarray(self.var_base[i:i + r], dtype=np.int64)
-        pool = int_pool(self.ints, len(variables) + r * len(self._der_offsets))
-        ks = [list(map(pool.__getitem__, (bases + off).tolist())) for off in self._der_offsets]
-        ofs = [list(map(variables.__getitem__, col)) for col in ks]
+        if r > 1 and None not in self.der_made:  # (every der placeholder of a variable)
+            bases = np.asarray(self.var_base[i:i + r], dtype=np.int64)
+            pool = int_pool(self.ints, len(variables) + r * len(self._der_offsets))
+            ks = [list(map(pool.__getitem__, (bases + off).tolist()))
+                  for off in self._der_offsets]
+            ofs = [list(map(variables.__getitem__, col)) for col in ks]
         if r == 1 or None in self.der_made or any(
                 list(map(_DER, of)).count(None) != r for of in ofs):
             for c in self.members[i:i + r]:
@@ -606,7 +615,7 @@ class Group:
             self.der_at[j][0].extend(at)
             self.der_at[j][1].extend(rows)
             table.index.update(zip(names, at, strict=True))
-            self.ders[j].extend(zip(repeat(syms), rows))
+            self.ders[j].extend(repeat(syms, r))
         variables.extend(_interleave(cols, r))
 
     def _actual(self, c: Component, i: int, a: int) -> Any:
@@ -617,43 +626,50 @@ class Group:
             return self.param_elems[slot[1]][i]
         if kind == "der":
             d = self.ders[a - self.tpl.n_in][i]
-            return d[0][d[1]] if type(d) is tuple else d
+            return d[i] if type(d) is LazyColumn else d
         _, pname, q, k = slot
         v = self.ports.value(c.__dict__["_ports"][pname], q)
         return v if k < 0 else v[k]
 
     def evaluate(self) -> None:
-        """Every member's residuals and sources: the template mapped over the members
-        (an argument per input slot: a column or a row of the members' values, which the
-        mapped function takes as they are; stacking them in one matrix cost more than
-        the evaluation)."""
+        """Every member's residuals and sources: the template's operations on columns of
+        the members' values, one column per input slot (:func:`~acausal.fastsx.
+        run_columns`), or the template mapped over the members (which takes the columns
+        as they are; stacking them in one matrix cost more than the evaluation)."""
         n = len(self.members)
-        rows: list[cs.SX] = []
-        ports_of: dict[str, list[Any]] = {}
+        cols: list[cs.SX] = []  # per input slot (a shared slot: its symbol)
+        # (per port name, the members' ports and their positions among the graph's: one
+        # search for all its quantities)
+        ports_of: dict[str, tuple[list[Any], Any]] = {}
         for a, slot in enumerate(self.tpl.slots):
             kind = slot[0]
             if kind == "var":
-                rows.append(self.var_cols[slot[1]])
+                cols.append(self.var_cols[slot[1]])
             elif kind == "param":
-                rows.append(self.param_cols[slot[1]])
+                cols.append(self.param_cols[slot[1]])
             elif kind == "shared":
-                rows.append(cs.repmat(slot[1], 1, n))
+                cols.append(slot[1])
             elif kind == "der":
                 j = a - self.tpl.n_in
                 made = self.der_made[j]
-                rows.append(made[1] if self.der_fresh[j] else
-                            cs.horzcat(*[d[0][d[1]] if type(d) is tuple else d
-                                         for d in self.ders[j]]))
+                cols.append(made[1] if self.der_fresh[j] else
+                            cs.vertcat(*[d[i] if type(d) is LazyColumn else d
+                                         for i, d in enumerate(self.ders[j])]))
             else:  # a port quantity
                 _, pname, q, k = slot
-                ports = ports_of.get(pname)
-                if ports is None:  # (the members' port, for each of its quantities)
-                    ports = ports_of[pname] = [c.__dict__["_ports"][pname]
-                                               for c in self.members]
-                rows.append(self.ports.row(ports, q, k))
-        self.res_col = cs.vec(cs.densify(self.tpl.f_res.map(n)(*rows)))
+                entry = ports_of.get(pname)
+                if entry is None:
+                    ports = list(map(itemgetter(pname), map(_PORTS, self.members)))
+                    entry = ports_of[pname] = (ports, self.ports.positions(ports))
+                cols.append(self.ports.column(entry[0], q, k, entry[1]))
+        args = [cs.repmat(x, 1, n) if slot[0] == "shared" else x
+                for x, slot in zip(cols, self.tpl.slots, strict=True)]
+        program = self.tpl.program
+        res = None if program is None else run_columns(program, cols, n, self.tpl.n_eq)
+        self.res_col = (cs.vec(cs.densify(self.tpl.f_res.map(n)(*args))) if res is None
+                        else res)
         self.res = LazyColumn(self.res_col)
-        self.src = LazyColumn(None, _Sources(self.tpl.f_src, rows, n, self.tpl.n_eq),
+        self.src = LazyColumn(None, _Sources(self.tpl.f_src, args, n, self.tpl.n_eq),
                               n * self.tpl.n_eq)
 
 

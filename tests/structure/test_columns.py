@@ -50,6 +50,47 @@ def test_stack_refuses_what_vertcat_refuses():
         fastsx.stack(cs.SX.sym("a", 300), cs.SX.sym("m", 2, 2))
 
 
+def _template(body):
+    """A template of the scalar inputs x, y, z (per member) and the time t (shared)."""
+    x, y, z, t = (cs.SX.sym(s) for s in "xyzt")
+    out = cs.vertcat(*body(x, y, z, t))
+    return cs.Function("f", [x, y, z, t], [out]), out
+
+
+@pytest.mark.parametrize("body", [
+    lambda x, y, z, t: [x - y, 3.7 * x + z, -y],                    # constants, unary
+    lambda x, y, z, t: [cs.sin(x) * t - z, x * x - 2 * y, x / 3.7],  # shared input
+    lambda x, y, z, t: [x, cs.if_else(x < y, z, 1.5 * y) - t],     # an input as output
+    lambda x, y, z, t: [x - x + y, (x + y) - y, z * 1],            # CasADi's simplifications
+])
+def test_column_evaluation_makes_the_mapped_nodes(body):
+    f, out = _template(body)
+    program = fastsx.column_program(f, out, [False, False, False, True])
+    assert program is not None
+    n = 50
+    x, y, z = cs.SX.sym("X", n), cs.SX.sym("Y", n), cs.SX.sym("Z", n)
+    y = cs.vertcat(y[:10], x[10:20], cs.SX.zeros(10), y[30:])  # shared nodes, zeros
+    t = cs.SX.sym("time")
+    got = fastsx.run_columns(program, [x, y, z, t], n, out.numel())
+    want = cs.vec(cs.densify(f.map(n)(x, y, z, cs.repmat(t, 1, n))))
+    assert str(got) == str(want)
+    inputs = cs.symvar(cs.vertcat(want, got))
+    assert (cs.Function("a", inputs, [got]).serialize()
+            == cs.Function("a", inputs, [want]).serialize())
+    # (the template's constants are its own nodes in both)
+    consts = {e.element_hash() for e in cs.vertsplit(want) if e.is_constant()}
+    assert consts == {e.element_hash() for e in cs.vertsplit(got) if e.is_constant()}
+
+
+@pytest.mark.parametrize("body", [
+    lambda x, y, z, t: [x - 2 * t],             # an operation on shared nodes alone
+    lambda x, y, z, t: [t, x],                  # a shared output
+])
+def test_column_evaluation_leaves_to_the_map_what_it_cannot_repeat(body):
+    f, out = _template(body)
+    assert fastsx.column_program(f, out, [False, False, False, True]) is None
+
+
 def test_a_lazy_column_reads_alone_then_all_at_once():
     col = cs.SX.sym("x", 3 * LazyColumn.ALONE)
     rows = LazyColumn(col)

@@ -454,3 +454,43 @@ def test_an_instances_edited_declaration_is_kept_by_the_template(monkeypatch):
     edited = [v for v in reference["variables"] if v[0] == "masses[1].v"]
     assert edited and edited[0][8] == 3 and edited[0][9] == 2.5
     assert templated["variables"] == reference["variables"]
+
+
+class Accelerated(ac.Component):
+    """A mass written with der() of a derivative (a template's der of a der placeholder)."""
+
+    flange = tr.Flange()
+    m = ac.Parameter(1.0)
+    s = ac.Variable(start=0.0)
+    edges = [ac.Edge(ac.DATUM, "flange")]
+
+    def equations(self):
+        return [self.s == self.flange.s, self.m * ac.der(ac.der(self.s)) == -self.flange.f]
+
+
+class SecondOrderChain(ac.Model):
+    """Springs (no derivative), then the masses they join: the masses' unknowns are the
+    model's last when their derivatives are made."""
+
+    def __init__(self, n: int):
+        super().__init__()
+        self.fixed = tr.Fixed()
+        self.springs = [tr.Spring(c=100.0 + k) for k in range(n)]
+        self.masses = [Accelerated(m=1.0 + k) for k in range(n)]
+        prev = self.fixed.flange
+        for spring, mass in zip(self.springs, self.masses, strict=True):
+            self.connect(prev, spring.flange_a)
+            self.connect(spring.flange_b, mass.flange)
+            prev = mass.flange
+
+
+def test_der_of_a_derivative_in_a_run_of_members(monkeypatch):
+    """A run of members whose template takes der() of a der placeholder goes member by
+    member (its second derivatives are no variable's of the run): the same products as
+    per instance (it failed with an IndexError where the run's unknowns were the last)."""
+    reference = _products(lambda: SecondOrderChain(12), 10**9, monkeypatch)
+    counted = _templated(monkeypatch)
+    templated = _products(lambda: SecondOrderChain(12), 2, monkeypatch)
+    for key in reference:
+        assert templated[key] == reference[key], key
+    assert counted.count("Accelerated") == 12
