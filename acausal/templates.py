@@ -4,9 +4,11 @@ Instances of one class with the same structure (the same variable sizes and stru
 parameter values, no parameter given as a function of time, graph-domain ports only, no
 attribute of their own besides the framework's) write the same equations up to the
 renaming of their symbols. The flatten pass calls ``equations()`` once per such group, on
-placeholder symbols, and instantiates the template for all members in one evaluation of a
-mapped CasADi function (:class:`Template`), instead of one CasADi operation per scalar
-operation per instance.
+placeholder symbols, and instantiates the template for all members at once: one CasADi
+operation per instruction of the template on columns of the members' values
+(:func:`~acausal.fastsx.run_columns`; the template mapped over the members where that
+would make other nodes), instead of one CasADi operation per scalar operation per
+instance.
 
 The evaluation replays the template's operations through the same constructor
 (``SXElem::binary`` and friends) as the per-instance construction, on the same actual
