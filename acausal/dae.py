@@ -28,7 +28,7 @@ from .solvers.newton import AlgebraicSystem
 from .state import need
 from .structure.blt import Blocks
 from .structure.solve import SolvedBlocks
-from .structure.system import EquationSystem
+from .structure.system import EquationSystem, rows_of
 from .symbols import FlatVariable
 
 if TYPE_CHECKING:
@@ -423,14 +423,21 @@ def signed_rows(col: cs.SX, rep: np.ndarray, neg: np.ndarray, values: cs.SX,
     hit = rep >= 0
     hit[hit] = solved[rep[hit]]
     plus = np.flatnonzero(hit & ~neg)
-    # (indexed by (rows, 0): a 1 x 1 column indexed by a list alone gives a row)
+    one = out.size1() == 1  # (a 1 x 1 column is set by (rows, 0): see rows_of)
     if plus.size:
-        out[plus.tolist(), 0] = values[rep[plus].tolist(), 0]
+        got = rows_of(values, rep[plus].tolist())
+        if one:
+            out[0, 0] = got
+        else:
+            out[plus.tolist()] = got
     minus = np.flatnonzero(hit & neg)
     if minus.size:
         syms = unique(rep[minus])
-        out[minus.tolist(), 0] = (-values[syms.tolist(), 0])[
-            np.searchsorted(syms, rep[minus]).tolist(), 0]
+        got = rows_of(-rows_of(values, syms.tolist()), np.searchsorted(syms, rep[minus]).tolist())
+        if one:
+            out[0, 0] = got
+        else:
+            out[minus.tolist()] = got
     return out
 
 

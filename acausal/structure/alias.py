@@ -32,6 +32,7 @@ from .system import (
     flat_columns,
     hidden_coordinates,
     int_pool,
+    rows_of,
 )
 from .template_incidence import SUPERSET, UNKNOWN
 
@@ -840,8 +841,7 @@ def _substitution(V: list[FlatVariable], X: cs.SX, P: np.ndarray, S: np.ndarray,
     perm[zeros] = len(plus) + len(negs) + len(exprs)
     pool = stack(_take(X, spec[plus]), -_take(X, negs), *exprs,
                  cs.SX.zeros(1 if len(zeros) else 0, 1))
-    # (a 1 x 1 pool indexed by a list: a row)
-    out = Substitution(keys, pool[perm.tolist(), 0])
+    out = Substitution(keys, rows_of(pool, perm.tolist()))
     out.signed = (np.where(kind <= 1, spec, -1), kind == 1)
     return out, elim, target
 
@@ -854,7 +854,7 @@ def _ders(V: list[FlatVariable], ks: list[int]) -> np.ndarray:
 
 def _take(col: cs.SX, rows: np.ndarray) -> cs.SX:
     """Rows ``rows`` of a column (none: an empty column)."""
-    return col[rows.tolist(), 0] if len(rows) else cs.SX(0, 1)
+    return rows_of(col, rows.tolist()) if len(rows) else cs.SX(0, 1)
 
 
 def _param_values(fs: FlatSystem, expr: cs.SX) -> float | None:

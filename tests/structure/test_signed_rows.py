@@ -31,3 +31,18 @@ def test_signed_rows_is_the_substitution() -> None:
     for k in (0, 3, 4, 5, 8):
         assert cs.is_equal(got[k], col[k], 0)
     assert cs.is_equal(got[6], x[2], 0)
+
+
+def test_rows_of_a_column_of_one_row() -> None:
+    from acausal.structure.system import rows_of
+
+    x = cs.SX.sym("x", 3)
+    assert rows_of(x, [2, 0]).shape == (2, 1)
+    assert cs.is_equal(rows_of(x, [2, 0]), cs.vertcat(x[2], x[0]), 0)
+    one = cs.SX.sym("y")
+    assert rows_of(one, [0, 0]).shape == (2, 1)
+    # signed_rows of a column of one row
+    got = signed_rows(-one, np.array([0]), np.array([True]), cs.SX(2) * one,
+                      np.array([True]))
+    assert got.shape == (1, 1)
+    assert _serialised([one], got) == _serialised([one], cs.substitute(-one, one, 2 * one))
