@@ -314,10 +314,15 @@ class EquationSystem:
         got = self._stacked.get("equations")  # (rows of the stacked residuals)
         F = (got[1][parents] if got is not None and max(parents) < got[0]
              else cs.vertcat(*[self.equations[i].res for i in parents]))
-        d = cs.jacobian(F, self.t) if cs.depends_on(F, self.t) else cs.SX.zeros(F.shape)
+        timed = cs.depends_on(F, self.t)
         syms = self.symbols()
         if vs:
-            d = d + cs.jtimes(F, syms[vs], syms[[self.var_der[j] for j in vs]])
+            d = cs.jtimes(F, syms[vs], syms[[self.var_der[j] for j in vs]])
+            if timed:
+                d = cs.jacobian(F, self.t) + d
+            # (else zeros + d would be d itself, each 0 + d_k being d_k: not formed)
+        else:
+            d = cs.jacobian(F, self.t) if timed else cs.SX.zeros(F.shape)
         ptr, col = cs.jacobian_sparsity(d, syms if cols is None else syms[cols]).get_crs()
         return LazyColumn(cs.densify(d)), ptr, col
 
