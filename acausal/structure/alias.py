@@ -32,6 +32,7 @@ from .system import (
     flat_columns,
     hidden_coordinates,
     int_pool,
+    rows_of,
 )
 from .template_incidence import SUPERSET, UNKNOWN
 
@@ -715,6 +716,12 @@ class Substitution(Mapping[int, cs.SX]):
         self._keys = np.asarray([] if keys is None else keys, dtype=np.int64)
         self.column: cs.SX = cs.SX(0, 1) if column is None else column
         self._dict: dict[int, cs.SX] | None = None
+        #: per row of ``column``, the unknown it is up to sign (a flat variable index;
+        #: -1 where the row is an expression in parameters, or zero) and whether it is
+        #: that unknown's negation; None if not known (an unpickled substitution). The
+        #: DAE pass substitutes the solutions into these rows by indexing (see
+        #: :func:`acausal.dae.signed_rows`).
+        self.signed: tuple[np.ndarray, np.ndarray] | None = None
 
     def _get(self) -> dict[int, cs.SX]:
         got = self._dict
@@ -834,8 +841,9 @@ def _substitution(V: list[FlatVariable], X: cs.SX, P: np.ndarray, S: np.ndarray,
     perm[zeros] = len(plus) + len(negs) + len(exprs)
     pool = stack(_take(X, spec[plus]), -_take(X, negs), *exprs,
                  cs.SX.zeros(1 if len(zeros) else 0, 1))
-    # (a 1 x 1 pool indexed by a list: a row)
-    return Substitution(keys, pool[perm.tolist(), 0]), elim, target
+    out = Substitution(keys, rows_of(pool, perm.tolist()))
+    out.signed = (np.where(kind <= 1, spec, -1), kind == 1)
+    return out, elim, target
 
 
 def _ders(V: list[FlatVariable], ks: list[int]) -> np.ndarray:
@@ -846,7 +854,7 @@ def _ders(V: list[FlatVariable], ks: list[int]) -> np.ndarray:
 
 def _take(col: cs.SX, rows: np.ndarray) -> cs.SX:
     """Rows ``rows`` of a column (none: an empty column)."""
-    return col[rows.tolist(), 0] if len(rows) else cs.SX(0, 1)
+    return rows_of(col, rows.tolist()) if len(rows) else cs.SX(0, 1)
 
 
 def _param_values(fs: FlatSystem, expr: cs.SX) -> float | None:
