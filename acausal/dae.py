@@ -24,6 +24,7 @@ from .csr import CSR, unique
 from .fastsx import stack
 from .grid_outputs import GridOutputs
 from .records import record
+from .results import Sizes
 from .solvers.newton import AlgebraicSystem
 from .state import need
 from .structure.blt import Blocks
@@ -65,7 +66,7 @@ class SemiExplicitDAE:
     p_values: np.ndarray
     out_names: list[str]
     out_expr: Sequence[cs.SX]
-    out_sizes: list[int]
+    out_sizes: Sequence[int]  # (a :class:`~acausal.results.Sizes` when built)
     blocks: Blocks = field(default_factory=lambda: Blocks.of([]))  # the BLT blocks
     explicit: int = 0
     n_sys: int = 0  # the first n_sys outputs are the equation system's variables
@@ -448,7 +449,8 @@ class _Split(Sequence[cs.SX]):
     #: single reads taken from the column alone before all are split at once
     ALONE = 256
 
-    def __init__(self, col: cs.SX, sizes: list[int], shapes: dict[int, tuple[int, int]]):
+    def __init__(self, col: cs.SX, sizes: Sequence[int],
+                 shapes: dict[int, tuple[int, int]]):
         self._col, self._sizes, self._shapes = col, sizes, shapes
         self._parts: list[cs.SX] | None = None
         self._offsets: list[int] | None = None
@@ -521,7 +523,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
 
     # outputs: every variable, every alias, every port quantity
     out_names = list(map(attrgetter("name"), sys.variables))
-    sizes = [1] * n_sys  # equation-system variables are scalars
+    sizes = Sizes(n_sys)  # equation-system variables are scalars
     shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
     # the names known so far, tested apart (no set of every name: a million names at
     # 10^5 masses, a table of 64 MB alive through the substitution below): the system's
@@ -545,7 +547,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         if b_drop.any():
             b_keep = np.flatnonzero(~b_drop).tolist()
             b_names = [b_names[k] for k in b_keep]
-            b_sizes = [b_sizes[k] for k in b_keep]
+            b_sizes = Sizes.of(np.asarray(b_sizes)[b_keep])
             b_col = _rows(b_col, np.flatnonzero(~np.repeat(b_drop, block[1])))
         shared_set = set(shared)
         block = (b_names, b_sizes, b_col)
@@ -579,8 +581,9 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
             a_col = signed_rows(a_col, signed[0][a_keep], signed[1][a_keep], sys_stacked,
                                 signed[2])
             done_at = 0 if block is None else 1
-        block = ((a_out, [1] * len(a_out), [a_col]) if block is None else
-                 (block[0] + a_out, block[1] + [1] * len(a_out), [block[2], a_col]))
+        block = ((a_out, Sizes(len(a_out)), [a_col]) if block is None else
+                 (block[0] + a_out, Sizes.join([block[1], Sizes(len(a_out))]),
+                  [block[2], a_col]))
     elif block is not None:
         block = (block[0], block[1], [block[2]])
     indicators = None
@@ -589,15 +592,16 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         exprs = [e if type(e) is cs.SX else cs.SX(e) for e in pending.values()]
         # (the C function behind SX.numel: one call per output of the model, the shape
         # asked only of the outputs that are not scalars)
-        part_sizes = [_NUMEL(e) for e in exprs]
+        own_sizes = [_NUMEL(e) for e in exprs]
         n_block = len(block[0]) if block is not None else 0
-        mats = {n_block + k: rc for k, n in enumerate(part_sizes) if n != 1
+        mats = {n_block + k: rc for k, n in enumerate(own_sizes) if n != 1
                 for rc in [(_SIZE1(exprs[k]), _SIZE2(exprs[k]))] if rc[1] != 1}
         if mats:
             exprs = [cs.vec(e) if n_block + k in mats else e for k, e in enumerate(exprs)]
+        part_sizes = Sizes.of(own_sizes)
         if block is not None:  # (column vectors at most: no shapes to keep)
             names = [*block[0], *names]
-            part_sizes = [*block[1], *part_sizes]
+            part_sizes = Sizes.join([block[1], part_sizes])
             exprs = [*block[2], *exprs]
         # (one stacking, the system's variables first: each stacking copies every row,
         # costly at 10^5 rows and more; their symbols become their solutions below)
@@ -638,11 +642,11 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
                                    for sel in (row_drop, ~row_drop))
             keep = np.flatnonzero(~drop).tolist()
             names = [names[k] for k in keep]
-            part_sizes = [part_sizes[k] for k in keep]
+            part_sizes = Sizes.of(np.asarray(part_sizes)[keep])
             mats = {q: mats[k] for q, k in enumerate(keep) if k in mats}
         shapes = {n_sys + k: rc for k, rc in mats.items()}
         out_names.extend(names)
-        sizes.extend(part_sizes)
+        sizes = Sizes.join([sizes, part_sizes])
         out_stacked = stacked
     else:
         out_stacked = sys_stacked

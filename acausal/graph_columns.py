@@ -20,7 +20,7 @@ objects (:meth:`GraphColumns.bind_ports`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, repeat
 from operator import attrgetter, eq, itemgetter
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,7 @@ from .component import DATUM, Component, bind_port
 from .csr import offsets, spread
 from .errors import ModelDefinitionError
 from .fastsx import stack
+from .results import Sizes
 from .symbols import FlatVariable, LazyColumn
 from .topology import _UnionFind
 
@@ -486,7 +487,7 @@ class GraphColumns:
     # ----- outputs -----
     def outputs(self, comps: list[Component], path: dict[int, str], edge_names: list[str],
                 named: dict[str, Any], unknowns: list[tuple[str, int]] | None = None
-                ) -> tuple[list[str], list[int], cs.SX]:
+                ) -> tuple[list[str], Sizes, cs.SX]:
         """The graph's outputs: every edge's across and through quantity (by edge name)
         and every port's (``path.port.q``), as ``(names, sizes, column)``; a signal port,
         addressed by its port's path (``res["pi.y"]``), goes into ``named``. An edge's
@@ -525,7 +526,7 @@ class GraphColumns:
         start = np.concatenate([np.stack(starts[:2], 1).ravel(), np.stack(starts[2:], 1).ravel()])
         size = np.concatenate([np.stack(sizes[:2], 1).ravel(), np.stack(sizes[2:], 1).ravel()])
         rows = spread(start, size)
-        return (names, size.tolist(),
+        return (names, Sizes.of(size),
                 self.pool[rows.tolist()] if len(rows) else cs.SX(0, 1))
 
     def unknown_positions(self) -> np.ndarray:
@@ -556,7 +557,7 @@ class OutputTable(Mapping[str, Any]):
     domain passes, signals; an unknown's output is its :class:`FlatVariable`, whose
     symbol is made when read). Reads like a dict; the block's names come first."""
 
-    def __init__(self, block: tuple[list[str], list[int], cs.SX] | None,
+    def __init__(self, block: tuple[list[str], Sequence[int], cs.SX] | None,
                  named: dict[str, Any], unknowns: np.ndarray | None = None) -> None:
         self.block = block if block and block[0] else None
         self.named = named
