@@ -10,7 +10,8 @@ variable of the model (aliases and port quantities included) gets an output expr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import field
 from functools import cached_property
 from itertools import filterfalse
@@ -22,8 +23,10 @@ import numpy as np
 
 from .csr import CSR, unique
 from .fastsx import stack
+from .graph_columns import BlockNames
 from .grid_outputs import GridOutputs
 from .records import record
+from .results import Sizes
 from .solvers.newton import AlgebraicSystem
 from .state import need
 from .structure.blt import Blocks
@@ -63,9 +66,9 @@ class SemiExplicitDAE:
     z_names: list[str]
     p_names: list[str]
     p_values: np.ndarray
-    out_names: list[str]
+    out_names: Sequence[str]  # (an :class:`OutNames` when built)
     out_expr: Sequence[cs.SX]
-    out_sizes: list[int]
+    out_sizes: Sequence[int]  # (a :class:`~acausal.results.Sizes` when built)
     blocks: Blocks = field(default_factory=lambda: Blocks.of([]))  # the BLT blocks
     explicit: int = 0
     n_sys: int = 0  # the first n_sys outputs are the equation system's variables
@@ -441,6 +444,94 @@ def signed_rows(col: cs.SX, rep: np.ndarray, neg: np.ndarray, values: cs.SX,
     return out
 
 
+class OutNames(Sequence[str]):
+    """The outputs' names: the equation system's variables' (read from them), then the
+    other parts' (the graph's port and edge quantities made when first read,
+    :class:`~acausal.graph_columns.BlockNames`), one after the other. A build keeps no
+    list of them: 2.3 million names at 100 000 masses, an 18 MB list of pointers and
+    1.1 million strings no other table holds. Reads like a list (made once, then kept)."""
+
+    def __init__(self, parts: list[Sequence[str]]) -> None:
+        flat: list[Sequence[str]] = []
+        for p in parts:
+            flat += p.parts if isinstance(p, OutNames) else [p]
+        self.parts: list[Sequence[str]] = [p for p in flat if len(p)]
+        self._ends = np.cumsum([len(p) for p in self.parts], dtype=np.int64).tolist()
+        self._list: list[str] | None = None
+
+    def names(self) -> list[str]:
+        """Every name (the list made once, then kept)."""
+        if self._list is None:
+            out: list[str] = []
+            for p in self.parts:
+                out += p.names() if isinstance(p, BlockNames) else p
+            self._list = out
+        return self._list
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if self._list is not None or type(k) is not int:
+            return self.names()[k]
+        k = range(len(self))[k]  # (a negative k, or IndexError)
+        i = bisect_right(self._ends, k)
+        return self.parts[i][k - (self._ends[i - 1] if i else 0)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
+        return self.names().index(value, start, len(self) if stop is None else stop)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.names()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self.names() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"OutNames({len(self)} names)"
+
+    def __reduce__(self) -> Any:
+        return list, (self.names(),)  # (saved as the list)
+
+
+class _VarNames(Sequence[str]):
+    """The names of ``variables``, read from them."""
+
+    def __init__(self, variables: list[Any]) -> None:
+        self.variables = variables
+
+    def __len__(self) -> int:
+        return len(self.variables)
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if type(k) is int:
+            return self.variables[k].name  # type: ignore[no-any-return]
+        return list(map(_NAME, self.variables[k]))
+
+    def __iter__(self) -> Iterator[str]:
+        return map(_NAME, self.variables)
+
+
+_NAME = attrgetter("name")
+
+
 class _Split(Sequence[cs.SX]):
     """The outputs' expressions, one per output, split from their stacked column on first
     use (a build keeps one column, not a Python object per output)."""
@@ -448,7 +539,8 @@ class _Split(Sequence[cs.SX]):
     #: single reads taken from the column alone before all are split at once
     ALONE = 256
 
-    def __init__(self, col: cs.SX, sizes: list[int], shapes: dict[int, tuple[int, int]]):
+    def __init__(self, col: cs.SX, sizes: Sequence[int],
+                 shapes: dict[int, tuple[int, int]]):
         self._col, self._sizes, self._shapes = col, sizes, shapes
         self._parts: list[cs.SX] | None = None
         self._offsets: list[int] | None = None
@@ -520,8 +612,8 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     pv = sys.parameter_symbols()
 
     # outputs: every variable, every alias, every port quantity
-    out_names = list(map(attrgetter("name"), sys.variables))
-    sizes = [1] * n_sys  # equation-system variables are scalars
+    sys_names = _VarNames(sys.variables)
+    sizes = Sizes(n_sys)  # equation-system variables are scalars
     shapes: dict[int, tuple[int, int]] = {}  # outputs that are matrices, by position
     # the names known so far, tested apart (no set of every name: a million names at
     # 10^5 masses, a table of 64 MB alive through the substitution below): the system's
@@ -529,7 +621,7 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     # unknowns
     names_ix = sys.name_index
     in_sys: Callable[[str], bool] = (names_ix.__contains__ if len(names_ix) == n_sys
-                                     else set(out_names).__contains__)
+                                     else set(sys_names).__contains__)
     shared_set: set[str] = set()
     # the graph's port and edge quantities come as one column (graph_columns.OutputTable;
     # an edge's primary unknown is a variable of that name), the other outputs one by one
@@ -539,13 +631,14 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         b_names, b_sizes, b_col = block
         at = getattr(extra_outputs, "unknowns", None)
         at = np.arange(len(b_names)) if at is None else at
-        shared = list(map(b_names.__getitem__, at.tolist()))
+        shared = (b_names.take(at) if isinstance(b_names, BlockNames)
+                  else list(map(b_names.__getitem__, at.tolist())))
         b_drop = np.zeros(len(b_names), dtype=bool)
         b_drop[at] = np.fromiter(map(in_sys, shared), dtype=bool, count=len(shared))
         if b_drop.any():
             b_keep = np.flatnonzero(~b_drop).tolist()
-            b_names = [b_names[k] for k in b_keep]
-            b_sizes = [b_sizes[k] for k in b_keep]
+            b_names = list(map(list(b_names).__getitem__, b_keep))
+            b_sizes = Sizes.of(np.asarray(b_sizes)[b_keep])
             b_col = _rows(b_col, np.flatnonzero(~np.repeat(b_drop, block[1])))
         shared_set = set(shared)
         block = (b_names, b_sizes, b_col)
@@ -579,25 +672,28 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
             a_col = signed_rows(a_col, signed[0][a_keep], signed[1][a_keep], sys_stacked,
                                 signed[2])
             done_at = 0 if block is None else 1
-        block = ((a_out, [1] * len(a_out), [a_col]) if block is None else
-                 (block[0] + a_out, block[1] + [1] * len(a_out), [block[2], a_col]))
+        block = ((a_out, Sizes(len(a_out)), [a_col]) if block is None else
+                 (OutNames([block[0], a_out]), Sizes.join([block[1], Sizes(len(a_out))]),
+                  [block[2], a_col]))
     elif block is not None:
         block = (block[0], block[1], [block[2]])
     indicators = None
+    out_names: Sequence[str] = sys_names
     if pending or block is not None:
-        names = list(pending)
+        names: Sequence[str] = list(pending)
         exprs = [e if type(e) is cs.SX else cs.SX(e) for e in pending.values()]
         # (the C function behind SX.numel: one call per output of the model, the shape
         # asked only of the outputs that are not scalars)
-        part_sizes = [_NUMEL(e) for e in exprs]
+        own_sizes = [_NUMEL(e) for e in exprs]
         n_block = len(block[0]) if block is not None else 0
-        mats = {n_block + k: rc for k, n in enumerate(part_sizes) if n != 1
+        mats = {n_block + k: rc for k, n in enumerate(own_sizes) if n != 1
                 for rc in [(_SIZE1(exprs[k]), _SIZE2(exprs[k]))] if rc[1] != 1}
         if mats:
             exprs = [cs.vec(e) if n_block + k in mats else e for k, e in enumerate(exprs)]
+        part_sizes = Sizes.of(own_sizes)
         if block is not None:  # (column vectors at most: no shapes to keep)
-            names = [*block[0], *names]
-            part_sizes = [*block[1], *part_sizes]
+            names = OutNames([block[0], names])
+            part_sizes = Sizes.join([block[1], part_sizes])
             exprs = [*block[2], *exprs]
         # (one stacking, the system's variables first: each stacking copies every row,
         # costly at 10^5 rows and more; their symbols become their solutions below)
@@ -637,12 +733,12 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
             indicators, stacked = (_rows(stacked, np.flatnonzero(sel))
                                    for sel in (row_drop, ~row_drop))
             keep = np.flatnonzero(~drop).tolist()
-            names = [names[k] for k in keep]
-            part_sizes = [part_sizes[k] for k in keep]
+            names = list(map(list(names).__getitem__, keep))
+            part_sizes = Sizes.of(np.asarray(part_sizes)[keep])
             mats = {q: mats[k] for q, k in enumerate(keep) if k in mats}
         shapes = {n_sys + k: rc for k, rc in mats.items()}
-        out_names.extend(names)
-        sizes.extend(part_sizes)
+        out_names = OutNames([sys_names, names])
+        sizes = Sizes.join([sizes, part_sizes])
         out_stacked = stacked
     else:
         out_stacked = sys_stacked
@@ -653,11 +749,11 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
         p=pv,
         ode=ode,
         alg=cs.vertcat(*solved.alg) if solved.alg else cs.SX(0, 1),
-        x_names=list(map(out_names.__getitem__, states)),
+        x_names=[sys.variables[k].name for k in states],
         z_names=list(solved.z_names),
         p_names=list(map(attrgetter("name"), sys.parameters)),
         p_values=np.array(list(map(attrgetter("value"), sys.parameters)), dtype=float),
-        out_names=out_names,
+        out_names=out_names if isinstance(out_names, OutNames) else OutNames([out_names]),
         out_expr=_Split(out_stacked, sizes, shapes),
         out_sizes=sizes,
         blocks=blocks,

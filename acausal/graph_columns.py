@@ -20,10 +20,10 @@ objects (:meth:`GraphColumns.bind_ports`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, repeat
-from operator import attrgetter, eq, itemgetter
-from typing import TYPE_CHECKING, Any
+from operator import eq, itemgetter
+from typing import TYPE_CHECKING, Any, overload
 
 import casadi as cs
 import numpy as np
@@ -32,6 +32,7 @@ from .component import DATUM, Component, bind_port
 from .csr import offsets, spread
 from .errors import ModelDefinitionError
 from .fastsx import stack
+from .results import Sizes
 from .symbols import FlatVariable, LazyColumn
 from .topology import _UnionFind
 
@@ -486,7 +487,7 @@ class GraphColumns:
     # ----- outputs -----
     def outputs(self, comps: list[Component], path: dict[int, str], edge_names: list[str],
                 named: dict[str, Any], unknowns: list[tuple[str, int]] | None = None
-                ) -> tuple[list[str], list[int], cs.SX]:
+                ) -> tuple[BlockNames, Sizes, cs.SX]:
         """The graph's outputs: every edge's across and through quantity (by edge name)
         and every port's (``path.port.q``), as ``(names, sizes, column)``; a signal port,
         addressed by its port's path (``res["pi.y"]``), goes into ``named``. An edge's
@@ -498,34 +499,33 @@ class GraphColumns:
         across = ["." + d.across.name for d in doms]
         through = ["." + d.through.name for d in doms]
         codes = g.edge_domain.tolist()
-        names = _pairs(edge_names, [across[k] for k in codes], [through[k] for k in codes])
+        in_tree = np.asarray(self.graph.topology.in_tree, dtype=bool)
+        # (each edge's name of its primary unknown: the unknown's own string if equal)
+        own = [e + q for e, q in zip(edge_names, map(
+            (across + through).__getitem__,
+            (g.edge_domain + np.where(in_tree, 0, len(doms))).tolist()), strict=True)]
         if unknowns is not None and len(unknowns) == len(codes):
-            pos = self.unknown_positions().tolist()
-            own = list(map(itemgetter(0), unknowns))
-            same = list(map(eq, map(names.__getitem__, pos), own))
-            for k, name in compress(zip(pos, own, strict=True), same):
-                names[k] = name
+            mine = list(map(itemgetter(0), unknowns))
+            for k in compress(range(len(own)), map(eq, own, mine)):
+                own[k] = mine[k]
         starts = [self._av + self._ea_off[:-1], self._tv + self._et_off[:-1]]
         sizes = [np.diff(self._ea_off), np.diff(self._et_off)]
         # per port: "path.port" (a model's own port: its class name), then as the edges
         ports = self.ports
-        heads = list(map(_heads(g.components, path).__getitem__, g.port_owner.tolist()))
-        pp = [f"{h}.{n}" for h, n in zip(heads, map(attrgetter("name"), ports), strict=True)]
+        heads = _heads(g.components, path)
         causal = np.array([d.causal for d in doms], dtype=bool)[g.port_domain]
         for k in np.flatnonzero(causal).tolist():  # a signal: named[path.port]
             p = ports[k]
-            named[pp[k]] = self.value(p, p.domain.across.name)
+            named[f"{heads[g.port_owner[k]]}.{p.name}"] = self.value(p, p.domain.across.name)
         kept = np.flatnonzero(~causal)
-        codes = g.port_domain[kept].tolist()
-        keep = [pp[k] for k in kept.tolist()]
-        names += _pairs(keep, [across[k] for k in codes], [through[k] for k in codes])
+        names = BlockNames(g, own, heads, None if len(kept) == len(ports) else kept)
         starts += [self._across[kept], self._through[kept]]
         sizes += [self._a_size[g.port_domain[kept]], self._t_size[g.port_domain[kept]]]
         # (edge after edge, then port after port: across, through each)
         start = np.concatenate([np.stack(starts[:2], 1).ravel(), np.stack(starts[2:], 1).ravel()])
         size = np.concatenate([np.stack(sizes[:2], 1).ravel(), np.stack(sizes[2:], 1).ravel()])
         rows = spread(start, size)
-        return (names, size.tolist(),
+        return (names, Sizes.of(size),
                 self.pool[rows.tolist()] if len(rows) else cs.SX(0, 1))
 
     def unknown_positions(self) -> np.ndarray:
@@ -550,13 +550,109 @@ class Deferred:
                 dom.through.name: self.cols.value(p, dom.through.name)}
 
 
+class BlockNames(Sequence[str]):
+    """The names of the graph's outputs (:meth:`GraphColumns.outputs`), made when first
+    read: edge after edge its across and its through quantity ("e.v", "e.i"), then port
+    after port ("path.port.v", "path.port.i"; the ports ``kept``, all if None). Of an
+    edge's two names one is its primary unknown's (the unknown's own string, kept in
+    ``own``), the other that name with the other quantity's suffix: 1.1 million new
+    strings at 100 000 masses (90 MB with their list) that the build never reads."""
+
+    def __init__(self, g: LinearGraph, own: list[str], heads: list[str],
+                 kept: np.ndarray | None) -> None:
+        self.graph, self.own, self.heads, self.kept = g, own, heads, kept
+        n_ports = len(g.ports) if kept is None else len(kept)
+        self._n = 2 * (len(own) + n_ports)
+        self._list: list[str] | None = None
+
+    def _suffixes(self) -> tuple[list[str], list[str]]:
+        doms = self.graph.domains
+        return ["." + d.across.name for d in doms], ["." + d.through.name for d in doms]
+
+    def names(self) -> list[str]:
+        """Every name (made once, then kept)."""
+        if self._list is None:
+            g = self.graph
+            across, through = self._suffixes()
+            codes = g.edge_domain.tolist()
+            tree = np.asarray(g.topology.in_tree, dtype=bool)
+            # (an edge's name less its unknown's quantity, then both quantities)
+            cut = list(map([len(q) for q in across + through].__getitem__,
+                           (g.edge_domain + np.where(tree, 0, len(across))).tolist()))
+            heads = [o[:len(o) - n] for o, n in zip(self.own, cut, strict=True)]
+            out = _pairs(heads, [across[k] for k in codes], [through[k] for k in codes])
+            pos = (2 * np.arange(len(tree)) + np.where(tree, 0, 1)).tolist()
+            for k, name in zip(pos, self.own, strict=True):
+                out[k] = name
+            at = np.arange(len(g.ports)) if self.kept is None else self.kept
+            comp = list(map(self.heads.__getitem__, g.port_owner[at].tolist()))
+            ports = list(map(g.ports.__getitem__, at.tolist()))
+            pp = [f"{h}.{p.name}" for h, p in zip(comp, ports, strict=True)]
+            codes = g.port_domain[at].tolist()
+            out += _pairs(pp, [across[k] for k in codes], [through[k] for k in codes])
+            self._list = out
+        return self._list
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if self._list is not None or type(k) is not int:
+            return self.names()[k]
+        k = range(self._n)[k]  # (a negative k, or IndexError)
+        g, m = self.graph, len(self.own)
+        across, through = self._suffixes()
+        if k < 2 * m:  # an edge's: its unknown's name, or that with the other suffix
+            e, q = divmod(k, 2)
+            tree = bool(g.topology.in_tree[e])
+            name = self.own[e]
+            if q == (0 if tree else 1):
+                return name
+            c = int(g.edge_domain[e])
+            cut = len(across[c] if tree else through[c])
+            return name[:len(name) - cut] + (across, through)[q][c]
+        j, q = divmod(k - 2 * m, 2)
+        j = j if self.kept is None else int(self.kept[j])
+        return (f"{self.heads[int(g.port_owner[j])]}.{g.ports[j].name}"
+                + (across, through)[q][int(g.port_domain[j])])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
+        return self.names().index(value, start, len(self) if stop is None else stop)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def take(self, at: np.ndarray) -> list[str]:
+        """The names at the positions ``at`` (those of the edges' unknowns, as
+        :meth:`GraphColumns.unknown_positions`, without making the others)."""
+        tree = np.asarray(self.graph.topology.in_tree, dtype=bool)
+        if self._list is None and np.array_equal(at, 2 * np.arange(len(tree))
+                                                 + np.where(tree, 0, 1)):
+            return list(self.own)
+        return list(map(self.__getitem__, at.tolist()))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> Any:
+        return list, (self.names(),)  # (saved as the list of its names)
+
+
 class OutputTable(Mapping[str, Any]):
     """The flat system's named outputs: a block of names over the rows of one column (the
     graph's port and edge quantities) and a dict of the others (variables, derivatives,
     domain passes, signals; an unknown's output is its :class:`FlatVariable`, whose
     symbol is made when read). Reads like a dict; the block's names come first."""
 
-    def __init__(self, block: tuple[list[str], list[int], cs.SX] | None,
+    def __init__(self, block: tuple[Sequence[str], Sequence[int], cs.SX] | None,
                  named: dict[str, Any], unknowns: np.ndarray | None = None) -> None:
         self.block = block if block and block[0] else None
         self.named = named
