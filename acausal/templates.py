@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from itertools import repeat
 from operator import attrgetter, itemgetter
+from operator import eq as _eq
 from typing import Any, NamedTuple
 
 import casadi as cs
@@ -68,7 +69,9 @@ _INTROSPECTION = frozenset({
 
 # (a variable's declared attributes the members' unknowns share, unless edited per
 # instance; its start value and whether it is fixed)
-_SHARED = attrgetter("unit", "nominal", "hint", "state_priority")
+#: what a variable instance has of its own beyond start and fixed (None: its declaration's
+#: unit, nominal, hint, state_priority ...; see component.VariableInstance)
+_SHARED = attrgetter("_own")
 _START = attrgetter("_start")
 _FIXED = attrgetter("_fixed")  # (VariableInstance.fixed, read from its slot)
 _DER = attrgetter("der")
@@ -741,7 +744,7 @@ def _flat_variables(names: list[str], syms: LazyColumn, starts: list[float],
     rows, ``0, 1, ...``)."""
     vi = vis[0]
     shared = _SHARED(vi)
-    if all(map(shared.__eq__, map(_SHARED, vis))):
+    if all(map(_eq, repeat(shared), map(_SHARED, vis))):  # (None == {...}: False)
         return list(map(FlatVariable, names, repeat(syms), starts, fixed, repeat(vi.unit),
                         repeat(vi.nominal), repeat(vi.state_priority), origins, repeat(None),
                         repeat(None), repeat(vi.hint), repeat(vi.decl), rows))
