@@ -128,3 +128,28 @@ def test_copied_and_pickled_models_simulate_alike_and_keep_their_leaves_apart():
         assert m.load.children() == {}
         with pytest.raises(ac.ModelDefinitionError, match="cannot be assigned"):
             other.load.flange_a.phi = 1.0
+
+
+def test_a_variables_own_fields_survive_copies_and_stay_its_own():
+    """A variable instance reads its declaration's unit, nominal, state priority, ...
+    until it is given its own; its own stay with it through a deep copy and a pickle and
+    never reach the declaration or another instance (the fields are kept once per
+    declaration: a large model holds half a million variable instances)."""
+    import copy
+    import pickle
+
+    from components import translational as tr
+
+    a, b = tr.Mass(m=1.0), tr.Mass(m=1.0)
+    va, vb = a.variables()["v"], b.variables()["v"]
+    declared = va.decl.state_priority
+    assert (va.name, va.unit, va.size, va.state_priority) == ("v", "m/s", 1, declared)
+    va.state_priority, va.nominal = declared + 3, 2.5
+    assert (va.state_priority, va.nominal) == (declared + 3, 2.5)
+    assert (vb.state_priority, vb.nominal) == (declared, vb.decl.nominal)
+    assert va.decl.state_priority == declared
+    for c in (copy.deepcopy(a), pickle.loads(pickle.dumps(a))):
+        v = c.variables()["v"]
+        assert (v.state_priority, v.nominal, v.owner) == (declared + 3, 2.5, c)
+        v.state_priority = declared  # (the copy's own: the original keeps its value)
+        assert va.state_priority == declared + 3
