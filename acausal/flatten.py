@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import field
 from itertools import chain, compress, repeat
 from operator import attrgetter, is_not
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import casadi as cs
 import numpy as np
@@ -45,6 +45,28 @@ __all__ = ["FlatVariable", "FlatEquation", "FlatParameter", "FlatSystem", "flatt
            "flatten_pass"]
 
 
+class _EqMore(NamedTuple):
+    """The fields of a :class:`FlatEquation` that are almost always their default, in
+    one slot (an equation of 5 slots is 80 bytes, one of 7 96; a large model has over a
+    million): the default shared by all that have it."""
+
+    label: str
+    derived_from: FlatEquation | None
+    coordinates: Any
+
+
+_NO_MORE = _EqMore("", None, None)
+
+
+def _more_field(name: str) -> Any:
+    """The attribute ``name`` of an equation's :class:`_EqMore` (read in C); set, a new
+    one."""
+    def put(eq: FlatEquation, value: Any) -> None:
+        eq._more = eq._more._replace(**{name: value})
+
+    return property(attrgetter(f"_more.{name}"), put)
+
+
 class FlatEquation:
     """A scalar residual equation ``res == 0`` and where it comes from.
 
@@ -60,25 +82,28 @@ class FlatEquation:
     the group's columns (:class:`~acausal.symbols.LazyColumn`), made when first read.
     """
 
-    __slots__ = ("_res", "origin", "label", "_source", "derived_from", "coordinates", "_row")
+    __slots__ = ("_res", "origin", "_source", "_row", "_more")
 
     def __init__(self, res: Any, origin: str, label: str = "", source: Any = None,
                  derived_from: FlatEquation | None = None, coordinates: Any = None,
                  row: int = -1) -> None:
         self._res = res  # cs.SX (None until the flatten pass forms lhs - rhs) or a LazyColumn
         self.origin = origin
-        self.label = label
         self._source = source
-        self.derived_from = derived_from
-        self.coordinates = coordinates
         self._row = row
+        self._more = (_NO_MORE if not label and derived_from is None and coordinates is None
+                      else _EqMore(label, derived_from, coordinates))
 
     res = LazyRow()
     source = LazyRow()
+    label = _more_field("label")
+    derived_from = _more_field("derived_from")
+    coordinates = _more_field("coordinates")
 
     def __reduce__(self) -> tuple[Any, ...]:  # (as FlatVariable's)
-        return (FlatEquation, (self._res, self.origin, self.label, self._source,
-                               self.derived_from, self.coordinates, self._row))
+        label, derived_from, coordinates = self._more
+        return (FlatEquation, (self._res, self.origin, label, self._source, derived_from,
+                               coordinates, self._row))
 
     def rewritten(self, res: Any) -> FlatEquation:
         """This equation with the residual ``res`` (substituted, relations frozen): the
@@ -103,6 +128,7 @@ class FlatEquation:
         if len(s) > width:
             s = s[: width - 3] + "..."
         return f"{s}   [{self.origin}]"
+
 
 
 @record

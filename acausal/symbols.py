@@ -15,7 +15,7 @@ import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import casadi as cs
 import numpy as np
@@ -104,6 +104,46 @@ class LazyRow:
         self.store.__set__(obj, value)
 
 
+class _VarSpec(NamedTuple):
+    """What a variable shares with the others of its declaration (kept in one slot:
+    a variable of 8 slots is 96 bytes, one of 13 144; a large model has millions)."""
+
+    unit: str
+    fixed: bool
+    nominal: float | None
+    state_priority: int
+    hint: str
+    decl: Any
+
+
+#: the specs made so far, by value (``decl`` by identity: declarations do not hash), so
+#: that the variables of one declaration share one; cleared when it grows past ``_MANY``
+_SPECS: dict[tuple[Any, ...], Any] = {}  # (a variable's key has 6 items, a parameter's 4)
+_MANY = 4096
+
+
+def _var_spec(unit: str, fixed: bool, nominal: float | None, state_priority: int,
+              hint: str, decl: Any) -> _VarSpec:
+    key = (unit, fixed, nominal, state_priority, hint, id(decl))
+    spec = _SPECS.get(key)
+    if spec is None or spec.decl is not decl:
+        if len(_SPECS) >= _MANY:
+            _SPECS.clear()
+        spec = _SPECS[key] = _VarSpec(unit, fixed, nominal, state_priority, hint, decl)
+    return spec
+
+
+def _spec_field(cls: Any, make: Any, name: str) -> Any:
+    """The attribute ``name`` of a spec (read in C, by ``attrgetter``); set, a new spec."""
+    i = cls._fields.index(name)
+
+    def put(obj: Any, value: Any) -> None:
+        spec = obj._spec
+        obj._spec = make(*spec[:i], value, *spec[i + 1:])
+
+    return property(attrgetter(f"_spec.{name}"), put)
+
+
 class FlatVariable:
     """A scalar unknown of the flat system.
 
@@ -111,11 +151,12 @@ class FlatVariable:
     this variable's derivative symbol, if any; ``hint``: shown when the variable is left
     undetermined; ``decl``: the component's Variable declaration (bounds), if any. The
     symbol of a template group's unknown is row ``row`` of the group's column
-    (:class:`LazyColumn`), made when first read.
+    (:class:`LazyColumn`), made when first read. ``unit``, ``fixed``, ``nominal``,
+    ``state_priority``, ``hint`` and ``decl`` are kept in one tuple shared with the other
+    variables that have the same (:class:`_VarSpec`).
     """
 
-    __slots__ = ("name", "_sym", "start", "fixed", "unit", "nominal", "state_priority",
-                 "origin", "der_of", "der", "hint", "decl", "_row")
+    __slots__ = ("name", "_sym", "start", "origin", "der_of", "der", "_row", "_spec")
 
     def __init__(self, name: str, sym: Any, start: float = 0.0, fixed: bool = False,
                  unit: str = "", nominal: float | None = None, state_priority: int = 0,
@@ -124,24 +165,25 @@ class FlatVariable:
         self.name = name
         self._sym = sym
         self.start = start
-        self.fixed = fixed
-        self.unit = unit
-        self.nominal = nominal
-        self.state_priority = state_priority
         self.origin = origin
         self.der_of = der_of
         self.der = der
-        self.hint = hint
-        self.decl = decl
         self._row = row
+        self._spec = _var_spec(unit, fixed, nominal, state_priority, hint, decl)
 
     sym = LazyRow()
+    unit = _spec_field(_VarSpec, _var_spec, "unit")
+    fixed = _spec_field(_VarSpec, _var_spec, "fixed")
+    nominal = _spec_field(_VarSpec, _var_spec, "nominal")
+    state_priority = _spec_field(_VarSpec, _var_spec, "state_priority")
+    hint = _spec_field(_VarSpec, _var_spec, "hint")
+    decl = _spec_field(_VarSpec, _var_spec, "decl")
 
     def _fields(self) -> tuple[Any, ...]:
         """The constructor's arguments that make this variable again."""
-        return (self.name, self._sym, self.start, self.fixed, self.unit, self.nominal,
-                self.state_priority, self.origin, self.der_of, self.der, self.hint,
-                self.decl, self._row)
+        u, fixed, nominal, priority, hint, decl = self._spec
+        return (self.name, self._sym, self.start, fixed, u, nominal, priority, self.origin,
+                self.der_of, self.der, hint, decl, self._row)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # (the fields in a tuple: the default of a slotted class pickles a dictionary of
@@ -150,8 +192,11 @@ class FlatVariable:
 
     def copy(self) -> FlatVariable:
         """A shallow copy (``copy.copy`` without its generic protocol, which costs more
-        than the copy itself for a hundred thousand variables)."""
-        return FlatVariable(*_VARIABLE_FIELDS(self))
+        than the copy itself for a hundred thousand variables; the spec shared)."""
+        new = _NEW(FlatVariable)
+        (new.name, new._sym, new.start, new.origin, new.der_of, new.der, new._row,
+         new._spec) = _VARIABLE_SLOTS(self)
+        return new
 
     def __repr__(self) -> str:
         return (f"FlatVariable({self.name!r}, start={self.start!r}, fixed={self.fixed!r}, "
@@ -159,10 +204,30 @@ class FlatVariable:
                 f"der={self.der!r})")
 
 
-#: :meth:`FlatVariable._fields` in one C call (the alias pass copies every kept variable)
-_VARIABLE_FIELDS = attrgetter("name", "_sym", "start", "fixed", "unit", "nominal",
-                              "state_priority", "origin", "der_of", "der", "hint", "decl",
-                              "_row")
+#: the slots of a :class:`FlatVariable` in one C call (the alias pass copies every kept
+#: variable)
+_VARIABLE_SLOTS = attrgetter(*FlatVariable.__slots__)
+_NEW = object.__new__
+
+
+class _ParSpec(NamedTuple):
+    """What a parameter shares with the others of its declaration (as :class:`_VarSpec`:
+    6 slots, 80 bytes, instead of 9, 112)."""
+
+    unit: str
+    doc: str
+    decl: Any
+    kind: str
+
+
+def _par_spec(unit: str, doc: str, decl: Any, kind: str) -> _ParSpec:
+    key = (unit, doc, id(decl), kind)
+    spec = _SPECS.get(key)
+    if spec is None or spec.decl is not decl:
+        if len(_SPECS) >= _MANY:
+            _SPECS.clear()
+        spec = _SPECS[key] = _ParSpec(unit, doc, decl, kind)
+    return spec  # type: ignore[no-any-return]
 
 
 class FlatParameter:
@@ -172,9 +237,11 @@ class FlatParameter:
     component instance whose parameter this is; ``kind``: ``"parameter"``,
     ``"relation"`` (a frozen relation) or ``"discrete"``. The symbol of a template
     group's parameter is row ``row`` of the group's column, made when first read.
+    ``unit``, ``doc``, ``decl`` and ``kind`` are kept in one tuple shared with the other
+    parameters that have the same (:class:`_ParSpec`).
     """
 
-    __slots__ = ("name", "_sym", "value", "unit", "doc", "decl", "owner", "kind", "_row")
+    __slots__ = ("name", "_sym", "value", "owner", "_row", "_spec")
 
     def __init__(self, name: str, sym: Any, value: float, unit: str = "", doc: str = "",
                  decl: Any = None, owner: Any = None, kind: str = "parameter",
@@ -182,18 +249,20 @@ class FlatParameter:
         self.name = name
         self._sym = sym
         self.value = value
-        self.unit = unit
-        self.doc = doc
-        self.decl = decl
         self.owner = owner
-        self.kind = kind
         self._row = row
+        self._spec = _par_spec(unit, doc, decl, kind)
 
     sym = LazyRow()
+    unit = _spec_field(_ParSpec, _par_spec, "unit")
+    doc = _spec_field(_ParSpec, _par_spec, "doc")
+    decl = _spec_field(_ParSpec, _par_spec, "decl")
+    kind = _spec_field(_ParSpec, _par_spec, "kind")
 
     def __reduce__(self) -> tuple[Any, ...]:  # (as FlatVariable's)
-        return (FlatParameter, (self.name, self._sym, self.value, self.unit, self.doc,
-                                self.decl, self.owner, self.kind, self._row))
+        unit, doc, decl, kind = self._spec
+        return (FlatParameter, (self.name, self._sym, self.value, unit, doc, decl,
+                                self.owner, kind, self._row))
 
     @property
     def discrete(self) -> bool:
