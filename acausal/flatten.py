@@ -35,7 +35,7 @@ from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .records import record
 from .state import need
 from .structure.template_incidence import template_incidence
-from .symbols import FlatParameter, FlatVariable, LazyColumn, LazyRow, SymbolTable
+from .symbols import FlatParameter, FlatVariable, LazyColumn, LazyRow, SymbolTable, shared_ints
 from .templates import Group, NotTemplate, Template, group_keys, int_pool
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ class _Flattener:
         self.signals: dict[int, tuple[str, str]] = {}
         self.bound_values: list[tuple[Component, str, Any]] = []
         self._scalar_at: list[int] = []
-        self.ints: list[int] = []  # the integers as shared objects (templates.int_pool)
+        self.ints = shared_ints(0)  # the integers as shared objects (templates.int_pool)
         self._scalars_column = cs.SX(0, 1)
 
     # ----- the pass -----
@@ -368,7 +368,7 @@ class _Flattener:
         par_column = _gather(len(params), lambda k: params[k].sym, _par_pieces(unique))
         incidence = template_incidence([(g, firsts[id(g)]) for g in unique], runs, cols,
                                        tab.variables, equations)
-        return FlatSystem(
+        fs = FlatSystem(
             t=tab.t,
             variables=tab.variables,
             equations=equations,
@@ -389,6 +389,10 @@ class _Flattener:
             par_column=par_column,
             template_incidence=incidence,
         )
+        # (the shared integers, kept until the alias pass hands them to the equation
+        # system: see shared_ints)
+        fs.__dict__["_ints"] = self.ints
+        return fs
 
     def _lazy_scalars(self, made: tuple[cs.SX, Any], at: list[int]) -> None:
         """The graph's scalar unknowns ``at`` take their symbols as rows of their column

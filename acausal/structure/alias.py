@@ -24,14 +24,14 @@ from ..fastsx import same_nodes, stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..state import need
-from ..symbols import FlatVariable, LazyColumn
+from ..symbols import FlatVariable, LazyColumn, shared_ints
+from ..templates import int_pool
 from .diagnostics import StructureDiagnostics
 from .system import (
     EquationSystem,
     coordinate_groups,
     flat_columns,
     hidden_coordinates,
-    int_pool,
     rows_of,
 )
 from .template_incidence import SUPERSET, UNKNOWN
@@ -922,8 +922,12 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     keep = keep_a.tolist()
     renumber = np.full(len(V), -1, dtype=np.int64)
     renumber[keep_a] = np.arange(len(keep), dtype=np.int64)
-    # (the new indices as the system's shared integer objects: see int_pool)
-    pool = int_pool(len(keep))
+    # (the new indices as the build's shared integer objects, the flat system's: see
+    # templates.shared_ints)
+    shared = fs.__dict__.get("_ints")
+    if shared is None:
+        shared = shared_ints(0)
+    pool = int_pool(shared, len(keep))[:len(keep)]
     new_index_a = np.full(len(V), -1, dtype=object)
     new_index_a[keep_a] = pool
     new_index = new_index_a.tolist()
@@ -962,7 +966,7 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
         symbols = al.symbols[keep] if len(keep) < len(V) else al.symbols
     return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters,
                                      al.residuals, incidence=incidence, symbols=symbols,
-                                     pool=pool, parameter_symbols=fs.par_column)
+                                     pool=shared, parameter_symbols=fs.par_column)
 
 
 def alias_pass(state: CompileState) -> CompileState:
@@ -974,6 +978,7 @@ def alias_pass(state: CompileState) -> CompileState:
     # the tables handed on stay with the system only (a saved model carries no copies)
     al.incidence = al.symbols = None
     fs.__dict__.pop("_columns", None)
+    fs.__dict__.pop("_ints", None)  # (the system keeps them)
     fs.template_incidence = None
     return state.update(aliases=al, system=system, diagnostics=diagnostics(fs, al))
 

@@ -222,7 +222,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         # the scalar blocks as their equations and unknowns (most blocks: no object each)
         single = ks[sizes[ks] == 1]
         s_eqs = blocks.equations[blocks.ptr[single]].tolist()
-        u_idx = blocks.unknowns[blocks.ptr[single]].tolist()
+        u_idx = sys.as_ints(blocks.unknowns[blocks.ptr[single]])  # (shared int objects)
         rest = blocks.take(ks[sizes[ks] > 1])
         # the solutions of the unknowns these equations contain (their incidence), not
         # every solution so far: a level costs its own size

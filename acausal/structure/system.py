@@ -21,7 +21,14 @@ from ..csr import CSR, unique
 from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
-from ..symbols import FlatParameter, FlatVariable, LazyColumn
+from ..symbols import (
+    FlatParameter,
+    FlatVariable,
+    LazyColumn,
+    as_shared,
+    grow_ints,
+    shared_ints,
+)
 
 __all__ = ["EquationSystem", "coordinate_groups", "flat_columns", "hidden_coordinates", "int_pool",
            "rows_of"]
@@ -74,13 +81,14 @@ class EquationSystem:
         equations' residuals already stacked, ``incidence`` each equation's unknowns
         (sorted indices into ``variables``; or compressed rows ``(ptr, col)``) and
         ``symbols`` the column of the unknowns' symbols (the alias pass has them).
-        ``pool``, if given, is :func:`int_pool` of the number of variables;
+        ``pool``, if given, is the build's shared integers
+        (:func:`~acausal.templates.shared_ints`), kept with the system;
         ``parameter_symbols`` the column of the parameters' symbols (the flatten pass
         forms it), taken where it holds every parameter."""
         incidence_in = incidence
         n = len(variables)
-        if pool is None:
-            pool = int_pool(n)
+        shared = shared_ints(n) if pool is None else pool
+        pool = shared[:n] if len(shared) != n else shared
         idx = dict(zip(map(attrgetter("name"), variables), pool, strict=True))
         var_der = [-1] * n
         var_int = [-1] * n
@@ -96,6 +104,7 @@ class EquationSystem:
         rows: list[list[int]] | None = incidence
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
+        sys.__dict__["_ints"] = shared
         if symbols is not None:
             sys._stacked["variables"] = (len(variables), symbols)
         if parameter_symbols is not None and parameter_symbols.numel() == len(parameters):
@@ -130,11 +139,36 @@ class EquationSystem:
         """A copy that index reduction can extend without touching this one (a variable
         is copied when its derivative link changes, :meth:`add_derivative_variable`;
         equations and incidence rows are only ever appended, never modified)."""
-        return EquationSystem(
+        out = EquationSystem(
             self.t, list(self.variables), list(self.equations),
             list(self.parameters), list(self.var_der), list(self.var_int),
             list(self.eq_der), list(self.eq_int), list(self.incidence), dict(self.name_index),
             list(self.implicit), dict(self._stacked))
+        if "_ints" in self.__dict__:
+            out.__dict__["_ints"] = self.__dict__["_ints"]
+        return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (a saved system without the pool of shared integers: its objects are saved
+        # where used, and one pool is made again when needed)
+        state = dict(self.__dict__)
+        state.pop("_ints", None)
+        return state
+
+    def ints(self, n: int) -> list[int]:
+        """The integers ``0, 1, ...`` (at least ``n``) as the build's shared objects
+        (:func:`~acausal.templates.shared_ints`), kept with this system: the index lists
+        of the structure passes refer to these instead of a fresh object per entry."""
+        pool = self.__dict__.get("_ints")
+        if pool is None:
+            pool = self.__dict__["_ints"] = shared_ints(n)
+        return grow_ints(pool, n)
+
+    def as_ints(self, a: np.ndarray) -> list[int]:
+        """The integer array ``a`` (indices, or -1 for none) as a list of :meth:`ints`
+        objects (``a.tolist()``, which would make a new object per entry, in about the
+        same time)."""
+        return as_shared(self.ints(0), a)
 
     def symbols(self) -> cs.SX:
         """The unknowns' symbols stacked in one column (``vertcat`` of every
@@ -406,10 +440,11 @@ def rows_of(col: cs.SX, rows: list[int]) -> cs.SX:
 
 
 def int_pool(n: int) -> list[int]:
-    """The integers ``0 .. n-1``, each one Python object: the index tables of a system
-    (names, derivative links, incidence rows) refer to these instead of holding a fresh
-    integer object per entry (a third of the tables' memory on a large model)."""
-    return list(range(n))
+    """The integers ``0 .. n-1``, each one Python object (the build's shared ones,
+    :func:`~acausal.templates.shared_ints`): the index tables of a system (names,
+    derivative links, incidence rows) refer to these instead of holding a fresh integer
+    object per entry (a third of the tables' memory on a large model)."""
+    return shared_ints(n)[:n]
 
 
 def flat_columns(fs: FlatSystem) -> tuple[cs.SX, cs.SX]:
