@@ -172,7 +172,8 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
     vs = unique(flat)
     cols = unique(np.concatenate([vs, var_der[vs]]))
     rows, bounds, col = sys.derivatives(todo_l, vs.tolist(), cols.tolist())
-    inc = sys.as_ints(cols[np.asarray(col, dtype=np.int64)]) if len(col) else []
+    # (the rows as tuples: see EquationSystem.incidence)
+    inc = tuple(sys.as_ints(cols[np.asarray(col, dtype=np.int64)])) if len(col) else ()
     # (the label is rendered lazily)
     parents = list(map(eqs.__getitem__, todo_l))
     eqs.extend(list(map(FlatEquation, repeat(rows, m), map(attrgetter("origin"), parents),

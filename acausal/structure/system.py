@@ -48,7 +48,9 @@ class EquationSystem:
     var_int: list[int] = field(default_factory=list)
     eq_der: list[int] = field(default_factory=list)
     eq_int: list[int] = field(default_factory=list)
-    incidence: list[list[int]] = field(default_factory=list)
+    #: per equation, its unknowns (sorted indices; a tuple where formed in bulk: 40 bytes
+    #: less than a list of two or three, for each of a large model's million rows)
+    incidence: list[Sequence[int]] = field(default_factory=list)
     name_index: dict[str, int] = field(default_factory=dict)
     #: equations whose incidence leaves out state coordinates of a domain pass
     #: (:class:`~acausal.domain_passes.StateCoordinates`): ``(rows, coordinate columns)``
@@ -72,7 +74,7 @@ class EquationSystem:
         equations: list[FlatEquation],
         parameters: list[FlatParameter],
         residuals: cs.SX | None = None,
-        incidence: list[list[int]] | tuple[np.ndarray, np.ndarray] | None = None,
+        incidence: list[Sequence[int]] | tuple[np.ndarray, np.ndarray] | None = None,
         symbols: cs.SX | None = None,
         pool: list[int] | None = None,
         parameter_symbols: cs.SX | None = None,
@@ -98,10 +100,10 @@ class EquationSystem:
                 var_der[d] = k
         if isinstance(incidence, tuple):
             bounds, at = incidence
-            cols = np.asarray(pool, dtype=object)[at].tolist() if n else []
+            cols = tuple(np.asarray(pool, dtype=object)[at].tolist()) if n else ()
             incidence = list(map(cols.__getitem__, map(slice, bounds[:-1].tolist(),
                                                        bounds[1:].tolist())))
-        rows: list[list[int]] | None = incidence
+        rows: list[Sequence[int]] | None = incidence
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
         sys.__dict__["_ints"] = shared
@@ -116,7 +118,7 @@ class EquationSystem:
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)
             return sys
-        sys.incidence = [[] for _ in equations]
+        sys.incidence = [() for _ in equations]
         if equations and variables:
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)
@@ -130,9 +132,10 @@ class EquationSystem:
                 F = (residuals if residuals is not None and len(explicit) == len(equations)
                      else cs.vertcat(*[equations[i].res for i in explicit]))
                 ptr, col = cs.jacobian_sparsity(F, sys.symbols()).get_crs()
+                at_col = tuple(col)
                 # (the column indices of a row of a compressed row storage are sorted)
                 for r, i in enumerate(explicit):
-                    sys.incidence[i] = col[ptr[r]: ptr[r + 1]]
+                    sys.incidence[i] = at_col[ptr[r]: ptr[r + 1]]
         return sys
 
     def copy(self) -> EquationSystem:
@@ -222,7 +225,7 @@ class EquationSystem:
         reduction can make it solvable)."""
         inc = self.incidence
         if rows is None:
-            lists: Sequence[list[int]] = inc
+            lists: Sequence[Sequence[int]] = inc
         else:
             lists = list(map(inc.__getitem__, rows.tolist() if isinstance(rows, np.ndarray)
                              else rows))
