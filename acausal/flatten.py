@@ -108,8 +108,13 @@ class FlatEquation:
     def rewritten(self, res: Any) -> FlatEquation:
         """This equation with the residual ``res`` (substituted, relations frozen): the
         same origin, label, source and coordinates."""
-        return FlatEquation(res, self.origin, self.label, self._source, None,
-                            self.coordinates, self._row)
+        eq = FlatEquation(res, self.origin, "", self._source, None, None, self._row)
+        more = self._more
+        if more is not _NO_MORE:
+            eq._more = (more if more.derived_from is None else
+                        _EqMore(more.label, None, more.coordinates) if more.label
+                        or more.coordinates is not None else _NO_MORE)
+        return eq
 
     def __repr__(self) -> str:
         return f"FlatEquation({self.text()!r}, origin={self.origin!r})"

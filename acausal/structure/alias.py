@@ -471,7 +471,8 @@ def _ranks(V: list[FlatVariable], ks: list[int], rank: list[int]) -> None:
         v = V[k]
         name = v.name
         user = "[" not in name[name.rfind(".") + 1:] and "->" not in name
-        rank[k] = ((((v.der is not None) << 1) | bool(v.fixed)) << 1 | user) * _LONG \
+        # (v._spec.fixed: FlatVariable.fixed without its property, for every member)
+        rank[k] = ((((v.der is not None) << 1) | bool(v._spec.fixed)) << 1 | user) * _LONG \
             - len(name)
 
 
@@ -686,8 +687,7 @@ def _rewrite(current: list[FlatEquation], rows: list[int], R: cs.SX) -> None:
         col = LazyColumn(None, partial(_group_rows, Rd, len(src), ks, qs), len(src))
         for q in qs:
             e = eqs[q]
-            current[rows[q]] = FlatEquation(col, e.origin, e.label, e._source, None,
-                                            e.coordinates, e._row)
+            current[rows[q]] = e.rewritten(col)
     if loose:
         for q, res in zip(loose, Rd[loose].nonzeros(), strict=True):
             current[rows[q]] = eqs[q].rewritten(res)
@@ -882,7 +882,7 @@ def _merge_starts(fs: FlatSystem, P: np.ndarray, S: np.ndarray, const: dict[int,
 
     for k in elim.tolist():
         v = V[k]
-        if not v.fixed:
+        if not v._spec.fixed:  # (v.fixed, without its property: every eliminated one)
             continue
         r, s = int(P[k]), float(S[k])
         if r in const:

@@ -236,7 +236,7 @@ def select_states(
             constant = value is not None or not (cs.depends_on(J, allv)
                                                  or cs.depends_on(J, sys.t))
             f = None if value is not None else cs.Function("dummy_jac", [allv, pv, sys.t], [J])
-            prio = np.array(list(map(attrgetter("state_priority"), map(
+            prio = np.array(list(map(attrgetter("_spec.state_priority"), map(
                 variables.__getitem__, var_int[cands].tolist()))))
             if len(cands) <= _DENSE_LIMIT:
                 H = np.asarray(value if f is None else f(*point_at(), t0))

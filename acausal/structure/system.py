@@ -414,7 +414,8 @@ def coordinate_groups(equations: list[FlatEquation]
     """The rows of ``equations`` marked with no state coordinates, and the marked ones
     grouped by their :class:`~acausal.domain_passes.StateCoordinates` (in the order of
     each group's first row)."""
-    coordinates = list(map(attrgetter("coordinates"), equations))
+    # (FlatEquation.coordinates, without its property)
+    coordinates = list(map(attrgetter("_more.coordinates"), equations))
     if coordinates.count(None) == len(coordinates):  # (the common case: none marked)
         return list(range(len(coordinates))), []
     plain: list[int] = []
