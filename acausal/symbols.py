@@ -171,16 +171,20 @@ class _VarSpec(NamedTuple):
 
 #: the specs made so far, by value (``decl`` by identity: declarations do not hash), so
 #: that the variables of one declaration share one; cleared when it grows past ``_MANY``
-_SPECS: dict[tuple[Any, ...], Any] = {}  # (a variable's key has 6 items, a parameter's 4)
+_SPECS: dict[tuple[Any, ...], Any] = {}  # (a variable's key has 8 items, a parameter's 4)
 _MANY = 4096
 _NEW = object.__new__
 
 
 def _var_spec(unit: str, fixed: bool, nominal: float | None, state_priority: int,
               hint: str, decl: Any) -> _VarSpec:
-    # (a spec kept here holds its decl: no other object takes its id meanwhile)
-    key = (unit, fixed, nominal, state_priority, hint, id(decl))
-    spec = _SPECS.get(key)
+    # (a spec kept here holds its decl: no other object takes its id meanwhile; the types
+    # of fixed and nominal: 1 == True == 1.0 would share a spec)
+    key = (unit, fixed, type(fixed), nominal, type(nominal), state_priority, hint, id(decl))
+    try:
+        spec = _SPECS.get(key)
+    except TypeError:  # (an unhashable value, e.g. an array as nominal: a spec of its own)
+        return _VarSpec(unit, fixed, nominal, state_priority, hint, decl)
     if spec is None:
         if len(_SPECS) >= _MANY:
             _SPECS.clear()
@@ -296,7 +300,10 @@ class _ParSpec(NamedTuple):
 
 def _par_spec(unit: str, doc: str, decl: Any, kind: str) -> _ParSpec:
     key = (unit, doc, id(decl), kind)
-    spec = _SPECS.get(key)
+    try:
+        spec = _SPECS.get(key)
+    except TypeError:  # (an unhashable value: a spec of its own)
+        return _ParSpec(unit, doc, decl, kind)
     if spec is None:
         if len(_SPECS) >= _MANY:
             _SPECS.clear()

@@ -923,7 +923,7 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     renumber = np.full(len(V), -1, dtype=np.int64)
     renumber[keep_a] = np.arange(len(keep), dtype=np.int64)
     # (the new indices as the build's shared integer objects, the flat system's: see
-    # templates.shared_ints)
+    # symbols.shared_ints)
     shared = fs.__dict__.get("_ints")
     if shared is None:
         shared = shared_ints(0)

@@ -84,7 +84,7 @@ class EquationSystem:
         (sorted indices into ``variables``; or compressed rows ``(ptr, col)``) and
         ``symbols`` the column of the unknowns' symbols (the alias pass has them).
         ``pool``, if given, is the build's shared integers
-        (:func:`~acausal.templates.shared_ints`), kept with the system;
+        (:func:`~acausal.symbols.shared_ints`), kept with the system;
         ``parameter_symbols`` the column of the parameters' symbols (the flatten pass
         forms it), taken where it holds every parameter."""
         incidence_in = incidence
@@ -160,7 +160,7 @@ class EquationSystem:
 
     def ints(self, n: int) -> list[int]:
         """The integers ``0, 1, ...`` (at least ``n``) as the build's shared objects
-        (:func:`~acausal.templates.shared_ints`), kept with this system: the index lists
+        (:func:`~acausal.symbols.shared_ints`), kept with this system: the index lists
         of the structure passes refer to these instead of a fresh object per entry."""
         pool = self.__dict__.get("_ints")
         if pool is None:
@@ -445,7 +445,7 @@ def rows_of(col: cs.SX, rows: list[int]) -> cs.SX:
 
 def int_pool(n: int) -> list[int]:
     """The integers ``0 .. n-1``, each one Python object (the build's shared ones,
-    :func:`~acausal.templates.shared_ints`): the index tables of a system (names,
+    :func:`~acausal.symbols.shared_ints`): the index tables of a system (names,
     derivative links, incidence rows) refer to these instead of holding a fresh integer
     object per entry (a third of the tables' memory on a large model)."""
     return shared_ints(n)[:n]
