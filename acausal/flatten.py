@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import field
 from itertools import chain, compress, repeat
 from operator import attrgetter, is_not
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import casadi as cs
 import numpy as np
@@ -35,7 +35,7 @@ from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .records import record
 from .state import need
 from .structure.template_incidence import template_incidence
-from .symbols import FlatParameter, FlatVariable, LazyColumn, LazyRow, SymbolTable
+from .symbols import FlatParameter, FlatVariable, LazyColumn, LazyRow, SymbolTable, shared_ints
 from .templates import Group, NotTemplate, Template, group_keys, int_pool
 
 if TYPE_CHECKING:
@@ -43,6 +43,28 @@ if TYPE_CHECKING:
 
 __all__ = ["FlatVariable", "FlatEquation", "FlatParameter", "FlatSystem", "flatten",
            "flatten_pass"]
+
+
+class _EqMore(NamedTuple):
+    """The fields of a :class:`FlatEquation` that are almost always their default, in
+    one slot (an equation of 5 slots is 80 bytes, one of 7 96; a large model has over a
+    million): the default shared by all that have it."""
+
+    label: str
+    derived_from: FlatEquation | None
+    coordinates: Any
+
+
+_NO_MORE = _EqMore("", None, None)
+
+
+def _more_field(name: str) -> Any:
+    """The attribute ``name`` of an equation's :class:`_EqMore` (read in C); set, a new
+    one."""
+    def put(eq: FlatEquation, value: Any) -> None:
+        eq._more = eq._more._replace(**{name: value})
+
+    return property(attrgetter(f"_more.{name}"), put)
 
 
 class FlatEquation:
@@ -60,31 +82,39 @@ class FlatEquation:
     the group's columns (:class:`~acausal.symbols.LazyColumn`), made when first read.
     """
 
-    __slots__ = ("_res", "origin", "label", "_source", "derived_from", "coordinates", "_row")
+    __slots__ = ("_res", "origin", "_source", "_row", "_more")
 
     def __init__(self, res: Any, origin: str, label: str = "", source: Any = None,
                  derived_from: FlatEquation | None = None, coordinates: Any = None,
                  row: int = -1) -> None:
         self._res = res  # cs.SX (None until the flatten pass forms lhs - rhs) or a LazyColumn
         self.origin = origin
-        self.label = label
         self._source = source
-        self.derived_from = derived_from
-        self.coordinates = coordinates
         self._row = row
+        self._more = (_NO_MORE if not label and derived_from is None and coordinates is None
+                      else _EqMore(label, derived_from, coordinates))
 
     res = LazyRow()
     source = LazyRow()
+    label = _more_field("label")
+    derived_from = _more_field("derived_from")
+    coordinates = _more_field("coordinates")
 
     def __reduce__(self) -> tuple[Any, ...]:  # (as FlatVariable's)
-        return (FlatEquation, (self._res, self.origin, self.label, self._source,
-                               self.derived_from, self.coordinates, self._row))
+        label, derived_from, coordinates = self._more
+        return (FlatEquation, (self._res, self.origin, label, self._source, derived_from,
+                               coordinates, self._row))
 
     def rewritten(self, res: Any) -> FlatEquation:
         """This equation with the residual ``res`` (substituted, relations frozen): the
         same origin, label, source and coordinates."""
-        return FlatEquation(res, self.origin, self.label, self._source, None,
-                            self.coordinates, self._row)
+        eq = FlatEquation(res, self.origin, "", self._source, None, None, self._row)
+        more = self._more
+        if more is not _NO_MORE:
+            eq._more = (more if more.derived_from is None else
+                        _EqMore(more.label, None, more.coordinates) if more.label
+                        or more.coordinates is not None else _NO_MORE)
+        return eq
 
     def __repr__(self) -> str:
         return f"FlatEquation({self.text()!r}, origin={self.origin!r})"
@@ -103,6 +133,7 @@ class FlatEquation:
         if len(s) > width:
             s = s[: width - 3] + "..."
         return f"{s}   [{self.origin}]"
+
 
 
 @record
@@ -177,7 +208,7 @@ class _Flattener:
         self.signals: dict[int, tuple[str, str]] = {}
         self.bound_values: list[tuple[Component, str, Any]] = []
         self._scalar_at: list[int] = []
-        self.ints: list[int] = []  # the integers as shared objects (templates.int_pool)
+        self.ints = shared_ints(0)  # the integers as shared objects (templates.int_pool)
         self._scalars_column = cs.SX(0, 1)
 
     # ----- the pass -----
@@ -342,7 +373,7 @@ class _Flattener:
         par_column = _gather(len(params), lambda k: params[k].sym, _par_pieces(unique))
         incidence = template_incidence([(g, firsts[id(g)]) for g in unique], runs, cols,
                                        tab.variables, equations)
-        return FlatSystem(
+        fs = FlatSystem(
             t=tab.t,
             variables=tab.variables,
             equations=equations,
@@ -363,6 +394,10 @@ class _Flattener:
             par_column=par_column,
             template_incidence=incidence,
         )
+        # (the shared integers, kept until the alias pass hands them to the equation
+        # system: see shared_ints)
+        fs.__dict__["_ints"] = self.ints
+        return fs
 
     def _lazy_scalars(self, made: tuple[cs.SX, Any], at: list[int]) -> None:
         """The graph's scalar unknowns ``at`` take their symbols as rows of their column

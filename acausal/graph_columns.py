@@ -224,13 +224,14 @@ class GraphColumns:
         origins = list(map(paths.__getitem__, g.edge_owner.tolist()))
         names_at.update(at)
         # (FlatVariable(name, sym, 0.0, False, unit, None, 0, origin, None, None, "", None)
-        # or, the symbols a LazyColumn, its row k as the symbol of the k-th)
+        # or, the symbols a LazyColumn, its row k as the symbol of the k-th; one spec per
+        # unit)
         lazy = type(elems) is LazyColumn
-        variables.extend(map(FlatVariable, names, repeat(elems) if lazy else elems,
-                             repeat(0.0), repeat(False), [unit[k] for k in which],
-                             repeat(None), repeat(0), origins, repeat(None), repeat(None),
-                             repeat(""), repeat(None),
-                             range(len(names)) if lazy else repeat(-1)))
+        spec = [FlatVariable.spec(u, False, None, 0, "", None) for u in unit]
+        variables.extend(map(FlatVariable.of_spec, names, repeat(elems) if lazy else elems,
+                             repeat(0.0), origins, repeat(None), repeat(None),
+                             range(len(names)) if lazy else repeat(-1),
+                             map(spec.__getitem__, which)))
         self.scalar_at = list(range(first, first + len(names)))
         return True
 

@@ -12,17 +12,70 @@ are collected), so component code needs no reference to the pass that calls it.
 from __future__ import annotations
 
 import contextvars
+import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import casadi as cs
 import numpy as np
 
 from .errors import ModelDefinitionError
 
-__all__ = ["FlatVariable", "FlatParameter", "LazyColumn", "SymbolTable", "active", "current"]
+__all__ = ["FlatVariable", "FlatParameter", "LazyColumn", "SymbolTable", "active", "current",
+           "shared_ints", "grow_ints", "as_shared"]
+
+
+class _Ints(list):  # type: ignore[type-arg]
+    """A list a weak reference can follow (:func:`shared_ints`)."""
+
+    __slots__ = ("__weakref__",)
+
+
+_shared: Any = None  # (a weak reference to the pool of shared_ints)
+_shared_lock = threading.Lock()
+
+
+def shared_ints(n: int) -> list[int]:
+    """The integers ``0, 1, ...`` (at least ``n``) as one pool of shared objects for
+    every pass: the flatten pass's, the equation system's (which keeps it) and the
+    structure passes' index lists then refer to the same integer objects instead of
+    each its own (a hundred thousand components: several million integers, 32 bytes
+    each). The pool lives while anything holds it (a build in progress), then goes."""
+    global _shared
+    with _shared_lock:  # (two builds in threads extend it one after the other)
+        pool = _shared() if _shared is not None else None
+        if pool is None:
+            pool = _Ints()
+            _shared = weakref.ref(pool)
+        if len(pool) < n:
+            pool.extend(range(len(pool), n))
+    return pool  # type: ignore[no-any-return]
+
+
+def grow_ints(pool: list[int], n: int) -> list[int]:
+    """The pool ``pool`` of :func:`shared_ints` (which its holder keeps alive) extended
+    to at least ``n`` integers."""
+    if len(pool) < n:
+        with _shared_lock:
+            if len(pool) < n:
+                pool.extend(range(len(pool), n))
+    return pool
+
+
+def as_shared(pool: list[int], a: np.ndarray) -> list[int]:
+    """The integer array ``a`` (indices, or -1 for none) as a list of the objects of
+    ``pool`` (:func:`shared_ints`; extended as needed): ``a.tolist()``, which would make
+    a new object per entry, in about the same time."""
+    if not len(a):
+        return []
+    m = int(a.max()) + 1
+    obj = np.empty(m + 1, dtype=object)
+    obj[:m] = grow_ints(pool, m)[:m]
+    obj[m] = -1
+    return obj[np.where(a < 0, m, a)].tolist()  # type: ignore[no-any-return]
 
 
 class LazyColumn:
@@ -104,6 +157,52 @@ class LazyRow:
         self.store.__set__(obj, value)
 
 
+class _VarSpec(NamedTuple):
+    """What a variable shares with the others of its declaration (kept in one slot:
+    a variable of 8 slots is 96 bytes, one of 13 144; a large model has millions)."""
+
+    unit: str
+    fixed: bool
+    nominal: float | None
+    state_priority: int
+    hint: str
+    decl: Any
+
+
+#: the specs made so far, by value (``decl`` by identity: declarations do not hash), so
+#: that the variables of one declaration share one; cleared when it grows past ``_MANY``
+_SPECS: dict[tuple[Any, ...], Any] = {}  # (a variable's key has 8 items, a parameter's 4)
+_MANY = 4096
+_NEW = object.__new__
+
+
+def _var_spec(unit: str, fixed: bool, nominal: float | None, state_priority: int,
+              hint: str, decl: Any) -> _VarSpec:
+    # (a spec kept here holds its decl: no other object takes its id meanwhile; the types
+    # of fixed and nominal: 1 == True == 1.0 would share a spec)
+    key = (unit, fixed, type(fixed), nominal, type(nominal), state_priority, hint, id(decl))
+    try:
+        spec = _SPECS.get(key)
+    except TypeError:  # (an unhashable value, e.g. an array as nominal: a spec of its own)
+        return _VarSpec(unit, fixed, nominal, state_priority, hint, decl)
+    if spec is None:
+        if len(_SPECS) >= _MANY:
+            _SPECS.clear()
+        spec = _SPECS[key] = _VarSpec(unit, fixed, nominal, state_priority, hint, decl)
+    return spec
+
+
+def _spec_field(cls: Any, make: Any, name: str) -> Any:
+    """The attribute ``name`` of a spec (read in C, by ``attrgetter``); set, a new spec."""
+    i = cls._fields.index(name)
+
+    def put(obj: Any, value: Any) -> None:
+        spec = obj._spec
+        obj._spec = make(*spec[:i], value, *spec[i + 1:])
+
+    return property(attrgetter(f"_spec.{name}"), put)
+
+
 class FlatVariable:
     """A scalar unknown of the flat system.
 
@@ -111,11 +210,12 @@ class FlatVariable:
     this variable's derivative symbol, if any; ``hint``: shown when the variable is left
     undetermined; ``decl``: the component's Variable declaration (bounds), if any. The
     symbol of a template group's unknown is row ``row`` of the group's column
-    (:class:`LazyColumn`), made when first read.
+    (:class:`LazyColumn`), made when first read. ``unit``, ``fixed``, ``nominal``,
+    ``state_priority``, ``hint`` and ``decl`` are kept in one tuple shared with the other
+    variables that have the same (:class:`_VarSpec`).
     """
 
-    __slots__ = ("name", "_sym", "start", "fixed", "unit", "nominal", "state_priority",
-                 "origin", "der_of", "der", "hint", "decl", "_row")
+    __slots__ = ("name", "_sym", "start", "origin", "der_of", "der", "_row", "_spec")
 
     def __init__(self, name: str, sym: Any, start: float = 0.0, fixed: bool = False,
                  unit: str = "", nominal: float | None = None, state_priority: int = 0,
@@ -124,24 +224,45 @@ class FlatVariable:
         self.name = name
         self._sym = sym
         self.start = start
-        self.fixed = fixed
-        self.unit = unit
-        self.nominal = nominal
-        self.state_priority = state_priority
         self.origin = origin
         self.der_of = der_of
         self.der = der
-        self.hint = hint
-        self.decl = decl
         self._row = row
+        self._spec = _var_spec(unit, fixed, nominal, state_priority, hint, decl)
 
     sym = LazyRow()
+    unit = _spec_field(_VarSpec, _var_spec, "unit")
+    fixed = _spec_field(_VarSpec, _var_spec, "fixed")
+    nominal = _spec_field(_VarSpec, _var_spec, "nominal")
+    state_priority = _spec_field(_VarSpec, _var_spec, "state_priority")
+    hint = _spec_field(_VarSpec, _var_spec, "hint")
+    decl = _spec_field(_VarSpec, _var_spec, "decl")
+
+    #: the spec of the given ``unit, fixed, nominal, state_priority, hint, decl``
+    spec = staticmethod(_var_spec)
+
+    @staticmethod
+    def of_spec(name: str, sym: Any, start: float, origin: str, der_of: int | None,
+                der: int | None, row: int, spec: _VarSpec) -> FlatVariable:
+        """The variable of these fields and a :meth:`spec` (the constructor without
+        its search for the spec: a third less time for the million variables of a large
+        model, made by the thousand with one spec)."""
+        v = _NEW(FlatVariable)
+        v.name = name
+        v._sym = sym
+        v.start = start
+        v.origin = origin
+        v.der_of = der_of
+        v.der = der
+        v._row = row
+        v._spec = spec
+        return v
 
     def _fields(self) -> tuple[Any, ...]:
         """The constructor's arguments that make this variable again."""
-        return (self.name, self._sym, self.start, self.fixed, self.unit, self.nominal,
-                self.state_priority, self.origin, self.der_of, self.der, self.hint,
-                self.decl, self._row)
+        u, fixed, nominal, priority, hint, decl = self._spec
+        return (self.name, self._sym, self.start, fixed, u, nominal, priority, self.origin,
+                self.der_of, self.der, hint, decl, self._row)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # (the fields in a tuple: the default of a slotted class pickles a dictionary of
@@ -150,8 +271,11 @@ class FlatVariable:
 
     def copy(self) -> FlatVariable:
         """A shallow copy (``copy.copy`` without its generic protocol, which costs more
-        than the copy itself for a hundred thousand variables)."""
-        return FlatVariable(*_VARIABLE_FIELDS(self))
+        than the copy itself for a hundred thousand variables; the spec shared)."""
+        new = _NEW(FlatVariable)
+        (new.name, new._sym, new.start, new.origin, new.der_of, new.der, new._row,
+         new._spec) = _VARIABLE_SLOTS(self)
+        return new
 
     def __repr__(self) -> str:
         return (f"FlatVariable({self.name!r}, start={self.start!r}, fixed={self.fixed!r}, "
@@ -159,10 +283,32 @@ class FlatVariable:
                 f"der={self.der!r})")
 
 
-#: :meth:`FlatVariable._fields` in one C call (the alias pass copies every kept variable)
-_VARIABLE_FIELDS = attrgetter("name", "_sym", "start", "fixed", "unit", "nominal",
-                              "state_priority", "origin", "der_of", "der", "hint", "decl",
-                              "_row")
+#: the slots of a :class:`FlatVariable` in one C call (the alias pass copies every kept
+#: variable)
+_VARIABLE_SLOTS = attrgetter(*FlatVariable.__slots__)
+
+
+class _ParSpec(NamedTuple):
+    """What a parameter shares with the others of its declaration (as :class:`_VarSpec`:
+    6 slots, 80 bytes, instead of 9, 112)."""
+
+    unit: str
+    doc: str
+    decl: Any
+    kind: str
+
+
+def _par_spec(unit: str, doc: str, decl: Any, kind: str) -> _ParSpec:
+    key = (unit, doc, id(decl), kind)
+    try:
+        spec = _SPECS.get(key)
+    except TypeError:  # (an unhashable value: a spec of its own)
+        return _ParSpec(unit, doc, decl, kind)
+    if spec is None:
+        if len(_SPECS) >= _MANY:
+            _SPECS.clear()
+        spec = _SPECS[key] = _ParSpec(unit, doc, decl, kind)
+    return spec  # type: ignore[no-any-return]
 
 
 class FlatParameter:
@@ -172,9 +318,11 @@ class FlatParameter:
     component instance whose parameter this is; ``kind``: ``"parameter"``,
     ``"relation"`` (a frozen relation) or ``"discrete"``. The symbol of a template
     group's parameter is row ``row`` of the group's column, made when first read.
+    ``unit``, ``doc``, ``decl`` and ``kind`` are kept in one tuple shared with the other
+    parameters that have the same (:class:`_ParSpec`).
     """
 
-    __slots__ = ("name", "_sym", "value", "unit", "doc", "decl", "owner", "kind", "_row")
+    __slots__ = ("name", "_sym", "value", "owner", "_row", "_spec")
 
     def __init__(self, name: str, sym: Any, value: float, unit: str = "", doc: str = "",
                  decl: Any = None, owner: Any = None, kind: str = "parameter",
@@ -182,18 +330,37 @@ class FlatParameter:
         self.name = name
         self._sym = sym
         self.value = value
-        self.unit = unit
-        self.doc = doc
-        self.decl = decl
         self.owner = owner
-        self.kind = kind
         self._row = row
+        self._spec = _par_spec(unit, doc, decl, kind)
 
     sym = LazyRow()
+    unit = _spec_field(_ParSpec, _par_spec, "unit")
+    doc = _spec_field(_ParSpec, _par_spec, "doc")
+    decl = _spec_field(_ParSpec, _par_spec, "decl")
+    kind = _spec_field(_ParSpec, _par_spec, "kind")
+
+    #: the spec of the given ``unit, doc, decl, kind``
+    spec = staticmethod(_par_spec)
+
+    @staticmethod
+    def of_spec(name: str, sym: Any, value: float, owner: Any, row: int, spec: _ParSpec
+                ) -> FlatParameter:
+        """The parameter of these fields and a :meth:`spec` (as
+        :meth:`FlatVariable.of_spec`)."""
+        p = _NEW(FlatParameter)
+        p.name = name
+        p._sym = sym
+        p.value = value
+        p.owner = owner
+        p._row = row
+        p._spec = spec
+        return p
 
     def __reduce__(self) -> tuple[Any, ...]:  # (as FlatVariable's)
-        return (FlatParameter, (self.name, self._sym, self.value, self.unit, self.doc,
-                                self.decl, self.owner, self.kind, self._row))
+        unit, doc, decl, kind = self._spec
+        return (FlatParameter, (self.name, self._sym, self.value, unit, doc, decl,
+                                self.owner, kind, self._row))
 
     @property
     def discrete(self) -> bool:

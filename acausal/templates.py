@@ -42,7 +42,7 @@ from .component import (
 )
 from .fastsx import column_program, run_columns
 from .functions import no_relation_of
-from .symbols import FlatParameter, FlatVariable, LazyColumn, start_values
+from .symbols import FlatParameter, FlatVariable, LazyColumn, _Ints, grow_ints, start_values
 
 __all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys",
            "int_pool"]
@@ -75,7 +75,7 @@ _SHARED = attrgetter("_own")
 _START = attrgetter("_start")
 _FIXED = attrgetter("_fixed")  # (VariableInstance.fixed, read from its slot)
 _DER = attrgetter("der")
-_UNIT = attrgetter("unit")
+_UNIT = attrgetter("_spec.unit")  # (FlatVariable.unit, without its property)
 _ORIGIN = attrgetter("origin")
 _PORTS = attrgetter("_ports")
 
@@ -545,9 +545,10 @@ class Group:
             elems = self.param_elems[name]
             values.append(elems)
             decl = self.param_decls[name]
-            pars.append(list(map(FlatParameter, self.param_names[name], repeat(elems),
-                                 map(float, given), repeat(decl.unit), repeat(decl.doc),
-                                 repeat(decl), members, repeat("parameter"), rows)))
+            spec = FlatParameter.spec(decl.unit, decl.doc, decl, "parameter")
+            pars.append(list(map(FlatParameter.of_spec, self.param_names[name],
+                                 repeat(elems), map(float, given), members, rows,
+                                 repeat(spec))))
         # (read by a member's initial_equations(), which stay per instance, and by the
         # equations of the models that contain it)
         at = {k: a for a, k in enumerate(keys)}
@@ -566,11 +567,13 @@ class Group:
         for j, offset in enumerate(self._der_offsets):
             made = self.der_made[j]
             if made is not None:
-                k = base + offset
+                # (the indices as the shared integer objects: int_pool)
+                pool = int_pool(self.ints, len(variables) + 1)
+                k = pool[base + offset]
                 v = variables[k]
                 if v.der is None:  # (SymbolTable.add_derivative, inline)
                     at = self.der_at[j]
-                    v.der = idx = len(variables)
+                    v.der = idx = pool[len(variables)]
                     at[0].append(idx)
                     at[1].append(i)
                     name = made[0][i]
@@ -612,11 +615,11 @@ class Group:
                 v.der = idx
             # (one unit string per unit: a hundred thousand derivatives share a few)
             units = list(map(_UNIT, of))
-            per = {u: f"{u}/s" if u else "1/s" for u in set(units)}
-            cols.append(list(map(FlatVariable, names, repeat(syms), repeat(0.0),
-                                 repeat(False), map(per.__getitem__, units),
-                                 repeat(None), repeat(0), map(_ORIGIN, of), col,
-                                 repeat(None), repeat(""), repeat(None), rows)))
+            per = {u: FlatVariable.spec(f"{u}/s" if u else "1/s", False, None, 0, "", None)
+                   for u in set(units)}
+            cols.append(list(map(FlatVariable.of_spec, names, repeat(syms), repeat(0.0),
+                                 map(_ORIGIN, of), col, repeat(None), rows,
+                                 map(per.__getitem__, units))))
             self.der_at[j][0].extend(at)
             self.der_at[j][1].extend(rows)
             table.index.update(zip(names, at, strict=True))
@@ -712,7 +715,10 @@ def int_pool(pool: list[int], n: int) -> list[int]:
     these objects, not a new integer object of 32 bytes each (a hundred thousand
     components store about thirty per component)."""
     if len(pool) < n:
-        pool.extend(range(len(pool), n))
+        if type(pool) is _Ints:  # (the shared pool: extended under its lock)
+            grow_ints(pool, n)
+        else:
+            pool.extend(range(len(pool), n))
     return pool
 
 
@@ -745,9 +751,11 @@ def _flat_variables(names: list[str], syms: LazyColumn, starts: list[float],
     vi = vis[0]
     shared = _SHARED(vi)
     if all(map(_eq, repeat(shared), map(_SHARED, vis))):  # (None == {...}: False)
-        return list(map(FlatVariable, names, repeat(syms), starts, fixed, repeat(vi.unit),
-                        repeat(vi.nominal), repeat(vi.state_priority), origins, repeat(None),
-                        repeat(None), repeat(vi.hint), repeat(vi.decl), rows))
+        # (one spec per fixed value)
+        spec = {f: FlatVariable.spec(vi.unit, f, vi.nominal, vi.state_priority, vi.hint,
+                                     vi.decl) for f in set(fixed)}
+        return list(map(FlatVariable.of_spec, names, repeat(syms), starts, origins,
+                        repeat(None), repeat(None), rows, map(spec.__getitem__, fixed)))
     # an instance's own edit (e.g. ``c.variables()["x"].state_priority = 3``)
     return [FlatVariable(name, syms, start, fx, v.unit, v.nominal, v.state_priority, origin,
                          None, None, v.hint, v.decl, i)

@@ -26,6 +26,7 @@ import numpy as np
 
 from .csr import CSR
 from .records import ListView, record
+from .symbols import as_shared, shared_ints
 
 __all__ = ["Topology", "EdgePairs", "incidence_matrix", "cutset_matrix_by_row_operations"]
 
@@ -181,12 +182,21 @@ class Topology:
             _forest_in_bulk(n, self._ends, np.asarray(prio), in_tree, skip)
         self.in_tree = in_tree
         tree = np.flatnonzero(in_tree)
-        self.tree = tree.tolist()
-        self.cotree = np.flatnonzero(~in_tree).tolist()
+        # (the indices as the build's shared integer objects, kept here until the flatten
+        # pass takes the same pool: see symbols.shared_ints)
+        ints = self.__dict__["_ints"] = shared_ints(0)
+        self.tree = as_shared(ints, tree)
+        self.cotree = as_shared(ints, np.flatnonzero(~in_tree))
         if m < SCIPY_GRAPH_MIN:
             self._root_forest(uf)
         else:
             self._root_forest_in_bulk(tree)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (saved without the pool of shared integers: see __post_init__)
+        state = dict(self.__dict__)
+        state.pop("_ints", None)
+        return state
 
     # ----- forest -----
     def _root_forest(self, uf: _UnionFind) -> None:
@@ -313,7 +323,7 @@ class Topology:
         rank_of = comp_rank[label[visit]]
         if k > 1 and bool(np.any(rank_of[1:] < rank_of[:-1])):
             visit = visit[np.argsort(rank_of, kind="stable")]
-        self.order = visit.tolist()
+        self.order = as_shared(self.__dict__["_ints"], visit)
         self.parent = pred
         self.parent_edge = parent_edge
         self.parent_sign = parent_sign

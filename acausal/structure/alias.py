@@ -24,14 +24,14 @@ from ..fastsx import same_nodes, stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..state import need
-from ..symbols import FlatVariable, LazyColumn
+from ..symbols import FlatVariable, LazyColumn, shared_ints
+from ..templates import int_pool
 from .diagnostics import StructureDiagnostics
 from .system import (
     EquationSystem,
     coordinate_groups,
     flat_columns,
     hidden_coordinates,
-    int_pool,
     rows_of,
 )
 from .template_incidence import SUPERSET, UNKNOWN
@@ -471,7 +471,8 @@ def _ranks(V: list[FlatVariable], ks: list[int], rank: list[int]) -> None:
         v = V[k]
         name = v.name
         user = "[" not in name[name.rfind(".") + 1:] and "->" not in name
-        rank[k] = ((((v.der is not None) << 1) | bool(v.fixed)) << 1 | user) * _LONG \
+        # (v._spec.fixed: FlatVariable.fixed without its property, for every member)
+        rank[k] = ((((v.der is not None) << 1) | bool(v._spec.fixed)) << 1 | user) * _LONG \
             - len(name)
 
 
@@ -686,8 +687,7 @@ def _rewrite(current: list[FlatEquation], rows: list[int], R: cs.SX) -> None:
         col = LazyColumn(None, partial(_group_rows, Rd, len(src), ks, qs), len(src))
         for q in qs:
             e = eqs[q]
-            current[rows[q]] = FlatEquation(col, e.origin, e.label, e._source, None,
-                                            e.coordinates, e._row)
+            current[rows[q]] = e.rewritten(col)
     if loose:
         for q, res in zip(loose, Rd[loose].nonzeros(), strict=True):
             current[rows[q]] = eqs[q].rewritten(res)
@@ -882,7 +882,7 @@ def _merge_starts(fs: FlatSystem, P: np.ndarray, S: np.ndarray, const: dict[int,
 
     for k in elim.tolist():
         v = V[k]
-        if not v.fixed:
+        if not v._spec.fixed:  # (v.fixed, without its property: every eliminated one)
             continue
         r, s = int(P[k]), float(S[k])
         if r in const:
@@ -922,8 +922,12 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     keep = keep_a.tolist()
     renumber = np.full(len(V), -1, dtype=np.int64)
     renumber[keep_a] = np.arange(len(keep), dtype=np.int64)
-    # (the new indices as the system's shared integer objects: see int_pool)
-    pool = int_pool(len(keep))
+    # (the new indices as the build's shared integer objects, the flat system's: see
+    # symbols.shared_ints)
+    shared = fs.__dict__.get("_ints")
+    if shared is None:
+        shared = shared_ints(0)
+    pool = int_pool(shared, len(keep))[:len(keep)]
     new_index_a = np.full(len(V), -1, dtype=object)
     new_index_a[keep_a] = pool
     new_index = new_index_a.tolist()
@@ -962,7 +966,7 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
         symbols = al.symbols[keep] if len(keep) < len(V) else al.symbols
     return EquationSystem.from_lists(fs.t, variables, list(al.equations), fs.parameters,
                                      al.residuals, incidence=incidence, symbols=symbols,
-                                     pool=pool, parameter_symbols=fs.par_column)
+                                     pool=shared, parameter_symbols=fs.par_column)
 
 
 def alias_pass(state: CompileState) -> CompileState:
@@ -974,6 +978,7 @@ def alias_pass(state: CompileState) -> CompileState:
     # the tables handed on stay with the system only (a saved model carries no copies)
     al.incidence = al.symbols = None
     fs.__dict__.pop("_columns", None)
+    fs.__dict__.pop("_ints", None)  # (the system keeps them)
     fs.template_incidence = None
     return state.update(aliases=al, system=system, diagnostics=diagnostics(fs, al))
 

@@ -219,8 +219,9 @@ def select_states(
         cut_g = np.searchsorted(lab_g[by_g], labs, side="right").tolist()
         at_z = np.searchsorted(lab_z[by_z], labs, side="left").tolist()
         cut_z = np.searchsorted(lab_z[by_z], labs, side="right").tolist()
-        G_sorted = G[by_g].tolist()
-        Z_sorted = Z[by_z].tolist()
+        # (the blocks keep these: the build's shared integer objects, EquationSystem.ints)
+        G_sorted = sys.as_ints(G[by_g])
+        Z_sorted = sys.as_ints(Z[by_z])
         for q in range(len(labs)):
             eqs = G_sorted[cut_g[q - 1] if q else 0: cut_g[q]]
             cands = Z_sorted[at_z[q]: cut_z[q]]
@@ -235,7 +236,7 @@ def select_states(
             constant = value is not None or not (cs.depends_on(J, allv)
                                                  or cs.depends_on(J, sys.t))
             f = None if value is not None else cs.Function("dummy_jac", [allv, pv, sys.t], [J])
-            prio = np.array(list(map(attrgetter("state_priority"), map(
+            prio = np.array(list(map(attrgetter("_spec.state_priority"), map(
                 variables.__getitem__, var_int[cands].tolist()))))
             if len(cands) <= _DENSE_LIMIT:
                 H = np.asarray(value if f is None else f(*point_at(), t0))
@@ -275,7 +276,7 @@ def select_states(
         level += 1
     is_dummy = np.zeros(sys.n_vars, dtype=bool)
     is_dummy[int_array(list(dummies))] = True
-    states = np.flatnonzero((var_der >= 0) & ~is_dummy[np.maximum(var_der, 0)]).tolist()
+    states = sys.as_ints(np.flatnonzero((var_der >= 0) & ~is_dummy[np.maximum(var_der, 0)]))
     return StateSelection(states, dummies, blocks)
 
 

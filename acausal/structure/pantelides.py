@@ -142,7 +142,7 @@ def _settle_in_bulk(sys: EquationSystem, full: CSR, inc: CSR, highest: np.ndarra
     differentiated = _differentiated_in_bulk(sys, todo, flat, var_der)
     assign = np.full(sys.n_vars, -1, dtype=np.int64)
     assign[highest[var_of_eq[matched]]] = np.flatnonzero(matched)
-    return PantelidesResult(assign.tolist(), differentiated, 1)
+    return PantelidesResult(sys.as_ints(assign), differentiated, 1)
 
 
 def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndarray,
@@ -163,20 +163,22 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
     if (der < 0).any():  # (cannot happen: see _settle_in_bulk)
         raise AssertionError("index reduction: a derivative needed a new variable")
     m = len(todo)
-    todo_l = todo.tolist()
+    # (the indices as the build's shared integer objects: EquationSystem.ints)
+    todo_l = sys.as_ints(todo)
     eqs = sys.equations
-    new = list(range(n_eq, n_eq + m))
+    new = sys.ints(n_eq + m)[n_eq:n_eq + m]
     # the derivatives (EquationSystem.differentiate_symbolically's one generation), their
     # sparsity on the unknowns they can depend on: those of ``flat`` and their derivatives
     vs = unique(flat)
     cols = unique(np.concatenate([vs, var_der[vs]]))
     rows, bounds, col = sys.derivatives(todo_l, vs.tolist(), cols.tolist())
-    inc = cols[np.asarray(col, dtype=np.int64)].tolist() if len(col) else []
+    # (the rows as tuples: see EquationSystem.incidence)
+    inc = tuple(sys.as_ints(cols[np.asarray(col, dtype=np.int64)])) if len(col) else ()
     # (the label is rendered lazily)
     parents = list(map(eqs.__getitem__, todo_l))
     eqs.extend(list(map(FlatEquation, repeat(rows, m), map(attrgetter("origin"), parents),
                         repeat("", m), repeat(None, m), parents, repeat(None, m),
-                        range(m))))
+                        sys.ints(m))))  # (map stops at the m-th)
     sys.incidence.extend(map(inc.__getitem__, map(slice, bounds[:-1], bounds[1:])))
     eq_der = sys.eq_der
     for i, k in zip(todo_l, new, strict=True):
@@ -255,7 +257,7 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     derived = np.flatnonzero(int_array(sys.eq_int) >= 0).tolist()
     level = max(map(sys.level, derived), default=0)
     # assignments refer to highest derivatives only
-    final = (np.where(np.asarray(sys.var_der, dtype=np.int64) < 0, assign, -1).tolist()
+    final = (sys.as_ints(np.where(np.asarray(sys.var_der, dtype=np.int64) < 0, assign, -1))
              if assign else [])
     return PantelidesResult(final, differentiated, int(level))
 

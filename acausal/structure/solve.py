@@ -193,6 +193,10 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     syms = sys.symbols()
     all_res = sys.residuals()
     variables = sys.variables
+    # the unknowns' indices as the build's shared integer objects (EquationSystem.ints),
+    # taken by index level after level (one array: a chain has thousands of levels)
+    ints = np.empty(sys.n_vars, dtype=object)
+    ints[:] = sys.ints(sys.n_vars)[:sys.n_vars]
     # the incidence as arrays (a level takes the rows of its equations)
     full = causal.incidence_of(sys)
     row_len = np.diff(full.indptr)
@@ -222,7 +226,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         # the scalar blocks as their equations and unknowns (most blocks: no object each)
         single = ks[sizes[ks] == 1]
         s_eqs = blocks.equations[blocks.ptr[single]].tolist()
-        u_idx = blocks.unknowns[blocks.ptr[single]].tolist()
+        u_idx = ints[blocks.unknowns[blocks.ptr[single]]].tolist()
         rest = blocks.take(ks[sizes[ks] > 1])
         # the solutions of the unknowns these equations contain (their incidence), not
         # every solution so far: a level costs its own size

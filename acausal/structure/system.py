@@ -21,7 +21,14 @@ from ..csr import CSR, unique
 from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
-from ..symbols import FlatParameter, FlatVariable, LazyColumn
+from ..symbols import (
+    FlatParameter,
+    FlatVariable,
+    LazyColumn,
+    as_shared,
+    grow_ints,
+    shared_ints,
+)
 
 __all__ = ["EquationSystem", "coordinate_groups", "flat_columns", "hidden_coordinates", "int_pool",
            "rows_of"]
@@ -41,7 +48,9 @@ class EquationSystem:
     var_int: list[int] = field(default_factory=list)
     eq_der: list[int] = field(default_factory=list)
     eq_int: list[int] = field(default_factory=list)
-    incidence: list[list[int]] = field(default_factory=list)
+    #: per equation, its unknowns (sorted indices; a tuple where formed in bulk: 40 bytes
+    #: less than a list of two or three, for each of a large model's million rows)
+    incidence: list[Sequence[int]] = field(default_factory=list)
     name_index: dict[str, int] = field(default_factory=dict)
     #: equations whose incidence leaves out state coordinates of a domain pass
     #: (:class:`~acausal.domain_passes.StateCoordinates`): ``(rows, coordinate columns)``
@@ -65,7 +74,7 @@ class EquationSystem:
         equations: list[FlatEquation],
         parameters: list[FlatParameter],
         residuals: cs.SX | None = None,
-        incidence: list[list[int]] | tuple[np.ndarray, np.ndarray] | None = None,
+        incidence: list[Sequence[int]] | tuple[np.ndarray, np.ndarray] | None = None,
         symbols: cs.SX | None = None,
         pool: list[int] | None = None,
         parameter_symbols: cs.SX | None = None,
@@ -74,13 +83,14 @@ class EquationSystem:
         equations' residuals already stacked, ``incidence`` each equation's unknowns
         (sorted indices into ``variables``; or compressed rows ``(ptr, col)``) and
         ``symbols`` the column of the unknowns' symbols (the alias pass has them).
-        ``pool``, if given, is :func:`int_pool` of the number of variables;
+        ``pool``, if given, is the build's shared integers
+        (:func:`~acausal.symbols.shared_ints`), kept with the system;
         ``parameter_symbols`` the column of the parameters' symbols (the flatten pass
         forms it), taken where it holds every parameter."""
         incidence_in = incidence
         n = len(variables)
-        if pool is None:
-            pool = int_pool(n)
+        shared = shared_ints(n) if pool is None else pool
+        pool = shared[:n] if len(shared) != n else shared
         idx = dict(zip(map(attrgetter("name"), variables), pool, strict=True))
         var_der = [-1] * n
         var_int = [-1] * n
@@ -90,12 +100,13 @@ class EquationSystem:
                 var_der[d] = k
         if isinstance(incidence, tuple):
             bounds, at = incidence
-            cols = np.asarray(pool, dtype=object)[at].tolist() if n else []
+            cols = tuple(np.asarray(pool, dtype=object)[at].tolist()) if n else ()
             incidence = list(map(cols.__getitem__, map(slice, bounds[:-1].tolist(),
                                                        bounds[1:].tolist())))
-        rows: list[list[int]] | None = incidence
+        rows: list[Sequence[int]] | None = incidence
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
+        sys.__dict__["_ints"] = shared
         if symbols is not None:
             sys._stacked["variables"] = (len(variables), symbols)
         if parameter_symbols is not None and parameter_symbols.numel() == len(parameters):
@@ -107,7 +118,7 @@ class EquationSystem:
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)
             return sys
-        sys.incidence = [[] for _ in equations]
+        sys.incidence = [() for _ in equations]
         if equations and variables:
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)
@@ -121,20 +132,46 @@ class EquationSystem:
                 F = (residuals if residuals is not None and len(explicit) == len(equations)
                      else cs.vertcat(*[equations[i].res for i in explicit]))
                 ptr, col = cs.jacobian_sparsity(F, sys.symbols()).get_crs()
+                at_col = tuple(col)
                 # (the column indices of a row of a compressed row storage are sorted)
                 for r, i in enumerate(explicit):
-                    sys.incidence[i] = col[ptr[r]: ptr[r + 1]]
+                    sys.incidence[i] = at_col[ptr[r]: ptr[r + 1]]
         return sys
 
     def copy(self) -> EquationSystem:
         """A copy that index reduction can extend without touching this one (a variable
         is copied when its derivative link changes, :meth:`add_derivative_variable`;
         equations and incidence rows are only ever appended, never modified)."""
-        return EquationSystem(
+        out = EquationSystem(
             self.t, list(self.variables), list(self.equations),
             list(self.parameters), list(self.var_der), list(self.var_int),
             list(self.eq_der), list(self.eq_int), list(self.incidence), dict(self.name_index),
             list(self.implicit), dict(self._stacked))
+        if "_ints" in self.__dict__:
+            out.__dict__["_ints"] = self.__dict__["_ints"]
+        return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (a saved system without the pool of shared integers: its objects are saved
+        # where used, and one pool is made again when needed)
+        state = dict(self.__dict__)
+        state.pop("_ints", None)
+        return state
+
+    def ints(self, n: int) -> list[int]:
+        """The integers ``0, 1, ...`` (at least ``n``) as the build's shared objects
+        (:func:`~acausal.symbols.shared_ints`), kept with this system: the index lists
+        of the structure passes refer to these instead of a fresh object per entry."""
+        pool = self.__dict__.get("_ints")
+        if pool is None:
+            pool = self.__dict__["_ints"] = shared_ints(n)
+        return grow_ints(pool, n)
+
+    def as_ints(self, a: np.ndarray) -> list[int]:
+        """The integer array ``a`` (indices, or -1 for none) as a list of :meth:`ints`
+        objects (``a.tolist()``, which would make a new object per entry, in about the
+        same time)."""
+        return as_shared(self.ints(0), a)
 
     def symbols(self) -> cs.SX:
         """The unknowns' symbols stacked in one column (``vertcat`` of every
@@ -188,7 +225,7 @@ class EquationSystem:
         reduction can make it solvable)."""
         inc = self.incidence
         if rows is None:
-            lists: Sequence[list[int]] = inc
+            lists: Sequence[Sequence[int]] = inc
         else:
             lists = list(map(inc.__getitem__, rows.tolist() if isinstance(rows, np.ndarray)
                              else rows))
@@ -377,7 +414,8 @@ def coordinate_groups(equations: list[FlatEquation]
     """The rows of ``equations`` marked with no state coordinates, and the marked ones
     grouped by their :class:`~acausal.domain_passes.StateCoordinates` (in the order of
     each group's first row)."""
-    coordinates = list(map(attrgetter("coordinates"), equations))
+    # (FlatEquation.coordinates, without its property)
+    coordinates = list(map(attrgetter("_more.coordinates"), equations))
     if coordinates.count(None) == len(coordinates):  # (the common case: none marked)
         return list(range(len(coordinates))), []
     plain: list[int] = []
@@ -406,10 +444,11 @@ def rows_of(col: cs.SX, rows: list[int]) -> cs.SX:
 
 
 def int_pool(n: int) -> list[int]:
-    """The integers ``0 .. n-1``, each one Python object: the index tables of a system
-    (names, derivative links, incidence rows) refer to these instead of holding a fresh
-    integer object per entry (a third of the tables' memory on a large model)."""
-    return list(range(n))
+    """The integers ``0 .. n-1``, each one Python object (the build's shared ones,
+    :func:`~acausal.symbols.shared_ints`): the index tables of a system (names,
+    derivative links, incidence rows) refer to these instead of holding a fresh integer
+    object per entry (a third of the tables' memory on a large model)."""
+    return shared_ints(n)[:n]
 
 
 def flat_columns(fs: FlatSystem) -> tuple[cs.SX, cs.SX]:
