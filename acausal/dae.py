@@ -493,6 +493,12 @@ class OutNames(Sequence[str]):
     def __contains__(self, value: object) -> bool:
         return value in self.names()
 
+    def __add__(self, other: Sequence[str]) -> list[str]:  # (a list's: names + [...])
+        return self.names() + list(other)
+
+    def __radd__(self, other: Sequence[str]) -> list[str]:
+        return list(other) + self.names()
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and self.names() == list(other)
 

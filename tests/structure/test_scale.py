@@ -209,3 +209,32 @@ def test_what_a_build_made_is_not_left_to_the_young_generations():
     young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
     assert young < 200, young  # (the build makes tens of thousands of tracked objects)
     assert gc.isenabled() and cm.dae is not None
+
+
+@pytest.mark.parametrize("make", ["ForcedChain(4)", "SeriesRLC()", "HeatedMass()"])
+def test_output_names_and_sizes_read_as_the_lists_they_stand_for(make):
+    """A build keeps no list of its outputs' names or sizes (views: dae.OutNames over the
+    variables' names and the graph's names made when read, results.Sizes); each reads,
+    compares, concatenates and pickles as the list of the same names and sizes, which
+    the outputs' expressions and a run's result agree with."""
+    import models
+
+    import acausal as ac
+
+    cm = ac.build(eval(make, vars(models)))
+    d = cm.dae
+    n = len(d.out_names)
+    read_alone = [d.out_names[k] for k in range(-n, n)]  # (before the list is made)
+    names, sizes = list(d.out_names), list(d.out_sizes)
+    assert read_alone == names + names
+    assert len(names) == len(sizes) == len(d.out_expr) == len(set(names))
+    assert sizes == [int(e.numel()) for e in d.out_expr]
+    assert d.out_names == names and d.out_sizes == sizes
+    assert d.out_names + ["x"] == names + ["x"] and ["x"] + d.out_names == ["x"] + names
+    assert all(n in d.out_names and d.out_names.index(n) == k for k, n in enumerate(names))
+    assert pickle.loads(pickle.dumps(d.out_names)) == names
+    assert list(pickle.loads(pickle.dumps(d.out_sizes))) == sizes
+    assert np.array_equal(np.asarray(d.out_sizes), sizes)
+    res = ac.simulate(cm, 0.1)
+    for n in names:  # (every name reads)
+        assert np.isfinite(res[n]).all()
