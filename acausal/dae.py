@@ -26,7 +26,7 @@ from .fastsx import stack
 from .graph_columns import BlockNames
 from .grid_outputs import GridOutputs
 from .records import record
-from .results import Sizes
+from .results import LazyNames, Sizes
 from .solvers.newton import AlgebraicSystem
 from .state import need
 from .structure.blt import Blocks
@@ -444,7 +444,7 @@ def signed_rows(col: cs.SX, rep: np.ndarray, neg: np.ndarray, values: cs.SX,
     return out
 
 
-class OutNames(Sequence[str]):
+class OutNames(LazyNames):
     """The outputs' names: the equation system's variables' (read from them), then the
     other parts' (the graph's port and edge quantities made when first read,
     :class:`~acausal.graph_columns.BlockNames`), one after the other. A build keeps no
@@ -457,58 +457,19 @@ class OutNames(Sequence[str]):
             flat += p.parts if isinstance(p, OutNames) else [p]
         self.parts: list[Sequence[str]] = [p for p in flat if len(p)]
         self._ends = np.cumsum([len(p) for p in self.parts], dtype=np.int64).tolist()
-        self._list: list[str] | None = None
 
-    def names(self) -> list[str]:
-        """Every name (the list made once, then kept)."""
-        if self._list is None:
-            out: list[str] = []
-            for p in self.parts:
-                out += p.names() if isinstance(p, BlockNames) else p
-            self._list = out
-        return self._list
+    def _make(self) -> list[str]:
+        out: list[str] = []
+        for p in self.parts:
+            out += p.names() if isinstance(p, LazyNames) else p
+        return out
 
-    def __len__(self) -> int:
-        return self._ends[-1] if self._ends else 0
-
-    @overload
-    def __getitem__(self, k: int) -> str: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> list[str]: ...
-
-    def __getitem__(self, k: int | slice) -> str | list[str]:
-        if self._list is not None or type(k) is not int:
-            return self.names()[k]
-        k = range(len(self))[k]  # (a negative k, or IndexError)
+    def _one(self, k: int) -> str:
         i = bisect_right(self._ends, k)
         return self.parts[i][k - (self._ends[i - 1] if i else 0)]
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.names())
-
-    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
-        return self.names().index(value, start, len(self) if stop is None else stop)
-
-    def __contains__(self, value: object) -> bool:
-        return value in self.names()
-
-    def __add__(self, other: Sequence[str]) -> list[str]:  # (a list's: names + [...])
-        return self.names() + list(other)
-
-    def __radd__(self, other: Sequence[str]) -> list[str]:
-        return list(other) + self.names()
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and self.names() == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"OutNames({len(self)} names)"
-
-    def __reduce__(self) -> Any:
-        return list, (self.names(),)  # (saved as the list)
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
 
 
 class _VarNames(Sequence[str]):

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, repeat
 from operator import eq, itemgetter
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 import casadi as cs
 import numpy as np
@@ -32,7 +32,7 @@ from .component import DATUM, Component, bind_port
 from .csr import offsets, spread
 from .errors import ModelDefinitionError
 from .fastsx import stack
-from .results import Sizes
+from .results import LazyNames, Sizes
 from .symbols import FlatVariable, LazyColumn
 from .topology import _UnionFind
 
@@ -551,7 +551,7 @@ class Deferred:
                 dom.through.name: self.cols.value(p, dom.through.name)}
 
 
-class BlockNames(Sequence[str]):
+class BlockNames(LazyNames):
     """The names of the graph's outputs (:meth:`GraphColumns.outputs`), made when first
     read: edge after edge its across and its through quantity ("e.v", "e.i"), then port
     after port ("path.port.v", "path.port.i"; the ports ``kept``, all if None). Of an
@@ -564,49 +564,32 @@ class BlockNames(Sequence[str]):
         self.graph, self.own, self.heads, self.kept = g, own, heads, kept
         n_ports = len(g.ports) if kept is None else len(kept)
         self._n = 2 * (len(own) + n_ports)
-        self._list: list[str] | None = None
 
     def _suffixes(self) -> tuple[list[str], list[str]]:
         doms = self.graph.domains
         return ["." + d.across.name for d in doms], ["." + d.through.name for d in doms]
 
-    def names(self) -> list[str]:
-        """Every name (made once, then kept)."""
-        if self._list is None:
-            g = self.graph
-            across, through = self._suffixes()
-            codes = g.edge_domain.tolist()
-            tree = np.asarray(g.topology.in_tree, dtype=bool)
-            # (an edge's name less its unknown's quantity, then both quantities)
-            cut = list(map([len(q) for q in across + through].__getitem__,
-                           (g.edge_domain + np.where(tree, 0, len(across))).tolist()))
-            heads = [o[:len(o) - n] for o, n in zip(self.own, cut, strict=True)]
-            out = _pairs(heads, [across[k] for k in codes], [through[k] for k in codes])
-            pos = (2 * np.arange(len(tree)) + np.where(tree, 0, 1)).tolist()
-            for k, name in zip(pos, self.own, strict=True):
-                out[k] = name
-            at = np.arange(len(g.ports)) if self.kept is None else self.kept
-            comp = list(map(self.heads.__getitem__, g.port_owner[at].tolist()))
-            ports = list(map(g.ports.__getitem__, at.tolist()))
-            pp = [f"{h}.{p.name}" for h, p in zip(comp, ports, strict=True)]
-            codes = g.port_domain[at].tolist()
-            out += _pairs(pp, [across[k] for k in codes], [through[k] for k in codes])
-            self._list = out
-        return self._list
+    def _make(self) -> list[str]:
+        g = self.graph
+        across, through = self._suffixes()
+        codes = g.edge_domain.tolist()
+        tree = np.asarray(g.topology.in_tree, dtype=bool)
+        # (an edge's name less its unknown's quantity, then both quantities)
+        cut = list(map([len(q) for q in across + through].__getitem__,
+                       (g.edge_domain + np.where(tree, 0, len(across))).tolist()))
+        heads = [o[:len(o) - n] for o, n in zip(self.own, cut, strict=True)]
+        out = _pairs(heads, [across[k] for k in codes], [through[k] for k in codes])
+        pos = (2 * np.arange(len(tree)) + np.where(tree, 0, 1)).tolist()
+        for k, name in zip(pos, self.own, strict=True):
+            out[k] = name
+        at = np.arange(len(g.ports)) if self.kept is None else self.kept
+        comp = list(map(self.heads.__getitem__, g.port_owner[at].tolist()))
+        ports = list(map(g.ports.__getitem__, at.tolist()))
+        pp = [f"{h}.{p.name}" for h, p in zip(comp, ports, strict=True)]
+        codes = g.port_domain[at].tolist()
+        return out + _pairs(pp, [across[k] for k in codes], [through[k] for k in codes])
 
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, k: int) -> str: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> list[str]: ...
-
-    def __getitem__(self, k: int | slice) -> str | list[str]:
-        if self._list is not None or type(k) is not int:
-            return self.names()[k]
-        k = range(self._n)[k]  # (a negative k, or IndexError)
+    def _one(self, k: int) -> str:
         g, m = self.graph, len(self.own)
         across, through = self._suffixes()
         if k < 2 * m:  # an edge's: its unknown's name, or that with the other suffix
@@ -623,14 +606,8 @@ class BlockNames(Sequence[str]):
         return (f"{self.heads[int(g.port_owner[j])]}.{g.ports[j].name}"
                 + (across, through)[q][int(g.port_domain[j])])
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.names())
-
-    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
-        return self.names().index(value, start, len(self) if stop is None else stop)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
+    def __len__(self) -> int:
+        return self._n
 
     def take(self, at: np.ndarray) -> list[str]:
         """The names at the positions ``at`` (those of the edges' unknowns, as
@@ -640,11 +617,6 @@ class BlockNames(Sequence[str]):
                                                  + np.where(tree, 0, 1)):
             return list(self.own)
         return list(map(self.__getitem__, at.tolist()))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> Any:
-        return list, (self.names(),)  # (saved as the list of its names)
 
 
 class OutputTable(Mapping[str, Any]):

@@ -12,7 +12,7 @@ import numpy as np
 from .errors import AcausalError, ArgumentError, SolverWarning
 from .names import did_you_mean, name_list
 
-__all__ = ["Result", "Sizes"]
+__all__ = ["LazyNames", "Result", "Sizes"]
 
 #: entries of the whole table (outputs x time points) that cost as much to evaluate as
 #: one name read alone (a function of the name's inputs built and called: about 1 ms,
@@ -90,6 +90,65 @@ class Sizes(Sequence[int]):
 
     def __repr__(self) -> str:
         return f"Sizes({self.n}, {self.other})"
+
+
+class LazyNames(Sequence[str]):
+    """Names read like a list but made as one only when read as a whole (an iteration, a
+    search, a comparison, a pickle: then kept); a single read before that makes its name
+    alone. A subclass gives ``__len__``, ``_make()`` (the list) and ``_one(k)`` (name
+    ``k``, ``0 <= k < len``). A large model has millions of output names that a build
+    never reads (:class:`~acausal.dae.OutNames`, :class:`~acausal.graph_columns.BlockNames`)."""
+
+    _list: list[str] | None = None
+
+    def _make(self) -> list[str]:
+        raise NotImplementedError
+
+    def _one(self, k: int) -> str:
+        raise NotImplementedError
+
+    def names(self) -> list[str]:
+        """Every name (the list made once, then kept)."""
+        if self._list is None:
+            self._list = self._make()
+        return self._list
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if self._list is not None or type(k) is not int:
+            return self.names()[k]
+        return self._one(range(len(self))[k])  # (a negative k, or IndexError)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.names()
+
+    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
+        return self.names().index(value, start, len(self) if stop is None else stop)
+
+    def __add__(self, other: Sequence[str]) -> list[str]:  # (a list's: names + [...])
+        return self.names() + list(other)
+
+    def __radd__(self, other: Sequence[str]) -> list[str]:
+        return list(other) + self.names()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self.names() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} names)"
+
+    def __reduce__(self) -> Any:
+        return list, (self.names(),)  # (saved as the list of its names)
 
 
 class Result:
