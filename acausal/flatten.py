@@ -35,8 +35,16 @@ from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .records import record
 from .state import need
 from .structure.template_incidence import template_incidence
-from .symbols import FlatParameter, FlatVariable, LazyColumn, LazyRow, SymbolTable, shared_ints
-from .templates import Group, NotTemplate, Template, group_keys, int_pool
+from .symbols import (
+    FlatParameter,
+    FlatVariable,
+    LazyColumn,
+    LazyRow,
+    SymbolTable,
+    grow_ints,
+    shared_ints,
+)
+from .templates import Group, NotTemplate, Template, group_keys
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -208,7 +216,7 @@ class _Flattener:
         self.signals: dict[int, tuple[str, str]] = {}
         self.bound_values: list[tuple[Component, str, Any]] = []
         self._scalar_at: list[int] = []
-        self.ints = shared_ints(0)  # the integers as shared objects (templates.int_pool)
+        self.ints = shared_ints(0)  # the integers as shared objects (symbols.grow_ints)
         self._scalars_column = cs.SX(0, 1)
 
     # ----- the pass -----
@@ -293,7 +301,7 @@ class _Flattener:
                     origins = list(chain.from_iterable(zip(*[grp.origins] * n_eq, strict=True)))
                     grp.flat = list(map(FlatEquation, repeat(grp.res), origins, repeat(""),
                                         repeat(grp.src), repeat(None), repeat(None),
-                                        int_pool(self.ints, len(origins))))
+                                        grow_ints(self.ints, len(origins))))
                 ranges: dict[int, tuple[int, int]] = {}
                 free: list[tuple[int, int]] = []  # equations of relation-free templates
                 firsts: dict[int, list[int]] = {id(g): [] for g in unique}  # by member
@@ -308,7 +316,7 @@ class _Flattener:
                         equations += grp.flat[i * n_eq:(i + r) * n_eq]
                         order.append((grp, i * n_eq, (i + r) * n_eq))
                         # (a member's stop is the next one's first: one int object)
-                        bounds = int_pool(self.ints, len(equations) + 1)[
+                        bounds = grow_ints(self.ints, len(equations) + 1)[
                             first:len(equations) + 1:n_eq]
                         firsts[id(grp)] += bounds[:-1]
                         if grp.tpl.relation_free:
@@ -408,7 +416,7 @@ class _Flattener:
             return
         lazy = made[1] if type(made[1]) is LazyColumn else LazyColumn(col)
         V = self.table.variables
-        rows = int_pool(self.ints, len(at))[:len(at)]
+        rows = grow_ints(self.ints, len(at))[:len(at)]
         for row, v in zip(rows, map(V.__getitem__, at), strict=True):
             v._sym = lazy
             v._row = row
@@ -540,7 +548,7 @@ class _Flattener:
         (``n_index``: the number of names indexed before, the others')."""
         tab = self.table
         index, pindex = tab.index, tab._param_index
-        at = int_pool(self.ints, max(len(tab.variables), len(tab.parameters))).__getitem__
+        at = grow_ints(self.ints, max(len(tab.variables), len(tab.parameters))).__getitem__
         added = 0
         for g in groups:
             base = np.asarray(g.var_base, dtype=np.int64)

@@ -56,8 +56,10 @@ def shared_ints(n: int) -> list[int]:
 
 
 def grow_ints(pool: list[int], n: int) -> list[int]:
-    """The pool ``pool`` of :func:`shared_ints` (which its holder keeps alive) extended
-    to at least ``n`` integers."""
+    """``pool``, the integers ``0, 1, ...`` in order (the build's :func:`shared_ints`,
+    which its holder keeps alive, or a list of a pass's own), extended to at least ``n``
+    of them: the indices and rows the passes store are these objects, not a new integer
+    object of 32 bytes each."""
     if len(pool) < n:
         with _shared_lock:
             if len(pool) < n:

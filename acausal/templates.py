@@ -42,10 +42,9 @@ from .component import (
 )
 from .fastsx import column_program, run_columns
 from .functions import no_relation_of
-from .symbols import FlatParameter, FlatVariable, LazyColumn, _Ints, grow_ints, start_values
+from .symbols import FlatParameter, FlatVariable, LazyColumn, grow_ints, start_values
 
-__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys",
-           "int_pool"]
+__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys"]
 
 #: groups smaller than this keep the per-instance path: a template has a fixed cost (a
 #: placeholder call of ``equations()``, a CasADi function and its map) of about the
@@ -439,7 +438,8 @@ class Group:
         self.origins: list[str] = []
         self.prefixes: list[str] = []
         self.rows: list[int] = []  # ``0 .. n - 1``: one int object each, shared
-        #: the integers as shared objects (:func:`int_pool`), set by the flatten pass
+        #: the integers as shared objects (:func:`~acausal.symbols.grow_ints`), set by the
+        #: flatten pass
         self.ints: list[int] = []
         #: the graph's quantities (:class:`~acausal.graph_columns.GraphColumns`): the
         #: members' port quantities as rows
@@ -492,7 +492,7 @@ class Group:
         members, n = self.members, len(self.members)
         dicts = [c.__dict__ for c in members]
         c0 = dicts[0]
-        rows = self.rows = int_pool(self.ints, n)[:n]  # (the shared int objects)
+        rows = self.rows = grow_ints(self.ints, n)[:n]  # (the shared int objects)
         fvs: list[list[Any]] = []  # per scalar offset, per member
         out_names: list[list[str]] = []  # per output, per member
         out_syms: list[list[Any]] = []
@@ -567,8 +567,8 @@ class Group:
         for j, offset in enumerate(self._der_offsets):
             made = self.der_made[j]
             if made is not None:
-                # (the indices as the shared integer objects: int_pool)
-                pool = int_pool(self.ints, len(variables) + 1)
+                # (the indices as the shared integer objects: grow_ints)
+                pool = grow_ints(self.ints, len(variables) + 1)
                 k = pool[base + offset]
                 v = variables[k]
                 if v.der is None:  # (SymbolTable.add_derivative, inline)
@@ -595,7 +595,7 @@ class Group:
         variables = table.variables
         if r > 1 and None not in self.der_made:  # (every der placeholder of a variable)
             bases = np.asarray(self.var_base[i:i + r], dtype=np.int64)
-            pool = int_pool(self.ints, len(variables) + r * len(self._der_offsets))
+            pool = grow_ints(self.ints, len(variables) + r * len(self._der_offsets))
             ks = [list(map(pool.__getitem__, (bases + off).tolist()))
                   for off in self._der_offsets]
             ofs = [list(map(variables.__getitem__, col)) for col in ks]
@@ -707,19 +707,6 @@ class _Sources:
             made: Any = cs.densify(self.f(*[a[i] for a in self.args])).nonzeros()  # (SX)
             last = self.last = (i, made)
         return last[1][j]
-
-
-def int_pool(pool: list[int], n: int) -> list[int]:
-    """``pool``, the integers ``0, 1, ...`` in order, extended to at least ``n`` of them:
-    the indices and rows the flatten pass stores (of unknowns, equations, members) are
-    these objects, not a new integer object of 32 bytes each (a hundred thousand
-    components store about thirty per component)."""
-    if len(pool) < n:
-        if type(pool) is _Ints:  # (the shared pool: extended under its lock)
-            grow_ints(pool, n)
-        else:
-            pool.extend(range(len(pool), n))
-    return pool
 
 
 class Rows(NamedTuple):

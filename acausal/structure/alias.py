@@ -24,8 +24,7 @@ from ..fastsx import same_nodes, stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
 from ..state import need
-from ..symbols import FlatVariable, LazyColumn, shared_ints
-from ..templates import int_pool
+from ..symbols import FlatVariable, LazyColumn, grow_ints, shared_ints
 from .diagnostics import StructureDiagnostics
 from .system import (
     EquationSystem,
@@ -927,7 +926,7 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     shared = fs.__dict__.get("_ints")
     if shared is None:
         shared = shared_ints(0)
-    pool = int_pool(shared, len(keep))[:len(keep)]
+    pool = grow_ints(shared, len(keep))[:len(keep)]
     new_index_a = np.full(len(V), -1, dtype=object)
     new_index_a[keep_a] = pool
     new_index = new_index_a.tolist()

@@ -30,7 +30,7 @@ from ..symbols import (
     shared_ints,
 )
 
-__all__ = ["EquationSystem", "coordinate_groups", "flat_columns", "hidden_coordinates", "int_pool",
+__all__ = ["EquationSystem", "coordinate_groups", "flat_columns", "hidden_coordinates",
            "rows_of"]
 
 _ZERO = cs.SX(0)
@@ -441,14 +441,6 @@ def rows_of(col: cs.SX, rows: list[int]) -> cs.SX:
     column of one row (which a list alone would index as a row). (The list alone: CasADi
     takes rows by one index in half the time of two, 30 ms less for 300 000 rows.)"""
     return col[rows] if col.size1() != 1 else col[rows, 0]
-
-
-def int_pool(n: int) -> list[int]:
-    """The integers ``0 .. n-1``, each one Python object (the build's shared ones,
-    :func:`~acausal.symbols.shared_ints`): the index tables of a system (names,
-    derivative links, incidence rows) refer to these instead of holding a fresh integer
-    object per entry (a third of the tables' memory on a large model)."""
-    return shared_ints(n)[:n]
 
 
 def flat_columns(fs: FlatSystem) -> tuple[cs.SX, cs.SX]:
