@@ -117,11 +117,8 @@ class FlatEquation:
         """This equation with the residual ``res`` (substituted, relations frozen): the
         same origin, label, source and coordinates."""
         eq = FlatEquation(res, self.origin, "", self._source, None, None, self._row)
-        more = self._more
-        if more is not _NO_MORE:
-            eq._more = (more if more.derived_from is None else
-                        _EqMore(more.label, None, more.coordinates) if more.label
-                        or more.coordinates is not None else _NO_MORE)
+        more = self._more  # (shared as it is, unless it names an equation derived from)
+        eq._more = more if more.derived_from is None else more._replace(derived_from=None)
         return eq
 
     def __repr__(self) -> str:
