@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import casadi as cs
@@ -38,7 +38,7 @@ __all__ = ["When", "Reinit", "Assign", "Sample", "when", "reinit", "assign", "pr
            "sample"]
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Sample:
     """A clock condition: true at ``start + k * interval`` (k = 0, 1, ...). ``start`` and
     ``interval`` are numbers, or expressions of parameters (evaluated for each run with

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any
 
 from .component import Component
@@ -39,7 +38,7 @@ __all__ = ["DomainEquation", "DomainPass", "StateCoordinates", "register_domain_
            "domain_pass_class"]
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class StateCoordinates:
     """Unknowns of a domain pass that its own equations give derivatives of (a mechanism's
     branch coordinates and speeds: ``der(q) = qdot(q, u)``, ``der(u) = ...``), by name.

@@ -9,7 +9,8 @@ zero), whose across value is zero.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+
+from .records import record
 
 __all__ = [
     "Quantity",
@@ -24,7 +25,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Quantity:
     """One port quantity: its name on the port, its size (1 = scalar) and its SI unit.
 
@@ -41,7 +42,7 @@ class Quantity:
     plausible: tuple[float | None, float | None] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Domain:
     """A physical domain: the across/through pair carried by its ports.
 

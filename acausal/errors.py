@@ -27,7 +27,9 @@ mistake in a model but well defined (a connection made twice, an implausible val
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from .records import record
 
 __all__ = [
     "AcausalError",
@@ -72,7 +74,7 @@ class TopologyError(AcausalError):
     """The linear graph cannot be built: missing ground/datum, bad tree override, ..."""
 
 
-@dataclass
+@record
 class StructurePart:
     """One over- or under-determined part of a structurally singular system.
 

@@ -10,10 +10,14 @@ generic ones below, which read the class's field list made once: nothing is comp
 import. An instance costs a few microseconds more to make than a dataclass's: records are
 one per pass or per run, never one per equation.
 
-:func:`replace` is ``dataclasses.replace`` for records. The public result types
-(:class:`~acausal.compiler.StructureReport`, :class:`~acausal.simulate.SimulationStats`,
-...), the frozen (hashable) ones and the slotted ones made per block or per graph edge stay
-dataclasses.
+A record is a dataclass to the outside: it carries the ``Field`` table ``dataclasses``
+reads, so ``dataclasses.fields``, ``asdict``, ``astuple``, ``replace`` and
+``is_dataclass`` take it (users give the public result types,
+:class:`~acausal.compiler.StructureReport`, :class:`~acausal.simulate.SimulationStats`,
+..., to ``asdict``). ``record(frozen=True)`` is ``dataclass(frozen=True)``: assigning a
+field raises ``dataclasses.FrozenInstanceError``, and with ``eq`` it hashes by the compared
+fields. :func:`replace` is ``dataclasses.replace`` for records. Only the slotted classes
+made per block or per graph edge stay dataclasses.
 """
 
 from __future__ import annotations
@@ -32,16 +36,27 @@ _MISSING: Any = dataclasses.MISSING
 
 
 class _Field:
-    __slots__ = ("name", "default", "factory", "repr", "compare")
+    __slots__ = ("name", "default", "factory", "repr", "compare", "type")
 
-    def __init__(self, name: str, value: Any) -> None:
-        self.name = name
+    def __init__(self, name: str, value: Any, type_: Any) -> None:
+        self.name, self.type = name, type_
         self.default, self.factory, self.repr, self.compare = value, None, True, True
         if isinstance(value, dataclasses.Field):
             self.default = value.default
             self.factory = (None if value.default_factory is _MISSING
                             else value.default_factory)
             self.repr, self.compare = value.repr, value.compare
+
+    def as_dataclass_field(self) -> dataclasses.Field[Any]:
+        """The ``dataclasses.Field`` a dataclass would hold for it (read by
+        ``dataclasses.fields``, ``asdict``, ``replace``)."""
+        f: dataclasses.Field[Any] = dataclasses.field(
+            default=self.default,
+            default_factory=_MISSING if self.factory is None else self.factory,
+            repr=self.repr, compare=self.compare)
+        f.name, f.type = self.name, self.type
+        f._field_type = dataclasses._FIELD  # type: ignore[attr-defined]  # (a plain field)
+        return f
 
 
 def _fields(cls: type) -> tuple[_Field, ...]:
@@ -54,7 +69,7 @@ def _fields(cls: type) -> tuple[_Field, ...]:
         for name, ann in klass.__dict__.get("__annotations__", {}).items():
             if isinstance(ann, str) and ann.startswith(("ClassVar", "typing.ClassVar")):
                 continue
-            out[name] = _Field(name, klass.__dict__.get(name, _MISSING))
+            out[name] = _Field(name, klass.__dict__.get(name, _MISSING), ann)
             if out[name].factory is not None or out[name].default is _MISSING:
                 if name in klass.__dict__ and klass is cls:
                     delattr(cls, name)  # (no Field object left as a class attribute)
@@ -99,11 +114,26 @@ def _repr(self: Any) -> str:
     return f"{type(self).__qualname__}({inner})"
 
 
+def _compared(self: Any) -> tuple[Any, ...]:
+    return tuple(getattr(self, f.name) for f in self._record_fields if f.compare)
+
+
 def _eq(self: Any, other: Any) -> Any:
     if other.__class__ is not self.__class__:
         return NotImplemented
-    return all(getattr(self, f.name) == getattr(other, f.name)
-               for f in self._record_fields if f.compare)
+    return _compared(self) == _compared(other)  # (as a dataclass: tuples, identity first)
+
+
+def _hash(self: Any) -> int:
+    return hash(_compared(self))
+
+
+def _frozen_setattr(self: Any, name: str, value: Any) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 @overload
@@ -111,23 +141,30 @@ def record(cls: T, /) -> T: ...
 
 
 @overload
-def record(*, eq: bool = True) -> Callable[[T], T]: ...
+def record(*, eq: bool = True, frozen: bool = False) -> Callable[[T], T]: ...
 
 
 @dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
-def record(cls: Any = None, /, *, eq: bool = True) -> Any:
+def record(cls: Any = None, /, *, eq: bool = True, frozen: bool = False) -> Any:
     """Make ``cls`` a record: ``__init__`` from its annotated fields (positional in their
     order, or by keyword), ``__repr__``, and, with ``eq`` (the default), field-wise
-    ``==`` (and no hash), as ``@dataclass`` would."""
+    ``==``, as ``@dataclass`` would. With ``frozen``, assigning a field raises, and the
+    record hashes by its compared fields; a mutable record with ``eq`` has no hash, and
+    one without ``eq`` hashes by identity (as dataclasses do)."""
 
     def wrap(klass: Any) -> Any:
-        klass._record_fields = _fields(klass)
+        fields = klass._record_fields = _fields(klass)
+        klass.__dataclass_fields__ = {f.name: f.as_dataclass_field() for f in fields}
         klass.__init__ = _init
         if "__repr__" not in klass.__dict__:
             klass.__repr__ = _repr
         if eq and "__eq__" not in klass.__dict__:
             klass.__eq__ = _eq
-            klass.__hash__ = None
+            if "__hash__" not in klass.__dict__:
+                klass.__hash__ = _hash if frozen else None
+        if frozen:
+            klass.__setattr__ = _frozen_setattr
+            klass.__delattr__ = _frozen_delattr
         return klass
 
     return wrap if cls is None else wrap(cls)

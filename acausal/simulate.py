@@ -15,7 +15,7 @@ import time as _time
 import warnings
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -60,7 +60,7 @@ class RunCache:
     pivots: Any = None  # the blocks solved by division, as a function of the parameters
 
 
-@dataclass
+@record
 class SimulationStats:
     """How a run went (``res.stats``).
 

@@ -9,7 +9,7 @@ empty reports the pass order as the problem (:func:`need`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .component import Component
@@ -62,7 +62,7 @@ class CompileState:
         return replace(self, **changes)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Pass:
     """A named compile pass ``run(state) -> state``."""
 

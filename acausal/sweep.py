@@ -33,7 +33,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -43,11 +43,12 @@ from .compiler import CompiledModel, build
 from .component import Component
 from .errors import AcausalError, AcausalWarning, ArgumentError, SimulationError
 from .names import name_list
+from .records import record
 
 __all__ = ["sweep", "SweepResult", "run_batch"]
 
 
-@dataclass
+@record
 class SweepResult:
     """What :func:`sweep` returns.
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import UnitError
+from .records import record
 
 __all__ = ["BASE", "Dimension", "Unit", "DIMENSIONLESS", "parse_unit", "dimension",
            "to_si", "convert", "format_dimension", "same"]
@@ -44,7 +44,7 @@ def _d(m: int = 0, kg: int = 0, s: int = 0, A: int = 0, K: int = 0, mol: int = 0
     return tuple(Fraction(x) for x in (m, kg, s, A, K, mol, cd))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unit:
     """A parsed unit: ``value_SI = scale * value + offset``, of dimension ``dim``."""
 

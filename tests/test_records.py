@@ -121,3 +121,66 @@ def test_repr_of_a_record_that_holds_itself():
     p = Point(1.0)
     p.tags.append(p)
     assert repr(p) == "Point(x=1.0, y=0.0, tags=[...])"
+
+
+@record(frozen=True)
+class Frozen:
+    name: str
+    size: int = 1
+    note: str = field(default="", compare=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class FrozenDC:
+    name: str
+    size: int = 1
+    note: str = field(default="", compare=False)
+
+
+@record(frozen=True, eq=False)
+class FrozenHandle:
+    name: str
+
+
+def test_a_frozen_record_behaves_as_a_frozen_dataclass():
+    r, d = Frozen("a", 2, note="x"), FrozenDC("a", 2, note="x")
+    for obj in (r, d):
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'size'"):
+            obj.size = 3  # type: ignore[misc]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            del obj.name  # type: ignore[misc]
+    assert (r.name, r.size, r.note) == (d.name, d.size, d.note)
+    # hashed by the compared fields (``note`` is not), so usable as a key
+    assert hash(r) == hash(Frozen("a", 2, note="y")) == hash(("a", 2)) == hash(d)
+    assert {r: 1}[Frozen("a", 2)] == 1 and Frozen("a", 2) != Frozen("a", 3)
+    h = FrozenHandle("a")  # without eq: by identity, as a dataclass
+    assert h != FrozenHandle("a") and hash(h) == object.__hash__(h)
+
+
+def test_records_are_dataclasses_to_the_dataclasses_module():
+    """Users give the public result types (``SimulationStats``, ``StructureReport``) to
+    ``dataclasses.asdict``; records carry the field table it reads."""
+    p = Point(1.0, tags=["a"], cache={"k": 1})
+    q = PointDC(1.0, tags=["a"], cache={"k": 1})
+    assert dataclasses.is_dataclass(p) and dataclasses.is_dataclass(Point)
+    assert ([(f.name, f.repr, f.compare) for f in dataclasses.fields(p)]
+            == [(f.name, f.repr, f.compare) for f in dataclasses.fields(q)])
+    assert dataclasses.asdict(p) == dataclasses.asdict(q)
+    assert dataclasses.astuple(Point3(1.0, z=2.0)) == (1.0, 0.0, [], {}, 2.0, [])
+    moved = dataclasses.replace(p, y=5.0)
+    assert type(moved) is Point and (moved.x, moved.y, moved.tags) == (1.0, 5.0, ["a"])
+    assert dataclasses.replace(Frozen("a"), size=4) == Frozen("a", 4)
+    assert dataclasses.asdict(Checked(3)) == {"n": 3, "doubled": 6}
+
+
+def test_the_public_result_types_convert_with_asdict():
+    import acausal as ac
+    from acausal.solvers import IntegratorOptions
+
+    assert dataclasses.asdict(IntegratorOptions(rtol=1e-7))["rtol"] == 1e-7
+    kn = ac.units.parse_unit("kN")
+    assert dataclasses.asdict(kn) == {"scale": 1000.0, "dim": kn.dim, "offset": 0.0}
+    stats = ac.SimulationStats()
+    assert dataclasses.asdict(stats)["reselections"] == 0
+    assert ac.Electrical == dataclasses.replace(ac.Electrical)
+    assert hash(ac.Electrical) == hash(dataclasses.replace(ac.Electrical))

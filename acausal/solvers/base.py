@@ -22,7 +22,7 @@ import re
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -38,7 +38,7 @@ __all__ = ["IntegratorOptions", "Segment", "SegmentStats", "IntegrationFailure",
            "register_integrator", "integrator_class", "captured_output", "INTEGRATORS"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class IntegratorOptions:
     """Settings every backend understands (others go in ``extra``).
 
