@@ -223,6 +223,7 @@ class EquationSystem:
         symbols: cs.SX | None = None,
         pool: list[int] | None = None,
         parameter_symbols: cs.SX | None = None,
+        marked: bool | None = None,
     ) -> EquationSystem:
         """The system of these lists; ``residuals``, if given, is the column of the
         equations' residuals already stacked, ``incidence`` each equation's unknowns
@@ -231,7 +232,9 @@ class EquationSystem:
         ``pool``, if given, is the build's shared integers
         (:func:`~acausal.symbols.shared_ints`), kept with the system;
         ``parameter_symbols`` the column of the parameters' symbols (the flatten pass
-        forms it), taken where it holds every parameter."""
+        forms it), taken where it holds every parameter; ``marked``, if known, whether
+        some equation is marked with state coordinates (the caller looked: a large
+        model's equations are not looked at twice)."""
         incidence_in = incidence
         n = len(variables)
         shared = shared_ints(n) if pool is None else pool
@@ -257,7 +260,7 @@ class EquationSystem:
         if parameter_symbols is not None and parameter_symbols.numel() == len(parameters):
             sys._stacked["parameters"] = (len(parameters), parameter_symbols)
         if (equations and variables and rows is not None
-                and coordinate_groups(equations)[1] == []):
+                and not (coordinate_groups(equations)[1] if marked is None else marked)):
             # (the common case: every row's incidence given, none marked)
             sys.incidence = rows if rows is not incidence_in else list(rows)
             if residuals is not None:
