@@ -25,7 +25,7 @@ from ..records import record, replace
 from ..state import need
 from .incidence import int_array
 from .matching import dulmage_mendelsohn, match
-from .system import EquationSystem
+from .system import EquationSystem, Rows
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -204,6 +204,15 @@ def _matches_all(sys: EquationSystem, assign: list[int], highest: np.ndarray,
     if len(eqs) != len(top) or not np.array_equal(np.sort(eqs), top):
         return False
     inc = sys.incidence
+    if isinstance(inc, Rows):  # (kept as arrays: each pair looked up in them)
+        ptr, col = inc.arrays()
+        n = max(sys.n_vars, 1)
+        keys = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr)) * n + col
+        want = eqs * n + unknowns
+        if not len(keys):
+            return not len(want)
+        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+        return bool((keys[at] == want).all())
     return all(map(contains, map(inc.__getitem__, eqs.tolist()), unknowns.tolist()))
 
 

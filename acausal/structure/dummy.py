@@ -199,8 +199,8 @@ def select_states(
     dummies: set[int] = set()
     blocks: list[DummyBlock] = []
     # level 1: the most differentiated equations that are derivatives of other equations
-    eq_der, eq_int, var_der, var_int = (np.asarray(a, dtype=np.int64) for a in (
-        sys.eq_der, sys.eq_int, sys.var_der, sys.var_int))
+    eq_der, eq_int, var_der, var_int = map(int_array, (sys.eq_der, sys.eq_int,
+                                                       sys.var_der, sys.var_int))
     G = np.flatnonzero((eq_der < 0) & (eq_int >= 0))
     Z = np.flatnonzero((var_der < 0) & (var_int >= 0))
     level = 1

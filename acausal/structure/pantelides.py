@@ -26,7 +26,7 @@ from ..state import need
 from .diagnostics import check_matching
 from .incidence import column_positions, int_array
 from .matching import match
-from .system import EquationSystem
+from .system import EquationSystem, Rows
 
 if TYPE_CHECKING:
     from ..state import CompileState
@@ -172,14 +172,17 @@ def _differentiated_in_bulk(sys: EquationSystem, todo: np.ndarray, flat: np.ndar
     vs = unique(flat)
     cols = unique(np.concatenate([vs, var_der[vs]]))
     rows, bounds, col = sys.derivatives(todo_l, vs.tolist(), cols.tolist())
-    # (the rows as tuples: see EquationSystem.incidence)
-    inc = tuple(sys.as_ints(cols[np.asarray(col, dtype=np.int64)])) if len(col) else ()
+    at = cols[np.asarray(col, dtype=np.int64)]
     # (the label is rendered lazily)
     parents = list(map(eqs.__getitem__, todo_l))
     eqs.extend(list(map(FlatEquation, repeat(rows, m), map(attrgetter("origin"), parents),
                         repeat("", m), repeat(None, m), parents, repeat(None, m),
                         sys.ints(m))))  # (map stops at the m-th)
-    sys.incidence.extend(map(inc.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+    if isinstance(sys.incidence, Rows):  # (kept as arrays)
+        sys.incidence.extend_compressed(np.asarray(bounds, dtype=np.int64), at)
+    else:  # (the rows as tuples: see EquationSystem.incidence)
+        inc = tuple(sys.as_ints(at)) if len(at) else ()
+        sys.incidence.extend(map(inc.__getitem__, map(slice, bounds[:-1], bounds[1:])))
     eq_der = sys.eq_der
     for i, k in zip(todo_l, new, strict=True):
         eq_der[i] = k
@@ -216,6 +219,8 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     settled = _settle_in_bulk(sys, full, inc, highest, var_der)
     if settled is not None:
         return settled
+    if isinstance(sys.incidence, Rows):  # (the searches read it row by row)
+        sys.incidence = list(sys.incidence)
     var_of_eq, _ = match(inc)
     matched = var_of_eq >= 0
     assign_a = np.full(n_var, -1, dtype=np.int64)

@@ -9,7 +9,7 @@ obtained by differentiating equation ``i``, ``eq_int[i]`` the equation it was ob
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableSequence, Sequence
 from dataclasses import field
 from operator import attrgetter
 from typing import Any
@@ -17,7 +17,7 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
-from ..csr import CSR, unique
+from ..csr import CSR, offsets, spread, unique
 from ..fastsx import stack
 from ..flatten import FlatEquation, FlatSystem
 from ..records import record
@@ -30,10 +30,154 @@ from ..symbols import (
     shared_ints,
 )
 
-__all__ = ["EquationSystem", "coordinate_groups", "flat_columns", "hidden_coordinates",
+__all__ = ["EquationSystem", "Rows", "coordinate_groups", "flat_columns", "hidden_coordinates",
            "rows_of"]
 
 _ZERO = cs.SX(0)
+
+
+class Rows(MutableSequence[Sequence[int]]):
+    """:attr:`EquationSystem.incidence` kept as compressed rows: ``col[ptr[i]:ptr[i +
+    1]]`` is row ``i`` (sorted unknowns) for the first ``len(ptr) - 1`` rows, rows
+    appended or replaced since kept apart. A row read is a tuple. The passes read the
+    whole incidence as arrays (:meth:`arrays`, :meth:`EquationSystem.incidence_matrix`):
+    a large model's rows are never made one by one (a million rows of a hundred thousand
+    masses: half a second to make as tuples, and again to read back, and 60 MB).
+    Copies share the arrays; saved (pickled) as the list of its rows."""
+
+    __slots__ = ("_ptr", "_col", "_set", "_more", "_whole")
+
+    def __init__(self, ptr: np.ndarray, col: np.ndarray) -> None:
+        self._ptr, self._col = ptr, col
+        self._set: dict[int, Sequence[int]] = {}  # rows of the arrays replaced
+        self._more: list[Sequence[int]] = []  # rows appended
+        self._whole: tuple[np.ndarray, np.ndarray] | None = None  # arrays() made
+
+    def _n(self) -> int:
+        return len(self._ptr) - 1
+
+    def __len__(self) -> int:
+        return self._n() + len(self._more)
+
+    def _row(self, i: int) -> Sequence[int]:
+        got = self._set.get(i)
+        if got is not None:
+            return got
+        return tuple(self._col[self._ptr[i]:self._ptr[i + 1]].tolist())
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = self._n()
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("incidence row out of range")
+        return self._row(i) if i < n else self._more[i - n]
+
+    def __setitem__(self, i: Any, row: Any) -> None:
+        if isinstance(i, slice):
+            raise TypeError("the rows of an incidence are set one by one")
+        n = self._n()
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("incidence row out of range")
+        if i < n:
+            self._set[i] = row
+        else:
+            self._more[i - n] = row
+        self._whole = None
+
+    def __delitem__(self, i: Any) -> None:
+        raise TypeError("the rows of an incidence are not deleted")
+
+    def insert(self, i: int, row: Sequence[int]) -> None:
+        if i < len(self):
+            raise TypeError("rows are appended to an incidence, not inserted")
+        self.append(row)
+
+    def append(self, row: Sequence[int]) -> None:
+        self._more.append(row)
+        self._whole = None
+
+    def extend(self, rows: Any) -> None:
+        self._more.extend(rows)
+        self._whole = None
+
+    def extend_compressed(self, ptr: np.ndarray, col: np.ndarray) -> None:
+        """Append the rows ``col[ptr[i]:ptr[i + 1]]`` (sorted unknowns)."""
+        if self._more:  # (after rows appended one by one: appended as tuples)
+            cols = tuple(np.asarray(col).tolist())
+            self.extend(map(cols.__getitem__, map(slice, ptr[:-1].tolist(),
+                                                  ptr[1:].tolist())))
+            return
+        ptr = np.asarray(ptr, dtype=np.int64)
+        self._ptr = np.concatenate((self._ptr[:-1], self._ptr[-1] + ptr))
+        self._col = np.concatenate((self._col, np.asarray(col, dtype=np.int64)))
+        self._whole = None
+
+    def __iter__(self) -> Iterator[Sequence[int]]:
+        cols = tuple(self._col.tolist())
+        rows: list[Sequence[int]] = list(map(cols.__getitem__, map(
+            slice, self._ptr[:-1].tolist(), self._ptr[1:].tolist())))
+        for i, row in self._set.items():
+            rows[i] = row
+        return itertools.chain(rows, self._more)
+
+    def copy(self) -> Rows:
+        """A copy (the arrays shared: never changed in place)."""
+        out = Rows(self._ptr, self._col)
+        out._set = dict(self._set)
+        out._more = list(self._more)
+        out._whole = self._whole
+        return out
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every row as compressed rows ``(ptr, col)`` (made once until a row changes)."""
+        got = self._whole
+        if got is not None:
+            return got
+        if not self._set and not self._more:
+            got = (self._ptr, self._col)
+        else:
+            lens = np.diff(self._ptr)
+            cols = self._col
+            if self._set:
+                at = np.fromiter(self._set, dtype=np.int64, count=len(self._set))
+                keep = np.ones(len(cols), dtype=bool)
+                keep[spread(self._ptr[at], lens[at])] = False
+                lens = lens.copy()
+                extra = [self._set[i] for i in at.tolist()]
+                lens[at] = list(map(len, extra))
+                # (a replaced row's entries go where its row is: ordered by row)
+                rowid = np.concatenate((np.repeat(np.arange(len(lens)), np.diff(self._ptr))[keep],
+                                        np.repeat(at, lens[at])))
+                vals = np.concatenate((cols[keep], np.fromiter(
+                    itertools.chain.from_iterable(extra), dtype=np.int64,
+                    count=int(lens[at].sum()))))
+                cols = vals[np.argsort(rowid, kind="stable")]
+            more = self._more
+            lens = np.concatenate((lens, np.fromiter(map(len, more), dtype=np.int64,
+                                                      count=len(more))))
+            cols = np.concatenate((cols, np.fromiter(itertools.chain.from_iterable(more),
+                                                     dtype=np.int64)))
+            got = (offsets(lens), cols)
+        self._whole = got
+        return got
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Rows, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (list(self),))
 
 
 @record
@@ -49,8 +193,9 @@ class EquationSystem:
     eq_der: list[int] = field(default_factory=list)
     eq_int: list[int] = field(default_factory=list)
     #: per equation, its unknowns (sorted indices; a tuple where formed in bulk: 40 bytes
-    #: less than a list of two or three, for each of a large model's million rows)
-    incidence: list[Sequence[int]] = field(default_factory=list)
+    #: less than a list of two or three, for each of a large model's million rows); kept
+    #: as arrays where formed in bulk (:class:`Rows`)
+    incidence: MutableSequence[Sequence[int]] = field(default_factory=list)
     name_index: dict[str, int] = field(default_factory=dict)
     #: equations whose incidence leaves out state coordinates of a domain pass
     #: (:class:`~acausal.domain_passes.StateCoordinates`): ``(rows, coordinate columns)``
@@ -78,6 +223,7 @@ class EquationSystem:
         symbols: cs.SX | None = None,
         pool: list[int] | None = None,
         parameter_symbols: cs.SX | None = None,
+        marked: bool | None = None,
     ) -> EquationSystem:
         """The system of these lists; ``residuals``, if given, is the column of the
         equations' residuals already stacked, ``incidence`` each equation's unknowns
@@ -86,7 +232,9 @@ class EquationSystem:
         ``pool``, if given, is the build's shared integers
         (:func:`~acausal.symbols.shared_ints`), kept with the system;
         ``parameter_symbols`` the column of the parameters' symbols (the flatten pass
-        forms it), taken where it holds every parameter."""
+        forms it), taken where it holds every parameter; ``marked``, if known, whether
+        some equation is marked with state coordinates (the caller looked: a large
+        model's equations are not looked at twice)."""
         incidence_in = incidence
         n = len(variables)
         shared = shared_ints(n) if pool is None else pool
@@ -98,12 +246,12 @@ class EquationSystem:
             if d is not None:
                 var_int[k] = d
                 var_der[d] = k
+        rows: MutableSequence[Sequence[int]] | None
         if isinstance(incidence, tuple):
             bounds, at = incidence
-            cols = tuple(np.asarray(pool, dtype=object)[at].tolist()) if n else ()
-            incidence = list(map(cols.__getitem__, map(slice, bounds[:-1].tolist(),
-                                                       bounds[1:].tolist())))
-        rows: list[Sequence[int]] | None = incidence
+            rows = Rows(np.asarray(bounds, dtype=np.int64), np.asarray(at, dtype=np.int64))
+        else:
+            rows = incidence
         sys = cls(t, variables, equations, parameters, var_der, var_int,
                   [-1] * len(equations), [-1] * len(equations), [], idx)
         sys.__dict__["_ints"] = shared
@@ -112,12 +260,14 @@ class EquationSystem:
         if parameter_symbols is not None and parameter_symbols.numel() == len(parameters):
             sys._stacked["parameters"] = (len(parameters), parameter_symbols)
         if (equations and variables and rows is not None
-                and coordinate_groups(equations)[1] == []):
+                and not (coordinate_groups(equations)[1] if marked is None else marked)):
             # (the common case: every row's incidence given, none marked)
             sys.incidence = rows if rows is not incidence_in else list(rows)
             if residuals is not None:
                 sys._stacked["equations"] = (len(equations), residuals)
             return sys
+        if isinstance(rows, Rows):
+            rows = list(rows)
         sys.incidence = [() for _ in equations]
         if equations and variables:
             if residuals is not None:
@@ -145,7 +295,9 @@ class EquationSystem:
         out = EquationSystem(
             self.t, list(self.variables), list(self.equations),
             list(self.parameters), list(self.var_der), list(self.var_int),
-            list(self.eq_der), list(self.eq_int), list(self.incidence), dict(self.name_index),
+            list(self.eq_der), list(self.eq_int),
+            inc.copy() if isinstance(inc := self.incidence, Rows) else list(inc),
+            dict(self.name_index),
             list(self.implicit), dict(self._stacked))
         if "_ints" in self.__dict__:
             out.__dict__["_ints"] = self.__dict__["_ints"]
@@ -224,15 +376,25 @@ class EquationSystem:
         contain any of them: the graph whose perfect matching a DAE needs before index
         reduction can make it solvable)."""
         inc = self.incidence
-        if rows is None:
-            lists: Sequence[Sequence[int]] = inc
+        if isinstance(inc, Rows):  # (arrays: no row made)
+            ptr, flat = inc.arrays()
+            if rows is None:
+                lens = np.diff(ptr)
+            else:
+                at = np.asarray(rows, dtype=np.int64)
+                lens = ptr[at + 1] - ptr[at]
+                flat = flat[spread(ptr[at], lens)]
+            n_rows = len(lens)
         else:
-            lists = list(map(inc.__getitem__, rows.tolist() if isinstance(rows, np.ndarray)
-                             else rows))
-        n_rows = len(lists)
-        lens = np.fromiter(map(len, lists), dtype=np.int64, count=n_rows)
-        flat = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64,
-                           count=int(lens.sum()))
+            if rows is None:
+                lists: Sequence[Sequence[int]] = inc
+            else:
+                lists = list(map(inc.__getitem__, rows.tolist()
+                                 if isinstance(rows, np.ndarray) else rows))
+            n_rows = len(lists)
+            lens = np.fromiter(map(len, lists), dtype=np.int64, count=n_rows)
+            flat = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64,
+                               count=int(lens.sum()))
         r = np.repeat(np.arange(n_rows, dtype=np.int64), lens)
         if chains and flat.size:
             top = np.arange(self.n_vars, dtype=np.int64)
