@@ -228,10 +228,10 @@ class GraphColumns:
         # unit)
         lazy = type(elems) is LazyColumn
         spec = [FlatVariable.spec(u, False, None, 0, "", None) for u in unit]
-        variables.extend(map(FlatVariable.of_spec, names, repeat(elems) if lazy else elems,
-                             repeat(0.0), origins, repeat(None), repeat(None),
-                             range(len(names)) if lazy else repeat(-1),
-                             map(spec.__getitem__, which)))
+        variables += FlatVariable.many(names, repeat(elems) if lazy else elems, repeat(0.0),
+                                       origins, repeat(None),
+                                       range(len(names)) if lazy else repeat(-1),
+                                       map(spec.__getitem__, which))
         self.scalar_at = list(range(first, first + len(names)))
         return True
 
