@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, repeat
-from operator import eq, itemgetter
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import casadi as cs
@@ -31,7 +31,7 @@ import numpy as np
 from .component import DATUM, Component, bind_port
 from .csr import offsets, spread
 from .errors import ModelDefinitionError
-from .fastsx import stack
+from .fastsx import put, stack, take
 from .results import LazyNames, Sizes
 from .symbols import FlatVariable, LazyColumn
 from .topology import _UnionFind
@@ -51,10 +51,10 @@ _UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
 _OP_NEG = cs.OP_NEG
 
 
-def unknown_names(g: LinearGraph, path: dict[int, str]) -> tuple[list[tuple[str, int]],
-                                                                  list[bool], list[str]]:
+def unknown_names(g: LinearGraph, path: dict[int, str]
+                  ) -> tuple[list[tuple[str, int]], list[bool], Sequence[str]]:
     """Name and size of every edge's primary unknown (tree across, cotree through), the
-    edges' tree membership and the edges' names (``GraphEdge.name``)."""
+    edges' tree membership and the edges' names (``GraphEdge.name``, made when read)."""
     topo_in = g.topology.in_tree
     in_tree = topo_in.tolist() if hasattr(topo_in, "tolist") else list(topo_in)
     comps, decls = g.edge_components, g.edge_decls
@@ -64,22 +64,41 @@ def unknown_names(g: LinearGraph, path: dict[int, str]) -> tuple[list[tuple[str,
     kinds, decl_of = _distinct(decls)
     tails = [f"[{'datum' if d.initial is DATUM else d.initial}->"
              f"{'datum' if d.final is DATUM else d.final}]" for d in kinds]
-    names = [h + t for h, t in zip(heads, map(tails.__getitem__, decl_of.tolist()),
-                                   strict=True)]
     # ".v" of a tree branch, ".i" of a chord (the domain's quantities)
     doms = g.domains
     quantity = [d.across for d in doms] + [d.through for d in doms]
-    which = (g.edge_domain + np.where(np.asarray(in_tree, dtype=bool), 0, len(doms))).tolist()
+    which = g.edge_domain + np.where(np.asarray(in_tree, dtype=bool), 0, len(doms))
     dotted = ["." + q.name for q in quantity]
-    unknowns = [n + q for n, q in zip(names, map(dotted.__getitem__, which), strict=True)]
-    sizes = list(map([q.size for q in quantity].__getitem__, which))
+    # (each "[a->b].q" made once: one string per edge, its component's path and that)
+    ends = [t + q for t in tails for q in dotted]
+    unknowns = [h + e for h, e in zip(heads, map(ends.__getitem__, (
+        decl_of * len(dotted) + which).tolist()), strict=True)]
+    sizes = list(map([q.size for q in quantity].__getitem__, which.tolist()))
     for k, d in enumerate(doms):  # a block output: "pi.y"
         if d.causal:
             for j in np.flatnonzero((g.edge_domain == k)
                                     & np.asarray(in_tree, dtype=bool)).tolist():
                 if decls[j].initial is DATUM:
                     unknowns[j] = comps[j].ports()[decls[j].final].path()
-    return list(zip(unknowns, sizes, strict=True)), in_tree, names
+    return list(zip(unknowns, sizes, strict=True)), in_tree, EdgeNames(heads, tails, decl_of)
+
+
+class EdgeNames(Sequence[str]):
+    """The edges' names, ``path[a->b]`` (its component's path, its declaration's ends),
+    each made when read: the build reads those of a few edges."""
+
+    __slots__ = ("heads", "tails", "kind")
+
+    def __init__(self, heads: list[str], tails: list[str], kind: np.ndarray) -> None:
+        self.heads, self.tails, self.kind = heads, tails, kind
+
+    def __len__(self) -> int:
+        return len(self.heads)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        return self.heads[k] + self.tails[int(self.kind[k])]
 
 
 def _heads(comps: list[Component], path: dict[int, str]) -> list[str]:
@@ -122,7 +141,7 @@ class GraphColumns:
 
     def __init__(self, g: LinearGraph, comps: list[Component], path: dict[int, str],
                  table: SymbolTable, unknowns: list[tuple[str, int]], in_tree: list[bool],
-                 edge_names: list[str], scalars: tuple[cs.SX, Any]) -> None:
+                 edge_names: Sequence[str], scalars: tuple[cs.SX, Any]) -> None:
         self.graph = g
         topo = g.topology
         m = len(g.edge_decls)
@@ -156,20 +175,16 @@ class GraphColumns:
         t_rows = spread(u_start[tree], ka[tree])
         c_fin = spread(v_off[fin[cot]], ka[cot])
         c_ini = spread(v_off[ini[cot]], ka[cot])
-        chord_av = X[c_fin.tolist()] - X[c_ini.tolist()] if len(c_fin) else cs.SX(0, 1)
-        perm = np.empty(int(ea_off[-1]), dtype=np.int64)
-        perm[spread(ea_off[tree], ka[tree])] = np.arange(len(t_rows))
-        perm[spread(ea_off[cot], ka[cot])] = len(t_rows) + np.arange(len(c_fin))
-        AV = stack(U[t_rows.tolist()], chord_av)[perm.tolist()]
+        chord_av = take(X, c_fin) - take(X, c_ini) if len(c_fin) else cs.SX(0, 1)
+        AV = _placed(int(ea_off[-1]), [(spread(ea_off[tree], ka[tree]), take(U, t_rows)),
+                                       (spread(ea_off[cot], ka[cot]), chord_av)])
         # ----- edges' through quantities: chords = unknowns, tree = -D TV_c -----
         et_off = offsets(kt)
         c_rows = spread(u_start[cot], kt[cot])
-        TVc = U[c_rows.tolist()]
+        TVc = take(U, c_rows)
         tv_tree = self._cutsets(topo, kt, tree, cot, TVc)
-        perm = np.empty(int(et_off[-1]), dtype=np.int64)
-        perm[spread(et_off[tree], kt[tree])] = np.arange(tv_tree.numel())
-        perm[spread(et_off[cot], kt[cot])] = tv_tree.numel() + np.arange(len(c_rows))
-        TV = stack(tv_tree, TVc)[perm.tolist()]
+        TV = _placed(int(et_off[-1]), [(spread(et_off[tree], kt[tree]), tv_tree),
+                                       (spread(et_off[cot], kt[cot]), TVc)])
         # ----- ports: every graph port of the model, in model order -----
         self.ports = g.ports
         kp = t_size[g.port_domain]
@@ -179,12 +194,9 @@ class GraphColumns:
         at = ends.T.ravel()  # initial ends (+1), then final ends (-1)
         on = at >= 0
         if on.any() and n_f:
-            ei = np.concatenate([np.arange(m)] * 2)[on]
-            k = kt[ei]
-            P = _sparse(spread(f_off[at[on]], k), spread(et_off[ei], k),
-                        np.repeat(np.where(np.arange(2 * m) < m, 1.0, -1.0)[on], k),
-                        (n_f, int(et_off[-1])))
-            F = cs.densify(cs.mtimes(P, TV))
+            F = self._port_flows(at[on], np.concatenate([np.arange(m)] * 2)[on],
+                                 np.where(np.arange(2 * m) < m, 1.0, -1.0)[on], TV, kt,
+                                 et_off, kp, f_off)
         else:
             F = cs.SX.zeros(n_f, 1)
         # ----- the pool, and every port's rows in it -----
@@ -228,10 +240,10 @@ class GraphColumns:
         # unit)
         lazy = type(elems) is LazyColumn
         spec = [FlatVariable.spec(u, False, None, 0, "", None) for u in unit]
-        variables.extend(map(FlatVariable.of_spec, names, repeat(elems) if lazy else elems,
-                             repeat(0.0), origins, repeat(None), repeat(None),
-                             range(len(names)) if lazy else repeat(-1),
-                             map(spec.__getitem__, which)))
+        variables += FlatVariable.many(names, repeat(elems) if lazy else elems, repeat(0.0),
+                                       origins, repeat(None),
+                                       range(len(names)) if lazy else repeat(-1),
+                                       map(spec.__getitem__, which))
         self.scalar_at = list(range(first, first + len(names)))
         return True
 
@@ -310,20 +322,39 @@ class GraphColumns:
             at[done] = np.arange(len(done))
             pieces.append(prev)
             placed.append(done)
-        # roots and vertices on no edge: zero
-        filled = np.zeros(int(v_off[-1]), dtype=bool)
-        for done in placed:
-            filled[done] = True
-        zero_rows = np.flatnonzero(~filled)
-        where = np.empty(int(v_off[-1]), dtype=np.int64)
-        where[zero_rows] = np.arange(len(zero_rows))
-        n = len(zero_rows)
-        for done in placed:
-            where[done] = n + np.arange(len(done))
-            n += len(done)
-        if not n:
+        if not int(v_off[-1]):
             return cs.SX(0, 1)
-        return stack(cs.SX.zeros(len(zero_rows), 1), *pieces)[where.tolist()]
+        # (each level's rows put in place; the others, roots and vertices on no edge, are
+        # the zeros the column starts as)
+        return _placed(int(v_off[-1]), list(zip(placed, pieces, strict=True)))
+
+    @staticmethod
+    def _port_flows(port: np.ndarray, edge: np.ndarray, sign: np.ndarray, TV: cs.SX,
+                    kt: np.ndarray, et_off: np.ndarray, kp: np.ndarray, f_off: np.ndarray
+                    ) -> cs.SX:
+        """The ports' through quantities, ``P TV`` of the signed incidence ``P`` of the
+        edge ends (``port``, ``edge``, ``sign`` per end; a port at no end: 0). A port at
+        one end, the common case, takes its edge's quantity as it is or negated, as the
+        product makes it (``1 * x`` is ``x``, ``-1 * x`` is ``-x``), by indexing; only
+        the ports at several ends go through the product."""
+        count = np.bincount(port, minlength=len(kp))
+        single = count[port] == 1
+        pieces = []
+        for plus in (True, False):
+            sel = single & ((sign > 0) == plus)
+            if sel.any():
+                k = kt[edge[sel]]
+                col = take(TV, spread(et_off[edge[sel]], k))
+                pieces.append((spread(f_off[port[sel]], k), col if plus else -col))
+        many = ~single
+        if many.any():
+            k = kt[edge[many]]
+            P = _sparse(spread(f_off[port[many]], k), spread(et_off[edge[many]], k),
+                        np.repeat(sign[many], k), (int(f_off[-1]), int(et_off[-1])))
+            at = np.flatnonzero(count > 1)
+            rows = spread(f_off[at], kp[at])
+            pieces.append((rows, take(cs.densify(cs.mtimes(P, TV)), rows)))
+        return _placed(int(f_off[-1]), pieces)
 
     @staticmethod
     def _cutsets(topo: Any, kt: np.ndarray, tree: np.ndarray, cot: np.ndarray,
@@ -429,7 +460,7 @@ class GraphColumns:
         dom = ports[0].domain
         table = self._across if quantity == dom.across.name else self._through
         at = self.positions(ports) if positions is None else positions
-        return self.pool[(table[at] + max(k, 0)).tolist()]
+        return take(self.pool, table[at] + max(k, 0))
 
     def value(self, p: Any, quantity: str) -> cs.SX:
         """Quantity ``quantity`` of port ``p`` (its element, or column when a vector)."""
@@ -486,7 +517,7 @@ class GraphColumns:
             bind_port(p, {dom.across.name: across, dom.through.name: through})
 
     # ----- outputs -----
-    def outputs(self, comps: list[Component], path: dict[int, str], edge_names: list[str],
+    def outputs(self, comps: list[Component], path: dict[int, str], edge_names: Sequence[str],
                 named: dict[str, Any], unknowns: list[tuple[str, int]] | None = None
                 ) -> tuple[BlockNames, Sizes, cs.SX]:
         """The graph's outputs: every edge's across and through quantity (by edge name)
@@ -501,14 +532,19 @@ class GraphColumns:
         through = ["." + d.through.name for d in doms]
         codes = g.edge_domain.tolist()
         in_tree = np.asarray(self.graph.topology.in_tree, dtype=bool)
-        # (each edge's name of its primary unknown: the unknown's own string if equal)
-        own = [e + q for e, q in zip(edge_names, map(
-            (across + through).__getitem__,
-            (g.edge_domain + np.where(in_tree, 0, len(doms))).tolist()), strict=True)]
+        # (each edge's name of its primary unknown: the unknown's own string, which
+        # unknown_names made as this name but for a block output's, named as its port)
         if unknowns is not None and len(unknowns) == len(codes):
-            mine = list(map(itemgetter(0), unknowns))
-            for k in compress(range(len(own)), map(eq, own, mine)):
-                own[k] = mine[k]
+            own = list(map(itemgetter(0), unknowns))
+            causal = np.array([d.causal for d in doms], dtype=bool)[g.edge_domain]
+            for k in np.flatnonzero(causal & in_tree).tolist():
+                name = edge_names[k] + across[codes[k]]
+                if name != own[k]:
+                    own[k] = name
+        else:
+            own = [e + q for e, q in zip(edge_names, map(
+                (across + through).__getitem__,
+                (g.edge_domain + np.where(in_tree, 0, len(doms))).tolist()), strict=True)]
         starts = [self._av + self._ea_off[:-1], self._tv + self._et_off[:-1]]
         sizes = [np.diff(self._ea_off), np.diff(self._et_off)]
         # per port: "path.port" (a model's own port: its class name), then as the edges
@@ -523,11 +559,17 @@ class GraphColumns:
         starts += [self._across[kept], self._through[kept]]
         sizes += [self._a_size[g.port_domain[kept]], self._t_size[g.port_domain[kept]]]
         # (edge after edge, then port after port: across, through each)
-        start = np.concatenate([np.stack(starts[:2], 1).ravel(), np.stack(starts[2:], 1).ravel()])
         size = np.concatenate([np.stack(sizes[:2], 1).ravel(), np.stack(sizes[2:], 1).ravel()])
-        rows = spread(start, size)
-        return (names, Sizes.of(size),
-                self.pool[rows.tolist()] if len(rows) else cs.SX(0, 1))
+        # the four kinds (edges' across and through, ports' across and through) taken
+        # apart, each where it goes: its rows of the pool and its places evenly stepped
+        # where the quantities are scalars (slices, not lists of a million indices)
+        at = offsets(size)[:-1]
+        m2 = 2 * len(sizes[0])
+        places = [at[0:m2:2], at[1:m2:2], at[m2::2], at[m2 + 1::2]]
+        column = _placed(int(size.sum()), [(spread(p, k), take(self.pool, spread(r, k)))
+                                           for p, r, k in zip(places, starts, sizes,
+                                                              strict=True)])
+        return names, Sizes.of(size), column
 
     def unknown_positions(self) -> np.ndarray:
         """The positions in :meth:`outputs`' names of the names that are unknowns' too
@@ -701,9 +743,29 @@ def _pairs(heads: list[str], a: list[str], b: list[str]) -> list[str]:
     return out
 
 
+def _placed(n: int, pieces: list[tuple[np.ndarray, cs.SX]]) -> cs.SX:
+    """A column of ``n`` rows, the rows ``at`` of each piece ``(at, col)`` its column
+    (placed by assignment: no stacking of the pieces and indexing of the stack), the
+    others 0; as stacked and indexed if a piece is not a dense column (its sparsity
+    kept)."""
+    if any(not col.is_dense() or col.size2() != 1 for at, col in pieces if len(at)):
+        perm = np.full(n, -1, dtype=np.int64)
+        first = 0
+        for rows, _col in pieces:
+            perm[rows] = first + np.arange(len(rows))
+            first += len(rows)
+        rest = np.flatnonzero(perm < 0)
+        perm[rest] = first + np.arange(len(rest))
+        return stack(*[col for _, col in pieces], cs.SX.zeros(len(rest), 1))[perm.tolist()]
+    out = cs.SX.zeros(n, 1)
+    for at, col in pieces:
+        put(out, at, col)
+    return out
+
+
 def _take(col: cs.SX, rows: np.ndarray) -> cs.SX:
     """Rows ``rows`` of the column ``col`` (a 0 x 1 column for none)."""
-    return col[rows.tolist(), 0] if len(rows) else cs.SX(0, 1)
+    return take(col, rows)
 
 
 def _list(a: Any) -> list[Any]:

@@ -546,9 +546,8 @@ class Group:
             values.append(elems)
             decl = self.param_decls[name]
             spec = FlatParameter.spec(decl.unit, decl.doc, decl, "parameter")
-            pars.append(list(map(FlatParameter.of_spec, self.param_names[name],
-                                 repeat(elems), map(float, given), members, rows,
-                                 repeat(spec))))
+            pars.append(FlatParameter.many(self.param_names[name], repeat(elems),
+                                           map(float, given), members, rows, repeat(spec)))
         # (read by a member's initial_equations(), which stay per instance, and by the
         # equations of the models that contain it)
         at = {k: a for a, k in enumerate(keys)}
@@ -617,9 +616,8 @@ class Group:
             units = list(map(_UNIT, of))
             per = {u: FlatVariable.spec(f"{u}/s" if u else "1/s", False, None, 0, "", None)
                    for u in set(units)}
-            cols.append(list(map(FlatVariable.of_spec, names, repeat(syms), repeat(0.0),
-                                 map(_ORIGIN, of), col, repeat(None), rows,
-                                 map(per.__getitem__, units))))
+            cols.append(FlatVariable.many(names, repeat(syms), repeat(0.0), map(_ORIGIN, of),
+                                          col, rows, map(per.__getitem__, units)))
             self.der_at[j][0].extend(at)
             self.der_at[j][1].extend(rows)
             table.index.update(zip(names, at, strict=True))
@@ -741,8 +739,8 @@ def _flat_variables(names: list[str], syms: LazyColumn, starts: list[float],
         # (one spec per fixed value)
         spec = {f: FlatVariable.spec(vi.unit, f, vi.nominal, vi.state_priority, vi.hint,
                                      vi.decl) for f in set(fixed)}
-        return list(map(FlatVariable.of_spec, names, repeat(syms), starts, origins,
-                        repeat(None), repeat(None), rows, map(spec.__getitem__, fixed)))
+        return FlatVariable.many(names, repeat(syms), starts, origins, repeat(None), rows,
+                                 map(spec.__getitem__, fixed))
     # an instance's own edit (e.g. ``c.variables()["x"].state_priority = 3``)
     return [FlatVariable(name, syms, start, fx, v.unit, v.nominal, v.state_priority, origin,
                          None, None, v.hint, v.decl, i)
