@@ -31,7 +31,6 @@ import math
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import casadi as cs
@@ -87,7 +86,7 @@ class TreePriority:
     THROUGH_SOURCE = 40
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Edge:
     """One edge of a component's terminal graph.
 
