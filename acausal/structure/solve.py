@@ -160,10 +160,10 @@ def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
     return cs.jtimes(F, us, cs.DM.ones(us.shape))
 
 
-def _substituted(F: cs.SX, syms: cs.SX, used: list[int], parts: list[cs.SX]) -> cs.SX:
-    """``F`` with the unknowns ``syms[used]`` replaced by their solutions (``parts``
-    stacked), if any."""
-    return cs.substitute(F, syms[used], stack(*parts)) if used else F
+def _substituted(F: cs.SX, used: list[cs.SX], parts: list[cs.SX]) -> cs.SX:
+    """``F`` with the unknowns ``used`` (columns of symbols) replaced by their solutions
+    (``parts``, column for column), if any."""
+    return cs.substitute([F], used, parts)[0] if used else F
 
 
 def _dependent_rows(coef: cs.SX, unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
@@ -234,9 +234,12 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         used = unique(full.indices[spread(full.indptr[lv_eqs], row_len[lv_eqs])])
         used = used[sol_col[used] >= 0]
         used = used[np.lexsort((sol_row[used], sol_col[used]))]  # (by column: one take each)
-        used_l = used.tolist()
-        used_s = [cols[c][sol_row[used[sol_col[used] == c]].tolist()]
-                  for c in unique(sol_col[used]).tolist()]
+        # (their solutions as the rows of each column, and their symbols the same way:
+        # the substitution takes them as pairs, none stacked)
+        used_c = unique(sol_col[used]).tolist()
+        used_at = [used[sol_col[used] == c] for c in used_c]
+        used_s = [cols[c][sol_row[at].tolist()] for c, at in zip(used_c, used_at, strict=True)]
+        used_v = [syms[at.tolist()] for at in used_at]
         if s_eqs:  # explicit when linear with a coefficient free of unknowns and time
             F_s = all_res[s_eqs]
             us = syms[u_idx]
@@ -248,9 +251,9 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             # coefficient in unknowns solved by parameters only is still explicit).
             coef = _coefficients(F_s, us)
             dep_rows = _dependent_rows(coef, unknowns_and_time)
-            if dep_rows and used_l:
+            if dep_rows and used_v:
                 dep = sorted(dep_rows)
-                coef_sub = _coefficients(_substituted(F_s[dep], syms, used_l, used_s), us[dep])
+                coef_sub = _coefficients(_substituted(F_s[dep], used_v, used_s), us[dep])
                 still = {dep[q] for q in _dependent_rows(coef_sub, unknowns_and_time)}
                 if len(still) < len(dep):  # their coefficients from the substituted rows
                     parts = cs.vertsplit(coef)
@@ -284,15 +287,17 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                                           np.asarray(u_idx, dtype=np.int64)[at])
                 u_ok = u_idx if every else [u_idx[k] for k in ok]
                 # the residual at zero unknown, with the solutions so far: one substitution
-                r0 = cs.substitute(F_s if every else F_s[ok], syms[used_l + u_ok],
-                                   stack(*used_s, cs.SX.zeros(len(u_ok))))
+                # (of the symbols and solutions column by column, not stacked)
+                r0 = cs.substitute([F_s if every else F_s[ok]],
+                                   [*used_v, us if every else us[ok]],
+                                   [*used_s, cs.SX.zeros(len(u_ok))])[0]
                 # (a division by coefficients that are all one gives the negated residuals
                 # themselves, the same elements: not formed, at 10^5 rows a call of 50 ms)
                 record(u_ok, -r0 if a_ok.is_one() else -r0 / a_ok)
                 out.n_explicit += len(ok)
         # the other blocks: their residuals with the solutions so far
         rest_eqs = [i for bl in rest for i in bl.equations]
-        F = _substituted(all_res[rest_eqs], syms, used_l, used_s) if rest else cs.SX(0, 1)
+        F = _substituted(all_res[rest_eqs], used_v, used_s) if rest else cs.SX(0, 1)
         rest_row = {i: k for k, i in enumerate(rest_eqs)}
         for bl in rest:
             res = F[[rest_row[i] for i in bl.equations]]
