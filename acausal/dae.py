@@ -11,10 +11,10 @@ variable of the model (aliases and port quantities included) gets an output expr
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import field
 from functools import cached_property
-from itertools import filterfalse
+from itertools import filterfalse, islice
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, overload
 
@@ -549,6 +549,15 @@ class _Split(Sequence[cs.SX]):
         return self._split()[k]
 
 
+def _leading(names: Iterable[str], index: dict[str, int]) -> bool:
+    """Whether ``names`` are the first keys of ``index``, in order (a build's named
+    outputs are the system's variables, in the system's order: told by one comparison of
+    two lists, where a lookup per name in the index, a table of a million names at 10^5
+    masses, costs 0.14 s)."""
+    n = len(names) if isinstance(names, Sized) else -1
+    return 0 <= n <= len(index) and list(names) == list(islice(index, n))
+
+
 def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
                  blocks: Blocks, alias: tuple[list[str], cs.SX, cs.SX],
                  extra_outputs: Mapping[str, Any],
@@ -612,10 +621,16 @@ def assemble_dae(sys: EquationSystem, states: list[int], solved: SolvedBlocks,
     # an eliminated unknown's output is its expression (the alias column, not a symbol
     # per output substituted)
     a_names, a_syms, a_exprs = alias
-    a_new = ~(np.fromiter(map(in_sys, a_names), dtype=bool, count=len(a_names))
-              | np.fromiter(map(shared_set.__contains__, a_names), dtype=bool,
-                            count=len(a_names)))
-    rest = set(filterfalse(shared_set.__contains__, filterfalse(in_sys, named)))
+    # (the graph's unknowns first: nearly every eliminated unknown is one, and the
+    # system's name index, a table of every variable, is asked only of the others)
+    a_new = ~np.fromiter(map(shared_set.__contains__, a_names), dtype=bool,
+                         count=len(a_names))
+    if a_new.any():
+        at_new = np.flatnonzero(a_new)
+        a_new[at_new] = ~np.fromiter(map(in_sys, map(a_names.__getitem__, at_new.tolist())),
+                                     dtype=bool, count=len(at_new))
+    rest = (set() if len(names_ix) == n_sys and _leading(named, names_ix) else
+            set(filterfalse(shared_set.__contains__, filterfalse(in_sys, named))))
     if rest:
         rest.difference_update(a_names)
     pending = ({n: e.sym if type(e) is FlatVariable else e for n, e in named.items()
