@@ -221,7 +221,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             first = len(out.idx)
             sol_col[new] = len(cols)
             sol_row[new] = np.arange(len(new))
-            cols.append(stack(*new_expr))
+            cols.append(new_expr[0] if len(new_expr) == 1 else stack(*new_expr))
             new_expr.clear()
         # the scalar blocks as their equations and unknowns (most blocks: no object each)
         single = ks[sizes[ks] == 1]
