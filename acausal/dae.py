@@ -764,7 +764,8 @@ def _system_indices(sys: EquationSystem, flat: Any, gone: list[int], of: np.ndar
         kept[np.asarray(gone, dtype=np.int64)] = False
         guess = (np.cumsum(kept) - 1)[of]
         if (kept[of].all() and int(guess.max()) < sys.n_vars
-                and same_nodes(sys.symbols()[guess.tolist()], col[of.tolist()]).all()):
+                and same_nodes(rows_of(sys.symbols(), guess.tolist()),
+                               rows_of(col, of.tolist())).all()):
             return guess
     index = sys.name_index
     return np.fromiter((index.get(flat.variables[r].name, -2) for r in of.tolist()),
