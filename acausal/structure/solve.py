@@ -166,13 +166,20 @@ def _substituted(F: cs.SX, used: list[cs.SX], parts: list[cs.SX]) -> cs.SX:
     return cs.substitute([F], used, parts)[0] if used else F
 
 
-def _dependent_rows(coef: cs.SX, unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
+def _dependent_rows(coef: cs.SX, unknowns: cs.SX, t: cs.SX) -> set[int]:
     """Rows of ``coef`` that depend on an unknown or time. (Coefficients of constants or
     parameters only, the common case, are told by one dependency test, without the
-    sparsity pattern.)"""
-    if coef.is_constant() or not cs.depends_on(coef, unknowns_and_time()):
+    sparsity pattern; the unknowns and time asked apart, not stacked into one more copy
+    of the unknowns' column.)"""
+    if coef.is_constant() or not _depends(coef, unknowns, t):
         return set()
-    return set(cs.jacobian_sparsity(coef, unknowns_and_time()).get_triplet()[0])
+    return {r for arg in (unknowns, t)
+            for r in cs.jacobian_sparsity(coef, arg).get_triplet()[0]}
+
+
+def _depends(expr: cs.SX, unknowns: cs.SX, t: cs.SX) -> bool:
+    """Whether ``expr`` depends on an unknown or time."""
+    return bool(cs.depends_on(expr, unknowns) or cs.depends_on(expr, t))
 
 
 def _moving(coef: cs.SX) -> np.ndarray:
@@ -211,13 +218,6 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # the incidence as arrays (a level takes the rows of its equations)
     full = causal.incidence_of(sys)
     row_len = np.diff(full.indptr)
-    with_t: list[cs.SX] = []  # [the unknowns and time], formed if a dependency test needs it
-
-    def unknowns_and_time() -> cs.SX:
-        if not with_t:
-            with_t.append(stack(syms, sys.t))
-        return with_t[0]
-
     def record(js: list[int], exprs: cs.SX) -> None:
         out.idx.extend(js)
         out.names.extend(map(attrgetter("name"), map(variables.__getitem__, js)))
@@ -261,11 +261,11 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             # Where a coefficient has unknowns, the substituted residual decides (a
             # coefficient in unknowns solved by parameters only is still explicit).
             coef = _coefficients(F_s, us)
-            dep_rows = _dependent_rows(coef, unknowns_and_time)
+            dep_rows = _dependent_rows(coef, syms, sys.t)
             if dep_rows and used_v:
                 dep = sorted(dep_rows)
                 coef_sub = _coefficients(_substituted(F_s[dep], used_v, used_s), us[dep])
-                still = {dep[q] for q in _dependent_rows(coef_sub, unknowns_and_time)}
+                still = {dep[q] for q in _dependent_rows(coef_sub, syms, sys.t)}
                 if len(still) < len(dep):  # their coefficients from the substituted rows
                     parts = cs.vertsplit(coef)
                     for q, c in zip(dep, cs.vertsplit(coef_sub), strict=True):
@@ -312,7 +312,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             u = syms[list(bl.unknowns)]
             if len(bl.unknowns) <= max_linear_block:
                 A = cs.jacobian(res, u)
-                if not cs.depends_on(A, unknowns_and_time()):
+                if not _depends(A, syms, sys.t):
                     if len(bl.unknowns) == 1 and A.is_zero():
                         raise _unknown_not_determined(sys, bl, "")
                     if not A.is_constant():
