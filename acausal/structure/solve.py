@@ -279,8 +279,10 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                 every = len(ok) == len(s_eqs)  # (no rows to take)
                 a_ok = coef if every else coef[ok]
                 # a vanishing coefficient (constant zero) is the first row sparsify drops
-                kept = cs.sparsify(a_ok).sparsity().row()
-                if len(kept) < len(ok):
+                # (counted; the rows listed only then: a Python int per row otherwise)
+                nonzero = cs.sparsify(a_ok)
+                if nonzero.nnz() < len(ok):
+                    kept = nonzero.sparsity().row()
                     q = next(q for q, r in enumerate([*kept, -1]) if q != r)
                     raise _unknown_not_determined(
                         sys, blocks[int(single[ok[q]])], ": its coefficient vanishes. Check for an "
