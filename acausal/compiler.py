@@ -58,8 +58,12 @@ PASSES: tuple[Pass, ...] = (
 _RESELECT_AFTER = "state selection"
 
 
-def _n_unknowns(variables: list[Any]) -> int:
-    """How many of ``variables`` are not derivatives."""
+def _n_unknowns(variables: list[Any], var_int: list[int] | None = None) -> int:
+    """How many of ``variables`` are not derivatives (``var_int``, if given, the equation
+    system's links to the variable each is the derivative of, -1 for none: counted in
+    C, not read from every variable)."""
+    if var_int is not None and len(var_int) == len(variables):
+        return var_int.count(-1)
     return list(map(attrgetter("der_of"), variables)).count(None)
 
 
@@ -126,7 +130,7 @@ class StructureReport:
             n_unknowns_flat=_n_unknowns(flat.variables),
             n_aliases_removed=len(al.removed),
             n_equations=len(al.equations),
-            n_unknowns=_n_unknowns(sys.variables),
+            n_unknowns=_n_unknowns(sys.variables, sys.var_int),
             differentiated=_Rendered(lambda k: sys.equations[k].describe(90),
                                      pr.differentiated),
             index=pr.max_level,

@@ -160,19 +160,37 @@ def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
     return cs.jtimes(F, us, cs.DM.ones(us.shape))
 
 
-def _substituted(F: cs.SX, syms: cs.SX, used: list[int], parts: list[cs.SX]) -> cs.SX:
-    """``F`` with the unknowns ``syms[used]`` replaced by their solutions (``parts``
-    stacked), if any."""
-    return cs.substitute(F, syms[used], stack(*parts)) if used else F
+def _substituted(F: cs.SX, used: list[cs.SX], parts: list[cs.SX]) -> cs.SX:
+    """``F`` with the unknowns ``used`` (columns of symbols) replaced by their solutions
+    (``parts``, column for column), if any."""
+    return cs.substitute([F], used, parts)[0] if used else F
 
 
-def _dependent_rows(coef: cs.SX, unknowns_and_time: Callable[[], cs.SX]) -> set[int]:
+def _dependent_rows(coef: cs.SX, unknowns: cs.SX, t: cs.SX) -> set[int]:
     """Rows of ``coef`` that depend on an unknown or time. (Coefficients of constants or
     parameters only, the common case, are told by one dependency test, without the
-    sparsity pattern.)"""
-    if coef.is_constant() or not cs.depends_on(coef, unknowns_and_time()):
+    sparsity pattern; the unknowns and time asked apart, not stacked into one more copy
+    of the unknowns' column.)"""
+    if coef.is_constant() or not _depends(coef, unknowns, t):
         return set()
-    return set(cs.jacobian_sparsity(coef, unknowns_and_time()).get_triplet()[0])
+    return {r for arg in (unknowns, t)
+            for r in cs.jacobian_sparsity(coef, arg).get_triplet()[0]}
+
+
+def _depends(expr: cs.SX, unknowns: cs.SX, t: cs.SX) -> bool:
+    """Whether ``expr`` depends on an unknown or time."""
+    return bool(cs.depends_on(expr, unknowns) or cs.depends_on(expr, t))
+
+
+def _moving(coef: cs.SX) -> np.ndarray:
+    """The rows of the dense column ``coef`` that are not constants. (A column of symbols,
+    a parameter each, a mass say, has none, told by one test in C: read row by row, the
+    100 000 coefficients of a chain cost 0.17 s.)"""
+    if coef.is_symbolic():
+        return np.arange(coef.numel())
+    coefs = cs.vertsplit(coef)  # (one call, not one per entry)
+    return np.flatnonzero(~np.fromiter(map(_IS_CONSTANT, coefs), dtype=bool,
+                                       count=len(coefs)))
 
 
 def solve_blocks(sys: EquationSystem, causal: Causalization,
@@ -200,13 +218,6 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # the incidence as arrays (a level takes the rows of its equations)
     full = causal.incidence_of(sys)
     row_len = np.diff(full.indptr)
-    with_t: list[cs.SX] = []  # [the unknowns and time], formed if a dependency test needs it
-
-    def unknowns_and_time() -> cs.SX:
-        if not with_t:
-            with_t.append(stack(syms, sys.t))
-        return with_t[0]
-
     def record(js: list[int], exprs: cs.SX) -> None:
         out.idx.extend(js)
         out.names.extend(map(attrgetter("name"), map(variables.__getitem__, js)))
@@ -221,7 +232,7 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             first = len(out.idx)
             sol_col[new] = len(cols)
             sol_row[new] = np.arange(len(new))
-            cols.append(stack(*new_expr))
+            cols.append(new_expr[0] if len(new_expr) == 1 else stack(*new_expr))
             new_expr.clear()
         # the scalar blocks as their equations and unknowns (most blocks: no object each)
         single = ks[sizes[ks] == 1]
@@ -234,9 +245,12 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         used = unique(full.indices[spread(full.indptr[lv_eqs], row_len[lv_eqs])])
         used = used[sol_col[used] >= 0]
         used = used[np.lexsort((sol_row[used], sol_col[used]))]  # (by column: one take each)
-        used_l = used.tolist()
-        used_s = [cols[c][sol_row[used[sol_col[used] == c]].tolist()]
-                  for c in unique(sol_col[used]).tolist()]
+        # (their solutions as the rows of each column, and their symbols the same way:
+        # the substitution takes them as pairs, none stacked)
+        used_c = unique(sol_col[used]).tolist()
+        used_at = [used[sol_col[used] == c] for c in used_c]
+        used_s = [cols[c][sol_row[at].tolist()] for c, at in zip(used_c, used_at, strict=True)]
+        used_v = [syms[at.tolist()] for at in used_at]
         if s_eqs:  # explicit when linear with a coefficient free of unknowns and time
             F_s = all_res[s_eqs]
             us = syms[u_idx]
@@ -247,11 +261,11 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             # Where a coefficient has unknowns, the substituted residual decides (a
             # coefficient in unknowns solved by parameters only is still explicit).
             coef = _coefficients(F_s, us)
-            dep_rows = _dependent_rows(coef, unknowns_and_time)
-            if dep_rows and used_l:
+            dep_rows = _dependent_rows(coef, syms, sys.t)
+            if dep_rows and used_v:
                 dep = sorted(dep_rows)
-                coef_sub = _coefficients(_substituted(F_s[dep], syms, used_l, used_s), us[dep])
-                still = {dep[q] for q in _dependent_rows(coef_sub, unknowns_and_time)}
+                coef_sub = _coefficients(_substituted(F_s[dep], used_v, used_s), us[dep])
+                still = {dep[q] for q in _dependent_rows(coef_sub, syms, sys.t)}
                 if len(still) < len(dep):  # their coefficients from the substituted rows
                     parts = cs.vertsplit(coef)
                     for q, c in zip(dep, cs.vertsplit(coef_sub), strict=True):
@@ -265,41 +279,42 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                 every = len(ok) == len(s_eqs)  # (no rows to take)
                 a_ok = coef if every else coef[ok]
                 # a vanishing coefficient (constant zero) is the first row sparsify drops
-                kept = cs.sparsify(a_ok).sparsity().row()
-                if len(kept) < len(ok):
+                # (counted; the rows listed only then: a Python int per row otherwise)
+                nonzero = cs.sparsify(a_ok)
+                if nonzero.nnz() < len(ok):
+                    kept = nonzero.sparsity().row()
                     q = next(q for q, r in enumerate([*kept, -1]) if q != r)
                     raise _unknown_not_determined(
                         sys, blocks[int(single[ok[q]])], ": its coefficient vanishes. Check for an "
                         "unconnected port of that component: an unconnected port carries "
                         "zero through variable (zero current, force, heat flow)")
                 if not a_ok.is_constant():  # parameter-dependent divisors, checked per run
-                    coefs = cs.vertsplit(a_ok)  # (one call, not one per entry)
-                    moving = np.flatnonzero(~np.fromiter(map(_IS_CONSTANT, coefs), dtype=bool,
-                                                         count=len(coefs)))
+                    moving = _moving(a_ok)
                     at = np.asarray(ok, dtype=np.int64)[moving]
-                    del coefs
                     out.pivots.add_column(a_ok if len(moving) == len(ok) else
                                           a_ok[moving.tolist()],
                                           np.asarray(s_eqs, dtype=np.int64)[at],
                                           np.asarray(u_idx, dtype=np.int64)[at])
                 u_ok = u_idx if every else [u_idx[k] for k in ok]
                 # the residual at zero unknown, with the solutions so far: one substitution
-                r0 = cs.substitute(F_s if every else F_s[ok], syms[used_l + u_ok],
-                                   stack(*used_s, cs.SX.zeros(len(u_ok))))
+                # (of the symbols and solutions column by column, not stacked)
+                r0 = cs.substitute([F_s if every else F_s[ok]],
+                                   [*used_v, us if every else us[ok]],
+                                   [*used_s, cs.SX.zeros(len(u_ok))])[0]
                 # (a division by coefficients that are all one gives the negated residuals
                 # themselves, the same elements: not formed, at 10^5 rows a call of 50 ms)
                 record(u_ok, -r0 if a_ok.is_one() else -r0 / a_ok)
                 out.n_explicit += len(ok)
         # the other blocks: their residuals with the solutions so far
         rest_eqs = [i for bl in rest for i in bl.equations]
-        F = _substituted(all_res[rest_eqs], syms, used_l, used_s) if rest else cs.SX(0, 1)
+        F = _substituted(all_res[rest_eqs], used_v, used_s) if rest else cs.SX(0, 1)
         rest_row = {i: k for k, i in enumerate(rest_eqs)}
         for bl in rest:
             res = F[[rest_row[i] for i in bl.equations]]
             u = syms[list(bl.unknowns)]
             if len(bl.unknowns) <= max_linear_block:
                 A = cs.jacobian(res, u)
-                if not cs.depends_on(A, unknowns_and_time()):
+                if not _depends(A, syms, sys.t):
                     if len(bl.unknowns) == 1 and A.is_zero():
                         raise _unknown_not_determined(sys, bl, "")
                     if not A.is_constant():
