@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from operator import attrgetter
 from typing import Any
@@ -26,7 +26,7 @@ from .flatten import FlatSystem, flatten_pass
 from .gcpause import collector_paused
 from .graph import LinearGraph, graph_pass
 from .progress import reporter
-from .records import ListView
+from .records import ListView, record
 from .relations import relations_pass
 from .state import CompileState, Pass, need
 from .structure.alias import AliasResult, alias_pass
@@ -98,7 +98,7 @@ class _Rendered(ListView[str]):
         return (list, (list(self),))
 
 
-@dataclass
+@record
 class StructureReport:
     """What the structure stage did (printable; every field is data)."""
 
@@ -176,7 +176,7 @@ class StructureReport:
         return "\n".join(lines)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class CompiledModel:
     """Everything :func:`build` produced, for inspection, simulation and export.
 
