@@ -238,3 +238,73 @@ def test_output_names_and_sizes_read_as_the_lists_they_stand_for(make):
     res = ac.simulate(cm, 0.1)
     for n in names:  # (every name reads)
         assert np.isfinite(res[n]).all()
+
+
+def test_rows_taken_and_put_by_slices_are_those_of_a_list_index():
+    """fastsx.take / put / interleave (slices where the rows step evenly, issue 14) give
+    the column a list index gives, for even and uneven steps, one row, no row and a 1 x 1
+    column."""
+    from acausal.fastsx import interleave, put, take
+
+    rng = np.random.default_rng(3)
+    col = cs.SX.sym("c", 40)
+    cases = [np.arange(0, 40, 3), np.arange(5, 6), np.arange(0), np.arange(7, 40),
+             np.array([2, 4, 7, 9]), np.array([9, 4, 2]), np.array([3, 3, 3]),
+             np.sort(rng.choice(40, 12, replace=False))]
+    for idx in cases:
+        want = col[idx.tolist()] if len(idx) else cs.SX(0, 1)
+        assert cs.is_equal(take(col, idx), want), idx
+        out, ref = cs.SX.zeros(40), cs.SX.zeros(40)
+        new = cs.SX.sym("n", len(idx))
+        if len(set(idx.tolist())) == len(idx):  # (a row put twice: the list's last wins)
+            put(out, idx, new)
+            if len(idx):
+                ref[idx.tolist()] = new
+            assert cs.is_equal(out, ref), idx
+    one = cs.SX.sym("o")
+    assert cs.is_equal(take(one, np.array([0, 0])), cs.vertcat(one, one))
+    a, b, c = (cs.SX.sym(s, 4) for s in "abc")
+    assert cs.is_equal(interleave([a, b, c], 4),
+                       cs.vec(cs.horzcat(a, b, c).T))
+    assert interleave([a, cs.SX.sym("d", 3)], 4) is None  # (not all n rows)
+
+
+def test_incidence_rows_behave_as_the_list_of_their_rows():
+    """structure.system.Rows (the incidence kept as compressed rows, issue 14) against a
+    plain list under random reads, replacements, appends (one by one and compressed),
+    copies and pickles: the same rows, and arrays() the same compressed rows."""
+    from acausal.structure.system import Rows
+
+    rng = np.random.default_rng(11)
+    for _trial in range(60):
+        n = int(rng.integers(0, 12))
+        rows = [tuple(sorted(rng.choice(20, int(rng.integers(0, 4)), replace=False).tolist()))
+                for _ in range(n)]
+        ptr = np.concatenate(([0], np.cumsum([len(r) for r in rows]))).astype(np.int64)
+        col = np.array([j for r in rows for j in r], dtype=np.int64)
+        got, ref = Rows(ptr, col), list(rows)
+        for _ in range(int(rng.integers(0, 8))):
+            op = int(rng.integers(0, 4))
+            new = tuple(sorted(rng.choice(20, int(rng.integers(0, 4)), replace=False).tolist()))
+            if op == 0 and ref:
+                k = int(rng.integers(-len(ref), len(ref)))
+                got[k] = ref[k] = new
+            elif op == 1:
+                got.append(new)
+                ref.append(new)
+            elif op == 2:
+                more = [new, new[:1]]
+                p = np.array([0, len(new), len(new) + len(new[:1])], dtype=np.int64)
+                got.extend_compressed(p, np.array(new + new[:1], dtype=np.int64))
+                ref.extend(more)
+            else:
+                copy = got.copy()
+                assert copy == ref and copy is not got
+        assert len(got) == len(ref) and list(got) == ref and got == ref
+        assert [got[k] for k in range(-len(ref), len(ref))] == ref + ref
+        assert got[1:4] == ref[1:4]
+        p, c = got.arrays()
+        assert [tuple(c[p[i]:p[i + 1]].tolist()) for i in range(len(ref))] == ref
+        assert pickle.loads(pickle.dumps(got)) == ref
+        with pytest.raises(IndexError):
+            got[len(ref)]
