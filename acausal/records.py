@@ -16,8 +16,8 @@ reads, so ``dataclasses.fields``, ``asdict``, ``astuple``, ``replace`` and
 :class:`~acausal.compiler.StructureReport`, :class:`~acausal.simulate.SimulationStats`,
 ..., to ``asdict``). ``record(frozen=True)`` is ``dataclass(frozen=True)``: assigning a
 field raises ``dataclasses.FrozenInstanceError``, and with ``eq`` it hashes by the compared
-fields. :func:`replace` is ``dataclasses.replace`` for records. Only the slotted classes
-made per block or per graph edge stay dataclasses.
+fields. :func:`replace` is ``dataclasses.replace`` for records. The classes of the modules
+``import acausal`` does not load (events, exports, multibody, ...) stay dataclasses.
 """
 
 from __future__ import annotations
