@@ -244,30 +244,15 @@ class FlatVariable:
     spec = staticmethod(_var_spec)
 
     @staticmethod
-    def of_spec(name: str, sym: Any, start: float, origin: str, der_of: int | None,
-                der: int | None, row: int, spec: _VarSpec) -> FlatVariable:
-        """The variable of these fields and a :meth:`spec` (the constructor without
-        its search for the spec: a third less time for the million variables of a large
-        model, made by the thousand with one spec)."""
-        v = _NEW(FlatVariable)
-        v.name = name
-        v._sym = sym
-        v.start = start
-        v.origin = origin
-        v.der_of = der_of
-        v.der = der
-        v._row = row
-        v._spec = spec
-        return v
-
-    @staticmethod
     def many(names: Iterable[str], syms: Iterable[Any], starts: Iterable[float],
              origins: Iterable[str], der_ofs: Iterable[int | None], rows: Iterable[int],
              specs: Iterable[_VarSpec]) -> list[FlatVariable]:
-        """:meth:`of_spec` of the items of the iterables, one after the other (``der``
-        None), until ``names`` ends (the others may be longer: :func:`itertools.repeat`,
-        a pool of rows): the slots set in one loop, a fifth less time than a call each
-        (a million variables in a large model)."""
+        """The variables of the items of the iterables and their :meth:`spec`, one after
+        the other (``der`` None), until ``names`` ends (the others may be longer:
+        :func:`itertools.repeat`, a pool of rows): the slots set in one loop, without
+        the constructor's search for the spec and a call per variable (about half its
+        time, for the million variables of a large model made by the thousand with one
+        spec)."""
         out: list[FlatVariable] = []
         append, new, cls = out.append, _NEW, FlatVariable
         for name, sym, start, origin, der_of, row, spec in zip(
@@ -370,25 +355,11 @@ class FlatParameter:
     spec = staticmethod(_par_spec)
 
     @staticmethod
-    def of_spec(name: str, sym: Any, value: float, owner: Any, row: int, spec: _ParSpec
-                ) -> FlatParameter:
-        """The parameter of these fields and a :meth:`spec` (as
-        :meth:`FlatVariable.of_spec`)."""
-        p = _NEW(FlatParameter)
-        p.name = name
-        p._sym = sym
-        p.value = value
-        p.owner = owner
-        p._row = row
-        p._spec = spec
-        return p
-
-    @staticmethod
     def many(names: Iterable[str], syms: Iterable[Any], values: Iterable[float],
              owners: Iterable[Any], rows: Iterable[int], specs: Iterable[_ParSpec]
              ) -> list[FlatParameter]:
-        """:meth:`of_spec` of the items of the iterables (as :meth:`FlatVariable.many`:
-        until ``names`` ends)."""
+        """The parameters of the items of the iterables and their :meth:`spec` (as
+        :meth:`FlatVariable.many`: until ``names`` ends)."""
         out: list[FlatParameter] = []
         append, new, cls = out.append, _NEW, FlatParameter
         for name, sym, value, owner, row, spec in zip(names, syms, values, owners, rows,
