@@ -21,7 +21,8 @@ from typing import Any
 
 import casadi as cs
 
-__all__ = ["column_program", "fast_operators", "interleave", "put", "run_columns", "stack", "take"]
+__all__ = ["column_program", "even_step", "fast_operators", "interleave", "put", "run_columns",
+           "stack", "take"]
 
 _SX = cs.SX
 # the C function behind the ``SX.binary`` wrapper (one Python call less per operation)
@@ -248,7 +249,7 @@ def stack(*pieces: Any) -> cs.SX:
 # stepped (a group's members one after the other), so they go as slices where they are.
 
 
-def _step(idx: Any) -> int:
+def even_step(idx: Any) -> int:
     """The step of the integer array ``idx`` if it steps evenly and upwards (0: not)."""
     import numpy as np
 
@@ -267,7 +268,7 @@ def take(col: cs.SX, idx: Any) -> cs.SX:
     n = len(idx)
     if not n:
         return _SX(0, 1)
-    step = _step(idx)
+    step = even_step(idx)
     if step:
         a = int(idx[0])
         return col[a:a + step * (n - 1) + 1:step]
@@ -280,7 +281,7 @@ def put(out: cs.SX, idx: Any, col: cs.SX) -> None:
     n = len(idx)
     if not n:
         return
-    step = _step(idx)
+    step = even_step(idx)
     if step:
         a = int(idx[0])
         out[a:a + step * (n - 1) + 1:step] = col

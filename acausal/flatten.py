@@ -29,7 +29,7 @@ from .component import Component, Model, bind_port, collect_equations, has_param
 from .discrete import Assign, Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
-from .fastsx import named_columns, put, stack, take
+from .fastsx import even_step, named_columns, put, stack, take
 from .graph import LinearGraph
 from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .records import record
@@ -758,11 +758,10 @@ def _shifted(pool: list[int], base: list[int]) -> Any:
     """A function of ``o``: the integers ``b + o`` of every ``b`` of ``base``, as objects
     of ``pool``; a slice of it where ``base`` steps evenly (a group's members one after
     the other: the common case), else taken one by one."""
-    n = len(base)
-    step = base[1] - base[0] if n > 1 else 1
     b = np.asarray(base, dtype=np.int64)
-    if step > 0 and (n < 3 or bool((np.diff(b) == step).all())):
-        first, last = (base[0], base[-1]) if n else (0, -1)
+    step = even_step(b)
+    if step:
+        first, last = base[0], base[-1]
         return lambda o: pool[first + o:last + o + 1:step]
     return lambda o: list(map(pool.__getitem__, (b + o).tolist()))
 
