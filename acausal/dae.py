@@ -22,7 +22,7 @@ import casadi as cs
 import numpy as np
 
 from .csr import CSR, unique
-from .fastsx import same_nodes, stack
+from .fastsx import same_nodes, stack, take
 from .graph_columns import BlockNames
 from .grid_outputs import GridOutputs
 from .records import record
@@ -408,8 +408,11 @@ class _BulkOutputs:
 
 
 def _rows(col: cs.SX, rows: np.ndarray) -> cs.SX:
-    """Rows of a column (a column of none when there are none: ``col[[]]`` is 1 x 0)."""
-    return col[rows.tolist()] if len(rows) else cs.SX(0, 1)
+    """Rows of a column (a column of none when there are none: ``col[[]]`` is 1 x 0), a
+    slice where they step evenly (:func:`~acausal.fastsx.take`: the eliminated unknowns
+    are mostly one run of the flat variables, 300 000 at 10^5 masses, 20 ms less than
+    a list; rows in a few runs, the same by assignment of slices, cost more than a list)."""
+    return take(col, rows)
 
 
 def signed_rows(col: cs.SX, rep: np.ndarray, neg: np.ndarray, values: cs.SX,

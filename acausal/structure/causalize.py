@@ -101,16 +101,21 @@ def causalize(sys: EquationSystem, states: list[int],
     b_from = block_of[np.repeat(np.arange(n), np.diff(ptr))]
     b_to = block_of[dep]
     between = b_from != b_to
-    level = _levels(n_b, b_from[between], b_to[between])
+    level = _level_array(n_b, b_from[between], b_to[between])
     # the blocks as arrays (:class:`Blocks`), each block's unknowns in ascending order
-    blocks = Blocks(offsets(sizes), eq_of_var[ks].astype(np.int64), unknowns[ks],
-                    np.asarray(level, dtype=np.int64))
+    blocks = Blocks(offsets(sizes), eq_of_var[ks].astype(np.int64), unknowns[ks], level)
     return Causalization(list(states), blocks, (sys, full))
 
 
 def _levels(n_b: int, b_from: np.ndarray, b_to: np.ndarray) -> list[int]:
     """Level of each block: 1 + the highest level of the blocks it needs (0: none), for
-    blocks in an order where each comes after those it needs (``b_to < b_from``).
+    blocks in an order where each comes after those it needs (``b_to < b_from``)."""
+    return _level_array(n_b, b_from, b_to).tolist()
+
+
+def _level_array(n_b: int, b_from: np.ndarray, b_to: np.ndarray) -> np.ndarray:
+    """:func:`_levels` as an array (the blocks keep one: no list of a large model's
+    hundreds of thousands of levels made and read back).
 
     Relaxed on arrays, one sweep per level (a few for most models); a chain of dependencies
     deeper than that is finished in one pass in block order."""
@@ -134,8 +139,8 @@ def _levels(n_b: int, b_from: np.ndarray, b_to: np.ndarray) -> list[int]:
             for m in to[starts[b]:starts[b + 1]]:
                 if lv[m] >= lv[b]:
                     lv[b] = lv[m] + 1
-        return lv
-    return level.tolist()
+        return np.asarray(lv, dtype=np.int64)
+    return level
 
 
 def _row_sums(flags: np.ndarray, indptr: np.ndarray) -> np.ndarray:
