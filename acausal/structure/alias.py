@@ -173,19 +173,30 @@ def _classify(res: cs.SX, index: dict[str, int], params: Container[str]
 
 
 class _Names(Container[str]):
-    """The names of the flat system's parameters, a set formed on the first test: only
-    an equation that :func:`_shapes` does not recognise and that holds a symbol other
-    than an unknown asks (a large model has 400 000 parameters, and rarely asks)."""
+    """The names of the flat system's parameters, read on the first test: only an
+    equation that :func:`_shapes` does not recognise and that holds a symbol other than
+    an unknown asks (a large model has 400 000 parameters, and asks a few times). Looked
+    up in their list for the first :data:`ALONE` tests (a scan in C, a few ms), in a set
+    formed past them (the set costs as much as some twenty scans)."""
+
+    ALONE = 16
 
     def __init__(self, fs: FlatSystem) -> None:
-        self._fs: FlatSystem | None = fs
-        self._names: set[str] = set()
+        self._fs = fs
+        self._list: list[str] | None = None
+        self._set: set[str] | None = None
+        self._asked = 0
 
     def __contains__(self, name: object) -> bool:
-        if self._fs is not None:
-            self._names = set(map(attrgetter("name"), self._fs.parameters))
-            self._fs = None
-        return name in self._names
+        if self._set is not None:
+            return name in self._set
+        if self._list is None:
+            self._list = list(map(attrgetter("name"), self._fs.parameters))
+        self._asked += 1
+        if self._asked > self.ALONE:
+            self._set = set(self._list)
+            return name in self._set
+        return name in self._list
 
 
 def _signed(e: cs.SX, s: float) -> cs.SX:
@@ -236,9 +247,10 @@ def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.
         left = np.arange(len(two))  # positions in ``two`` not recognised yet
         # (CasADi's test of ``f - g`` knows that a sum commutes: one form per sum; a row
         # has one form at most, so the order only saves work: a component's variable minus
-        # a port quantity, the common ``a == b``, is declared after it, so first)
-        for form, swap, s in ((sub, True, 1.0), (sub, False, 1.0),
-                              (_negsum, False, -1.0), (add, False, -1.0)):
+        # a port quantity, the common ``a == b``, is declared after it, so first; on many
+        # rows, the forms in the order of their hits on a sample)
+        forms = _FORMS if len(two) < 8 * _SAMPLE else _by_sample(two, j0, j1, R, X)
+        for form, swap, s in forms:
             if not left.size:
                 break
             a, b = (j1[left], j0[left]) if swap else (j0[left], j1[left])
@@ -260,6 +272,34 @@ def _shapes(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.
         return empty, empty, empty, np.zeros(0)
     return (np.concatenate(out_r), np.concatenate(out_a), np.concatenate(out_b),
             np.concatenate(out_s))
+
+
+def _negsum(a: cs.SX, b: cs.SX) -> cs.SX:
+    return -(a + b)
+
+
+#: the forms :func:`_shapes` tries on a row of two unknowns ``j0 < j1``: ``(operation
+#: on the symbols, whether ``j1`` comes first, the sign s of ``a = s * b``)``
+_FORMS: tuple[tuple[Callable[[cs.SX, cs.SX], cs.SX], bool, float], ...] = (
+    (sub, True, 1.0), (sub, False, 1.0), (_negsum, False, -1.0), (add, False, -1.0))
+#: the rows of :func:`_by_sample`'s sample
+_SAMPLE = 64
+
+
+def _by_sample(two: np.ndarray, j0: np.ndarray, j1: np.ndarray, R: cs.SX, X: cs.SX
+               ) -> tuple[tuple[Callable[[cs.SX, cs.SX], cs.SX], bool, float], ...]:
+    """:data:`_FORMS` in the order of their hits (the most first; ties in their order) on
+    :data:`_SAMPLE` of the rows ``two`` spread evenly: :func:`_shapes` tries a form on
+    the rows the ones before it left, so the common one first spares a pass over the
+    rest (the mass-spring chain's ``-(a + b)``, a third of its rows, came after a form
+    that none has: a pass over them for nothing, 10 ms at 10 000 masses)."""
+    at = np.linspace(0, len(two) - 1, _SAMPLE).astype(np.int64)
+    rs = R[two[at].tolist()]
+    hits = []
+    for form, swap, _ in _FORMS:
+        a, b = (j1[at], j0[at]) if swap else (j0[at], j1[at])
+        hits.append(int(same_nodes(rs, form(X[a.tolist()], X[b.tolist()])).sum()))
+    return tuple(_FORMS[k] for k in sorted(range(len(_FORMS)), key=lambda k: -hits[k]))
 
 
 def _recognise(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: cs.SX,
@@ -300,10 +340,6 @@ def _recognise(rows: np.ndarray, ptr: np.ndarray, col: np.ndarray, R: cs.SX, X: 
     two = b >= 0
     return _Found(r.tolist(), a.tolist(), b.tolist(), s.tolist(), values,
                   np.concatenate((a[two], b[two])))
-
-
-def _negsum(a: cs.SX, b: cs.SX) -> cs.SX:
-    return -(a + b)
 
 
 def _splice(ptr: np.ndarray, col: np.ndarray, rows: np.ndarray, ptr2: np.ndarray,
@@ -439,10 +475,40 @@ def _first_incidence(fs: FlatSystem, F: cs.SX, X: cs.SX, hidden: list[_Hidden]
         ptr, col = _splice(ptr, col, at, ptr2, on[col2])
     bad = np.flatnonzero((kind == SUPERSET) & ~marked)
     if bad.size:
+        ptr, col, bad = _lone(F, X, ptr, col, bad)
+    if bad.size:
         lens = ptr[bad + 1] - ptr[bad]
         ptr3, col3 = _within(F[bad.tolist()], X, offsets(lens), col[spread(ptr[bad], lens)])
         ptr, col = _splice(ptr, col, bad, ptr3, col3)
     return ptr, col
+
+
+def _lone(F: cs.SX, X: cs.SX, ptr: np.ndarray, col: np.ndarray, bad: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bad rows ``bad`` of two unknowns (a superset) whose residual is one of them
+    alone, node for node (a port's quantity that the template's difference of two
+    potentials leaves alone, ``(x + e) - x``: half the bad rows of a mass-spring
+    chain), given their exact incidence, that unknown (a symbol depends on itself
+    only); returns ``(ptr, col)`` and the bad rows left."""
+    two = bad[ptr[bad + 1] - ptr[bad] == 2]
+    if not two.size:
+        return ptr, col, bad
+    Fb = F[two.tolist()]
+    hit = np.zeros(len(two), dtype=bool)
+    which = np.zeros(len(two), dtype=np.int64)
+    for p in (0, 1):
+        left = np.flatnonzero(~hit)
+        if not left.size:
+            break
+        j = col[ptr[two[left]] + p]
+        got = same_nodes(Fb[left.tolist()] if p else Fb, X[j.tolist()])
+        hit[left[got]] = True
+        which[left[got]] = j[got]
+    if not hit.any():
+        return ptr, col, bad
+    done = two[hit]
+    ptr, col = _splice(ptr, col, done, np.arange(len(done) + 1, dtype=np.int64), which[hit])
+    return ptr, col, np.setdiff1d(bad, done, assume_unique=True)
 
 
 def _within(F: cs.SX, X: cs.SX, ptr: np.ndarray, col: np.ndarray
@@ -629,7 +695,8 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         dead = _merge(found, parent, sign, const, rank) if found.rows else []
         if not dead:
             break
-        removed += map(equation, dead)
+        # (the rows of the first round are the flat equations as they are)
+        removed += map(equation if dirty[dead].any() else current.__getitem__, dead)
         alive[dead] = False
         P, S = _resolved(parent, sign)
         stale = True  # (parent and sign made again from P and S for a merge only)
@@ -646,7 +713,7 @@ def eliminate_aliases(fs: FlatSystem, residuals: cs.SX | None = None,
         if not todo.size:
             break
         rows = todo.tolist()
-        new_res = cs.substitute(R[rows], X[list(subst)], subst.column)
+        new_res = cs.substitute(R[rows], _take(X, subst.keys_array()), subst.column)
         if R is residuals:
             R = cs.SX(R)  # (a copy: the column given may be shared)
         R[rows] = new_res

@@ -297,8 +297,12 @@ class EquationSystem:
             list(self.parameters), list(self.var_der), list(self.var_int),
             list(self.eq_der), list(self.eq_int),
             inc.copy() if isinstance(inc := self.incidence, Rows) else list(inc),
-            dict(self.name_index),
+            self.name_index,
             list(self.implicit), dict(self._stacked))
+        # (the name index shared until a derivative variable is added: most index
+        # reductions add none, and a large model's index has a million names; the flag
+        # is saved with either, which may share the index in a saved model too)
+        self.__dict__["_names_shared"] = out.__dict__["_names_shared"] = True
         if "_ints" in self.__dict__:
             out.__dict__["_ints"] = self.__dict__["_ints"]
         return out
@@ -459,6 +463,8 @@ class EquationSystem:
         self.var_der[j] = k
         self.var_der.append(-1)
         self.var_int.append(j)
+        if self.__dict__.pop("_names_shared", False):  # (see copy)
+            self.name_index = dict(self.name_index)
         self.name_index[sym.name()] = k
         return k
 
