@@ -29,7 +29,7 @@ from .component import Component, Model, bind_port, collect_equations, has_param
 from .discrete import Assign, Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
-from .fastsx import even_step, named_columns, put, stack, take
+from .fastsx import blank, even_step, named_columns, put, stack, take
 from .graph import LinearGraph
 from .graph_columns import GraphColumns, OutputTable, unknown_names
 from .records import record
@@ -823,7 +823,7 @@ def _gather(n: int, item: Any, pieces: list[tuple[cs.SX, np.ndarray, np.ndarray]
     each."""
     if not n:
         return cs.SX(0, 1)
-    out = cs.SX.zeros(n, 1)
+    out = blank(n)  # (every row is assigned below: a piece's, or the rest's)
     covered = np.zeros(n, dtype=bool)
     for col, targets, rows in pieces:
         if not len(targets):

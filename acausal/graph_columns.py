@@ -31,7 +31,7 @@ import numpy as np
 from .component import DATUM, Component, bind_port
 from .csr import offsets, spread
 from .errors import ModelDefinitionError
-from .fastsx import put, stack, take
+from .fastsx import blank, put, stack, take
 from .results import LazyNames, Sizes
 from .symbols import FlatVariable, LazyColumn
 from .topology import _UnionFind
@@ -757,7 +757,13 @@ def _placed(n: int, pieces: list[tuple[np.ndarray, cs.SX]]) -> cs.SX:
         rest = np.flatnonzero(perm < 0)
         perm[rest] = first + np.arange(len(rest))
         return stack(*[col for _, col in pieces], cs.SX.zeros(len(rest), 1))[perm.tolist()]
-    out = cs.SX.zeros(n, 1)
+    # (the rows of no piece are zeros; the others are assigned: no column of zeros of
+    # every row made first)
+    covered = np.zeros(n, dtype=bool)
+    for at, _col in pieces:
+        covered[at] = True
+    out = blank(n)
+    put(out, np.flatnonzero(~covered), cs.SX.zeros(n - int(covered.sum()), 1))
     for at, col in pieces:
         put(out, at, col)
     return out
