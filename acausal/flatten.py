@@ -25,7 +25,7 @@ import casadi as cs
 import numpy as np
 
 from . import symbols, templates
-from .component import Component, Model, bind_port, collect_equations, has_parameter_check
+from .component import Component, Model, bind_ports, collect_equations, has_parameter_check
 from .discrete import Assign, Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
@@ -361,10 +361,7 @@ class _Flattener:
                     "acceleration variable)"
                 )
         finally:
-            for c in comps:
-                c.__dict__["_binding"] = None
-                for p in c.__dict__["_ports"].values():
-                    bind_port(p, None)
+            _unbind(comps, g if comps_of_graph else None)
         outs = tab.outputs
         # (an unknown stands for its symbol until read; the derivatives found at once)
         V = tab.variables
@@ -889,6 +886,19 @@ def _mask(spans: list[tuple[int, int]], n: int) -> np.ndarray:
     np.add.at(d, a[:, 0], 1)
     np.add.at(d, a[:, 1], -1)
     return np.cumsum(d[:n]) > 0
+
+
+def _unbind(comps: list[Component], graph: LinearGraph | None) -> None:
+    """Unbind the components and their ports (``graph``: the graph of ``comps``, whose
+    two lists of ports hold every port of them, or None)."""
+    for d in map(attrgetter("__dict__"), comps):
+        d["_binding"] = None
+    if graph is None:
+        bind_ports(chain.from_iterable(map(dict.values, map(attrgetter("_ports"), comps))),
+                   None)
+        return
+    bind_ports(graph.ports, None)
+    bind_ports(graph.other_ports, None)
 
 
 def _paths(comps: list[Component]) -> dict[int, str]:

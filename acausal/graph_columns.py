@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
-from .component import DATUM, Component, bind_port
+from .component import DATUM, Component, bind_port, bind_ports
 from .csr import offsets, spread
 from .errors import ModelDefinitionError
 from .fastsx import blank, put, stack, take
@@ -483,8 +483,7 @@ class GraphColumns:
             written = np.fromiter(map(deferred.__contains__, map(id, comps)), dtype=bool,
                                   count=len(comps))
             late_ones = written[g.port_owner]
-            for p in compress(self.ports, late_ones.tolist()):
-                bind_port(p, late)
+            bind_ports(compress(self.ports, late_ones.tolist()), late)
             want = list(compress(self.ports, (~late_ones).tolist()))
         else:
             for c in comps:
