@@ -33,7 +33,7 @@ from .csr import offsets, spread
 from .errors import ModelDefinitionError
 from .fastsx import blank, put, stack, take
 from .results import LazyNames, Sizes
-from .symbols import FlatVariable, LazyColumn
+from .symbols import FlatVariable, LazyColumn, shared_ints
 from .topology import _UnionFind
 
 if TYPE_CHECKING:
@@ -224,17 +224,26 @@ class GraphColumns:
         :meth:`_unknowns` reports."""
         variables, names_at = table.variables, table.index
         names = list(map(itemgetter(0), unknowns))
-        first = len(variables)
-        at = dict(zip(names, range(first, first + len(names)), strict=True))
-        if len(at) != len(names) or not names_at.keys().isdisjoint(at):
-            return False
+        first, n = len(variables), len(names)
+        # (the indices and rows as the build's shared int objects, not 600 000 new ones
+        # at 100 000 masses)
+        pool = shared_ints(first + n)
+        if names_at:
+            at = dict(zip(names, pool[first:first + n], strict=True))
+            if len(at) != n or not names_at.keys().isdisjoint(at):
+                return False
+            names_at.update(at)
+        else:  # (the common case: the first names, indexed at once)
+            names_at.update(zip(names, pool[first:first + n], strict=True))
+            if len(names_at) != n:  # (a name twice)
+                names_at.clear()
+                return False
         doms = g.domains
         unit = [d.across.unit for d in doms] + [d.through.unit for d in doms]
         which = (g.edge_domain + np.where(np.asarray(in_tree, dtype=bool), 0,
                                           len(doms))).tolist()
         paths = list(map(path.__getitem__, map(id, g.components)))
         origins = list(map(paths.__getitem__, g.edge_owner.tolist()))
-        names_at.update(at)
         # (FlatVariable(name, sym, 0.0, False, unit, None, 0, origin, None, None, "", None)
         # or, the symbols a LazyColumn, its row k as the symbol of the k-th; one spec per
         # unit)
@@ -242,9 +251,9 @@ class GraphColumns:
         spec = [FlatVariable.spec(u, False, None, 0, "", None) for u in unit]
         variables += FlatVariable.many(names, repeat(elems) if lazy else elems, repeat(0.0),
                                        origins, repeat(None),
-                                       range(len(names)) if lazy else repeat(-1),
+                                       pool if lazy else repeat(-1),
                                        map(spec.__getitem__, which))
-        self.scalar_at = list(range(first, first + len(names)))
+        self.scalar_at = pool[first:first + n]
         return True
 
     def _unknowns(self, g: LinearGraph, path: dict[int, str], table: SymbolTable,
