@@ -31,7 +31,7 @@ from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
 from .fastsx import blank, even_step, named_columns, put, stack, take
 from .graph import LinearGraph
-from .graph_columns import GraphColumns, OutputTable, unknown_names
+from .graph_columns import GraphColumns, OutputTable, component_paths, unknown_names
 from .records import record
 from .state import need
 from .structure.template_incidence import template_incidence
@@ -226,7 +226,9 @@ class _Flattener:
         unique = list({id(g): g for g in groups.values()}.values())
         # every scalar symbol made in one CasADi call: the graph's unknowns, the template
         # groups' variables, parameters and derivatives
-        unknowns, in_tree, edge_names = unknown_names(self.graph, path)
+        # (the components' paths in the graph's order, read by three steps)
+        comp_paths = component_paths(g.components, path) if comps_of_graph else None
+        unknowns, in_tree, edge_names = unknown_names(self.graph, path, comp_paths)
         requests = [[n for n, size in unknowns if size == 1]]
         spans = []
         for grp in unique:
@@ -242,10 +244,11 @@ class _Flattener:
             grp.take(made[a:b])
         self._scalars_column = made[0][0]
         cols = GraphColumns(self.graph, comps, path, self.table, unknowns, in_tree,
-                            edge_names, made[0])
+                            edge_names, made[0], comp_paths)
         self._scalar_at = cols.scalar_at
         self._lazy_scalars(made[0], cols.scalar_at)
-        block = cols.outputs(comps, path, edge_names, self.table.outputs, unknowns)
+        block = cols.outputs(comps, path, edge_names, self.table.outputs, unknowns,
+                             comp_paths)
         shared = cols.unknown_positions()
         cols.bind_ports(comps, set(groups))
         for grp in unique:
@@ -451,8 +454,7 @@ class _Flattener:
                 continue
             g = Group(tpl, members)
             g.ints = self.ints
-            for c in members:
-                out[id(c)] = g
+            out.update(zip(map(id, members), repeat(g)))
         return out
 
     def _bind_declarations(self, runs: list[Component | tuple[Group, int, int]],
