@@ -15,6 +15,7 @@ Ports of non-graph domains (3D frames, ...) are bound by their registered domain
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import field
 from itertools import chain, compress, repeat
@@ -365,12 +366,11 @@ class _Flattener:
                 )
         finally:
             _unbind(comps, g if comps_of_graph else None)
-        outs = tab.outputs
-        # (an unknown stands for its symbol until read; the derivatives found at once)
+        # (an unknown stands for its symbol until read; the derivatives found at once and
+        # added where no output has their name, by a loop in C)
         V = tab.variables
-        for fv in compress(V, map(is_not, map(_DER_OF, V), repeat(None))):
-            if fv.name not in outs:
-                outs[fv.name] = fv
+        ders = list(compress(V, map(is_not, map(_DER_OF, V), repeat(None))))
+        deque(map(tab.outputs.setdefault, map(_NAME, ders), ders), maxlen=0)
         variables = tab.variables
         var_column = _gather(len(variables), lambda k: variables[k].sym, self._var_pieces(unique))
         params = tab.parameters
@@ -723,6 +723,7 @@ def _action_value(value: Any, where: str) -> cs.SX:
         "ac.pre(self.v))")
 _OP_EQ = cs.OP_EQ
 _DER_OF = attrgetter("der_of")
+_NAME = attrgetter("name")
 #: operations an equation cannot have at its top: relations and logic (``!=``, ``<``,
 #: ``<=``; ``>`` and ``>=`` are ``<`` and ``<=`` swapped), and constants (an equation that
 #: CasADi folded: ``x == x`` is 1)
