@@ -25,12 +25,13 @@ A model is a component whose sub-components are attributes and whose ``__init__`
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import math
 import warnings
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import casadi as cs
@@ -53,6 +54,7 @@ __all__ = [
     "RealOutput",
     "PortInstance",
     "bind_port",
+    "bind_ports",
     "VariableInstance",
     "Component",
     "Model",
@@ -757,6 +759,12 @@ def bind_port(port: PortInstance, binding: Any) -> None:
     deferred binding (resolved when first read), or None (unbound). (A port refuses
     assignments from users: ``port.v = ...`` is a mistake in a model.)"""
     _SET_BINDING(port, binding)
+
+
+def bind_ports(ports: Iterable[PortInstance], binding: Any) -> None:
+    """:func:`bind_port` of every port of ``ports`` to the one ``binding``, in a loop in
+    C (a model of 100 000 masses has 400 000 ports, bound and unbound by every build)."""
+    collections.deque(map(_SET_BINDING, ports, itertools.repeat(binding)), maxlen=0)
 
 
 # --------------------------------------------------------------------------------------

@@ -21,8 +21,8 @@ from typing import Any
 
 import casadi as cs
 
-__all__ = ["column_program", "even_step", "fast_operators", "interleave", "put", "run_columns",
-           "stack", "take"]
+__all__ = ["blank", "column_program", "even_step", "fast_operators", "interleave", "put",
+           "run_columns", "stack", "take"]
 
 _SX = cs.SX
 # the C function behind the ``SX.binary`` wrapper (one Python call less per operation)
@@ -124,12 +124,16 @@ def _serialised(names: list[str], dense: bool = False) -> str:
         text = "".join(names).encode("ascii")
     except UnicodeEncodeError:
         text = None
+    first = np.frombuffer(head + b"d" + sp, np.uint8)
     if text is not None:  # (the names' bytes put between the heads, by two masks)
         lengths = np.fromiter(map(len, names), dtype=np.int64, count=n)
         heads = np.zeros((n, 13), np.uint8)
         heads[:, 0], heads[:, 1] = ord("d"), 0x2F
         heads[:, 9:13] = lengths.astype("<i4").view(np.uint8).reshape(n, 4)
-        records = np.empty(13 * n + len(text), np.uint8)
+        # (the records written in place after the head: no copy of all the bytes)
+        raw = np.empty(len(first) + 13 * n + len(text), np.uint8)
+        raw[:len(first)] = first
+        records = raw[len(first):]
         at = (13 * np.arange(n) + np.cumsum(lengths) - lengths).astype(np.int64)
         is_head = np.zeros(len(records), dtype=bool)
         is_head[(at[:, None] + np.arange(13)).ravel()] = True
@@ -140,14 +144,13 @@ def _serialised(names: list[str], dense: bool = False) -> str:
         pack = struct.Struct("<i").pack
         heads_of = {k: b"d\x2f\x00\x00\x00\x00\x00\x00\x00" + pack(k)
                     for k in set(map(len, encoded))}
-        records = np.frombuffer(b"".join(itertools.chain.from_iterable(
+        raw = np.concatenate([first, np.frombuffer(b"".join(itertools.chain.from_iterable(
             zip(map(heads_of.__getitem__, map(len, encoded)), encoded, strict=True))),
-            np.uint8)
-    raw = np.concatenate([np.frombuffer(head + b"d" + sp, np.uint8), records])
+            np.uint8)])
     out = np.empty(2 * len(raw), np.uint8)  # each byte as two letters, low nibble first
     out[0::2] = (raw & 15) + 97
     out[1::2] = (raw >> 4) + 97
-    return out.tobytes().decode("ascii")
+    return str(out.data, "ascii")  # (read in place: no copy as bytes first)
 
 
 def _layout() -> bool:
@@ -234,13 +237,20 @@ def stack(*pieces: Any) -> cs.SX:
         total += k
     if total < _STACK_MIN:
         return cs.vertcat(*pieces)
-    out = _SX(cs.Sparsity.dense(total, 1))
+    out = blank(total)
     at = 0
     for p, k in zip(pieces, sizes, strict=True):
         if k:
             out[at:at + k] = p
             at += k
     return out
+
+
+def blank(n: int) -> cs.SX:
+    """A dense column of ``n`` rows for its rows to be assigned, every one of them: its
+    entries are CasADi's shared node 1 (``SX(Sparsity.dense(n, 1))``), made in a fourth
+    of the time of ``SX.zeros(n, 1)`` (0.04 s against 0.16 s for two million rows)."""
+    return _SX(cs.Sparsity.dense(n, 1))
 
 
 # ----- rows of a column by index arrays -----

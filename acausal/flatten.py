@@ -15,6 +15,7 @@ Ports of non-graph domains (3D frames, ...) are bound by their registered domain
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import field
 from itertools import chain, compress, repeat
@@ -25,13 +26,13 @@ import casadi as cs
 import numpy as np
 
 from . import symbols, templates
-from .component import Component, Model, bind_port, collect_equations, has_parameter_check
+from .component import Component, Model, bind_ports, collect_equations, has_parameter_check
 from .discrete import Assign, Reinit, Sample, When
 from .domain_passes import DomainPass, domain_pass_class
 from .errors import AcausalError, ModelDefinitionError
-from .fastsx import even_step, named_columns, put, stack, take
+from .fastsx import blank, even_step, named_columns, put, stack, take
 from .graph import LinearGraph
-from .graph_columns import GraphColumns, OutputTable, unknown_names
+from .graph_columns import GraphColumns, OutputTable, component_paths, unknown_names
 from .records import record
 from .state import need
 from .structure.template_incidence import template_incidence
@@ -226,7 +227,9 @@ class _Flattener:
         unique = list({id(g): g for g in groups.values()}.values())
         # every scalar symbol made in one CasADi call: the graph's unknowns, the template
         # groups' variables, parameters and derivatives
-        unknowns, in_tree, edge_names = unknown_names(self.graph, path)
+        # (the components' paths in the graph's order, read by three steps)
+        comp_paths = component_paths(g.components, path) if comps_of_graph else None
+        unknowns, in_tree, edge_names = unknown_names(self.graph, path, comp_paths)
         requests = [[n for n, size in unknowns if size == 1]]
         spans = []
         for grp in unique:
@@ -242,10 +245,11 @@ class _Flattener:
             grp.take(made[a:b])
         self._scalars_column = made[0][0]
         cols = GraphColumns(self.graph, comps, path, self.table, unknowns, in_tree,
-                            edge_names, made[0])
+                            edge_names, made[0], comp_paths)
         self._scalar_at = cols.scalar_at
         self._lazy_scalars(made[0], cols.scalar_at)
-        block = cols.outputs(comps, path, edge_names, self.table.outputs, unknowns)
+        block = cols.outputs(comps, path, edge_names, self.table.outputs, unknowns,
+                             comp_paths)
         shared = cols.unknown_positions()
         cols.bind_ports(comps, set(groups))
         for grp in unique:
@@ -361,16 +365,12 @@ class _Flattener:
                     "acceleration variable)"
                 )
         finally:
-            for c in comps:
-                c.__dict__["_binding"] = None
-                for p in c.__dict__["_ports"].values():
-                    bind_port(p, None)
-        outs = tab.outputs
-        # (an unknown stands for its symbol until read; the derivatives found at once)
+            _unbind(comps, g if comps_of_graph else None)
+        # (an unknown stands for its symbol until read; the derivatives found at once and
+        # added where no output has their name, by a loop in C)
         V = tab.variables
-        for fv in compress(V, map(is_not, map(_DER_OF, V), repeat(None))):
-            if fv.name not in outs:
-                outs[fv.name] = fv
+        ders = list(compress(V, map(is_not, map(_DER_OF, V), repeat(None))))
+        deque(map(tab.outputs.setdefault, map(_NAME, ders), ders), maxlen=0)
         variables = tab.variables
         var_column = _gather(len(variables), lambda k: variables[k].sym, self._var_pieces(unique))
         params = tab.parameters
@@ -454,8 +454,7 @@ class _Flattener:
                 continue
             g = Group(tpl, members)
             g.ints = self.ints
-            for c in members:
-                out[id(c)] = g
+            out.update(zip(map(id, members), repeat(g)))
         return out
 
     def _bind_declarations(self, runs: list[Component | tuple[Group, int, int]],
@@ -724,6 +723,7 @@ def _action_value(value: Any, where: str) -> cs.SX:
         "ac.pre(self.v))")
 _OP_EQ = cs.OP_EQ
 _DER_OF = attrgetter("der_of")
+_NAME = attrgetter("name")
 #: operations an equation cannot have at its top: relations and logic (``!=``, ``<``,
 #: ``<=``; ``>`` and ``>=`` are ``<`` and ``<=`` swapped), and constants (an equation that
 #: CasADi folded: ``x == x`` is 1)
@@ -823,7 +823,7 @@ def _gather(n: int, item: Any, pieces: list[tuple[cs.SX, np.ndarray, np.ndarray]
     each."""
     if not n:
         return cs.SX(0, 1)
-    out = cs.SX.zeros(n, 1)
+    out = blank(n)  # (every row is assigned below: a piece's, or the rest's)
     covered = np.zeros(n, dtype=bool)
     for col, targets, rows in pieces:
         if not len(targets):
@@ -889,6 +889,19 @@ def _mask(spans: list[tuple[int, int]], n: int) -> np.ndarray:
     np.add.at(d, a[:, 0], 1)
     np.add.at(d, a[:, 1], -1)
     return np.cumsum(d[:n]) > 0
+
+
+def _unbind(comps: list[Component], graph: LinearGraph | None) -> None:
+    """Unbind the components and their ports (``graph``: the graph of ``comps``, whose
+    two lists of ports hold every port of them, or None)."""
+    for d in map(attrgetter("__dict__"), comps):
+        d["_binding"] = None
+    if graph is None:
+        bind_ports(chain.from_iterable(map(dict.values, map(attrgetter("_ports"), comps))),
+                   None)
+        return
+    bind_ports(graph.ports, None)
+    bind_ports(graph.other_ports, None)
 
 
 def _paths(comps: list[Component]) -> dict[int, str]:

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
-from .component import DATUM, Component, bind_port
+from .component import DATUM, Component, bind_port, bind_ports
 from .csr import offsets, spread
 from .errors import ModelDefinitionError
-from .fastsx import put, stack, take
+from .fastsx import blank, put, stack, take
 from .results import LazyNames, Sizes
-from .symbols import FlatVariable, LazyColumn
+from .symbols import FlatVariable, LazyColumn, shared_ints
 from .topology import _UnionFind
 
 if TYPE_CHECKING:
@@ -51,16 +51,17 @@ _UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
 _OP_NEG = cs.OP_NEG
 
 
-def unknown_names(g: LinearGraph, path: dict[int, str]
+def unknown_names(g: LinearGraph, path: dict[int, str], paths: list[str] | None = None
                   ) -> tuple[list[tuple[str, int]], list[bool], Sequence[str]]:
     """Name and size of every edge's primary unknown (tree across, cotree through), the
-    edges' tree membership and the edges' names (``GraphEdge.name``, made when read)."""
+    edges' tree membership and the edges' names (``GraphEdge.name``, made when read).
+    ``paths``: :func:`component_paths` of the graph's components, if known."""
     topo_in = g.topology.in_tree
     in_tree = topo_in.tolist() if hasattr(topo_in, "tolist") else list(topo_in)
     comps, decls = g.edge_components, g.edge_decls
     # "path[a->b]": the path of each edge's component, the "[a->b]" of each declaration
     # (the declarations are few: a component class's)
-    heads = list(map(_heads(g.components, path).__getitem__, g.edge_owner.tolist()))
+    heads = list(map(_heads(g.components, path, paths).__getitem__, g.edge_owner.tolist()))
     kinds, decl_of = _distinct(decls)
     tails = [f"[{'datum' if d.initial is DATUM else d.initial}->"
              f"{'datum' if d.final is DATUM else d.final}]" for d in kinds]
@@ -101,9 +102,17 @@ class EdgeNames(Sequence[str]):
         return self.heads[k] + self.tails[int(self.kind[k])]
 
 
-def _heads(comps: list[Component], path: dict[int, str]) -> list[str]:
-    """The path of every component of ``comps`` (the model's own: its class name)."""
-    heads = list(map(path.__getitem__, map(id, comps)))
+def component_paths(comps: list[Component], path: dict[int, str]) -> list[str]:
+    """``path[id(c)]`` of every component of ``comps`` (taken once by the flatten pass for
+    the three functions here that read them: 0.04 s each at 100 000 masses)."""
+    return list(map(path.__getitem__, map(id, comps)))
+
+
+def _heads(comps: list[Component], path: dict[int, str], paths: list[str] | None = None
+           ) -> list[str]:
+    """The path of every component of ``comps`` (the model's own: its class name;
+    ``paths``: :func:`component_paths`, if known)."""
+    heads = component_paths(comps, path) if paths is None else list(paths)
     k = -1
     while "" in heads:  # (usually the model alone)
         k = heads.index("", k + 1)
@@ -141,7 +150,8 @@ class GraphColumns:
 
     def __init__(self, g: LinearGraph, comps: list[Component], path: dict[int, str],
                  table: SymbolTable, unknowns: list[tuple[str, int]], in_tree: list[bool],
-                 edge_names: Sequence[str], scalars: tuple[cs.SX, Any]) -> None:
+                 edge_names: Sequence[str], scalars: tuple[cs.SX, Any],
+                 paths: list[str] | None = None) -> None:
         self.graph = g
         topo = g.topology
         m = len(g.edge_decls)
@@ -156,7 +166,7 @@ class GraphColumns:
             scalar_col = cs.vertcat(cs.SX(0, 1), *scalar_elems)
         self.scalar_at: list[int] = []  # the unknown each scalar symbol becomes
         if len(scalar_elems) == m and self._scalars_in_bulk(g, path, table, unknowns, in_tree,
-                                                             scalar_elems):
+                                                             scalar_elems, paths):
             u_start = np.arange(m, dtype=np.int64)
             U = scalar_col
             prim: list[Any] | None = None
@@ -217,24 +227,34 @@ class GraphColumns:
 
     def _scalars_in_bulk(self, g: LinearGraph, path: dict[int, str], table: SymbolTable,
                          unknowns: list[tuple[str, int]], in_tree: list[bool],
-                         elems: Any) -> bool:
+                         elems: Any, paths: list[str] | None = None) -> bool:
         """Register every edge's unknown, all of them scalars (``elems``: their symbols, a
         list or a :class:`~acausal.symbols.LazyColumn`), in a few calls; False (nothing
         registered) if a name is taken or repeated, which the edge-by-edge
         :meth:`_unknowns` reports."""
         variables, names_at = table.variables, table.index
         names = list(map(itemgetter(0), unknowns))
-        first = len(variables)
-        at = dict(zip(names, range(first, first + len(names)), strict=True))
-        if len(at) != len(names) or not names_at.keys().isdisjoint(at):
-            return False
+        first, n = len(variables), len(names)
+        # (the indices and rows as the build's shared int objects, not 600 000 new ones
+        # at 100 000 masses)
+        pool = shared_ints(first + n)
+        if names_at:
+            at = dict(zip(names, pool[first:first + n], strict=True))
+            if len(at) != n or not names_at.keys().isdisjoint(at):
+                return False
+            names_at.update(at)
+        else:  # (the common case: the first names, indexed at once)
+            names_at.update(zip(names, pool[first:first + n], strict=True))
+            if len(names_at) != n:  # (a name twice)
+                names_at.clear()
+                return False
         doms = g.domains
         unit = [d.across.unit for d in doms] + [d.through.unit for d in doms]
         which = (g.edge_domain + np.where(np.asarray(in_tree, dtype=bool), 0,
                                           len(doms))).tolist()
-        paths = list(map(path.__getitem__, map(id, g.components)))
+        if paths is None:
+            paths = component_paths(g.components, path)
         origins = list(map(paths.__getitem__, g.edge_owner.tolist()))
-        names_at.update(at)
         # (FlatVariable(name, sym, 0.0, False, unit, None, 0, origin, None, None, "", None)
         # or, the symbols a LazyColumn, its row k as the symbol of the k-th; one spec per
         # unit)
@@ -242,9 +262,9 @@ class GraphColumns:
         spec = [FlatVariable.spec(u, False, None, 0, "", None) for u in unit]
         variables += FlatVariable.many(names, repeat(elems) if lazy else elems, repeat(0.0),
                                        origins, repeat(None),
-                                       range(len(names)) if lazy else repeat(-1),
+                                       pool if lazy else repeat(-1),
                                        map(spec.__getitem__, which))
-        self.scalar_at = list(range(first, first + len(names)))
+        self.scalar_at = pool[first:first + n]
         return True
 
     def _unknowns(self, g: LinearGraph, path: dict[int, str], table: SymbolTable,
@@ -483,8 +503,7 @@ class GraphColumns:
             written = np.fromiter(map(deferred.__contains__, map(id, comps)), dtype=bool,
                                   count=len(comps))
             late_ones = written[g.port_owner]
-            for p in compress(self.ports, late_ones.tolist()):
-                bind_port(p, late)
+            bind_ports(compress(self.ports, late_ones.tolist()), late)
             want = list(compress(self.ports, (~late_ones).tolist()))
         else:
             for c in comps:
@@ -518,13 +537,14 @@ class GraphColumns:
 
     # ----- outputs -----
     def outputs(self, comps: list[Component], path: dict[int, str], edge_names: Sequence[str],
-                named: dict[str, Any], unknowns: list[tuple[str, int]] | None = None
-                ) -> tuple[BlockNames, Sizes, cs.SX]:
+                named: dict[str, Any], unknowns: list[tuple[str, int]] | None = None,
+                paths: list[str] | None = None) -> tuple[BlockNames, Sizes, cs.SX]:
         """The graph's outputs: every edge's across and through quantity (by edge name)
         and every port's (``path.port.q``), as ``(names, sizes, column)``; a signal port,
         addressed by its port's path (``res["pi.y"]``), goes into ``named``. An edge's
         output named as its primary unknown is that name's string (``unknowns``: every
-        edge's, :func:`unknown_names`), not a second string equal to it."""
+        edge's, :func:`unknown_names`), not a second string equal to it. ``paths``:
+        :func:`component_paths` of the graph's components, if known."""
         g = self.graph
         doms = g.domains
         # per edge: "name.v", "name.i" (its domain's quantities)
@@ -549,7 +569,7 @@ class GraphColumns:
         sizes = [np.diff(self._ea_off), np.diff(self._et_off)]
         # per port: "path.port" (a model's own port: its class name), then as the edges
         ports = self.ports
-        heads = _heads(g.components, path)
+        heads = _heads(g.components, path, paths)
         causal = np.array([d.causal for d in doms], dtype=bool)[g.port_domain]
         for k in np.flatnonzero(causal).tolist():  # a signal: named[path.port]
             p = ports[k]
@@ -757,7 +777,13 @@ def _placed(n: int, pieces: list[tuple[np.ndarray, cs.SX]]) -> cs.SX:
         rest = np.flatnonzero(perm < 0)
         perm[rest] = first + np.arange(len(rest))
         return stack(*[col for _, col in pieces], cs.SX.zeros(len(rest), 1))[perm.tolist()]
-    out = cs.SX.zeros(n, 1)
+    # (the rows of no piece are zeros; the others are assigned: no column of zeros of
+    # every row made first)
+    covered = np.zeros(n, dtype=bool)
+    for at, _col in pieces:
+        covered[at] = True
+    out = blank(n)
+    put(out, np.flatnonzero(~covered), cs.SX.zeros(n - int(covered.sum()), 1))
     for at, col in pieces:
         put(out, at, col)
     return out
