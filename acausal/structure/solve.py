@@ -25,7 +25,7 @@ import numpy as np
 
 from ..csr import spread, unique
 from ..errors import SingularityError
-from ..fastsx import put, stack, take
+from ..fastsx import even_step, interleave, put, stack, take
 from ..records import record
 from ..state import need
 from ..templates import leads_of
@@ -240,6 +240,24 @@ def _kept(hit: np.ndarray, eqs: list[Any], unknowns: list[Any], res: Any,
     return np.concatenate([hit[same], other[~rep]])
 
 
+def _take(col: cs.SX, idx: np.ndarray) -> cs.SX:
+    """Rows ``idx`` of ``col`` (:func:`~acausal.fastsx.take`), also where ``idx``
+    interleaves a few evenly stepped runs (row ``k`` of run ``k % m``: the equations of
+    two kinds of a level of a chain, member after member), each run a slice."""
+    n = len(idx)
+    if n >= _MIN_INTERLEAVED and not even_step(idx):
+        for m in (2, 3, 4):
+            if n % m == 0 and all(even_step(idx[j::m]) for j in range(m)):
+                out = interleave([take(col, idx[j::m]) for j in range(m)], n // m)
+                if out is not None:
+                    return out
+    return take(col, idx)
+
+
+#: fewer rows are taken by a list (a slice and an assignment per run cost ~20 us each)
+_MIN_INTERLEAVED = 256
+
+
 def _substituted(F: cs.SX, used: list[cs.SX], parts: list[cs.SX]) -> cs.SX:
     """``F`` with the unknowns ``used`` (columns of symbols) replaced by their solutions
     (``parts``, column for column), if any."""
@@ -321,8 +339,10 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             new_expr.clear()
         # the scalar blocks as their equations and unknowns (most blocks: no object each)
         single = ks[sizes[ks] == 1]
-        s_eqs = blocks.equations[blocks.ptr[single]].tolist()
-        u_idx = ints[blocks.unknowns[blocks.ptr[single]]].tolist()
+        s_at = blocks.equations[blocks.ptr[single]]
+        u_at = blocks.unknowns[blocks.ptr[single]]
+        s_eqs = s_at.tolist()
+        u_idx = ints[u_at].tolist()
         rest = blocks.take(ks[sizes[ks] > 1])
         # the solutions of the unknowns these equations contain (their incidence), not
         # every solution so far: a level costs its own size
@@ -334,11 +354,11 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         # the substitution takes them as pairs, none stacked)
         used_c = unique(sol_col[used]).tolist()
         used_at = [used[sol_col[used] == c] for c in used_c]
-        used_s = [cols[c][sol_row[at].tolist()] for c, at in zip(used_c, used_at, strict=True)]
-        used_v = [syms[at.tolist()] for at in used_at]
+        used_s = [_take(cols[c], sol_row[at]) for c, at in zip(used_c, used_at, strict=True)]
+        used_v = [_take(syms, at) for at in used_at]
         if s_eqs:  # explicit when linear with a coefficient free of unknowns and time
-            F_s = all_res[s_eqs]
-            us = syms[u_idx]
+            F_s = _take(all_res, s_at)
+            us = _take(syms, u_at)
             # (blocks of one level are independent of each other: the diagonal of the
             # Jacobian is one forward directional derivative, without its sparsity pattern)
             # The coefficients are taken of the residuals as written: substituting the
