@@ -44,7 +44,8 @@ from .fastsx import column_program, run_columns
 from .functions import no_relation_of
 from .symbols import FlatParameter, FlatVariable, LazyColumn, grow_ints, start_values
 
-__all__ = ["MIN_GROUP", "Group", "Rows", "Template", "NotTemplate", "group_key", "group_keys"]
+__all__ = ["MIN_GROUP", "Group", "Lead", "Rows", "Template", "NotTemplate", "group_key",
+           "group_keys", "leads_of"]
 
 #: groups smaller than this keep the per-instance path: a template has a fixed cost (a
 #: placeholder call of ``equations()``, a CasADi function and its map) of about the
@@ -293,6 +294,9 @@ class Template:
             slots.append(("der", slot_of[name]))
             syms.append(table.ders[name])
             slot_of[syms[-1].name()] = len(syms) - 1
+        #: per equation, the unknowns a side of it is alone (the block solution's
+        #: coefficient ±1, :func:`_leads`)
+        self.leads = _leads(src, is_eq, slots, slot_of, self.n_in)
         R, S = cs.vertcat(*res), cs.vertcat(*src)
         known = {s.element_hash() for s in syms}
         shared = {t.element_hash(), NO_EVENT.element_hash()}
@@ -327,6 +331,58 @@ class Template:
         self.relation_free = no_relation_of(R, cs.vertcat(*syms))
         self.n_eq = len(res)
         self.n_der = len(table.calls)
+
+
+def _leads(src: list[cs.SX], is_eq: list[bool], slots: list[tuple[Any, ...]],
+           slot_of: dict[str, int], n_in: int) -> list[Lead | None]:
+    """Per equation ``lhs == rhs``, the unknowns alone on a side: ``lhs`` a variable's
+    element (or its ``der``) that ``rhs`` does not hold, whose coefficient in the residual
+    ``lhs - rhs`` of every member is exactly 1 (``rhs`` alone: -1), decided once for the
+    class (the block solution takes these coefficients without differentiating: most
+    equations of a large model are ``x == ...``). A member's symbol of a variable slot
+    is its own unknown, which no other slot's value holds (another unknown, a
+    parameter, a port quantity of the graph's unknowns), so the member's ``rhs`` holds
+    it no more than the template's; CasADi's construction-time simplifications of
+    ``x - rhs`` (``x``, ``x + y`` for ``rhs = -y``) keep its coefficient."""
+    out: list[Lead | None] = []
+    for e, eq in zip(src, is_eq, strict=True):
+        if not eq:
+            out.append(None)
+            continue
+        lhs, rhs = e.dep(0), e.dep(1)
+        sides = (_lead(lhs, rhs, slots, slot_of, n_in), _lead(rhs, lhs, slots, slot_of, n_in))
+        out.append(Lead(*sides) if sides != (None, None) else None)
+    return out
+
+
+def _lead(side: cs.SX, other: cs.SX, slots: list[tuple[Any, ...]], slot_of: dict[str, int],
+          n_in: int) -> tuple[str, int] | None:
+    """``("var", offset)`` or ``("der", placeholder)``, if ``side`` is a variable slot or
+    the ``der`` of one and ``other`` does not hold it; else None."""
+    if not side.is_symbolic():
+        return None
+    a = slot_of.get(side.name())
+    if a is None:
+        return None
+    kind, arg = slots[a][0], slots[a][1]
+    if kind == "der" and slots[arg][0] == "var":
+        lead = ("der", a - n_in)
+    elif kind == "var":
+        lead = ("var", arg)
+    else:
+        return None
+    return None if cs.depends_on(other, side) else lead
+
+
+class Lead(NamedTuple):
+    """:attr:`Template.leads` of an equation: the unknown alone on the left side
+    (coefficient 1) and on the right (-1), or None; of a template, its slot
+    (``("var", offset)``, ``("der", placeholder)``); of a group, the column of its
+    members' symbols (a :class:`~acausal.symbols.LazyColumn`, the ``_sym`` of the
+    unknowns: a member's is the one whose ``_row`` is the member's)."""
+
+    lhs: Any
+    rhs: Any
 
 
 #: a relation is no equation (the per-instance path says so)
@@ -675,8 +731,23 @@ class Group:
         self.res_col = (cs.vec(cs.densify(self.tpl.f_res.map(n)(*args))) if res is None
                         else res)
         self.res = LazyColumn(self.res_col)
-        self.src = LazyColumn(None, _Sources(self.tpl.f_src, args, n, self.tpl.n_eq),
+        self.src = LazyColumn(None, _Sources(self.tpl.f_src, args, n, self.tpl.n_eq,
+                                             self._leads(), self.res),
                               n * self.tpl.n_eq)
+
+    def _leads(self) -> list[Lead | None]:
+        """The template's :attr:`~Template.leads` with each slot as the column of the
+        members' symbols (the ``_sym`` of their unknowns)."""
+        def col(slot: Any) -> Any:
+            if slot is None:
+                return None
+            if slot[0] == "var":
+                return self.var_elems[slot[1]]
+            made = self.der_made[slot[1]]
+            return None if made is None else made[2]
+
+        return [None if lead is None else Lead(col(lead.lhs), col(lead.rhs))
+                for lead in self.tpl.leads]
 
 
 class _Sources:
@@ -685,14 +756,21 @@ class _Sources:
     alone (the template evaluated for its member); None, all of them (mapped over the
     members). The same operations on the same inputs as the residuals'."""
 
-    __slots__ = ("f", "args", "n", "n_eq", "last")
+    __slots__ = ("f", "args", "n", "n_eq", "last", "leads", "res")
 
-    def __init__(self, f: cs.Function, args: list[cs.SX], n: int, n_eq: int) -> None:
+    def __init__(self, f: cs.Function, args: list[cs.SX], n: int, n_eq: int,
+                 leads: list[Lead | None] | None = None, res: Any = None) -> None:
         self.f = f  # the template's sources
         self.args = args  # its inputs: per input, the members' values (a row or a column)
         self.n = n
         self.n_eq = n_eq
         self.last: tuple[int, list[cs.SX]] | None = None  # a member's sources, last made
+        #: per equation of the template, its :class:`Lead`, and the members' residuals
+        #: as the group made them (a LazyColumn: an equation whose residual it still is
+        #: was not rewritten), read by the block solution through the equations' source
+        #: column, whose maker this is
+        self.leads = leads
+        self.res = res
 
     def __call__(self, k: int | None) -> Any:
         if k is None:
@@ -705,6 +783,18 @@ class _Sources:
             made: Any = cs.densify(self.f(*[a[i] for a in self.args])).nonzeros()  # (SX)
             last = self.last = (i, made)
         return last[1][j]
+
+
+def leads_of(src: Any) -> tuple[list[Lead | None], int, Any] | None:
+    """The :attr:`Template.leads` of the group whose equations' sources are the column
+    ``src`` (an equation's ``_source``), its number of equations per member and its
+    residuals' column as made (a :class:`~acausal.symbols.LazyColumn`, the ``_res`` of
+    the equations not rewritten since), or None (not a group's, or its sources all made:
+    the maker that knows them is gone)."""
+    make = getattr(src, "make", None) if type(src) is LazyColumn else None
+    if type(make) is not _Sources or make.leads is None:
+        return None
+    return make.leads, make.n_eq, make.res
 
 
 class Rows(NamedTuple):

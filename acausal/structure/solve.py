@@ -14,9 +14,10 @@ so far are substituted into the block equations with one vectorised call, then
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import field
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import casadi as cs
@@ -24,9 +25,10 @@ import numpy as np
 
 from ..csr import spread, unique
 from ..errors import SingularityError
-from ..fastsx import stack
+from ..fastsx import even_step, interleave, put, stack, take
 from ..records import record
 from ..state import need
+from ..templates import leads_of
 from .blt import Block
 from .causalize import Causalization
 from .system import EquationSystem
@@ -160,6 +162,102 @@ def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
     return cs.jtimes(F, us, cs.DM.ones(us.shape))
 
 
+_SOURCE, _ROW = attrgetter("_source"), attrgetter("_row")
+_NAME, _SYM, _RES = attrgetter("name"), attrgetter("_sym"), attrgetter("_res")
+
+
+def _known_coefficients(F: cs.SX, us: cs.SX, signs: np.ndarray) -> cs.SX:
+    """:func:`_coefficients`, where ``signs`` (per row: 1, -1, or 0 for not known) gives
+    some: those as the constants (the nodes the derivative would make), the others
+    differentiated (at 10^5 masses, a derivative of 200 000 rows costs 0.4 s)."""
+    rest = np.flatnonzero(signs == 0)
+    if len(rest) == len(signs):
+        return _coefficients(F, us)
+    coef = cs.SX(cs.DM(signs.astype(float)))
+    put(coef, rest, _coefficients(take(F, rest), take(us, rest)))
+    return coef
+
+
+def _unit_signs(eqs: list[Any], unknowns: list[Any], reps: Container[str] | None
+                ) -> np.ndarray:
+    """Per row, the coefficient of its unknown (``unknowns[k]``, a variable) in the
+    residual of equation ``eqs[k]`` where its template says it (:attr:`acausal.templates.
+    Template.leads`: ``u == rhs``, 1, or ``lhs == u``, -1), else 0. ``reps``: the names
+    of the unknowns the alias elimination put into equations in place of others (None:
+    not known); an equation it rewrote may hold such an unknown on the other side too.
+    (Told by integers and identities, in C: a string per row cost more than the
+    derivative saved.)"""
+    out = np.zeros(len(eqs), dtype=np.int8)
+    if reps is None or not eqs:
+        return out
+    n = len(eqs)
+    # the rows by their group (the column of their sources, an object per group)
+    ids = np.fromiter(map(id, map(_SOURCE, eqs)), dtype=np.int64, count=n)
+    keys, first, inv = np.unique(ids, return_index=True, return_inverse=True)
+    got = [leads_of(eqs[k]._source) for k in first.tolist()]
+    if not any(got):
+        return out
+    rows = np.fromiter(map(_ROW, eqs), dtype=np.int64, count=n)
+    for g, lr in enumerate(got):
+        if lr is None:
+            continue
+        leads, n_eq, res = lr
+        at = np.flatnonzero(inv == g) if len(keys) > 1 else np.arange(n)
+        member, j = np.divmod(rows[at], n_eq)
+        # (the rows of a template equation with a lead: their unknowns looked at)
+        has = np.asarray([lead is not None for lead in leads], dtype=bool)[j]
+        if not has.all():
+            at, member, j = at[has], member[has], j[has]
+        if not len(at):
+            continue
+        # the unknowns' columns of symbols and rows in them: a group's member's lead is
+        # row ``member`` of the lead's column
+        these = list(map(unknowns.__getitem__, at.tolist()))
+        cols = np.fromiter(map(id, map(_SYM, these)), dtype=np.int64, count=len(at))
+        mine = np.fromiter(map(_ROW, these), dtype=np.int64, count=len(at)) == member
+        for jj, lead in enumerate(leads):
+            if lead is None:
+                continue
+            for col, sign in ((lead.lhs, 1), (lead.rhs, -1)):
+                if col is not None:
+                    hit = at[mine & (j == jj) & (cols == id(col))]
+                    out[_kept(hit, eqs, unknowns, res, reps)] = sign
+    return out
+
+
+def _kept(hit: np.ndarray, eqs: list[Any], unknowns: list[Any], res: Any,
+          reps: Container[str]) -> np.ndarray:
+    """The rows ``hit`` whose equation was not rewritten since its group made it (its
+    residual still a row of ``res``) or whose unknown is not named in ``reps``."""
+    same = np.fromiter(map(is_, map(_RES, map(eqs.__getitem__, hit.tolist())), repeat(res)),
+                       dtype=bool, count=len(hit))
+    if same.all():
+        return hit
+    other = hit[~same]
+    rep = np.fromiter(map(reps.__contains__, map(_NAME, map(unknowns.__getitem__,
+                                                            other.tolist()))),
+                      dtype=bool, count=len(other))
+    return np.concatenate([hit[same], other[~rep]])
+
+
+def _take(col: cs.SX, idx: np.ndarray) -> cs.SX:
+    """Rows ``idx`` of ``col`` (:func:`~acausal.fastsx.take`), also where ``idx``
+    interleaves a few evenly stepped runs (row ``k`` of run ``k % m``: the equations of
+    two kinds of a level of a chain, member after member), each run a slice."""
+    n = len(idx)
+    if n >= _MIN_INTERLEAVED and not even_step(idx):
+        for m in (2, 3, 4):
+            if n % m == 0 and all(even_step(idx[j::m]) for j in range(m)):
+                out = interleave([take(col, idx[j::m]) for j in range(m)], n // m)
+                if out is not None:
+                    return out
+    return take(col, idx)
+
+
+#: fewer rows are taken by a list (a slice and an assignment per run cost ~20 us each)
+_MIN_INTERLEAVED = 256
+
+
 def _substituted(F: cs.SX, used: list[cs.SX], parts: list[cs.SX]) -> cs.SX:
     """``F`` with the unknowns ``used`` (columns of symbols) replaced by their solutions
     (``parts``, column for column), if any."""
@@ -194,8 +292,12 @@ def _moving(coef: cs.SX) -> np.ndarray:
 
 
 def solve_blocks(sys: EquationSystem, causal: Causalization,
-                 max_linear_block: int = MAX_LINEAR_BLOCK) -> SolvedBlocks:
-    """Explicit solutions where the blocks allow them, algebraic equations elsewhere."""
+                 max_linear_block: int = MAX_LINEAR_BLOCK,
+                 alias_reps: Container[str] | None = None) -> SolvedBlocks:
+    """Explicit solutions where the blocks allow them, algebraic equations elsewhere.
+
+    ``alias_reps``: the names of the unknowns the alias elimination substituted for
+    others (:func:`_unit_signs`; None, not known: every coefficient is differentiated)."""
     # the incidence decides which solutions a level substitutes: it must list the tree
     # coordinates the dummy derivatives made unknowns (implicit in the equations of motion)
     sys = sys.for_states(causal.states)
@@ -218,9 +320,10 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     # the incidence as arrays (a level takes the rows of its equations)
     full = causal.incidence_of(sys)
     row_len = np.diff(full.indptr)
-    def record(js: list[int], exprs: cs.SX) -> None:
+    def record(js: list[int], exprs: cs.SX, names: list[str] | None = None) -> None:
         out.idx.extend(js)
-        out.names.extend(map(attrgetter("name"), map(variables.__getitem__, js)))
+        out.names.extend(map(_NAME, map(variables.__getitem__, js)) if names is None
+                         else names)
         new_expr.append(exprs)
 
     first = 0  # the first solution of the level before
@@ -236,8 +339,10 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             new_expr.clear()
         # the scalar blocks as their equations and unknowns (most blocks: no object each)
         single = ks[sizes[ks] == 1]
-        s_eqs = blocks.equations[blocks.ptr[single]].tolist()
-        u_idx = ints[blocks.unknowns[blocks.ptr[single]]].tolist()
+        s_at = blocks.equations[blocks.ptr[single]]
+        u_at = blocks.unknowns[blocks.ptr[single]]
+        s_eqs = s_at.tolist()
+        u_idx = ints[u_at].tolist()
         rest = blocks.take(ks[sizes[ks] > 1])
         # the solutions of the unknowns these equations contain (their incidence), not
         # every solution so far: a level costs its own size
@@ -249,18 +354,21 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
         # the substitution takes them as pairs, none stacked)
         used_c = unique(sol_col[used]).tolist()
         used_at = [used[sol_col[used] == c] for c in used_c]
-        used_s = [cols[c][sol_row[at].tolist()] for c, at in zip(used_c, used_at, strict=True)]
-        used_v = [syms[at.tolist()] for at in used_at]
+        used_s = [_take(cols[c], sol_row[at]) for c, at in zip(used_c, used_at, strict=True)]
+        used_v = [_take(syms, at) for at in used_at]
         if s_eqs:  # explicit when linear with a coefficient free of unknowns and time
-            F_s = all_res[s_eqs]
-            us = syms[u_idx]
+            F_s = _take(all_res, s_at)
+            us = _take(syms, u_at)
             # (blocks of one level are independent of each other: the diagonal of the
             # Jacobian is one forward directional derivative, without its sparsity pattern)
             # The coefficients are taken of the residuals as written: substituting the
             # solutions first would make CasADi traverse every solution below this level.
             # Where a coefficient has unknowns, the substituted residual decides (a
             # coefficient in unknowns solved by parameters only is still explicit).
-            coef = _coefficients(F_s, us)
+            u_vars = list(map(variables.__getitem__, u_idx))
+            u_names = list(map(_NAME, u_vars))
+            coef = _known_coefficients(F_s, us, _unit_signs(
+                list(map(sys.equations.__getitem__, s_eqs)), u_vars, alias_reps))
             dep_rows = _dependent_rows(coef, syms, sys.t)
             if dep_rows and used_v:
                 dep = sorted(dep_rows)
@@ -303,7 +411,8 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
                                    [*used_s, cs.SX.zeros(len(u_ok))])[0]
                 # (a division by coefficients that are all one gives the negated residuals
                 # themselves, the same elements: not formed, at 10^5 rows a call of 50 ms)
-                record(u_ok, -r0 if a_ok.is_one() else -r0 / a_ok)
+                record(u_ok, -r0 if a_ok.is_one() else -r0 / a_ok,
+                       u_names if every else [u_names[k] for k in ok])
                 out.n_explicit += len(ok)
         # the other blocks: their residuals with the solutions so far
         rest_eqs = [i for bl in rest for i in bl.equations]
@@ -332,11 +441,27 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
     return out
 
 
+def _alias_reps(state: CompileState) -> set[str] | None:
+    """The names of the unknowns the alias elimination substituted for others (the
+    representatives its substitution's rows are, up to sign), or None if not known."""
+    al, fs = state.aliases, state.flat
+    if al is None or fs is None:
+        return None
+    sub = al.substitution
+    if not len(sub):
+        return set()
+    signed = getattr(sub, "signed", None)
+    if signed is None:
+        return None
+    at = signed[0]
+    return set(map(_NAME, map(fs.variables.__getitem__, at[at >= 0].tolist())))
+
+
 def solve_pass(state: CompileState) -> CompileState:
     """Pass: explicit solutions of the BLT blocks, implicit rest as algebraic equations."""
     sys = need(state.system, "the index-reduced system (index reduction pass)")
     causal = need(state.causal, "the BLT blocks (causalisation pass)")
-    solved = solve_blocks(sys, causal)
+    solved = solve_blocks(sys, causal, alias_reps=_alias_reps(state))
     # the incidence the causalisation handed on (Causalization.incidence_of) has no
     # other reader: not kept with the model (its arrays, 36 MB at 10^5 masses, alive
     # through the DAE pass, where a build's memory peaks)
