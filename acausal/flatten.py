@@ -228,8 +228,8 @@ class _Flattener:
         # every scalar symbol made in one CasADi call: the graph's unknowns, the template
         # groups' variables, parameters and derivatives
         # (the components' paths in the graph's order, read by three steps)
-        comp_paths = component_paths(g.components, path) if comps_of_graph else None
-        unknowns, in_tree, edge_names = unknown_names(self.graph, path, comp_paths)
+        comp_paths = component_paths(g.components, path)
+        unknowns, in_tree, edge_names = unknown_names(self.graph, comp_paths)
         requests = [[n for n, size in unknowns if size == 1]]
         spans = []
         for grp in unique:
@@ -248,8 +248,7 @@ class _Flattener:
                             edge_names, made[0], comp_paths)
         self._scalar_at = cols.scalar_at
         self._lazy_scalars(made[0], cols.scalar_at)
-        block = cols.outputs(comps, path, edge_names, self.table.outputs, unknowns,
-                             comp_paths)
+        block = cols.outputs(comps, comp_paths, edge_names, self.table.outputs, unknowns)
         shared = cols.unknown_positions()
         cols.bind_ports(comps, set(groups))
         for grp in unique:

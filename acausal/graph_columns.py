@@ -51,17 +51,17 @@ _UNARY = getattr(getattr(cs, "_casadi", None), "SX_unary", cs.SX.unary)
 _OP_NEG = cs.OP_NEG
 
 
-def unknown_names(g: LinearGraph, path: dict[int, str], paths: list[str] | None = None
+def unknown_names(g: LinearGraph, paths: list[str]
                   ) -> tuple[list[tuple[str, int]], list[bool], Sequence[str]]:
     """Name and size of every edge's primary unknown (tree across, cotree through), the
     edges' tree membership and the edges' names (``GraphEdge.name``, made when read).
-    ``paths``: :func:`component_paths` of the graph's components, if known."""
+    ``paths``: :func:`component_paths` of the graph's components."""
     topo_in = g.topology.in_tree
     in_tree = topo_in.tolist() if hasattr(topo_in, "tolist") else list(topo_in)
     comps, decls = g.edge_components, g.edge_decls
     # "path[a->b]": the path of each edge's component, the "[a->b]" of each declaration
     # (the declarations are few: a component class's)
-    heads = list(map(_heads(g.components, path, paths).__getitem__, g.edge_owner.tolist()))
+    heads = list(map(_heads(g.components, paths).__getitem__, g.edge_owner.tolist()))
     kinds, decl_of = _distinct(decls)
     tails = [f"[{'datum' if d.initial is DATUM else d.initial}->"
              f"{'datum' if d.final is DATUM else d.final}]" for d in kinds]
@@ -108,11 +108,10 @@ def component_paths(comps: list[Component], path: dict[int, str]) -> list[str]:
     return list(map(path.__getitem__, map(id, comps)))
 
 
-def _heads(comps: list[Component], path: dict[int, str], paths: list[str] | None = None
-           ) -> list[str]:
-    """The path of every component of ``comps`` (the model's own: its class name;
-    ``paths``: :func:`component_paths`, if known)."""
-    heads = component_paths(comps, path) if paths is None else list(paths)
+def _heads(comps: list[Component], paths: list[str]) -> list[str]:
+    """The path of every component of ``comps`` (``paths``: :func:`component_paths`; the
+    model's own: its class name)."""
+    heads = list(paths)
     k = -1
     while "" in heads:  # (usually the model alone)
         k = heads.index("", k + 1)
@@ -151,7 +150,7 @@ class GraphColumns:
     def __init__(self, g: LinearGraph, comps: list[Component], path: dict[int, str],
                  table: SymbolTable, unknowns: list[tuple[str, int]], in_tree: list[bool],
                  edge_names: Sequence[str], scalars: tuple[cs.SX, Any],
-                 paths: list[str] | None = None) -> None:
+                 paths: list[str]) -> None:
         self.graph = g
         topo = g.topology
         m = len(g.edge_decls)
@@ -165,8 +164,8 @@ class GraphColumns:
         if int(scalar_col.numel()) != len(scalar_elems):  # (made without their column)
             scalar_col = cs.vertcat(cs.SX(0, 1), *scalar_elems)
         self.scalar_at: list[int] = []  # the unknown each scalar symbol becomes
-        if len(scalar_elems) == m and self._scalars_in_bulk(g, path, table, unknowns, in_tree,
-                                                             scalar_elems, paths):
+        if len(scalar_elems) == m and self._scalars_in_bulk(g, paths, table, unknowns, in_tree,
+                                                             scalar_elems):
             u_start = np.arange(m, dtype=np.int64)
             U = scalar_col
             prim: list[Any] | None = None
@@ -225,9 +224,9 @@ class GraphColumns:
         self._composite(comps)
         self._elems: dict[int, Any] = {}
 
-    def _scalars_in_bulk(self, g: LinearGraph, path: dict[int, str], table: SymbolTable,
+    def _scalars_in_bulk(self, g: LinearGraph, paths: list[str], table: SymbolTable,
                          unknowns: list[tuple[str, int]], in_tree: list[bool],
-                         elems: Any, paths: list[str] | None = None) -> bool:
+                         elems: Any) -> bool:
         """Register every edge's unknown, all of them scalars (``elems``: their symbols, a
         list or a :class:`~acausal.symbols.LazyColumn`), in a few calls; False (nothing
         registered) if a name is taken or repeated, which the edge-by-edge
@@ -252,8 +251,6 @@ class GraphColumns:
         unit = [d.across.unit for d in doms] + [d.through.unit for d in doms]
         which = (g.edge_domain + np.where(np.asarray(in_tree, dtype=bool), 0,
                                           len(doms))).tolist()
-        if paths is None:
-            paths = component_paths(g.components, path)
         origins = list(map(paths.__getitem__, g.edge_owner.tolist()))
         # (FlatVariable(name, sym, 0.0, False, unit, None, 0, origin, None, None, "", None)
         # or, the symbols a LazyColumn, its row k as the symbol of the k-th; one spec per
@@ -536,15 +533,15 @@ class GraphColumns:
             bind_port(p, {dom.across.name: across, dom.through.name: through})
 
     # ----- outputs -----
-    def outputs(self, comps: list[Component], path: dict[int, str], edge_names: Sequence[str],
-                named: dict[str, Any], unknowns: list[tuple[str, int]] | None = None,
-                paths: list[str] | None = None) -> tuple[BlockNames, Sizes, cs.SX]:
+    def outputs(self, comps: list[Component], paths: list[str], edge_names: Sequence[str],
+                named: dict[str, Any], unknowns: list[tuple[str, int]] | None = None
+                ) -> tuple[BlockNames, Sizes, cs.SX]:
         """The graph's outputs: every edge's across and through quantity (by edge name)
         and every port's (``path.port.q``), as ``(names, sizes, column)``; a signal port,
         addressed by its port's path (``res["pi.y"]``), goes into ``named``. An edge's
         output named as its primary unknown is that name's string (``unknowns``: every
         edge's, :func:`unknown_names`), not a second string equal to it. ``paths``:
-        :func:`component_paths` of the graph's components, if known."""
+        :func:`component_paths` of the graph's components."""
         g = self.graph
         doms = g.domains
         # per edge: "name.v", "name.i" (its domain's quantities)
@@ -569,7 +566,7 @@ class GraphColumns:
         sizes = [np.diff(self._ea_off), np.diff(self._et_off)]
         # per port: "path.port" (a model's own port: its class name), then as the edges
         ports = self.ports
-        heads = _heads(g.components, path, paths)
+        heads = _heads(g.components, paths)
         causal = np.array([d.causal for d in doms], dtype=bool)[g.port_domain]
         for k in np.flatnonzero(causal).tolist():  # a signal: named[path.port]
             p = ports[k]
