@@ -31,7 +31,6 @@ import math
 import warnings
 from collections import Counter
 from dataclasses import field
-from fractions import Fraction
 from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
@@ -48,6 +47,8 @@ from .templates import _FRAMEWORK_KEYS
 from .units import DIMENSIONLESS, Dimension, dimension, format_dimension
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from .flatten import FlatEquation, FlatSystem
     from .state import CompileState
 
@@ -85,7 +86,7 @@ _NEEDS_DIMENSIONLESS = {
     cs.OP_LOG1P: "log1p", cs.OP_EXPM1: "expm1",
 }
 _BOOLEAN = {cs.OP_NOT, cs.OP_AND, cs.OP_OR, cs.OP_SIGN}
-_SECOND: Dimension = (Fraction(0), Fraction(0), Fraction(1)) + (Fraction(0),) * 4
+_SECOND: Dimension = (0, 0, 1, 0, 0, 0, 0)
 
 
 def _short(e: Any, width: int = 70) -> str:
@@ -93,7 +94,7 @@ def _short(e: Any, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _scale(d: Dimension | None, k: Fraction) -> Dimension | None:
+def _scale(d: Dimension | None, k: int | Fraction) -> Dimension | None:
     return None if d is None else tuple(x * k for x in d)
 
 
@@ -166,14 +167,18 @@ class _Inference:
         if op == cs.OP_DIV:
             return _add(ds[0], ds[1], -1)
         if op == cs.OP_INV:
-            return _scale(ds[0], Fraction(-1))
+            return _scale(ds[0], -1)
         if op == cs.OP_SQ:
-            return _scale(ds[0], Fraction(2))
+            return _scale(ds[0], 2)
         if op == cs.OP_SQRT:
+            from fractions import Fraction  # (a dimension's exponents are integers until here)
+
             return _scale(ds[0], Fraction(1, 2))
         if op in (cs.OP_POW, cs.OP_CONSTPOW):
             base, expo = deps
             if expo.is_constant():
+                from fractions import Fraction
+
                 k = Fraction(float(expo)).limit_denominator(1000)
                 return _scale(ds[0], k)
             if ds[1] is not None and ds[1] != DIMENSIONLESS:

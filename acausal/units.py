@@ -22,10 +22,13 @@ from __future__ import annotations
 import functools
 import math
 import re
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from .errors import UnitError
 from .records import record
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 __all__ = ["BASE", "Dimension", "Unit", "DIMENSIONLESS", "parse_unit", "dimension",
            "to_si", "convert", "format_dimension", "same"]
@@ -33,15 +36,18 @@ __all__ = ["BASE", "Dimension", "Unit", "DIMENSIONLESS", "parse_unit", "dimensio
 #: The SI base units, in the order of the entries of a :data:`Dimension`.
 BASE: tuple[str, ...] = ("m", "kg", "s", "A", "K", "mol", "cd")
 
-Dimension = tuple[Fraction, ...]
-"""Exponents of the SI base units :data:`BASE` (fractions: ``sqrt`` halves them)."""
+Dimension = tuple["int | Fraction", ...]
+"""Exponents of the SI base units :data:`BASE`: integers, and :class:`fractions.Fraction`
+where ``sqrt`` or a fractional power made them (an integer and the fraction of the same
+value are equal and hash alike, so the two kinds of dimension compare as numbers do; plain
+integers spare ``import acausal`` the ``fractions`` module, 1.6 ms of a cold start)."""
 
-DIMENSIONLESS: Dimension = (Fraction(0),) * 7
+DIMENSIONLESS: Dimension = (0,) * 7
 
 
 def _d(m: int = 0, kg: int = 0, s: int = 0, A: int = 0, K: int = 0, mol: int = 0,
        cd: int = 0) -> Dimension:
-    return tuple(Fraction(x) for x in (m, kg, s, A, K, mol, cd))
+    return (m, kg, s, A, K, mol, cd)
 
 
 @record(frozen=True)
@@ -91,8 +97,13 @@ _PREFIXES = {
 _NO_PREFIX = {"%", "deg", "rev", "rpm", "min", "h", "d", "degC", "degF", "bar", "\u00b0C",
               "\u00b0F", "\u00b0"}
 
-_TOKEN = re.compile(r"\s*(?:(?P<op>[./*\u00b7()])|(?P<sym>[A-Za-z%\u00b0\u00b5\u03bc\u03a9]+)"
-                    r"(?:\^?(?P<exp>[+-]?\d+))?|(?P<num>\d+)(?:\^?(?P<nexp>[+-]?\d+))?)")
+# (the patterns are compiled when first used, by re's cache: compiling them at import cost
+# 1 ms of a cold start, and the library's units are single symbols, read without them)
+_TOKEN = (r"\s*(?:(?P<op>[./*\u00b7()])|(?P<sym>[A-Za-z%\u00b0\u00b5\u03bc\u03a9]+)"
+          r"(?:\^?(?P<exp>[+-]?\d+))?|(?P<num>\d+)(?:\^?(?P<nexp>[+-]?\d+))?)")
+# the characters of a symbol (_TOKEN's "sym")
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                  "%\u00b0\u00b5\u03bc\u03a9")
 
 
 def _symbol(word: str, text: str) -> tuple[float, Dimension]:
@@ -124,10 +135,13 @@ def parse_unit(text: str) -> Unit:
     if s in _OFFSETS:
         scale, dim = _SYMBOLS[s]
         return Unit(scale, dim, _OFFSETS[s])
+    if _WORD.issuperset(s):  # one symbol without exponent ("V", "kOhm"): as its token
+        return Unit(*_symbol(s, text))
+    token = re.compile(_TOKEN)
     tokens: list[tuple[str, str, int]] = []  # (kind, text, exponent)
     pos = 0
     while pos < len(s):
-        m = _TOKEN.match(s, pos)
+        m = token.match(s, pos)
         if m is None or m.end() == pos:
             raise UnitError(f"unit {text!r}: cannot read {s[pos:]!r}")
         pos = m.end()
@@ -144,7 +158,7 @@ def parse_unit(text: str) -> Unit:
             pos += 1
     k = 0
 
-    def factor() -> tuple[float, list[Fraction]]:
+    def factor() -> tuple[float, list[int | Fraction]]:
         nonlocal k
         if k >= len(tokens):
             raise UnitError(f"unit {text!r} ends where a unit symbol is expected")
@@ -163,7 +177,7 @@ def parse_unit(text: str) -> Unit:
         sym_scale, sym_dim = _symbol(tok, text)
         return sym_scale ** e, [x * e for x in sym_dim]
 
-    def expr() -> tuple[float, list[Fraction]]:
+    def expr() -> tuple[float, list[int | Fraction]]:
         nonlocal k
         scale, dim = factor()
         while k < len(tokens) and tokens[k][0] == "op" and tokens[k][1] in "./*\u00b7":
@@ -187,7 +201,7 @@ def dimension(text: str) -> Dimension:
     return parse_unit(text).dim
 
 
-_NUMBER = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*?)\s*$")
+_NUMBER = r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*?)\s*$"  # (see _TOKEN)
 
 
 def to_si(text: str) -> tuple[float, Unit]:
@@ -195,7 +209,7 @@ def to_si(text: str) -> tuple[float, Unit]:
 
     Returns the value in SI units and the parsed unit (its ``dim``).
     """
-    m = _NUMBER.match(text)
+    m = re.match(_NUMBER, text)
     if m is None:
         raise UnitError(f"{text!r} is not a number followed by a unit (e.g. '1 kOhm')")
     value = float(m.group(1))
@@ -215,7 +229,7 @@ def convert(text: str, unit: str) -> float:
     UnitError
         If a unit cannot be read or the dimensions differ.
     """
-    m = _NUMBER.match(text)
+    m = re.match(_NUMBER, text)
     if m is not None and not m.group(2):
         return float(m.group(1))
     si, u = to_si(text)
@@ -248,7 +262,7 @@ def format_dimension(dim: Dimension | None) -> str:
     if dim == DIMENSIONLESS:
         return "1 (dimensionless)"
 
-    def part(items: list[tuple[str, Fraction]]) -> str:
+    def part(items: list[tuple[str, int | Fraction]]) -> str:
         return ".".join(b + ("" if e == 1 else str(e)) for b, e in items)
 
     order = [1, 0, 2, 3, 4, 5, 6]  # kg.m2/s2 as usually written
