@@ -199,8 +199,9 @@ register_integrator("dopri5", "acausal.solvers.rk", "DOPRI5Integrator")
 register_integrator("dop853", "acausal.solvers.rk", "DOP853Integrator")
 
 
-_SOLVER_TIME = re.compile(r"\b(At|Internal) t = ([-+0-9.eE]+\d)")
-_MXSTEP = re.compile(r",\s*(?:,\s*)?mxstep steps taken before reaching tout\.")
+# (patterns of failures' texts, compiled when first used by re's cache, not at import)
+_SOLVER_TIME = r"\b(At|Internal) t = ([-+0-9.eE]+\d)"
+_MXSTEP = r",\s*(?:,\s*)?mxstep steps taken before reaching tout\."
 
 
 def rephrase_solver_output(output: str, t0: float, scale: float, max_steps: int) -> str:
@@ -214,9 +215,9 @@ def rephrase_solver_output(output: str, t0: float, scale: float, max_steps: int)
         except ValueError:  # (not a number after all)
             return m.group(0)
 
-    text = _SOLVER_TIME.sub(at, output)
-    return _MXSTEP.sub(f", {max_steps} steps (the integrator's limit per output interval) "
-                       "were taken before reaching the next output time.", text)
+    text = re.sub(_SOLVER_TIME, at, output)
+    return re.sub(_MXSTEP, f", {max_steps} steps (the integrator's limit per output "
+                  "interval) were taken before reaching the next output time.", text)
 
 
 class NativeCallFailed(Exception):

@@ -47,7 +47,7 @@ from .ode import NotAnODE, ODEForm, ode_form
 __all__ = ["CVODESIntegrator", "CVODESAdamsIntegrator", "CVODESBDFIntegrator",
            "CVODESKrylovIntegrator"]
 
-_AT_T = re.compile(r"At t = ([-+0-9.eE]+)")
+_AT_T = r"At t = ([-+0-9.eE]+)"  # (compiled when first used, by re's cache)
 _DENSE_FRACTION = 0.1
 _DENSE_MAX = 3000
 
@@ -130,7 +130,7 @@ class CVODESIntegrator(Integrator):
         try:
             r, _ = self._call(f, dict(x0=x0 if form.n else 0.0, p=[grid[0]]))
         except NativeCallFailed as fl:
-            times = _AT_T.findall(fl.output)
+            times = re.findall(_AT_T, fl.output)
             t_fail = float(grid[0]) + float(times[-1]) if times else float(grid[0])
             partial = self._partial(form, grid, x0, t_fail)
             said = rephrase_solver_output(fl.output, float(grid[0]), 1.0,

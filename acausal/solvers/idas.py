@@ -217,8 +217,9 @@ def _stats(s: dict[str, Any], mode: str, attempts: list[str]) -> SegmentStats:
         newton_failures=int(s.get("nncfails", 0)), mode=mode, attempts=list(attempts))
 
 
-_AT_T = re.compile(r"At t = ([-+0-9.eE]+)")
-_NONFINITE = re.compile(r"(NaN|Inf) detected for output (ode|alg), at \(row (\d+), col")
+# (patterns of failures' texts, compiled when first used by re's cache, not at import)
+_AT_T = r"At t = ([-+0-9.eE]+)"
+_NONFINITE = r"(NaN|Inf) detected for output (ode|alg), at \(row (\d+), col"
 
 
 @record
@@ -241,9 +242,9 @@ class _Attempt:
         if not flag:
             lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
             flag = lines[-1] if lines else type(exc).__name__
-        times = _AT_T.findall(output)
+        times = re.findall(_AT_T, output)
         t_rel = float(times[-1]) if times else None
-        hits = [(a, b, int(c)) for a, b, c in _NONFINITE.findall(output + text)]
+        hits = [(a, b, int(c)) for a, b, c in re.findall(_NONFINITE, output + text)]
         return cls(mode, flag, rephrase_solver_output(output, t0, scale, max_steps), t_rel,
                    hits)
 
