@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
-from .exprtext import expression_text, readable
 from .functions import no_relation_of
 from .records import record, replace
 from .state import need
@@ -199,6 +198,8 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
                     [cs.vertcat(*exprs)])
     if not _scan(f):
         return exprs, []  # (no relation, hence no no_event mark either)
+    from .exprtext import expression_text  # (loaded by the models that have relations)
+
     unknown_names = {s.name() for s in cs.symvar(unknowns)} if unknowns.numel() else set()
     work: dict[int, cs.SX] = {}
     out = [cs.SX(0)] * int(f.sparsity_out(0).nnz())
@@ -323,6 +324,8 @@ def relations_pass(state: CompileState) -> CompileState:
     new, rels = freeze_relations(flat_exprs, unknowns, fs.t, origin_of)
     if new is flat_exprs:
         return state
+    from .exprtext import readable
+
     pos = 0
     rebuilt: list[Any] = []
     for size in sizes:

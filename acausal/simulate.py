@@ -26,12 +26,10 @@ from .compiler import CompiledModel, build
 from .component import Component
 from .dae import SemiExplicitDAE
 from .errors import AcausalError, SimulationError, SolverWarning
-from .events import crossings, time_events
 from .initialize import consistent_algebraic, initialize
 from .progress import reporter
 from .records import record
 from .regularity import check_regularity
-from .resolution import Unresolved, unresolved_states, warn_unresolved
 from .results import Result
 from .solvers.base import (
     IntegrationFailure,
@@ -47,6 +45,7 @@ from .structure.dummy import StateSelection, select_states
 
 if TYPE_CHECKING:
     from .hybrid import Event, EventLoop
+    from .resolution import Unresolved
 
 __all__ = ["simulate", "SimulationStats", "RunCache"]
 
@@ -408,6 +407,9 @@ class _Run:
         steps = sum(s.steps for s in stats.segments)
         coarse = steps == 0 or steps >= len(t_all) - 1
         if status == "ok" and self.integ.follows_state_selection and coarse:
+            # (the check's module loads here: a cold script's run often skips it)
+            from .resolution import unresolved_states, warn_unresolved
+
             stats.unresolved = unresolved_states(pieces, self.atol, breaks)
             warn_unresolved(stats.unresolved, len(t_all) - 1, stacklevel=4)
         stats.wall_time = _time.perf_counter() - tic
@@ -649,6 +651,8 @@ class _Run:
                 pv = cs.DM(self.p) if dae.p.numel() else cs.DM(0, 1)
                 f = cs.Function("rhs", [dae.x, dae.z, dae.t], [
                     cs.substitute(exprs, dae.p, pv)])
+                from .events import time_events  # (loaded by models with time functions)
+
                 found = set(time_events(f, 2, t0, t1))
                 found.update(self._crossings_of_time(dae, t0, t1))
                 if conditions:
@@ -693,6 +697,8 @@ class _Run:
             g = cs.substitute(g, dae.p, pv) if dae.p.numel() else g
             d1 = cs.jacobian(g, dae.t)
             fun = cs.Function("g", [dae.t], [cs.vertcat(g, d1, cs.jacobian(d1, dae.t))])
+            from .events import crossings
+
             found, complete = crossings(fun, t0, t1)
             out += found
             if not complete:
