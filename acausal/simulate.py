@@ -40,6 +40,7 @@ from .solvers.base import (
     integrator_class,
 )
 from .solvers.choice import choose_solver
+from .solvers.interrupt import start_worker
 from .solvers.ode import depends_on_time
 from .structure.dummy import StateSelection, select_states
 
@@ -228,6 +229,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         model, t_end, t_start=t_start, n_points=n_points, dt=dt, t_eval=t_eval, rtol=rtol,
         atol=atol, params=params, start=start, max_step=max_step, solver=solver,
         raise_on_failure=raise_on_failure, solver_options=solver_options)
+    start_worker()  # (the native calls' thread: it starts while the model is built)
     cm = model if isinstance(model, CompiledModel) else build(model)
     params, start = _discrete_starts(cm, params, start)
     gc_was_enabled = gc.isenabled()
