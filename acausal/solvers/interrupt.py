@@ -16,6 +16,7 @@ overlaps the build and the setup before the first native call instead of delayin
 from __future__ import annotations
 
 import _thread
+import os
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -51,6 +52,17 @@ class _Worker:
 
 
 _WORKER: _Worker | None = None
+
+
+def _forget_worker() -> None:
+    global _WORKER
+    _WORKER = None
+
+
+# a forked process (a multiprocessing pool) has no copy of the worker thread: calls queued
+# for it there would wait forever; the child starts its own
+if hasattr(os, "register_at_fork"):  # (POSIX)
+    os.register_at_fork(after_in_child=_forget_worker)
 
 
 def start_worker() -> None:
