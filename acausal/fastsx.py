@@ -120,37 +120,56 @@ def _serialised(names: list[str], dense: bool = False) -> str:
           struct.pack("<5q", n + 4, n, 1, 0, n) + np.arange(n, dtype="<i8").tobytes()
           ) + struct.pack("<q", n)
     # a symbol: its node kind, the length of its name (int32) and the name
-    try:
-        text = "".join(names).encode("ascii")
-    except UnicodeEncodeError:
-        text = None
-    first = np.frombuffer(head + b"d" + sp, np.uint8)
-    if text is not None:  # (the names' bytes put between the heads, by two masks)
-        lengths = np.fromiter(map(len, names), dtype=np.int64, count=n)
-        heads = np.zeros((n, 13), np.uint8)
-        heads[:, 0], heads[:, 1] = ord("d"), 0x2F
-        heads[:, 9:13] = lengths.astype("<i4").view(np.uint8).reshape(n, 4)
-        # (the records written in place after the head: no copy of all the bytes)
-        raw = np.empty(len(first) + 13 * n + len(text), np.uint8)
-        raw[:len(first)] = first
-        records = raw[len(first):]
-        at = (13 * np.arange(n) + np.cumsum(lengths) - lengths).astype(np.int64)
-        is_head = np.zeros(len(records), dtype=bool)
-        is_head[(at[:, None] + np.arange(13)).ravel()] = True
-        records[is_head] = heads.ravel()
-        records[~is_head] = np.frombuffer(text, np.uint8)
+    first = head + b"d" + sp
+    raw = _ascii_records(names, len(first)) if names else None
+    if raw is not None:
+        raw[:len(first)] = np.frombuffer(first, np.uint8)
     else:
         encoded = [s.encode() for s in names]
         pack = struct.Struct("<i").pack
         heads_of = {k: b"d\x2f\x00\x00\x00\x00\x00\x00\x00" + pack(k)
                     for k in set(map(len, encoded))}
-        raw = np.concatenate([first, np.frombuffer(b"".join(itertools.chain.from_iterable(
+        raw = np.frombuffer(first + b"".join(itertools.chain.from_iterable(
             zip(map(heads_of.__getitem__, map(len, encoded)), encoded, strict=True))),
-            np.uint8)])
+            np.uint8)
     out = np.empty(2 * len(raw), np.uint8)  # each byte as two letters, low nibble first
     out[0::2] = (raw & 15) + 97
     out[1::2] = (raw >> 4) + 97
     return str(out.data, "ascii")  # (read in place: no copy as bytes first)
+
+
+#: a symbol's record before its name, its length (bytes 9 to 12) zero
+_HEAD = "d\x2f" + "\x00" * 11
+
+
+def _ascii_records(names: list[str], skip: int) -> Any:
+    """The symbols' records (:func:`_serialised`) after ``skip`` bytes left free, as a
+    writable byte array, or None if a name is not ASCII. (The names joined by a record's
+    head in one C call, the heads found again by their two fixed bytes and a zero, and
+    their lengths written in: the names' lengths are not counted in Python.)"""
+    import numpy as np
+
+    try:
+        text = ("\x00" * skip + _HEAD + _HEAD.join(names)).encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    raw = np.frombuffer(text, np.uint8).copy()
+    n, end = len(names), len(raw)
+    # (a name holds no zero byte after "d/" if it holds no zero byte: those are checked by
+    # the count, and a name that has one is measured apart)
+    at = np.flatnonzero(raw[skip + 1:end - 11] == 0x2F) + skip
+    at = at[(raw[at] == 0x64) & (raw[at + 2] == 0)]
+    if len(at) == n:
+        lengths = np.diff(at, append=end) - 13
+    else:
+        lengths = np.fromiter(map(len, names), dtype=np.int64, count=n)
+        at = skip + 13 * np.arange(n) + np.cumsum(lengths) - lengths
+    if int(lengths.max()) < 256:  # (the other three bytes of each length stay zero)
+        raw[at + 9] = lengths
+    else:
+        raw[(at[:, None] + np.arange(9, 13)).ravel()] = \
+            lengths.astype("<i4").view(np.uint8)
+    return raw
 
 
 def _layout() -> bool:

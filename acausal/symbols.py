@@ -288,6 +288,32 @@ class FlatVariable:
          new._spec) = _VARIABLE_SLOTS(self)
         return new
 
+    @staticmethod
+    def relink(variables: list[FlatVariable], new_index: list[Any]) -> None:
+        """In place, each variable of ``variables`` that has a derivative link (``der``,
+        ``der_of``) replaced by a copy whose links are renumbered by ``new_index`` (a
+        link to -1 becomes None); the others kept as they are. (The copies made in one
+        loop, slot by slot: :meth:`copy` per variable, its call and its tuple of slots,
+        cost twice as much for the tens of thousands the alias pass renumbers.)"""
+        new, cls = _NEW, FlatVariable
+        for i, v in enumerate(variables):
+            d, o = v.der, v.der_of
+            if d is None and o is None:
+                continue
+            c = new(cls)
+            c.name, c._sym, c.start, c.origin = v.name, v._sym, v.start, v.origin
+            c._row, c._spec = v._row, v._spec
+            if d is not None:
+                d = new_index[d]
+                if d < 0:
+                    d = None
+            if o is not None:
+                o = new_index[o]
+                if o < 0:
+                    o = None
+            c.der, c.der_of = d, o
+            variables[i] = c
+
     def __repr__(self) -> str:
         return (f"FlatVariable({self.name!r}, start={self.start!r}, fixed={self.fixed!r}, "
                 f"unit={self.unit!r}, origin={self.origin!r}, der_of={self.der_of!r}, "

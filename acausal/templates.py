@@ -296,7 +296,7 @@ class Template:
             slot_of[syms[-1].name()] = len(syms) - 1
         #: per equation, the unknowns a side of it is alone (the block solution's
         #: coefficient ±1, :func:`_leads`)
-        self.leads = _leads(src, is_eq, slots, slot_of, self.n_in)
+        self.leads = _leads(src, is_eq, slots, slot_of, self.n_in, syms[self.n_in:])
         R, S = cs.vertcat(*res), cs.vertcat(*src)
         known = {s.element_hash() for s in syms}
         shared = {t.element_hash(), NO_EVENT.element_hash()}
@@ -334,7 +334,7 @@ class Template:
 
 
 def _leads(src: list[cs.SX], is_eq: list[bool], slots: list[tuple[Any, ...]],
-           slot_of: dict[str, int], n_in: int) -> list[Lead | None]:
+           slot_of: dict[str, int], n_in: int, ders: list[cs.SX]) -> list[Lead | None]:
     """Per equation ``lhs == rhs``, the unknowns alone on a side: ``lhs`` a variable's
     element (or its ``der``) that ``rhs`` does not hold, whose coefficient in the residual
     ``lhs - rhs`` of every member is exactly 1 (``rhs`` alone: -1), decided once for the
@@ -343,15 +343,30 @@ def _leads(src: list[cs.SX], is_eq: list[bool], slots: list[tuple[Any, ...]],
     is its own unknown, which no other slot's value holds (another unknown, a
     parameter, a port quantity of the graph's unknowns), so the member's ``rhs`` holds
     it no more than the template's; CasADi's construction-time simplifications of
-    ``x - rhs`` (``x``, ``x + y`` for ``rhs = -y``) keep its coefficient."""
+    ``x - rhs`` (``x``, ``x + y`` for ``rhs = -y``) keep its coefficient. Else ``lhs``
+    a parameter times such an unknown (``m * a == f``): its coefficient is the member's
+    parameter (:attr:`Lead.scale`). ``ders``: the ``der`` placeholders
+    (:attr:`Lead.steady`)."""
     out: list[Lead | None] = []
+    der_col = cs.vertcat(*ders) if ders else None
     for e, eq in zip(src, is_eq, strict=True):
         if not eq:
             out.append(None)
             continue
         lhs, rhs = e.dep(0), e.dep(1)
         sides = (_lead(lhs, rhs, slots, slot_of, n_in), _lead(rhs, lhs, slots, slot_of, n_in))
-        out.append(Lead(*sides) if sides != (None, None) else None)
+        scale = None
+        if sides == (None, None):
+            scaled = _scaled_lead(lhs, rhs, slots, slot_of, n_in)
+            if scaled is None:
+                out.append(None)
+                continue
+            sides, scale = (scaled[0], None), scaled[1]
+        # (a side whose other holds no der placeholder: differentiated, the lead's
+        # derivative has the same coefficient)
+        steady = tuple(s is not None and (der_col is None or not cs.depends_on(o, der_col))
+                       for s, o in zip(sides, (rhs, lhs), strict=True))
+        out.append(Lead(*sides, scale, steady))  # type: ignore[arg-type]
     return out
 
 
@@ -374,6 +389,23 @@ def _lead(side: cs.SX, other: cs.SX, slots: list[tuple[Any, ...]], slot_of: dict
     return None if cs.depends_on(other, side) else lead
 
 
+def _scaled_lead(side: cs.SX, other: cs.SX, slots: list[tuple[Any, ...]],
+                 slot_of: dict[str, int], n_in: int) -> tuple[tuple[str, int], str] | None:
+    """``(lead, parameter name)`` if ``side`` is a parameter slot times a lead
+    (:func:`_lead`), in either order; else None. (The derivative of ``p * u`` in ``u``,
+    ``0 * u + p * 1``, is the node ``p`` itself after CasADi's simplifications.)"""
+    if not side.is_op(cs.OP_MUL):
+        return None
+    a, b = side.dep(0), side.dep(1)
+    for p, u in ((a, b), (b, a)):
+        k = slot_of.get(p.name()) if p.is_symbolic() else None
+        if k is not None and slots[k][0] == "param":
+            lead = _lead(u, other, slots, slot_of, n_in)
+            if lead is not None:
+                return lead, slots[k][1]
+    return None
+
+
 class Lead(NamedTuple):
     """:attr:`Template.leads` of an equation: the unknown alone on the left side
     (coefficient 1) and on the right (-1), or None; of a template, its slot
@@ -383,6 +415,14 @@ class Lead(NamedTuple):
 
     lhs: Any
     rhs: Any
+    #: the left side is a parameter times ``lhs`` (``rhs`` None), whose coefficient is
+    #: the parameter: of a template, its name; of a group, the column of its members'
+    #: parameters (a dense column of symbols)
+    scale: Any = None
+    #: per side, whether the other side holds no derivative: the time derivative of the
+    #: residual has the lead's derivative with the same coefficient (a row made by index
+    #: reduction)
+    steady: tuple[bool, bool] = (False, False)
 
 
 #: a relation is no equation (the per-instance path says so)
@@ -746,7 +786,10 @@ class Group:
             made = self.der_made[slot[1]]
             return None if made is None else made[2]
 
-        return [None if lead is None else Lead(col(lead.lhs), col(lead.rhs))
+        return [None if lead is None else
+                Lead(col(lead.lhs), col(lead.rhs),
+                     None if lead.scale is None else self.param_cols[lead.scale],
+                     lead.steady)
                 for lead in self.tpl.leads]
 
 

@@ -1022,22 +1022,12 @@ def equation_system(fs: FlatSystem, al: AliasResult) -> EquationSystem:
     new_index_a = np.full(len(V), -1, dtype=object)
     new_index_a[keep_a] = pool
     new_index = new_index_a.tolist()
-    variables = [V[k] for k in keep]
+    variables = list(map(V.__getitem__, keep))
     starts = al.starts
     # a copy where something changes (a derivative link renumbered, a start moved); the
     # others are shared with the flat system (no pass changes a variable in place: see
     # EquationSystem.copy)
-    for i, v in enumerate(variables):
-        d, o = v.der, v.der_of
-        if d is None and o is None:
-            continue
-        v = variables[i] = v.copy()
-        if d is not None:
-            d = new_index[d]
-            v.der = None if d < 0 else d
-        if o is not None:
-            o = new_index[o]
-            v.der_of = None if o < 0 else o
+    FlatVariable.relink(variables, new_index)
     for k, (start, fixed) in starts.items():
         i = new_index[k]
         if i >= 0:

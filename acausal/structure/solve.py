@@ -164,37 +164,93 @@ def _coefficients(F: cs.SX, us: cs.SX) -> cs.SX:
 
 _SOURCE, _ROW = attrgetter("_source"), attrgetter("_row")
 _NAME, _SYM, _RES = attrgetter("name"), attrgetter("_sym"), attrgetter("_res")
+_DERIVED_FROM, _DER_OF = attrgetter("derived_from"), attrgetter("der_of")
+
+#: :func:`_unit_signs`' mark of a row whose coefficient is a parameter (``m * a == f``)
+_SCALED = 2
 
 
-def _known_coefficients(F: cs.SX, us: cs.SX, signs: np.ndarray) -> cs.SX:
-    """:func:`_coefficients`, where ``signs`` (per row: 1, -1, or 0 for not known) gives
-    some: those as the constants (the nodes the derivative would make), the others
-    differentiated (at 10^5 masses, a derivative of 200 000 rows costs 0.4 s)."""
+class _Scaled(NamedTuple):
+    """Rows whose coefficient is a parameter: row ``rows[k]``'s is row ``members[k]``
+    of ``col`` (a group's column of its members' parameter)."""
+
+    rows: np.ndarray
+    col: cs.SX
+    members: np.ndarray
+
+
+def _known_coefficients(F: cs.SX, us: cs.SX, signs: np.ndarray,
+                        scaled: Sequence[_Scaled] = ()) -> cs.SX:
+    """:func:`_coefficients`, where ``signs`` (per row: 1, -1, ``_SCALED`` for a row of
+    ``scaled``, or 0 for not known) gives some: those as the constants or the parameters
+    (the nodes the derivative would make), the others differentiated (at 10^5 masses, a
+    derivative of 200 000 rows costs 0.4 s)."""
     rest = np.flatnonzero(signs == 0)
     if len(rest) == len(signs):
         return _coefficients(F, us)
-    coef = cs.SX(cs.DM(signs.astype(float)))
+    # (a DM of a list on a dense pattern: half the time of one of an array)
+    coef = cs.SX(cs.DM(cs.Sparsity.dense(len(signs), 1),
+                       np.where(signs == _SCALED, 0, signs).astype(float).tolist()))
+    for part in scaled:
+        put(coef, part.rows, _take(part.col, part.members))
     put(coef, rest, _coefficients(take(F, rest), take(us, rest)))
     return coef
 
 
-def _unit_signs(eqs: list[Any], unknowns: list[Any], reps: Container[str] | None
-                ) -> np.ndarray:
+def _lead_rows(eqs: list[Any], unknowns: list[Any], variables: Sequence[Any] | None
+               ) -> tuple[list[Any], list[Any], list[Any], np.ndarray]:
+    """Per row, the equation and the unknown a group's lead is tested on (see
+    :func:`_unit_signs`): its own, or, for a row made by differentiating a group's
+    equation (index reduction) whose unknown is a derivative, its parent and the
+    variable its unknown is the derivative of (that of the parent's residual is the
+    coefficient of its derivative in the row's, where the lead is steady). Also the
+    equations' sources and the rows of the second kind (an index array)."""
+    n = len(eqs)
+    srcs = list(map(_SOURCE, eqs))
+    at = np.flatnonzero(np.fromiter(map(is_, srcs, repeat(None)), dtype=bool, count=n))
+    none = np.zeros(0, dtype=np.int64)
+    if not len(at) or variables is None:
+        return eqs, unknowns, srcs, none
+    # (those whose parent is a group's and whose unknown a derivative; read in C)
+    at_l = at.tolist()
+    parents = list(map(_DERIVED_FROM, map(eqs.__getitem__, at_l)))
+    psrcs = [None if p is None else p._source for p in parents]
+    of = list(map(_DER_OF, map(unknowns.__getitem__, at_l)))
+    ok = ~(np.fromiter(map(is_, psrcs, repeat(None)), dtype=bool, count=len(at))
+           | np.fromiter(map(is_, of, repeat(None)), dtype=bool, count=len(at)))
+    if not ok.any():
+        return eqs, unknowns, srcs, none
+    test_eq, test_var = list(eqs), list(unknowns)
+    for q in np.flatnonzero(ok).tolist():
+        k = at_l[q]
+        test_eq[k], test_var[k], srcs[k] = parents[q], variables[of[q]], psrcs[q]
+    return test_eq, test_var, srcs, at[ok]
+
+
+def _unit_signs(eqs: list[Any], unknowns: list[Any], reps: Container[str] | None,
+                variables: Sequence[Any] | None = None,
+                scaled: list[_Scaled] | None = None) -> np.ndarray:
     """Per row, the coefficient of its unknown (``unknowns[k]``, a variable) in the
     residual of equation ``eqs[k]`` where its template says it (:attr:`acausal.templates.
-    Template.leads`: ``u == rhs``, 1, or ``lhs == u``, -1), else 0. ``reps``: the names
-    of the unknowns the alias elimination put into equations in place of others (None:
-    not known); an equation it rewrote may hold such an unknown on the other side too.
-    (Told by integers and identities, in C: a string per row cost more than the
-    derivative saved.)"""
+    Template.leads`: ``u == rhs``, 1, ``lhs == u``, -1, or ``p * u == rhs``,
+    ``_SCALED``: the parameter, appended to ``scaled``; None: such rows 0), else 0.
+    ``reps``: the names of the unknowns the alias elimination put into equations in
+    place of others (None: not known); an equation it rewrote may hold such an unknown
+    on the other side too.
+    ``variables``: the system's (to test the rows made by differentiation: see
+    :func:`_lead_rows`). (Told by integers and identities, in C: a string per row cost
+    more than the derivative saved.)"""
     out = np.zeros(len(eqs), dtype=np.int8)
     if reps is None or not eqs:
         return out
     n = len(eqs)
+    eqs, lead_vars, srcs, derived = _lead_rows(eqs, unknowns, variables)
+    is_derived = np.zeros(n, dtype=bool)
+    is_derived[derived] = True
     # the rows by their group (the column of their sources, an object per group)
-    ids = np.fromiter(map(id, map(_SOURCE, eqs)), dtype=np.int64, count=n)
+    ids = np.fromiter(map(id, srcs), dtype=np.int64, count=n)
     keys, first, inv = np.unique(ids, return_index=True, return_inverse=True)
-    got = [leads_of(eqs[k]._source) for k in first.tolist()]
+    got = [leads_of(srcs[k]) for k in first.tolist()]
     if not any(got):
         return out
     rows = np.fromiter(map(_ROW, eqs), dtype=np.int64, count=n)
@@ -212,32 +268,50 @@ def _unit_signs(eqs: list[Any], unknowns: list[Any], reps: Container[str] | None
             continue
         # the unknowns' columns of symbols and rows in them: a group's member's lead is
         # row ``member`` of the lead's column
-        these = list(map(unknowns.__getitem__, at.tolist()))
+        these = list(map(lead_vars.__getitem__, at.tolist()))
         cols = np.fromiter(map(id, map(_SYM, these)), dtype=np.int64, count=len(at))
         mine = np.fromiter(map(_ROW, these), dtype=np.int64, count=len(at)) == member
         for jj, lead in enumerate(leads):
             if lead is None:
                 continue
-            for col, sign in ((lead.lhs, 1), (lead.rhs, -1)):
-                if col is not None:
-                    hit = at[mine & (j == jj) & (cols == id(col))]
-                    out[_kept(hit, eqs, unknowns, res, reps)] = sign
+            for col, sign, steady in ((lead.lhs, 1, lead.steady[0]),
+                                      (lead.rhs, -1, lead.steady[1])):
+                if col is None:
+                    continue
+                hit = mine & (j == jj) & (cols == id(col))
+                if not steady:  # (a derivative's coefficient not told)
+                    hit &= ~is_derived[at]
+                kept = _kept(np.flatnonzero(hit), at, eqs, unknowns, lead_vars, res, reps,
+                             is_derived)
+                if lead.scale is None:
+                    out[at[kept]] = sign
+                elif len(kept) and scaled is not None:
+                    out[at[kept]] = _SCALED
+                    scaled.append(_Scaled(at[kept], lead.scale, member[kept]))
     return out
 
 
-def _kept(hit: np.ndarray, eqs: list[Any], unknowns: list[Any], res: Any,
-          reps: Container[str]) -> np.ndarray:
-    """The rows ``hit`` whose equation was not rewritten since its group made it (its
-    residual still a row of ``res``) or whose unknown is not named in ``reps``."""
-    same = np.fromiter(map(is_, map(_RES, map(eqs.__getitem__, hit.tolist())), repeat(res)),
+def _kept(hit: np.ndarray, at: np.ndarray, eqs: list[Any], unknowns: list[Any],
+          lead_vars: list[Any], res: Any, reps: Container[str], derived: np.ndarray
+          ) -> np.ndarray:
+    """The positions ``hit`` (in ``at``, of rows) whose equation was not rewritten since
+    its group made it (its residual still a row of ``res``) or whose lead's unknown
+    (and, in a derivative, the row's own unknown: see :func:`_lead_rows`) is not named
+    in ``reps``."""
+    rows = at[hit]
+    same = np.fromiter(map(is_, map(_RES, map(eqs.__getitem__, rows.tolist())), repeat(res)),
                        dtype=bool, count=len(hit))
     if same.all():
         return hit
-    other = hit[~same]
-    rep = np.fromiter(map(reps.__contains__, map(_NAME, map(unknowns.__getitem__,
+    other = rows[~same]
+    rep = np.fromiter(map(reps.__contains__, map(_NAME, map(lead_vars.__getitem__,
                                                             other.tolist()))),
                       dtype=bool, count=len(other))
-    return np.concatenate([hit[same], other[~rep]])
+    d = derived[other]
+    if d.any():  # (the rewritten rhs must hold neither the lead nor its derivative)
+        rep[d] |= np.fromiter(map(reps.__contains__, map(_NAME, map(
+            unknowns.__getitem__, other[d].tolist()))), dtype=bool, count=int(d.sum()))
+    return np.concatenate([hit[same], hit[~same][~rep]])
 
 
 def _take(col: cs.SX, idx: np.ndarray) -> cs.SX:
@@ -264,15 +338,32 @@ def _substituted(F: cs.SX, used: list[cs.SX], parts: list[cs.SX]) -> cs.SX:
     return cs.substitute([F], used, parts)[0] if used else F
 
 
-def _dependent_rows(coef: cs.SX, unknowns: cs.SX, t: cs.SX) -> set[int]:
+def _dependent_rows(coef: cs.SX, unknowns: cs.SX, t: cs.SX, told: np.ndarray | None = None,
+                    on: Callable[[np.ndarray], cs.SX] | None = None) -> set[int]:
     """Rows of ``coef`` that depend on an unknown or time. (Coefficients of constants or
     parameters only, the common case, are told by one dependency test, without the
     sparsity pattern; the unknowns and time asked apart, not stacked into one more copy
-    of the unknowns' column.)"""
-    if coef.is_constant() or not _depends(coef, unknowns, t):
+    of the unknowns' column.) ``told``: per row, whether the templates told its
+    coefficient (a constant or a parameter: free of both); ``on``: the unknowns the
+    residuals of some rows hold (their incidence), to test the other rows on instead of
+    every unknown (a dependency test costs the size of its argument: 10 ms on the 10^5
+    unknowns of 10 000 masses, for a level of a few rows not told)."""
+    if coef.is_constant():
         return set()
-    return {r for arg in (unknowns, t)
-            for r in cs.jacobian_sparsity(coef, arg).get_triplet()[0]}
+    rows = None
+    if told is not None and told.any():
+        rows = np.flatnonzero(~told)
+        if not len(rows):
+            return set()
+        coef = take(coef, rows)
+        if coef.is_constant():
+            return set()
+        if on is not None:
+            unknowns = on(rows)
+    if not _depends(coef, unknowns, t):
+        return set()
+    got = {r for arg in (unknowns, t) for r in cs.jacobian_sparsity(coef, arg).get_triplet()[0]}
+    return got if rows is None else set(rows[sorted(got)].tolist())
 
 
 def _depends(expr: cs.SX, unknowns: cs.SX, t: cs.SX) -> bool:
@@ -367,9 +458,19 @@ def solve_blocks(sys: EquationSystem, causal: Causalization,
             # coefficient in unknowns solved by parameters only is still explicit).
             u_vars = list(map(variables.__getitem__, u_idx))
             u_names = list(map(_NAME, u_vars))
-            coef = _known_coefficients(F_s, us, _unit_signs(
-                list(map(sys.equations.__getitem__, s_eqs)), u_vars, alias_reps))
-            dep_rows = _dependent_rows(coef, syms, sys.t)
+            scaled: list[_Scaled] = []
+            signs = _unit_signs(list(map(sys.equations.__getitem__, s_eqs)), u_vars,
+                                alias_reps, variables, scaled)
+            coef = _known_coefficients(F_s, us, signs, scaled)
+            # (the rows not told tested on the unknowns their residuals hold, when the
+            # incidence lists them all: no coordinates left out of it)
+            def held(rows: np.ndarray, at: np.ndarray = s_at) -> cs.SX:
+                eqs = at[rows]
+                return _take(syms, unique(full.indices[spread(full.indptr[eqs],
+                                                              row_len[eqs])]))
+
+            dep_rows = _dependent_rows(coef, syms, sys.t, signs != 0,
+                                       None if sys.implicit else held)
             if dep_rows and used_v:
                 dep = sorted(dep_rows)
                 coef_sub = _coefficients(_substituted(F_s[dep], used_v, used_s), us[dep])
