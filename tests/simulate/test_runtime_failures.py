@@ -147,6 +147,51 @@ def test_interrupt_stops_a_long_simulation_within_a_second(tmp_path):
     assert proc.returncode != 0
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="a fork start method")
+def test_simulate_in_a_forked_pool_after_one_in_the_parent(tmp_path):
+    """The native calls run in a worker thread that a forked child does not have: a
+    simulate in a fork pool after one in the parent must start the child's own (it
+    waited forever), and give the closed form of an RC charge, v(t) = V (1 - e^-t/RC)."""
+    script = tmp_path / "pool.py"
+    script.write_text(textwrap.dedent(f"""
+        import multiprocessing as mp
+        import sys
+        import warnings
+        sys.path.insert(0, {str(ROOT)!r})
+        import acausal as ac
+        from components import electrical as el
+
+        class RC(ac.Model):
+            def __init__(self, R):
+                super().__init__()
+                self.src = el.ConstantVoltage(V=1.0)
+                self.r = el.Resistor(R=R)
+                self.c = el.Capacitor(C=1.0, v=0.0)
+                self.g = el.Ground()
+                self.connect(self.src.p, self.r.p)
+                self.connect(self.r.n, self.c.p)
+                self.connect(self.c.n, self.src.n, self.g.p)
+
+        def run(R):
+            res = ac.simulate(RC(R), 1.0, n_points=3, rtol=1e-10, atol=1e-12,
+                              solver="idas")
+            return float(res["c.v"][-1])
+
+        if __name__ == "__main__":
+            print(run(1.0), flush=True)  # (the parent's worker thread started here)
+            warnings.simplefilter("ignore", DeprecationWarning)  # (fork with threads)
+            with mp.get_context("fork").Pool(2) as pool:
+                print(*pool.map(run, [0.5, 2.0]), flush=True)
+    """))
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          cwd=str(tmp_path), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    values = [float(v) for v in proc.stdout.split()]
+    # IDAS at rtol 1e-10: the closed form to 1e-8
+    np.testing.assert_allclose(values, [1 - np.exp(-1.0), 1 - np.exp(-2.0),
+                                        1 - np.exp(-0.5)], rtol=1e-8)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery to a subprocess")
 def test_interrupt_during_initialisation_is_not_swallowed():
     # the Newton iterations are Python loops: a pending interrupt is raised there as

@@ -39,25 +39,31 @@ class LoopedGroup(ac.Model):
 
 def test_unit_coefficients_read_from_templates_give_the_differentiated_dae(monkeypatch):
     """The block solution takes the coefficient of ``x`` in ``x == rhs`` as 1 without
-    differentiating (``solve._unit_signs``, decided once per class): the DAE is the one
+    differentiating (``solve._unit_signs``, decided once per class; also that of ``a`` in
+    ``m * a == f``, ``m``, and of a derivative in a row index reduction made from such a
+    row, the same): the DAE is the one
     every coefficient differentiated gives, on a chain (most rows take the shortcut) and
     on a group whose rows the alias pass rewrote with the lead on both sides (those must
     not take it; ``der(s) == x`` still does)."""
     from acausal.structure import solve
 
-    taken = []
+    taken, scaled, derived = [], [], []
     signs_of = solve._unit_signs
 
-    def spy(*args):
-        signs = signs_of(*args)
+    def spy(eqs, unknowns, *args):
+        signs = signs_of(eqs, unknowns, *args)
         taken.append(int(np.count_nonzero(signs)))
+        scaled.append(int(np.count_nonzero(signs == solve._SCALED)))
+        variables = args[1] if len(args) > 1 else None
+        rows = solve._lead_rows(eqs, unknowns, variables)[3]
+        derived.append(int(np.count_nonzero(signs[rows])))
         return signs
 
     def none(eqs, *args):
         return np.zeros(len(eqs), dtype=np.int8)
 
     for make in (lambda: ForcedChain(60), LoopedGroup):
-        taken.clear()
+        taken.clear(), scaled.clear(), derived.clear()
         monkeypatch.setattr(solve, "_unit_signs", spy)
         fast = ac.build(make())
         used = sum(taken)
@@ -66,6 +72,10 @@ def test_unit_coefficients_read_from_templates_give_the_differentiated_dae(monke
         assert _dae_text(fast) == _dae_text(plain)
         # the shortcut is taken (most of the chain's equations are x == rhs; der(s) == x)
         assert used >= 40
+        if make is not LoopedGroup:
+            # and its two other kinds: m * a == f (the coefficient is the mass) and the
+            # rows index reduction made from a group's row (der(v) == a: its lead's)
+            assert sum(scaled) >= 50 and sum(derived) >= 50
         if make is LoopedGroup:
             res = ac.simulate(fast, 1.0, n_points=3)
             # x = -c exactly; s(1) = -c integrated (rtol 1e-6 default: 1e-6 relative)
