@@ -101,21 +101,17 @@ def causalize(sys: EquationSystem, states: list[int],
     b_from = block_of[np.repeat(np.arange(n), np.diff(ptr))]
     b_to = block_of[dep]
     between = b_from != b_to
-    level = _level_array(n_b, b_from[between], b_to[between])
+    level = _levels(n_b, b_from[between], b_to[between])
     # the blocks as arrays (:class:`Blocks`), each block's unknowns in ascending order
     blocks = Blocks(offsets(sizes), eq_of_var[ks].astype(np.int64), unknowns[ks], level)
     return Causalization(list(states), blocks, (sys, full))
 
 
-def _levels(n_b: int, b_from: np.ndarray, b_to: np.ndarray) -> list[int]:
+def _levels(n_b: int, b_from: np.ndarray, b_to: np.ndarray) -> np.ndarray:
     """Level of each block: 1 + the highest level of the blocks it needs (0: none), for
-    blocks in an order where each comes after those it needs (``b_to < b_from``)."""
-    return _level_array(n_b, b_from, b_to).tolist()
-
-
-def _level_array(n_b: int, b_from: np.ndarray, b_to: np.ndarray) -> np.ndarray:
-    """:func:`_levels` as an array (the blocks keep one: no list of a large model's
-    hundreds of thousands of levels made and read back).
+    blocks in an order where each comes after those it needs (``b_to < b_from``); an
+    array (the blocks keep one: no list of a large model's hundreds of thousands of
+    levels made and read back).
 
     Relaxed on arrays, one sweep per level (a few for most models); a chain of dependencies
     deeper than that is finished in one pass in block order."""
