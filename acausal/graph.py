@@ -18,6 +18,7 @@ from .component import DATUM, Component, Edge, Port, PortInstance
 from .domains import Domain
 from .errors import ConnectionError_, TopologyError
 from .names import did_you_mean
+from .sparsegraph import components
 from .topology import SCIPY_GRAPH_MIN, EdgePairs, Topology, _UnionFind
 
 if TYPE_CHECKING:
@@ -270,12 +271,7 @@ class LinearGraph:
                 uf.union(a, b)
             labels = [uf.find(k) for k in range(n)]
             return np.array(labels + [n], dtype=np.int64)
-        import scipy.sparse as sp
-        from scipy.sparse.csgraph import connected_components
-
-        _, labels = connected_components(
-            sp.csr_matrix((np.ones(len(other)), (first, other)), shape=(n, n)), directed=False)
-        return np.append(labels.astype(np.int64), n)
+        return np.append(components(n, first, other)[1], n)
 
     def port_positions(self, ports: Iterable[Any]) -> np.ndarray:
         """The positions of ``ports`` in :attr:`ports` (-1 for a port that is not there:

@@ -26,6 +26,7 @@ import numpy as np
 
 from .csr import CSR
 from .records import ListView, record
+from .sparsegraph import components
 from .symbols import as_shared, shared_ints
 
 __all__ = ["Topology", "EdgePairs", "incidence_matrix", "cutset_matrix_by_row_operations"]
@@ -261,13 +262,11 @@ class Topology:
         Neighbours are visited in the order of their tree edges, as there.
         """
         import scipy.sparse as sp
-        from scipy.sparse.csgraph import breadth_first_order, connected_components
+        from scipy.sparse.csgraph import breadth_first_order
 
         n, ends = self.n_vertices, self._ends  # (``tree``: the tree edges, ascending)
         ta, tb = ends[tree, 0], ends[tree, 1]
-        n_comp, label = connected_components(
-            sp.csr_matrix((np.ones(len(tree)), (ta, tb)), shape=(n, n)), directed=False)
-        label = label.astype(np.int64)
+        n_comp, label = components(n, ta, tb)
         used = np.zeros(n, dtype=bool)
         used[ends.ravel()] = True
         roots = np.array(sorted(self.roots), dtype=np.int64)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..csr import unique
 from ..records import record
+from ..sparsegraph import components
 from ..state import need
 from . import matching
 from .diagnostics import dependent_constraints_error
@@ -155,13 +156,9 @@ def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Connected-component labels of an undirected graph of the edges ``(a[k], b[k])``,
     numbered in the order of each component's smallest vertex (as
     ``scipy.sparse.csgraph.connected_components``): union-find in Python up to
-    ``SCIPY_GRAPH_MIN`` vertices, scipy above."""
+    ``SCIPY_GRAPH_MIN`` vertices, :func:`acausal.sparsegraph.components` above."""
     if n >= matching.SCIPY_GRAPH_MIN:
-        import scipy.sparse as sp
-        from scipy.sparse.csgraph import connected_components
-
-        adj = sp.csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
-        return np.asarray(connected_components(adj, directed=False)[1])
+        return components(n, a, b)[1]
     parent = list(range(n))
 
     def find(a: int) -> int:
