@@ -31,9 +31,9 @@ from .symbols import as_shared, shared_ints
 
 __all__ = ["Topology", "EdgePairs", "incidence_matrix", "cutset_matrix_by_row_operations"]
 
-#: from this many edges on, the spanning forest is found with scipy's graph routines
-#: (the same forest; a smaller graph does not import scipy, 0.3 to 0.6 s on a cold start,
-#: as :data:`acausal.structure.matching.SCIPY_GRAPH_MIN`)
+#: from this many edges on, the spanning forest is found on arrays and rooted with
+#: scipy's breadth-first search (the same forest; a smaller graph does not import scipy,
+#: 0.3 to 0.6 s on a cold start, as :data:`acausal.structure.matching.SCIPY_GRAPH_MIN`)
 SCIPY_GRAPH_MIN = 1000
 #: the chords' tree paths are walked a step at a time for all chords at once while more
 #: than this many paths are unfinished, then one chord at a time
@@ -64,30 +64,61 @@ def _forest_in_bulk(n: int, ends: np.ndarray, prio: np.ndarray, in_tree: np.ndar
     """Complete the spanning forest ``in_tree`` (which holds the forced edges) as
     Kruskal's loop does: the other edges by priority, ties in edge order, each one taken
     if it joins two components. That forest is the minimum spanning forest for the
-    weights ``1, 2, ...`` in that order (distinct weights: it is unique), which scipy
-    finds; of parallel edges only the first in that order can be taken."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import minimum_spanning_tree
-
-    forced = np.flatnonzero(in_tree)  # (first: all of them are taken, in any order)
+    weights ``1, 2, ...`` in that order (the forced edges first: all of them are taken);
+    with distinct weights it is unique, so :func:`_min_forest` finds the same one (a
+    self-loop is never taken, of parallel edges only the first in that order can be)."""
+    forced = np.flatnonzero(in_tree)
     order = np.argsort(prio, kind="stable")
     keep = ~in_tree[order]
     if skip:
         keep &= ~np.isin(order, np.fromiter(skip, dtype=np.int64))
     seq = np.concatenate([forced, order[keep]])
-    a, b = ends[seq, 0], ends[seq, 1]
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    key = lo * n + hi
-    by = np.argsort(key, kind="stable")
-    first = by[np.concatenate([[True], key[by][1:] != key[by][:-1]])] if len(by) else by
-    first = first[lo[first] != hi[first]]  # (a self-loop is never a branch)
-    weights = (first + 1).astype(float)  # (exact up to 2**53 edges)
-    # (``first`` is in the order of the keys: by row, then by column, as CSR stores them)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(lo[first], minlength=n), out=indptr[1:])
-    g = sp.csr_matrix((weights, hi[first], indptr), shape=(n, n))
-    taken = minimum_spanning_tree(g).tocoo().data
-    in_tree[seq[np.rint(taken).astype(np.int64) - 1]] = True
+    in_tree[seq[_min_forest(n, ends[seq, 0], ends[seq, 1])]] = True
+
+
+def _min_forest(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The edges (indices ``k``) of the minimum spanning forest of the graph on ``n``
+    vertices whose edge ``k`` joins ``a[k]`` and ``b[k]`` with weight ``k``.
+
+    Boruvka on arrays: each round every component takes its cheapest edge to another
+    component (all of them belong to the forest), the components hook along those edges
+    and are renumbered, and the edges inside a component are dropped. The number of
+    components at least halves, so there are at most ``log2(n)`` rounds (a few: 3 for a
+    20 000-vertex chain of masses).
+    """
+    idx = np.arange(len(a), dtype=np.int64)
+    taken: list[np.ndarray] = []
+    k = n
+    while True:
+        live = a != b  # (an edge inside a component can never join two)
+        a, b, idx = a[live], b[live], idx[live]
+        if not len(idx):
+            break
+        # each component's cheapest edge: its first (the edges stay in weight order)
+        pos = np.arange(len(idx), dtype=np.int64)
+        best = np.full(k, len(idx), dtype=np.int64)
+        np.minimum.at(best, a, pos)
+        np.minimum.at(best, b, pos)
+        comp = np.flatnonzero(best < len(idx))
+        e = best[comp]
+        other = np.where(a[e] == comp, b[e], a[e])
+        # each component hooks to the other end of its edge; two components that took
+        # the same edge (the only cycles, as the weights are distinct) hook to the smaller
+        hook = np.arange(k, dtype=np.int64)
+        hook[comp] = other
+        mutual = (best[other] == e) & (comp < other)
+        hook[comp[mutual]] = comp[mutual]
+        taken.append(idx[e[~mutual]])  # (each edge once)
+        while True:  # (pointer jumping to the roots)
+            up = hook[hook]
+            if np.array_equal(up, hook):
+                break
+            hook = up
+        root = hook == np.arange(k)
+        new = np.cumsum(root) - 1
+        k = int(new[-1]) + 1
+        a, b = new[hook[a]], new[hook[b]]
+    return np.concatenate(taken) if taken else idx
 
 
 class EdgePairs(ListView[tuple[int, int]]):

@@ -166,7 +166,7 @@ def random_graph(draw):
 @given(random_graph())
 def test_the_forest_in_bulk_is_the_forest_edge_by_edge(graph):
     """Large graphs take their spanning forest, parents and breadth-first order from
-    scipy's graph routines: the same tree, signs, depths and orders as the edge by edge
+    array routines: the same tree, signs, depths and orders as the edge by edge
     construction of small graphs (the tree choice is part of the model's result)."""
     import acausal.topology as topology
 
@@ -214,8 +214,8 @@ def test_a_long_chain_walks_its_chords_in_bulk():
 @pytest.mark.parametrize("name", ["MassSpringChain", "RCLadder", "DCMotor",
                                   "CommonEmitterAmplifier", "Fig1"])
 def test_large_graphs_are_the_same_graphs(name, monkeypatch):
-    """The connection sets and the forest of a large model come from scipy's graph
-    routines: the same vertices, edges, tree and orders as a small model's."""
+    """The connection sets and the forest of a large model come from array routines:
+    the same vertices, edges, tree and orders as a small model's."""
     import _models
     import models
 
