@@ -12,6 +12,11 @@ Pure graph algorithms on integer vertices and oriented edges (source: Richard 20
 ``D`` is computed from tree paths, one column per chord (cost = path length), so it stays
 sparse for large networks; :func:`cutset_matrix_by_row_operations` computes it the
 textbook way (``A_T^{-1} A_C``) for checks.
+
+Large graphs (from :data:`SCIPY_GRAPH_MIN` edges) find the same forest on numpy arrays,
+without scipy (0.2-0.3 s to import on a cold start): Boruvka for the spanning forest, and
+for the parents, depths and breadth-first order a search a level at a time, or Euler
+tours for deep trees (chains).
 """
 
 from __future__ import annotations
@@ -31,9 +36,10 @@ from .symbols import as_shared, shared_ints
 
 __all__ = ["Topology", "EdgePairs", "incidence_matrix", "cutset_matrix_by_row_operations"]
 
-#: from this many edges on, the spanning forest is found on arrays and rooted with
-#: scipy's breadth-first search (the same forest; a smaller graph does not import scipy,
-#: 0.3 to 0.6 s on a cold start, as :data:`acausal.structure.matching.SCIPY_GRAPH_MIN`)
+#: from this many edges on, the spanning forest is found and rooted on arrays (the same
+#: forest, parents and order; below, Python loops cost less than the arrays' overhead).
+#: The name is historical (scipy's graph routines did it) and shared with
+#: :data:`acausal.structure.matching.SCIPY_GRAPH_MIN`
 SCIPY_GRAPH_MIN = 1000
 #: the chords' tree paths are walked a step at a time for all chords at once while more
 #: than this many paths are unfinished, then one chord at a time
@@ -119,6 +125,135 @@ def _min_forest(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         k = int(new[-1]) + 1
         a, b = new[hook[a]], new[hook[b]]
     return np.concatenate(taken) if taken else idx
+
+
+#: a search one level at a time (a few array operations per level) gives up after this
+#: many levels, for Euler tours (two of them cost about as much as 100 levels)
+_LEVELS_MAX = 32
+
+Rooted = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _levels(n: int, tree: np.ndarray, ta: np.ndarray, tb: np.ndarray,
+            roots: np.ndarray) -> Rooted | None:
+    """``(order, parent, parent_edge, parent_sign, depth)`` of the forest of the edges
+    ``tree`` (ascending, ends ``ta``, ``tb``) from ``roots`` (one per tree, in order),
+    by a breadth-first search of all the trees at once, one level at a time (each vertex's
+    neighbours in the order of their tree edges); ``None`` if there are more than
+    :data:`_LEVELS_MAX` levels. In a tree every vertex is reached from its parent only,
+    so each level is the children of the one before, in order."""
+    t = len(tree)
+    src, dst = np.concatenate([ta, tb]), np.concatenate([tb, ta])
+    arcs = np.argsort(src * max(t, 1) + np.tile(np.arange(t), 2))  # (k + t: k reversed)
+    first = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=first[1:])
+    parent = np.full(n, -1, dtype=np.int64)
+    parent_edge = np.full(n, -1, dtype=np.int64)
+    parent_sign = np.zeros(n, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=bool)
+    seen[roots] = True
+    level, levels = roots, [roots]
+    while True:
+        lo, count = first[level], first[level + 1] - first[level]
+        total = int(count.sum())
+        if not total:
+            break
+        if len(levels) > _LEVELS_MAX:
+            return None
+        out = arcs[np.repeat(lo - (np.cumsum(count) - count), count)
+                   + np.arange(total, dtype=np.int64)]
+        out = out[~seen[dst[out]]]  # (the arc back to the parent)
+        level = dst[out]
+        seen[level] = True
+        parent[level] = src[out]
+        parent_edge[level] = tree[out % t]
+        parent_sign[level] = np.where(out < t, 1, -1)  # x_child = x_parent + sign * AV
+        depth[level] = len(levels)
+        levels.append(level)
+    return np.concatenate(levels), parent, parent_edge, parent_sign, depth
+
+
+def _tours(n: int, tree: np.ndarray, ta: np.ndarray, tb: np.ndarray, roots: np.ndarray,
+           label: np.ndarray) -> Rooted:
+    """:func:`_levels` by Euler tours (``label``: each vertex's tree, any numbering).
+
+    With the roots fixed, every vertex's parent is its neighbour on the tree path to the
+    root, whatever the search: the first tour (each vertex's arcs in any order) tells
+    which arc of each edge leads away from the root. The breadth-first order of a tree
+    is by depth, then within a level by the children's ranks (the order of their tree
+    edges) along the path from the root, compared from the root down: the order of a
+    depth-first search visiting the children in that order, which the second tour is.
+    """
+    t = len(tree)
+    src = np.concatenate([ta, tb])  # arcs: k = ta[k] -> tb[k], t + k = tb[k] -> ta[k]
+    is_root = np.zeros(n, dtype=bool)
+    is_root[roots] = True
+    dist = _euler_tour(n, src, np.argsort(src, kind="stable"), is_root)
+    down = np.concatenate([dist[:t] > dist[t:], dist[t:] > dist[:t]])  # (met first)
+    # second tour: each vertex's arcs from its parent first, then to its children in the
+    # order of their tree edges
+    key = src * (t + 1) + np.where(down, np.tile(np.arange(1, t + 1), 2), 0)
+    dist = _euler_tour(n, src, np.argsort(key), is_root)
+    head = np.concatenate([tb, ta])[down]
+    parent = np.full(n, -1, dtype=np.int64)
+    parent[head] = src[down]
+    parent_edge = np.full(n, -1, dtype=np.int64)
+    parent_edge[head] = np.concatenate([tree, tree])[down]
+    parent_sign = np.zeros(n, dtype=np.int64)  # x_head = x_src + sign * AV
+    parent_sign[head] = np.where(np.flatnonzero(down) < t, 1, -1)
+    # depths: +1 down, -1 up along each tree's tour (the tours one after the other, the
+    # arcs nearer a tour's end later)
+    tree_of = label[src]
+    size = np.bincount(tree_of)
+    at = (np.cumsum(size) - size)[tree_of] + size[tree_of] - 1 - dist
+    step = np.zeros(2 * t, dtype=np.int64)
+    step[at] = np.where(down, 1, -1)
+    depth = np.zeros(n, dtype=np.int64)
+    depth[head] = np.cumsum(step)[at[down]]
+    # by depth, within a level of a tree in the order of its tour (the vertices reached
+    # farther from its end first), as a search of all the trees at once would order them
+    seen_at = np.zeros(n, dtype=np.int64)
+    seen_at[head] = -dist[down]
+    vs = np.concatenate([roots, np.flatnonzero(parent >= 0)])
+    vs = vs[np.lexsort((seen_at[vs], depth[vs]))]
+    return vs, parent, parent_edge, parent_sign, depth
+
+
+def _euler_tour(n: int, src: np.ndarray, out: np.ndarray, is_root: np.ndarray) -> np.ndarray:
+    """The Euler tours of a forest: for each arc, the number of arcs after it on its
+    tree's tour.
+
+    The arcs are ``src[k] -> src[k + t]`` and back, ``src[k + t] -> src[k]``, for the
+    ``t`` edges (so ``len(src) == 2 t``); ``out`` lists the arcs by their initial vertex,
+    each vertex's in the order the tour leaves it. The tour goes on from the arc
+    ``u -> v`` with the arc after ``v -> u`` among ``v``'s (cyclically), so it runs round
+    the tree once (depth first, each vertex's arcs in their order from the one it came
+    in by); it starts with the first arc of the tree's root (``is_root``). The distances
+    to the ends come by pointer jumping: ``log2(2 t)`` rounds on arrays.
+    """
+    m = len(src)
+    t = m // 2
+    twin = np.concatenate([np.arange(t, m), np.arange(t)])
+    deg = np.bincount(src, minlength=n)
+    start = np.cumsum(deg) - deg  # (each vertex's first place in ``out``)
+    has = np.flatnonzero(deg)
+    after = np.empty(m, dtype=np.int64)  # the arc after each one, cyclically
+    after[out[:-1]] = out[1:]
+    after[out[start[has] + deg[has] - 1]] = out[start[has]]
+    succ = after[twin]
+    # each tour ends with the arc into its root that comes before the root's first
+    r = has[is_root[has]]
+    last = twin[out[start[r] + deg[r] - 1]]
+    succ[last] = last
+    dist = np.ones(m, dtype=np.int64)
+    dist[last] = 0
+    while True:
+        step = succ[succ]
+        if np.array_equal(step, succ):
+            return dist
+        dist += dist[succ]
+        succ = step
 
 
 class EdgePairs(ListView[tuple[int, int]]):
@@ -281,20 +416,17 @@ class Topology:
         self.root_of = np.array(root_of, dtype=int)
 
     def _root_forest_in_bulk(self, tree: np.ndarray) -> None:
-        """:meth:`_root_forest` on arrays (scipy's breadth-first search), for large graphs:
-        the same roots, parents, signs, depths and order.
+        """:meth:`_root_forest` on arrays, for large graphs: the same roots, parents,
+        signs, depths and order.
 
         The components are the tree's; each is rooted at its smallest datum vertex, else
         at its smallest vertex, and the components come in the order of their smallest
-        vertex (of those on an edge or a datum). One search from an extra vertex joined to
-        the roots (in that order) visits every component level by level; within a
-        component, that order is its own breadth-first order, so a stable sort by
-        component gives the component after component order of :meth:`_root_forest`.
-        Neighbours are visited in the order of their tree edges, as there.
+        vertex (of those on an edge or a datum). A search of all of them at once, a level
+        at a time (:func:`_levels`), visits each component in its own breadth-first order,
+        so a stable sort by component gives the component after component order of
+        :meth:`_root_forest`; the trees of chains are too deep for a level at a time,
+        :func:`_tours` find the same without a search.
         """
-        import scipy.sparse as sp
-        from scipy.sparse.csgraph import breadth_first_order
-
         n, ends = self.n_vertices, self._ends  # (``tree``: the tree edges, ascending)
         ta, tb = ends[tree, 0], ends[tree, 1]
         n_comp, label = components(n, ta, tb)
@@ -318,47 +450,26 @@ class Topology:
         comp_root[has_root] = root_at[comp_label][has_root]
         groups = np.split(uv[by_comp], starts[1:])
         self.floating = [groups[k].tolist() for k in rank[~has_root].tolist()]
-        # one search from the extra vertex n: its neighbours are the roots, in order
-        k = len(comp_root)
-        src = np.concatenate([ta, tb, np.full(k, n, dtype=np.int64)])
-        dst = np.concatenate([tb, ta, comp_root])
-        key = np.concatenate([tree, tree, np.arange(k, dtype=np.int64)])
-        by = np.lexsort((key, src))
-        indptr = np.zeros(n + 2, dtype=np.int64)
-        np.cumsum(np.bincount(src, minlength=n + 1), out=indptr[1:])
-        adj = sp.csr_matrix((np.ones(len(src)), dst[by], indptr), shape=(n + 1, n + 1))
-        visit, pred = breadth_first_order(adj, n, directed=True, return_predecessors=True)
-        pred = pred[:n].astype(np.int64)
-        pred[(pred < 0) | (pred == n)] = -1
-        parent_edge = np.full(n, -1, dtype=np.int64)
-        parent_sign = np.zeros(n, dtype=np.int64)
-        down = pred[tb] == ta  # the edge points away from the root (x_b = x_a + AV)
-        parent_edge[tb[down]], parent_sign[tb[down]] = tree[down], 1
-        parent_edge[ta[~down]], parent_sign[ta[~down]] = tree[~down], -1
-        # depth and root by pointer jumping (log(depth) steps)
-        has = pred >= 0
-        depth = has.astype(np.int64)
-        up = np.where(has, pred, np.arange(n))
-        while True:
-            upup = up[up]
-            if np.array_equal(upup, up):
-                break
-            depth += depth[up]
-            up = upup
-        visited = np.zeros(n, dtype=bool)
-        visit = visit[1:].astype(np.int64)
-        visited[visit] = True
+        root_of = np.full(n, -1, dtype=np.int64)
+        root_by_label = np.zeros(n_comp, dtype=np.int64)
+        root_by_label[comp_label] = comp_root
+        root_of[uv] = root_by_label[label[uv]]
         comp_rank = np.zeros(n_comp, dtype=np.int64)
-        comp_rank[comp_label] = np.arange(k)
-        rank_of = comp_rank[label[visit]]
-        if k > 1 and bool(np.any(rank_of[1:] < rank_of[:-1])):
-            visit = visit[np.argsort(rank_of, kind="stable")]
-        self.order = as_shared(self.__dict__["_ints"], visit)
-        self.parent = pred
+        comp_rank[comp_label] = np.arange(len(comp_label))
+        found = _levels(n, tree, ta, tb, comp_root)
+        if found is None:  # (a deep tree)
+            found = _tours(n, tree, ta, tb, comp_root, label)
+        vs, parent, parent_edge, parent_sign, depth = found
+        # (components one after the other: a stable sort keeps each one's order)
+        rank_of = comp_rank[label[vs]]
+        if len(comp_label) > 1 and bool(np.any(rank_of[1:] < rank_of[:-1])):
+            vs = vs[np.argsort(rank_of, kind="stable")]
+        self.order = as_shared(self.__dict__["_ints"], vs)
+        self.parent = parent
         self.parent_edge = parent_edge
         self.parent_sign = parent_sign
         self.depth = depth
-        self.root_of = np.where(visited, up, -1)
+        self.root_of = root_of
 
     @cached_property
     def D(self) -> CSR:

@@ -1,7 +1,8 @@
-"""The spanning forest of large graphs without scipy's minimum spanning tree (Boruvka on
-arrays): the same forest, parents, signs, depths and orders as scipy's routines (the code
-that used them, kept here as the reference) and as the edge by edge construction of small
-graphs, on random graphs and on deep ones (paths, stars, random trees)."""
+"""The spanning forest of large graphs without scipy (Boruvka, a search a level at a
+time, Euler tours): the same forest, parents, signs, depths and orders as scipy's routines
+(the code that used them, kept here as the reference) and as the edge by edge
+construction of small graphs, on random graphs and on deep ones (paths, stars, random
+trees)."""
 
 import numpy as np
 import pytest
@@ -100,7 +101,8 @@ def scipy_root_forest(self, tree):
 
 
 def made_every_way(monkeypatch, n, edges, roots, prio=None, forced=(), ends=None):
-    """The topology by the edge by edge loops, by scipy, and by the array paths."""
+    """The topology by the edge by edge loops, by scipy, and by the array paths with and
+    without the search a level at a time."""
     def make():
         return Topology(n, edges, set(roots), priorities=prio, forced=list(forced), ends=ends)
 
@@ -113,9 +115,12 @@ def made_every_way(monkeypatch, n, edges, roots, prio=None, forced=(), ends=None
         mp.setattr(topology, "_forest_in_bulk", scipy_forest)
         mp.setattr(Topology, "_root_forest_in_bulk", scipy_root_forest)
         made["scipy"] = make()
-    with monkeypatch.context() as mp:
-        mp.setattr(topology, "SCIPY_GRAPH_MIN", 0)
-        made["default"] = make()
+    for name, levels in (("levels", 10**9), ("tours", 0), ("default", None)):
+        with monkeypatch.context() as mp:
+            mp.setattr(topology, "SCIPY_GRAPH_MIN", 0)
+            if levels is not None:
+                mp.setattr(topology, "_LEVELS_MAX", levels)
+            made[name] = make()
     return made
 
 
