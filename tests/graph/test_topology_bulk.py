@@ -1,7 +1,7 @@
 """The spanning forest of large graphs without scipy (Boruvka, a search a level at a
-time, Euler tours): the same forest, parents, signs, depths and orders as scipy's routines
-(the code that used them, kept here as the reference) and as the edge by edge
-construction of small graphs, on random graphs and on deep ones (paths, stars, random
+time, Euler tours, ruling sets): the same forest, parents, signs, depths and orders as
+scipy's routines (the code that used them, kept here as the reference) and as the edge by
+edge construction of small graphs, on random graphs and on deep ones (paths, stars, random
 trees)."""
 
 import numpy as np
@@ -101,8 +101,8 @@ def scipy_root_forest(self, tree):
 
 
 def made_every_way(monkeypatch, n, edges, roots, prio=None, forced=(), ends=None):
-    """The topology by the edge by edge loops, by scipy, and by the array paths with and
-    without the search a level at a time."""
+    """The topology by the edge by edge loops, by scipy, and by the array paths: the
+    search a level at a time, the tours with and without ruling sets, and as chosen."""
     def make():
         return Topology(n, edges, set(roots), priorities=prio, forced=list(forced), ends=ends)
 
@@ -115,11 +115,13 @@ def made_every_way(monkeypatch, n, edges, roots, prio=None, forced=(), ends=None
         mp.setattr(topology, "_forest_in_bulk", scipy_forest)
         mp.setattr(Topology, "_root_forest_in_bulk", scipy_root_forest)
         made["scipy"] = make()
-    for name, levels in (("levels", 10**9), ("tours", 0), ("default", None)):
+    for name, levels, ruled in (("levels", 10**9, None), ("tours", 0, 10**9),
+                                ("tours, ruling sets", 0, 0), ("default", None, None)):
         with monkeypatch.context() as mp:
             mp.setattr(topology, "SCIPY_GRAPH_MIN", 0)
             if levels is not None:
                 mp.setattr(topology, "_LEVELS_MAX", levels)
+                mp.setattr(topology, "_RULED_MIN", ruled)
             made[name] = make()
     return made
 
