@@ -24,7 +24,7 @@ import numpy as np
 
 from ..csr import unique
 from ..records import record
-from ..sparsegraph import components
+from ..sparsegraph import components, pattern, transversal
 from ..state import need
 from . import matching
 from .diagnostics import dependent_constraints_error
@@ -98,35 +98,56 @@ _DENSE_LIMIT = 60  # blocks with more candidates use the sparse selection
 _DENSE_FALLBACK = 2000  # ... and the dense pivoting when the sparse selection fails
 
 
-def _sparse_pick(Hs: Any, prio: np.ndarray, n: int) -> list[int] | None:
-    """Columns for a large block (``Hs``: its Jacobian, scipy sparse): structural matching
-    restricted to the candidates whose variables least want to be states, widened class by
-    class, checked by sparse LU."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import maximum_bipartite_matching
-    from scipy.sparse.linalg import splu
+def _sparse_pick(H: cs.DM, prio: np.ndarray, n: int) -> list[int] | None:
+    """Columns for a large block (``H``: its Jacobian, sparse): a structural matching of
+    the equations to the candidates whose variables least want to be states, widened class
+    by class, checked by a sparse QR of the picked columns.
 
-    H = sp.csc_matrix(Hs)
-
-    order = unique(prio)
-    allowed = np.zeros(H.shape[1], dtype=bool)
-    for level in order:
+    (CasADi's C++ routines: :func:`acausal.sparsegraph.transversal` and ``qr_sparse``,
+    loaded by every build; scipy's matching and LU, used before, cost a large model's
+    build their import.)"""
+    sp = H.sparsity()
+    n_cols = sp.size2()
+    val = np.asarray(H.nonzeros(), dtype=float)
+    nz = val != 0.0  # (entries that evaluate to zero do not count)
+    rows = np.asarray(sp.row(), dtype=np.int64)[nz]
+    cols_of = _entry_columns(sp)[nz]
+    allowed = np.zeros(n_cols, dtype=bool)
+    for level in unique(prio):
         allowed |= prio == level
         cols = np.flatnonzero(allowed)
-        sub = sp.csr_matrix(H[:, cols])
-        sub.eliminate_zeros()
-        m = maximum_bipartite_matching(sub, perm_type="column")
+        keep = allowed[cols_of]
+        at = np.cumsum(allowed) - 1  # (the position of an allowed column in cols)
+        # (the equations as the pattern's columns: the candidate matched to each)
+        m = transversal(pattern(len(cols), n, at[cols_of[keep]], rows[keep]))
         if (m < 0).any():
             continue
         picks = cols[m].tolist()
-        try:
-            lu = splu(sp.csc_matrix(H[:, picks]))
-            d = np.abs(lu.U.diagonal())
-            if d.min() > 1e-10 * max(d.max(), 1e-300):
-                return picks
-        except RuntimeError:
-            continue
+        if _nonsingular(H[:, picks]):
+            return picks
     return None
+
+
+def _nonsingular(A: cs.DM) -> bool:
+    """Whether a square sparse matrix is numerically nonsingular: the diagonal of the R of
+    its sparse QR (Householder, columns in approximate minimum degree order) has no entry
+    below 1e-10 of its largest. (The threshold scipy's LU test had on U's diagonal, well
+    above rounding; both diagonals scale with the columns alike, and the tests find the
+    same verdicts away from the threshold.)"""
+    _, R, _, _, _ = cs.qr_sparse(A, True)
+    sp = R.sparsity()
+    row = np.asarray(sp.row(), dtype=np.int64)
+    col = _entry_columns(sp)
+    on = row == col
+    d = np.zeros(A.size2())  # (a diagonal entry R does not store is a zero)
+    d[col[on]] = np.abs(np.asarray(R.nonzeros(), dtype=float)[on])
+    return bool(len(d) and d.min() > 1e-10 * max(d.max(), 1e-300))
+
+
+def _entry_columns(sp: cs.Sparsity) -> np.ndarray:
+    """The column of every stored entry of a pattern (in storage order)."""
+    colind: np.ndarray = np.asarray(sp.colind(), dtype=np.int64)
+    return np.repeat(np.arange(sp.size2(), dtype=np.int64), np.diff(colind))
 
 
 def _pivot(H: np.ndarray, weights: np.ndarray, n_pick: int) -> list[int]:
@@ -249,14 +270,14 @@ def select_states(
                         H = np.asarray(f(point, point_at()[1], t0))
                 picks = _pivot(H, weights, len(eqs))
             else:
-                Hs = (value if f is None else f(*point_at(), t0)).sparse()
+                Hs = cs.DM(value if f is None else f(*point_at(), t0))
                 sparse_picks = _sparse_pick(Hs, prio, len(eqs))
                 if sparse_picks is None and len(cands) <= _DENSE_FALLBACK:
                     # the structural matchings were numerically singular here (a symmetric
                     # configuration): pivot on the values instead
-                    sparse_picks = _pivot(np.asarray(Hs.toarray()), 10.0 ** (-3.0 * prio),
-                                          len(eqs))
-                    if np.linalg.matrix_rank(Hs.toarray()[:, sparse_picks]) < len(eqs):
+                    Hd = np.asarray(Hs.full())
+                    sparse_picks = _pivot(Hd, 10.0 ** (-3.0 * prio), len(eqs))
+                    if np.linalg.matrix_rank(Hd[:, sparse_picks]) < len(eqs):
                         sparse_picks = None
                 if sparse_picks is None:
                     raise dependent_constraints_error(sys, eqs, cands)

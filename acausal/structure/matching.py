@@ -4,8 +4,9 @@ The incidence is a sparse 0/1 matrix (equations x unknowns: an :class:`~acausal.
 scipy sparse matrix or a dense array). Systems with up to :data:`SCIPY_GRAPH_MIN`
 equations plus unknowns are matched here by augmenting paths (Kuhn's algorithm after a
 greedy start), in pure Python: a small model then never imports scipy, whose first import
-costs more than building and simulating it. Larger systems use Hopcroft–Karp from
-``scipy.sparse.csgraph.maximum_bipartite_matching``. When the matching is not perfect, the
+costs more than building and simulating it. Larger systems use the maximum transversal of
+CasADi's Dulmage–Mendelsohn permutation (:func:`acausal.sparsegraph.transversal`, C++,
+loaded by every build). When the matching is not perfect, the
 over-determined part (equations reachable by alternating paths from unmatched equations) and
 the under-determined part (unknowns reachable from unmatched unknowns) are reported with the
 equations, their components and the variables.
@@ -17,18 +18,22 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+import casadi as cs
 import numpy as np
 
 from ..csr import as_csr
 from ..records import record
+from ..sparsegraph import transversal
 
 __all__ = ["match", "DMParts", "dulmage_mendelsohn", "SCIPY_GRAPH_MIN"]
 
-#: vertices (equations + unknowns) from which the graph routines are scipy's (C): this
-#: matching (Hopcroft–Karp) and the connected components of the dummy-derivative blocks.
-#: Below it they run in Python; the matching costs O(n * nnz) in the worst case:
-#: just below this size about 0.3 ms on a chain and 4 ms on a random sparse system of four
-#: entries per row (scipy: 0.02 and 0.1 ms, but its first import costs 0.3 to 0.6 s)
+#: vertices (equations + unknowns) from which the graph routines are compiled ones
+#: (:mod:`acausal.sparsegraph`: this matching, the BLT's strongly connected components,
+#: the connected components of the dummy-derivative blocks). Below it they run in
+#: Python; the matching costs O(n * nnz) in the worst case: just below this size about
+#: 0.3 ms on a chain and 4 ms on a random sparse system of four entries per row (the
+#: array routines have a fixed cost of their own; scipy's, used before, 0.02 and 0.1 ms,
+#: but its first import costs 0.3 to 0.6 s)
 SCIPY_GRAPH_MIN = 1000
 
 
@@ -41,11 +46,9 @@ def match(inc: Any) -> tuple[np.ndarray, np.ndarray]:
     if n_eq + n_var < SCIPY_GRAPH_MIN:
         var_of_eq = np.array(_augmenting_paths(m.indptr.tolist(), m.indices.tolist(), n_eq,
                                                n_var), dtype=int)
-    else:
-        from scipy.sparse.csgraph import maximum_bipartite_matching
-
-        var_of_eq = np.asarray(maximum_bipartite_matching(m.to_scipy(), perm_type="column"),
-                               dtype=int)
+    else:  # (the CSR's rows are the columns of the transposed pattern, sorted and unique)
+        var_of_eq = transversal(cs.Sparsity(n_var, n_eq, m.indptr.tolist(),
+                                            m.indices.tolist())).astype(int)
     eq_of_var = np.full(n_var, -1, dtype=int)
     matched = var_of_eq >= 0
     eq_of_var[var_of_eq[matched]] = np.flatnonzero(matched)

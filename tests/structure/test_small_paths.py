@@ -1,4 +1,5 @@
-"""The scipy-free paths of small systems against the scipy routines large systems use.
+"""The scipy-free paths of small systems against scipy's routines (the reference; the
+large systems' paths used them before CasADi's C++ ones, issue 14).
 
 A small model is built and simulated without importing scipy (its first import costs more
 than the whole run): the incidence and cutset matrices are :class:`acausal.csr.CSR`, the
@@ -6,9 +7,9 @@ matching is Python augmenting paths below ``SCIPY_GRAPH_MIN``, the Newton step a
 LU up to ``DENSE_STEP_MAX`` unknowns, the affine outputs a numpy product below
 ``SCIPY_PRODUCT_MIN`` nonzeros, the dummy-derivative pivoting a numpy QR with column
 pivoting and its blocks Python union-find, the BLT's strongly connected components Python
-Tarjan (against scipy in ``tests/structure/test_passes.py``). Each is checked here against
-scipy on the same systems, and whole builds are compared with the size thresholds forced
-either way.
+Tarjan (against the textbook recursive one in ``tests/structure/test_passes.py``). Each is
+checked here against scipy on the same systems, and whole builds are compared with the
+size thresholds forced either way.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def test_csr_agrees_with_scipy_sparse(name, a):
 def test_python_matching_is_maximum_as_scipy_hopcroft_karp(name, a, monkeypatch):
     # the reference: scipy's Hopcroft-Karp, independent of the code under test
     size = int((maximum_bipartite_matching(sp.csr_matrix(a), perm_type="column") >= 0).sum())
-    for threshold in (10**9, 0):  # every system in Python, then every system in scipy
+    for threshold in (10**9, 0):  # every system in Python, then every one in CasADi's C++
         monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", threshold)
         var_of_eq, eq_of_var = matching.match(a)
         matched = np.flatnonzero(var_of_eq >= 0)
@@ -93,7 +94,7 @@ def test_builds_agree_with_small_and_scipy_routines(model, monkeypatch):
         res = ac.simulate(model(), 0.5, rtol=1e-9, atol=1e-11, n_points=401)
         return {n: np.asarray(res[n]) for n in res.names()}
 
-    for big in (10**9, 0):  # every routine the small one, then every routine scipy's
+    for big in (10**9, 0):  # every routine the small one, then every one the large one
         monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", big)
         monkeypatch.setattr(newton, "DENSE_STEP_MAX", big)
         monkeypatch.setattr(dae, "SCIPY_PRODUCT_MIN", big)
