@@ -19,7 +19,7 @@ from .domains import Domain
 from .errors import ConnectionError_, TopologyError
 from .names import did_you_mean
 from .sparsegraph import components
-from .topology import SCIPY_GRAPH_MIN, EdgePairs, Topology, _UnionFind
+from .topology import ARRAY_GRAPH_MIN, EdgePairs, Topology, _UnionFind
 
 if TYPE_CHECKING:
     from .state import CompileState
@@ -214,7 +214,7 @@ class LinearGraph:
         pairs = np.stack([ini, fin], axis=1)
         self.topology = Topology(
             self.n_vertices,
-            (list(zip(ini.tolist(), fin.tolist(), strict=True)) if m < SCIPY_GRAPH_MIN
+            (list(zip(ini.tolist(), fin.tolist(), strict=True)) if m < ARRAY_GRAPH_MIN
              else EdgePairs(pairs)),
             set(self.datum.values()),
             priorities=list(map(attrgetter("priority"), e_decl)),
@@ -265,7 +265,7 @@ class LinearGraph:
         rest = np.ones(len(at), dtype=bool)
         rest[heads] = False
         other = at[rest]
-        if n < SCIPY_GRAPH_MIN:
+        if n < ARRAY_GRAPH_MIN:
             uf = _UnionFind(n)
             for a, b in zip(first.tolist(), other.tolist(), strict=True):
                 uf.union(a, b)

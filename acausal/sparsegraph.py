@@ -7,7 +7,7 @@ CasADi's C++ ports of CSparse (strongly connected components, maximum transversa
 which every build has loaded already: a maximum matching from the Dulmage-Mendelsohn
 permutation (:func:`transversal`) and the strongly connected components in the order of
 Tarjan's algorithm (:func:`tarjan_components`). Small systems keep the Python loops of
-their passes (no array overhead); these serve from ``SCIPY_GRAPH_MIN`` vertices on.
+their passes (no array overhead); these serve from ``ARRAY_GRAPH_MIN`` vertices on.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Pure graph algorithms on integer vertices and oriented edges (source: Richard 20
 sparse for large networks; :func:`cutset_matrix_by_row_operations` computes it the
 textbook way (``A_T^{-1} A_C``) for checks.
 
-Large graphs (from :data:`SCIPY_GRAPH_MIN` edges) find the same forest on numpy arrays,
+Large graphs (from :data:`ARRAY_GRAPH_MIN` edges) find the same forest on numpy arrays,
 without scipy (0.2-0.3 s to import on a cold start): Boruvka for the spanning forest, and
 for the parents, depths and breadth-first order a search a level at a time, or Euler
 tours for deep trees (chains).
@@ -39,8 +39,8 @@ __all__ = ["Topology", "EdgePairs", "incidence_matrix", "cutset_matrix_by_row_op
 #: from this many edges on, the spanning forest is found and rooted on arrays (the same
 #: forest, parents and order; below, Python loops cost less than the arrays' overhead).
 #: The name is historical (scipy's graph routines did it) and shared with
-#: :data:`acausal.structure.matching.SCIPY_GRAPH_MIN`
-SCIPY_GRAPH_MIN = 1000
+#: :data:`acausal.structure.matching.ARRAY_GRAPH_MIN`
+ARRAY_GRAPH_MIN = 1000
 #: the chords' tree paths are walked a step at a time for all chords at once while more
 #: than this many paths are unfinished, then one chord at a time
 _WALK_ONE_BY_ONE = 16
@@ -366,7 +366,7 @@ class Topology:
         n, m = self.n_vertices, len(self.edges)
         prio = self.priorities if self.priorities is not None else [0] * m
         # (the union-find of every vertex: for the loop below and for the forced edges)
-        uf = _UnionFind(n if m < SCIPY_GRAPH_MIN or self.forced else 0)
+        uf = _UnionFind(n if m < ARRAY_GRAPH_MIN or self.forced else 0)
         in_tree = np.zeros(m, dtype=bool)
         self.forced_loop: list[int] = []
         for j in self.forced:
@@ -380,7 +380,7 @@ class Topology:
             self.ends = (np.array(self.edges, dtype=np.int64).reshape(m, 2) if m
                          else np.zeros((0, 2), dtype=np.int64))
         self._ends: np.ndarray = self.ends
-        if m < SCIPY_GRAPH_MIN:
+        if m < ARRAY_GRAPH_MIN:
             # (a stable sort: ties keep the edge order)
             for j in sorted(range(m), key=prio.__getitem__):
                 if in_tree[j] or j in skip:
@@ -397,7 +397,7 @@ class Topology:
         ints = self.__dict__["_ints"] = shared_ints(0)
         self.tree = as_shared(ints, tree)
         self.cotree = as_shared(ints, np.flatnonzero(~in_tree))
-        if m < SCIPY_GRAPH_MIN:
+        if m < ARRAY_GRAPH_MIN:
             self._root_forest(uf)
         else:
             self._root_forest_in_bulk(tree)

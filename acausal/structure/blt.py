@@ -122,21 +122,40 @@ def strong_components(n: int, ptr: np.ndarray, dep: np.ndarray
 
     Node ``j`` depends on the nodes ``dep[ptr[j]:ptr[j + 1]]``. The components are those
     of Tarjan's algorithm, in the order it completes them (every component after the
-    ones it needs). Below :data:`~acausal.structure.matching.SCIPY_GRAPH_MIN` nodes his
+    ones it needs). Below :data:`~acausal.structure.matching.ARRAY_GRAPH_MIN` nodes his
     search runs here, visiting each node's dependencies in the order given; from that size
     on, CasADi's compiled search (:func:`acausal.sparsegraph.tarjan_components`) visits
     them in ascending order, which is the order :func:`~acausal.structure.causalize.causalize`
-    gives: the same blocks in the same order at every size.
+    gives, and from :data:`~acausal.structure.matching.SCIPY_GRAPH_MIN` nodes scipy's
+    (:func:`_pearce`): the same blocks in the same order at every size.
     """
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     ptr = np.asarray(ptr, dtype=np.int64)
-    if n < matching.SCIPY_GRAPH_MIN:  # (no array overhead for a small model: see matching)
+    if n < matching.ARRAY_GRAPH_MIN:  # (no array overhead for a small model: see matching)
         dep_l, ptr_l = np.asarray(dep).tolist(), ptr.tolist()
         comps = _tarjan(n, [dep_l[ptr_l[k]:ptr_l[k + 1]] for k in range(n)])
         return (np.fromiter((j for c in comps for j in sorted(c)), dtype=np.int64, count=n),
                 np.fromiter(map(len, comps), dtype=np.int64, count=len(comps)))
-    return tarjan_components(n, ptr, np.asarray(dep, dtype=np.int64))
+    if n < matching.SCIPY_GRAPH_MIN:
+        return tarjan_components(n, ptr, np.asarray(dep, dtype=np.int64))
+    return _pearce(n, ptr, np.asarray(dep, dtype=np.int64))
+
+
+def _pearce(n: int, ptr: np.ndarray, dep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`strong_components` by scipy's iterative Tarjan (Pearce's), for very large
+    graphs: its depth-first search visits a node's neighbours last first, so each row is
+    given reversed, and its labels count the components in the order they complete."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    counts = np.diff(ptr)
+    # (each row read from its end: position p of row r takes ptr[r] + ptr[r + 1] - 1 - p)
+    rev = dep[np.repeat(ptr[:-1] + ptr[1:] - 1, counts) - np.arange(len(dep))]
+    graph = csr_matrix((np.ones(len(rev)), rev.astype(np.int32), ptr.astype(np.int32)),
+                       shape=(n, n))
+    k, label = connected_components(graph, directed=True, connection="strong")
+    return np.argsort(label, kind="stable"), np.bincount(label, minlength=k)
 
 
 def _tarjan(n: int, succ: list[list[int]]) -> list[list[int]]:

@@ -177,8 +177,8 @@ def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Connected-component labels of an undirected graph of the edges ``(a[k], b[k])``,
     numbered in the order of each component's smallest vertex (as
     ``scipy.sparse.csgraph.connected_components``): union-find in Python up to
-    ``SCIPY_GRAPH_MIN`` vertices, :func:`acausal.sparsegraph.components` above."""
-    if n >= matching.SCIPY_GRAPH_MIN:
+    ``ARRAY_GRAPH_MIN`` vertices, :func:`acausal.sparsegraph.components` above."""
+    if n >= matching.ARRAY_GRAPH_MIN:
         return components(n, a, b)[1]
     parent = list(range(n))
 

@@ -1,12 +1,14 @@
 """Maximum bipartite matching of equations and unknowns, and Dulmage–Mendelsohn diagnostics.
 
 The incidence is a sparse 0/1 matrix (equations x unknowns: an :class:`~acausal.csr.CSR`, a
-scipy sparse matrix or a dense array). Systems with up to :data:`SCIPY_GRAPH_MIN`
+scipy sparse matrix or a dense array). Systems with up to :data:`ARRAY_GRAPH_MIN`
 equations plus unknowns are matched here by augmenting paths (Kuhn's algorithm after a
 greedy start), in pure Python: a small model then never imports scipy, whose first import
 costs more than building and simulating it. Larger systems use the maximum transversal of
 CasADi's Dulmage–Mendelsohn permutation (:func:`acausal.sparsegraph.transversal`, C++,
-loaded by every build). When the matching is not perfect, the
+loaded by every build), and very large ones (from :data:`SCIPY_GRAPH_MIN`) scipy's
+Hopcroft–Karp (``scipy.sparse.csgraph.maximum_bipartite_matching``), ten times faster,
+which there pays for its import. When the matching is not perfect, the
 over-determined part (equations reachable by alternating paths from unmatched equations) and
 the under-determined part (unknowns reachable from unmatched unknowns) are reported with the
 equations, their components and the variables.
@@ -25,7 +27,7 @@ from ..csr import as_csr
 from ..records import record
 from ..sparsegraph import transversal
 
-__all__ = ["match", "DMParts", "dulmage_mendelsohn", "SCIPY_GRAPH_MIN"]
+__all__ = ["match", "DMParts", "dulmage_mendelsohn", "ARRAY_GRAPH_MIN", "SCIPY_GRAPH_MIN"]
 
 #: vertices (equations + unknowns) from which the graph routines are compiled ones
 #: (:mod:`acausal.sparsegraph`: this matching, the BLT's strongly connected components,
@@ -34,7 +36,13 @@ __all__ = ["match", "DMParts", "dulmage_mendelsohn", "SCIPY_GRAPH_MIN"]
 #: 0.3 ms on a chain and 4 ms on a random sparse system of four entries per row (the
 #: array routines have a fixed cost of their own; scipy's, used before, 0.02 and 0.1 ms,
 #: but its first import costs 0.3 to 0.6 s)
-SCIPY_GRAPH_MIN = 1000
+ARRAY_GRAPH_MIN = 1000
+#: vertices from which this matching and the BLT's strongly connected components are
+#: scipy's: CasADi's take ten times as long (a 10 000-mass chain: 37 and 45 ms against 3
+#: and 2.5 for the two matchings, 26 ms against 2.6 for the components; 100 000 masses:
+#: 0.42, 0.48 and 0.21 s against 0.03, 0.03 and 0.02), which passes scipy's first import
+#: (0.25 s) at about this size
+SCIPY_GRAPH_MIN = 300_000
 
 
 def match(inc: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -43,12 +51,18 @@ def match(inc: Any) -> tuple[np.ndarray, np.ndarray]:
     n_eq, n_var = m.shape
     if n_eq == 0 or n_var == 0:
         return np.full(n_eq, -1), np.full(n_var, -1)
-    if n_eq + n_var < SCIPY_GRAPH_MIN:
+    if n_eq + n_var < ARRAY_GRAPH_MIN:
         var_of_eq = np.array(_augmenting_paths(m.indptr.tolist(), m.indices.tolist(), n_eq,
                                                n_var), dtype=int)
-    else:  # (the CSR's rows are the columns of the transposed pattern, sorted and unique)
+    elif n_eq + n_var < SCIPY_GRAPH_MIN:
+        # (the CSR's rows are the columns of the transposed pattern, sorted and unique)
         var_of_eq = transversal(cs.Sparsity(n_var, n_eq, m.indptr.tolist(),
                                             m.indices.tolist())).astype(int)
+    else:
+        from scipy.sparse.csgraph import maximum_bipartite_matching
+
+        var_of_eq = np.asarray(maximum_bipartite_matching(m.to_scipy(), perm_type="column"),
+                               dtype=int)
     eq_of_var = np.full(n_var, -1, dtype=int)
     matched = var_of_eq >= 0
     eq_of_var[var_of_eq[matched]] = np.flatnonzero(matched)

@@ -172,13 +172,13 @@ def test_the_forest_in_bulk_is_the_forest_edge_by_edge(graph):
 
     n, edges, roots, prio, forced = graph
     made = []
-    saved = topology.SCIPY_GRAPH_MIN
+    saved = topology.ARRAY_GRAPH_MIN
     try:
         for limit in (10**9, 0):
-            topology.SCIPY_GRAPH_MIN = limit
+            topology.ARRAY_GRAPH_MIN = limit
             made.append(Topology(n, edges, roots, priorities=prio, forced=forced))
     finally:
-        topology.SCIPY_GRAPH_MIN = saved
+        topology.ARRAY_GRAPH_MIN = saved
     a, b = made
     for name in ("tree", "cotree", "order", "floating", "forced_loop"):
         assert getattr(a, name) == getattr(b, name), name
@@ -229,8 +229,8 @@ def test_large_graphs_are_the_same_graphs(name, monkeypatch):
     model = make()
     made = []
     for limit in (10**9, 0):
-        monkeypatch.setattr(topology, "SCIPY_GRAPH_MIN", limit)
-        monkeypatch.setattr(graph, "SCIPY_GRAPH_MIN", limit)
+        monkeypatch.setattr(topology, "ARRAY_GRAPH_MIN", limit)
+        monkeypatch.setattr(graph, "ARRAY_GRAPH_MIN", limit)
         made.append(graph.LinearGraph(model))
     a, b = made
     assert a.listing() == b.listing()

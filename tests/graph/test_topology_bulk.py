@@ -108,17 +108,17 @@ def made_every_way(monkeypatch, n, edges, roots, prio=None, forced=(), ends=None
 
     made = {}
     with monkeypatch.context() as mp:
-        mp.setattr(topology, "SCIPY_GRAPH_MIN", 10**9)
+        mp.setattr(topology, "ARRAY_GRAPH_MIN", 10**9)
         made["loops"] = make()
     with monkeypatch.context() as mp:
-        mp.setattr(topology, "SCIPY_GRAPH_MIN", 0)
+        mp.setattr(topology, "ARRAY_GRAPH_MIN", 0)
         mp.setattr(topology, "_forest_in_bulk", scipy_forest)
         mp.setattr(Topology, "_root_forest_in_bulk", scipy_root_forest)
         made["scipy"] = make()
     for name, levels, ruled in (("levels", 10**9, None), ("tours", 0, 10**9),
                                 ("tours, ruling sets", 0, 0), ("default", None, None)):
         with monkeypatch.context() as mp:
-            mp.setattr(topology, "SCIPY_GRAPH_MIN", 0)
+            mp.setattr(topology, "ARRAY_GRAPH_MIN", 0)
             if levels is not None:
                 mp.setattr(topology, "_LEVELS_MAX", levels)
                 mp.setattr(topology, "_RULED_MIN", ruled)

@@ -332,18 +332,19 @@ def _tarjan(n: int, succ: list[list[int]]) -> list[list[int]]:
     return out
 
 
-@pytest.mark.parametrize("scipy_from", [matching.SCIPY_GRAPH_MIN, 0])
-def test_strong_components_are_tarjans_in_his_order(monkeypatch, scipy_from):
+@pytest.mark.parametrize("search", ["python", "casadi", "scipy"])
+def test_strong_components_are_tarjans_in_his_order(monkeypatch, search):
     """The BLT's strongly connected components (the Python search for a small system,
-    CasADi's compiled one for a large system, issue 14; here also for small ones) are the
-    components of the textbook Tarjan algorithm in the order it completes them (so the
-    DAE's block order does not depend on the size), on random digraphs; every
-    dependency points to the same or an earlier block; a chain of 200 000 nodes (deeper
-    than Python's recursion) comes out node by node, dependencies first. The Python
-    search visits the neighbours in the order given (here random: the order matters), the
-    compiled one ascending (CasADi's patterns are sorted; causalize gives them so): each
-    is compared with Tarjan's search visiting them in that order."""
-    monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", scipy_from)
+    CasADi's compiled one for a large system, scipy's for a very large one, issue 14; here
+    each at every size) are the components of the textbook Tarjan algorithm in the order
+    it completes them (so the DAE's block order does not depend on the size), on random
+    digraphs; every dependency points to the same or an earlier block; a chain of 200 000
+    nodes (deeper than Python's recursion) comes out node by node, dependencies first.
+    The Python and scipy searches visit the neighbours in the order given (here random:
+    the order matters), CasADi's ascending (its patterns are sorted; causalize gives
+    them so): each is compared with Tarjan's search visiting them in that order."""
+    monkeypatch.setattr(matching, "ARRAY_GRAPH_MIN", 10**9 if search == "python" else 0)
+    monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", 0 if search == "scipy" else 10**9)
     rng = np.random.default_rng(7)
     for _ in range(400):
         n = int(rng.integers(0, 30))
@@ -356,7 +357,7 @@ def test_strong_components_are_tarjans_in_his_order(monkeypatch, scipy_from):
         dep = np.array([w for s in succ for w in s], dtype=np.int64)
         order, sizes = strong_components(n, ptr, dep)
         comps = [c.tolist() for c in np.split(order, np.cumsum(sizes)[:-1])] if n else []
-        visited = succ if scipy_from else [sorted(s) for s in succ]
+        visited = [sorted(s) for s in succ] if search == "casadi" else succ
         assert comps == _tarjan(n, visited)
         block = {v: k for k, c in enumerate(comps) for v in c}
         assert all(block[w] <= block[v] for v in range(n) for w in succ[v])

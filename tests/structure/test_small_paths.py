@@ -3,7 +3,7 @@ large systems' paths used them before CasADi's C++ ones, issue 14).
 
 A small model is built and simulated without importing scipy (its first import costs more
 than the whole run): the incidence and cutset matrices are :class:`acausal.csr.CSR`, the
-matching is Python augmenting paths below ``SCIPY_GRAPH_MIN``, the Newton step a numpy
+matching is Python augmenting paths below ``ARRAY_GRAPH_MIN``, the Newton step a numpy
 LU up to ``DENSE_STEP_MAX`` unknowns, the affine outputs a numpy product below
 ``SCIPY_PRODUCT_MIN`` nonzeros, the dummy-derivative pivoting a numpy QR with column
 pivoting and its blocks Python union-find, the BLT's strongly connected components Python
@@ -76,8 +76,10 @@ def test_csr_agrees_with_scipy_sparse(name, a):
 def test_python_matching_is_maximum_as_scipy_hopcroft_karp(name, a, monkeypatch):
     # the reference: scipy's Hopcroft-Karp, independent of the code under test
     size = int((maximum_bipartite_matching(sp.csr_matrix(a), perm_type="column") >= 0).sum())
-    for threshold in (10**9, 0):  # every system in Python, then every one in CasADi's C++
-        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", threshold)
+    # every system in Python, then every one in CasADi's C++, then in scipy's
+    for arrays, scipy in ((10**9, 10**9), (0, 10**9), (0, 0)):
+        monkeypatch.setattr(matching, "ARRAY_GRAPH_MIN", arrays)
+        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", scipy)
         var_of_eq, eq_of_var = matching.match(a)
         matched = np.flatnonzero(var_of_eq >= 0)
         assert len(matched) == size
@@ -94,19 +96,22 @@ def test_builds_agree_with_small_and_scipy_routines(model, monkeypatch):
         res = ac.simulate(model(), 0.5, rtol=1e-9, atol=1e-11, n_points=401)
         return {n: np.asarray(res[n]) for n in res.names()}
 
-    for big in (10**9, 0):  # every routine the small one, then every one the large one
-        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", big)
+    runs = []
+    # every routine the small one, then every one the large one (the graph routines
+    # CasADi's, then scipy's)
+    for big, scipy in ((10**9, 10**9), (0, 10**9), (0, 0)):
+        monkeypatch.setattr(matching, "ARRAY_GRAPH_MIN", big)
+        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", scipy)
         monkeypatch.setattr(newton, "DENSE_STEP_MAX", big)
         monkeypatch.setattr(dae, "SCIPY_PRODUCT_MIN", big)
-        if big:
-            small = run()
-        else:
-            large = run()
-    assert small.keys() == large.keys()
-    for n in small:
-        # the two runs may pair the equations of a block differently: the same solution to
-        # the integrator's tolerance (rtol 1e-9), with margin for the trajectory's growth
-        np.testing.assert_allclose(small[n], large[n], rtol=1e-6, atol=1e-8, err_msg=n)
+        runs.append(run())
+    small = runs[0]
+    for large in runs[1:]:
+        assert small.keys() == large.keys()
+        for n in small:
+            # the runs may pair the equations of a block differently: the same solution to
+            # the integrator's tolerance (rtol 1e-9), with margin for the trajectory's growth
+            np.testing.assert_allclose(small[n], large[n], rtol=1e-6, atol=1e-8, err_msg=n)
 
 
 def _scipy_step(J: np.ndarray, f: np.ndarray) -> np.ndarray | None:
@@ -161,7 +166,7 @@ def test_connected_components_agree_with_scipy(monkeypatch):
     rng = np.random.default_rng(2)
     for n, n_edges in ((1, 0), (7, 0), (30, 12), (200, 150), (200, 400)):
         a, b = rng.integers(0, n, (2, n_edges)) if n_edges else np.zeros((2, 0), np.int64)
-        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", 10**9)
+        monkeypatch.setattr(matching, "ARRAY_GRAPH_MIN", 10**9)
         ours = dummy._components(n, a, b)
-        monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", 0)
+        monkeypatch.setattr(matching, "ARRAY_GRAPH_MIN", 0)
         np.testing.assert_array_equal(ours, dummy._components(n, a, b))
