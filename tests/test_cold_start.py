@@ -46,12 +46,27 @@ for model in (DCMotor(), MassSpringDamper()):  # state selection, outputs affine
 """
 
 
+# a model large enough for every graph routine's array version (ARRAY_GRAPH_MIN), below
+# scipy's (SCIPY_GRAPH_MIN), with a dummy-derivative block of 2 000 candidates (the sparse
+# pick): its build imports no scipy (0.25 s of a 10 000-mass chain's first build)
+LARGE_BUILD = f"""
+import sys
+sys.path.insert(0, {os.path.join(ROOT, "benchmarks")!r})
+import acausal as ac
+from acausal.structure import matching
+from _models import MassSpringChain
+cm = ac.build(MassSpringChain(1000))
+assert len(cm.flat.variables) + len(cm.flat.equations) >= matching.ARRAY_GRAPH_MIN
+"""
+
+
 @pytest.mark.parametrize("what, code, allowed", [
     ("import acausal", "import acausal", ()),
     ("RC build and simulate", RC, ()),
     # the dummy-derivative selection pivots with scipy's QR at a generic (random) point
     # (scipy loads numpy.ma itself)
-    ("DC motor and mass-spring-damper", MECHANICAL, ("scipy", "numpy.random", "numpy.ma"))])
+    ("DC motor and mass-spring-damper", MECHANICAL, ("scipy", "numpy.random", "numpy.ma")),
+    ("a 1 000-mass chain's build", LARGE_BUILD, ())])
 def test_cold_script_imports_no_heavy_package(what, code, allowed):
     floor = set(_loaded_after("import casadi, numpy"))  # what the hand-written script loads
     extra = [m for m in _loaded_after(code) if m not in floor
