@@ -14,9 +14,10 @@ sparse for large networks; :func:`cutset_matrix_by_row_operations` computes it t
 textbook way (``A_T^{-1} A_C``) for checks.
 
 Large graphs (from :data:`ARRAY_GRAPH_MIN` edges) find the same forest on numpy arrays,
-without scipy (0.2-0.3 s to import on a cold start): Boruvka for the spanning forest, and
-for the parents, depths and breadth-first order a search a level at a time, or Euler
-tours for deep trees (chains).
+without scipy (0.2-0.3 s to import on a cold start), by the routines of
+:mod:`acausal.sparsegraph`: Boruvka for the spanning forest, and for the parents, depths
+and breadth-first order a search a level at a time, or Euler tours for deep trees
+(chains).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 
 from .csr import CSR
 from .records import ListView, record
-from .sparsegraph import components
+from .sparsegraph import components, min_forest, root_by_levels, root_by_tours
 from .symbols import as_shared, shared_ints
 
 __all__ = ["Topology", "EdgePairs", "incidence_matrix", "cutset_matrix_by_row_operations"]
@@ -71,232 +72,16 @@ def _forest_in_bulk(n: int, ends: np.ndarray, prio: np.ndarray, in_tree: np.ndar
     Kruskal's loop does: the other edges by priority, ties in edge order, each one taken
     if it joins two components. That forest is the minimum spanning forest for the
     weights ``1, 2, ...`` in that order (the forced edges first: all of them are taken);
-    with distinct weights it is unique, so :func:`_min_forest` finds the same one (a
-    self-loop is never taken, of parallel edges only the first in that order can be)."""
+    with distinct weights it is unique, so :func:`~acausal.sparsegraph.min_forest` finds
+    the same one (a self-loop is never taken, of parallel edges only the first in that
+    order can be)."""
     forced = np.flatnonzero(in_tree)
     order = np.argsort(prio, kind="stable")
     keep = ~in_tree[order]
     if skip:
         keep &= ~np.isin(order, np.fromiter(skip, dtype=np.int64))
     seq = np.concatenate([forced, order[keep]])
-    in_tree[seq[_min_forest(n, ends[seq, 0], ends[seq, 1])]] = True
-
-
-def _min_forest(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The edges (indices ``k``) of the minimum spanning forest of the graph on ``n``
-    vertices whose edge ``k`` joins ``a[k]`` and ``b[k]`` with weight ``k``.
-
-    Boruvka on arrays: each round every component takes its cheapest edge to another
-    component (all of them belong to the forest), the components hook along those edges
-    and are renumbered, and the edges inside a component are dropped. The number of
-    components at least halves, so there are at most ``log2(n)`` rounds (a few: 3 for a
-    20 000-vertex chain of masses).
-    """
-    idx = np.arange(len(a), dtype=np.int64)
-    taken: list[np.ndarray] = []
-    k = n
-    while True:
-        live = a != b  # (an edge inside a component can never join two)
-        a, b, idx = a[live], b[live], idx[live]
-        if not len(idx):
-            break
-        # each component's cheapest edge: its first (the edges stay in weight order)
-        pos = np.arange(len(idx), dtype=np.int64)
-        best = np.full(k, len(idx), dtype=np.int64)
-        np.minimum.at(best, a, pos)
-        np.minimum.at(best, b, pos)
-        comp = np.flatnonzero(best < len(idx))
-        e = best[comp]
-        other = np.where(a[e] == comp, b[e], a[e])
-        # each component hooks to the other end of its edge; two components that took
-        # the same edge (the only cycles, as the weights are distinct) hook to the smaller
-        hook = np.arange(k, dtype=np.int64)
-        hook[comp] = other
-        mutual = (best[other] == e) & (comp < other)
-        hook[comp[mutual]] = comp[mutual]
-        taken.append(idx[e[~mutual]])  # (each edge once)
-        while True:  # (pointer jumping to the roots)
-            up = hook[hook]
-            if np.array_equal(up, hook):
-                break
-            hook = up
-        root = hook == np.arange(k)
-        new = np.cumsum(root) - 1
-        k = int(new[-1]) + 1
-        a, b = new[hook[a]], new[hook[b]]
-    return np.concatenate(taken) if taken else idx
-
-
-#: a search one level at a time gives up after this many levels, for Euler tours (a
-#: level costs some 12 us, the tours of 1000 vertices 0.6 ms, of 20 000 vertices 8.5 ms)
-_LEVELS_MAX = 32
-#: lists from this many elements on are ranked through a ruling set (:func:`_to_end`)
-_RULED_MIN = 100_000
-
-Rooted = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-def _levels(n: int, tree: np.ndarray, src: np.ndarray, arcs: np.ndarray,
-            roots: np.ndarray) -> Rooted | None:
-    """``(order, parent, parent_edge, parent_sign, depth)`` of the forest of the edges
-    ``tree`` (ascending) from ``roots`` (one per tree, in order), by a breadth-first search
-    of all the trees at once, one level at a time; ``None`` if there are more than
-    :data:`_LEVELS_MAX` levels. The arcs are ``src[k] -> src[k + t]`` and back for the
-    ``t`` edges, ``arcs`` lists them by initial vertex, each vertex's in the order of their
-    edges. In a tree every vertex is reached from its parent only, so each level is the
-    children of the one before, in order."""
-    t = len(tree)
-    dst = np.concatenate([src[t:], src[:t]])
-    first = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=first[1:])
-    parent = np.full(n, -1, dtype=np.int64)
-    parent_edge = np.full(n, -1, dtype=np.int64)
-    parent_sign = np.zeros(n, dtype=np.int64)
-    depth = np.zeros(n, dtype=np.int64)
-    seen = np.zeros(n, dtype=bool)
-    seen[roots] = True
-    level, levels = roots, [roots]
-    while True:
-        lo, count = first[level], first[level + 1] - first[level]
-        total = int(count.sum())
-        if not total:
-            break
-        if len(levels) > _LEVELS_MAX:
-            return None
-        out = arcs[np.repeat(lo - (np.cumsum(count) - count), count)
-                   + np.arange(total, dtype=np.int64)]
-        out = out[~seen[dst[out]]]  # (the arc back to the parent)
-        level = dst[out]
-        seen[level] = True
-        parent[level] = src[out]
-        parent_edge[level] = tree[out % t]
-        parent_sign[level] = np.where(out < t, 1, -1)  # x_child = x_parent + sign * AV
-        depth[level] = len(levels)
-        levels.append(level)
-    return np.concatenate(levels), parent, parent_edge, parent_sign, depth
-
-
-def _tours(n: int, tree: np.ndarray, src: np.ndarray, arcs: np.ndarray, roots: np.ndarray,
-           label: np.ndarray) -> Rooted:
-    """:func:`_levels` by Euler tours (``label``: each vertex's tree, any numbering).
-
-    A tour goes on from the arc ``u -> v`` with the arc after ``v -> u`` among ``v``'s
-    (cyclically), so it runs round the tree once, depth first, each vertex's arcs in
-    their order from the one it came in by; it starts with the root's first arc. With
-    the roots fixed, every vertex's parent is its neighbour on the tree path to the root,
-    whatever the search: the first tour tells which arc of each edge leads away from the
-    root (it comes first). The breadth-first order of a tree is by depth, then within a
-    level by the children's ranks (the order of their tree edges) along the path from
-    the root, compared from the root down: the order of a depth-first search visiting the
-    children in that order, which the second tour is (each vertex's arcs from its parent
-    first).
-    """
-    t, m = len(tree), len(src)
-    twin = np.concatenate([np.arange(t, m), np.arange(t)])
-    deg = np.bincount(src, minlength=n)
-    first = np.cumsum(deg) - deg  # (each vertex's first place in ``arcs``)
-    has = np.flatnonzero(deg)
-    after = np.empty(m, dtype=np.int64)  # the arc after each one among its vertex's
-    after[arcs[:-1]] = arcs[1:]
-    after[arcs[first[has] + deg[has] - 1]] = arcs[first[has]]
-    r = roots[deg[roots] > 0]
-    ends = twin[arcs[first[r] + deg[r] - 1]]  # (the tours' last arcs, into the roots)
-    dist = _tour(after, twin, ends)
-    down = np.concatenate([dist[:t] > dist[t:], dist[t:] > dist[:t]])
-    # second tour: each vertex's arc up taken out of its list and put first
-    up = np.flatnonzero(~down)
-    v = src[up]
-    up, v = up[deg[v] > 1], v[deg[v] > 1]
-    before = np.empty(m, dtype=np.int64)
-    before[after] = np.arange(m)
-    nxt, prv = after[up], before[up]
-    after[prv] = nxt
-    head, tail = arcs[first[v]], arcs[first[v] + deg[v] - 1]
-    after[np.where(tail == up, prv, tail)] = up
-    after[up] = np.where(head == up, nxt, head)
-    dist = _tour(after, twin, ends)
-    vs = np.concatenate([src[t:], src[:t]])[down]  # (the vertices below the arcs down)
-    parent = np.full(n, -1, dtype=np.int64)
-    parent[vs] = src[down]
-    parent_edge = np.full(n, -1, dtype=np.int64)
-    parent_edge[vs] = np.concatenate([tree, tree])[down]
-    parent_sign = np.zeros(n, dtype=np.int64)  # x_vs = x_src + sign * AV
-    parent_sign[vs] = np.where(np.flatnonzero(down) < t, 1, -1)
-    # the tours one after the other (the arcs nearer a tour's end later): depths are
-    # the running sums of +1 down, -1 up
-    tree_of = label[src]
-    size = np.bincount(tree_of)
-    at = (np.cumsum(size) - size)[tree_of] + size[tree_of] - 1 - dist
-    step = np.zeros(m, dtype=np.int64)
-    step[at] = np.where(down, 1, -1)
-    depth = np.zeros(n, dtype=np.int64)
-    depth[vs] = np.cumsum(step)[at[down]]
-    # the vertices as the tours reach them, then by depth (a stable sort: in order for
-    # a path): a search of all the trees at once, a level at a time, would order them so
-    reach = np.full(m, -1, dtype=np.int64)
-    reach[at[down]] = vs
-    vs = np.concatenate([roots, reach[reach >= 0]])
-    vs = vs[np.argsort(depth[vs], kind="stable")]
-    return vs, parent, parent_edge, parent_sign, depth
-
-
-def _tour(after: np.ndarray, twin: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """For each arc, the number of arcs after it on its Euler tour (the arc ``u -> v``
-    followed by ``after[v -> u]``; each tour ending with an arc of ``ends``)."""
-    succ = after[twin]
-    succ[ends] = ends
-    return _to_end(succ)
-
-
-def _to_end(succ: np.ndarray) -> np.ndarray:
-    """The number of elements after each one on its list, for lists given by ``succ``
-    (the next element; the last one's is itself).
-
-    By pointer jumping, ``log2`` of the longest list's length rounds on whole arrays.
-    Long lists (from :data:`_RULED_MIN` elements) first by walks of about 32 steps, from
-    rulers (the lists' heads and ends and about one element in 32, spread
-    pseudo-randomly) to the next ruler, all walks a step at a time, then by pointer
-    jumping on the rulers only: 15 ms instead of 55 ms for a list of 400 000 elements in
-    random order (each round of pointer jumping reads the whole array in random order).
-    """
-    m = len(succ)
-    idx = np.arange(m, dtype=np.int64)
-    end = succ == idx
-    if m < _RULED_MIN:
-        return _jump(succ, (~end).astype(np.int64))
-    head = np.ones(m, dtype=bool)
-    head[succ[~end]] = False
-    ruler = end | head | ((idx * 2654435761) % 2**32 < 2**32 // 32)
-    rulers = np.flatnonzero(ruler)
-    owner = np.empty(m, dtype=np.int64)  # each element's ruler and steps from it
-    owner[rulers] = np.arange(len(rulers))
-    steps = np.zeros(m, dtype=np.int64)
-    after = np.arange(len(rulers))  # each ruler's next one, and how far
-    gap = np.zeros(len(rulers), dtype=np.int64)
-    walk = np.flatnonzero(~end[rulers])
-    at = rulers[walk]
-    step = 0
-    while len(at):
-        step += 1
-        at = succ[at]
-        hit = ruler[at]
-        after[walk[hit]] = owner[at[hit]]
-        gap[walk[hit]] = step
-        at, walk = at[~hit], walk[~hit]
-        owner[at] = walk
-        steps[at] = step
-    return _jump(after, gap)[owner] - steps
-
-
-def _jump(succ: np.ndarray, dist: np.ndarray) -> np.ndarray:
-    """The distances to the lists' ends (``dist``: to the next element, 0 at an end), by
-    pointer jumping."""
-    while True:
-        step = succ[succ]
-        if np.array_equal(step, succ):
-            return dist
-        dist += dist[succ]
-        succ = step
+    in_tree[seq[min_forest(n, ends[seq, 0], ends[seq, 1])]] = True
 
 
 class EdgePairs(ListView[tuple[int, int]]):
@@ -465,10 +250,11 @@ class Topology:
         The components are the tree's; each is rooted at its smallest datum vertex, else
         at its smallest vertex, and the components come in the order of their smallest
         vertex (of those on an edge or a datum). A search of all of them at once, a level
-        at a time (:func:`_levels`), visits each component in its own breadth-first order,
-        so a stable sort by component gives the component after component order of
-        :meth:`_root_forest`; the trees of chains are too deep for a level at a time,
-        :func:`_tours` find the same without a search.
+        at a time (:func:`~acausal.sparsegraph.root_by_levels`), visits each component in
+        its own breadth-first order, so a stable sort by component gives the component
+        after component order of :meth:`_root_forest`; the trees of chains are too deep
+        for a level at a time, Euler tours (:func:`~acausal.sparsegraph.root_by_tours`)
+        find the same without a search.
         """
         n, ends = self.n_vertices, self._ends  # (``tree``: the tree edges, ascending)
         ta, tb = ends[tree, 0], ends[tree, 1]
@@ -504,9 +290,9 @@ class Topology:
         src = np.concatenate([ta, tb])
         # (each vertex's arcs in the order of their edges)
         arcs = np.argsort(src * max(t, 1) + np.tile(np.arange(t), 2))
-        found = _levels(n, tree, src, arcs, comp_root)
+        found = root_by_levels(n, tree, src, arcs, comp_root)
         if found is None:  # (a deep tree)
-            found = _tours(n, tree, src, arcs, comp_root, label)
+            found = root_by_tours(n, tree, src, arcs, comp_root, label)
         vs, parent, parent_edge, parent_sign, depth = found
         # (components one after the other: a stable sort keeps each one's order)
         rank_of = comp_rank[label[vs]]

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
+import acausal.sparsegraph as sparsegraph
 import acausal.topology as topology
 from acausal.sparsegraph import components
 from acausal.symbols import as_shared
@@ -120,8 +121,8 @@ def made_every_way(monkeypatch, n, edges, roots, prio=None, forced=(), ends=None
         with monkeypatch.context() as mp:
             mp.setattr(topology, "ARRAY_GRAPH_MIN", 0)
             if levels is not None:
-                mp.setattr(topology, "_LEVELS_MAX", levels)
-                mp.setattr(topology, "_RULED_MIN", ruled)
+                mp.setattr(sparsegraph, "_LEVELS_MAX", levels)
+                mp.setattr(sparsegraph, "_RULED_MIN", ruled)
             made[name] = make()
     return made
 
