@@ -59,6 +59,15 @@ cm = ac.build(MassSpringChain(1000))
 assert len(cm.flat.variables) + len(cm.flat.equations) >= matching.ARRAY_GRAPH_MIN
 """
 
+TREE_BUILD = f"""
+import sys
+sys.path.insert(0, {os.path.join(ROOT, "benchmarks")!r})
+import acausal as ac
+from _models import LinkChain
+cm = ac.build(LinkChain(20))
+assert len(cm.dae.x_names) == 40  # (an angle and a rate per joint)
+"""
+
 
 @pytest.mark.parametrize("what, code, allowed", [
     ("import acausal", "import acausal", ()),
@@ -66,7 +75,9 @@ assert len(cm.flat.variables) + len(cm.flat.equations) >= matching.ARRAY_GRAPH_M
     # the dummy-derivative selection pivots with scipy's QR at a generic (random) point
     # (scipy loads numpy.ma itself)
     ("DC motor and mass-spring-damper", MECHANICAL, ("scipy", "numpy.random", "numpy.ma")),
-    ("a 1 000-mass chain's build", LARGE_BUILD, ())])
+    ("a 1 000-mass chain's build", LARGE_BUILD, ()),
+    # a tree mechanism: no loop constraints whose rank scipy's QR tests
+    ("a 20-link pendulum chain's build", TREE_BUILD, ())])
 def test_cold_script_imports_no_heavy_package(what, code, allowed):
     floor = set(_loaded_after("import casadi, numpy"))  # what the hand-written script loads
     extra = [m for m in _loaded_after(code) if m not in floor

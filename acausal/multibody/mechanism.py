@@ -641,13 +641,15 @@ class Mechanism(DomainPass):
 
     def _massless(self, inertias: dict[int, cs.SX]) -> list[int]:
         """Edges whose joint-space inertia vanishes (nothing with mass moves with them):
-        evaluated at the parameter values and random coordinates, speeds and forces."""
+        evaluated at the parameter values and generic coordinates, speeds and forces (a
+        golden-ratio sequence in [0.5, 1.5): no value a simple multiple of another, and no
+        numpy.random, ~10 ms of a cold script's import)."""
         if not inertias:
             return []
         keys = list(inertias)
         D = cs.vertcat(*[x if x.size2() == 1 else cs.vec(x) for x in inertias.values()])
         syms = cs.symvar(D)
-        vals = np.random.default_rng(11).uniform(0.5, 1.5, len(syms))
+        vals = 0.5 + (np.arange(1, len(syms) + 1) * 0.6180339887498949) % 1.0
         params = {q.name: q.value for q in self.symbols.parameters}
         for i, sy in enumerate(syms):
             vals[i] = params.get(sy.name(), vals[i])
