@@ -14,6 +14,12 @@ from scipy.sparse.linalg import splu
 from acausal.structure import dummy
 
 
+def _sprand(rng: np.random.Generator, r: int, c: int, density: float) -> sp.csr_matrix:
+    """A random sparse matrix, values uniform in [0, 1), drawn by numpy (scipy's
+    ``sparse.random`` takes ``rng=`` only from scipy 1.15; the project needs 1.11)."""
+    return sp.csr_matrix(np.where(rng.random((r, c)) < density, rng.random((r, c)), 0.0))
+
+
 def _splu_nonsingular(a: np.ndarray) -> bool:
     """The check the selection made before (splu: min |U_ii| > 1e-10 max |U_ii|)."""
     try:
@@ -29,7 +35,7 @@ def _dm(a: np.ndarray) -> cs.DM:
 
 def _square(rng: np.random.Generator, n: int) -> np.ndarray:
     """A random sparse matrix with a nonzero diagonal (nonsingular for random values)."""
-    a = sp.random(n, n, density=min(1.0, 3.0 / n), rng=rng).toarray()
+    a = _sprand(rng, n, n, min(1.0, 3.0 / n)).toarray()
     return a + np.diag(rng.uniform(0.5, 2.0, n) * rng.choice([-1.0, 1.0], n))
 
 
@@ -91,7 +97,7 @@ def test_sparse_pick_on_random_blocks_as_scipy():
     for _ in range(40):
         n = int(rng.integers(20, 200))
         m = n + int(rng.integers(0, n))
-        a = sp.random(n, m, density=2.0 / m, rng=rng).toarray()
+        a = _sprand(rng, n, m, 2.0 / m).toarray()
         a[np.arange(n), rng.choice(m, n, replace=False)] = rng.uniform(1.0, 2.0, n)
         prio = rng.integers(0, 3, m)
         first = None
