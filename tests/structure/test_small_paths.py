@@ -89,6 +89,31 @@ def test_python_matching_is_maximum_as_scipy_hopcroft_karp(name, a, monkeypatch)
         assert (eq_of_var >= 0).sum() == size
 
 
+@pytest.mark.parametrize("rounds", [0, 1, 2, 32])
+def test_peeled_matching_is_maximum_after_any_number_of_rounds(rounds, monkeypatch):
+    """The large systems' matching takes pairs by Karp and Sipser's degree-one rule for up
+    to ``_PEEL_ROUNDS`` rounds and gives the rest to CasADi's transversal: a maximum
+    matching (scipy's Hopcroft-Karp's size) whenever it stops, on the systems above, a
+    cycle (no vertex of degree one: all of it CasADi's) and a path hanging from a cycle."""
+    monkeypatch.setattr(matching, "ARRAY_GRAPH_MIN", 0)
+    monkeypatch.setattr(matching, "SCIPY_GRAPH_MIN", 10**9)
+    monkeypatch.setattr(matching, "_PEEL_ROUNDS", rounds)
+    cycle = np.eye(50) + np.roll(np.eye(50), 1, axis=1)
+    tail = np.zeros((80, 80))
+    tail[:50, :50] = cycle
+    tail[50:, 49:79] += np.eye(30)
+    tail[50:, 50:80] += np.eye(30)
+    for name, a in [*_systems(), ("cycle", cycle), ("path from a cycle", tail)]:
+        size = int((maximum_bipartite_matching(sp.csr_matrix(a), perm_type="column")
+                    >= 0).sum())
+        var_of_eq, eq_of_var = matching.match(a)
+        matched = np.flatnonzero(var_of_eq >= 0)
+        assert len(matched) == size, name
+        assert all(a[i, var_of_eq[i]] != 0 for i in matched), name
+        assert len(set(var_of_eq[matched])) == len(matched), name
+        np.testing.assert_array_equal(eq_of_var[var_of_eq[matched]], matched)
+
+
 @pytest.mark.parametrize("model", [RC, SeriesRLC, DCMotor, lambda: pendulum(30.0)],
                          ids=["RC", "SeriesRLC", "DCMotor", "pendulum"])
 def test_builds_agree_with_small_and_scipy_routines(model, monkeypatch):
