@@ -38,10 +38,10 @@ __all__ = ["match", "DMParts", "dulmage_mendelsohn", "ARRAY_GRAPH_MIN", "SCIPY_G
 #: but its first import costs 0.3 to 0.6 s)
 ARRAY_GRAPH_MIN = 1000
 #: vertices from which this matching and the BLT's strongly connected components are
-#: scipy's: CasADi's take ten times as long (a 10 000-mass chain: 37 and 45 ms against 3
-#: and 2.5 for the two matchings, 26 ms against 2.6 for the components; 100 000 masses:
-#: 0.42, 0.48 and 0.21 s against 0.03, 0.03 and 0.02), which passes scipy's first import
-#: (0.25 s) at about this size
+#: scipy's, several times faster: a chain of 10 000 masses, 11 and 13 ms for its two
+#: matchings (scipy's 3.6 and 3.9) and 26 ms for the components (2.6); 100 000 masses,
+#: 0.11, 0.16 and 0.21 s (0.02, 0.03 and 0.02). The difference passes scipy's first
+#: import (0.25 s) between these sizes
 SCIPY_GRAPH_MIN = 300_000
 #: rounds of the degree-one rule before CasADi's transversal takes the rest (each a few
 #: array passes over the incidences; most models finish in a handful)
