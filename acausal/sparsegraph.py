@@ -12,8 +12,9 @@ overhead); these serve from ``ARRAY_GRAPH_MIN`` vertices on:
   (patterns made by :func:`pattern`): a maximum matching from the Dulmage-Mendelsohn
   permutation (:func:`transversal`) and the strongly connected components in the order
   of Tarjan's algorithm (:func:`tarjan_components`). These take about ten times as long
-  as scipy's: very large systems use scipy's (``SCIPY_GRAPH_MIN`` in
-  :mod:`acausal.structure.matching`), whose import they then pay for.
+  as scipy's (most of it converting to and from Python lists); the matching takes most of
+  its pairs by Karp and Sipser's rule on arrays first (``structure.matching``), and very
+  large systems use scipy's routines (``SCIPY_GRAPH_MIN``), whose import they pay for.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 With every equation matched to the unknown it determines, unknown ``j`` depends on unknown
 ``k`` when the equation matched to ``j`` contains ``k``. Tarjan's algorithm (iterative:
 deep chains hit no recursion limit; in Python for a small system; for a large one,
-CasADi's compiled search, which completes the components in his order: a million nodes
-take a fraction of a second) returns the strongly connected components in an order where
+CasADi's compiled search, which completes the components in his order, and for a very
+large one scipy's: a million nodes take a fraction of a second) returns the strongly
+connected components in an order where
 every block only needs blocks before it: scalar blocks can then be solved explicitly and
 algebraic loops stay as small implicit blocks.
 """

@@ -8,7 +8,7 @@ costs more than building and simulating it. Larger systems are matched by Karp a
 Sipser's degree-one rule on arrays, and what it leaves by the maximum transversal of
 CasADi's Dulmage–Mendelsohn permutation (:func:`acausal.sparsegraph.transversal`, C++,
 loaded by every build), and very large ones (from :data:`SCIPY_GRAPH_MIN`) scipy's
-Hopcroft–Karp (``scipy.sparse.csgraph.maximum_bipartite_matching``), ten times faster,
+Hopcroft–Karp (``scipy.sparse.csgraph.maximum_bipartite_matching``), several times faster,
 which there pays for its import. When the matching is not perfect, the
 over-determined part (equations reachable by alternating paths from unmatched equations) and
 the under-determined part (unknowns reachable from unmatched unknowns) are reported with the
