@@ -75,13 +75,18 @@ def _forest_in_bulk(n: int, ends: np.ndarray, prio: np.ndarray, in_tree: np.ndar
     with distinct weights it is unique, so :func:`~acausal.sparsegraph.min_forest` finds
     the same one (a self-loop is never taken, of parallel edges only the first in that
     order can be)."""
-    forced = np.flatnonzero(in_tree)
+    seq = _kruskal_order(prio, in_tree, skip)
+    in_tree[seq[min_forest(n, ends[seq, 0], ends[seq, 1])]] = True
+
+
+def _kruskal_order(prio: np.ndarray, in_tree: np.ndarray, skip: set[int]) -> np.ndarray:
+    """The edges in the order Kruskal's loop tries them: the forced ones (``in_tree``)
+    first, then the others by priority, ties in edge order, without those of ``skip``."""
     order = np.argsort(prio, kind="stable")
     keep = ~in_tree[order]
     if skip:
         keep &= ~np.isin(order, np.fromiter(skip, dtype=np.int64))
-    seq = np.concatenate([forced, order[keep]])
-    in_tree[seq[min_forest(n, ends[seq, 0], ends[seq, 1])]] = True
+    return np.concatenate([np.flatnonzero(in_tree), order[keep]])
 
 
 class EdgePairs(ListView[tuple[int, int]]):
@@ -243,21 +248,15 @@ class Topology:
         self.depth = np.array(depth, dtype=int)
         self.root_of = np.array(root_of, dtype=int)
 
-    def _root_forest_in_bulk(self, tree: np.ndarray) -> None:
-        """:meth:`_root_forest` on arrays, for large graphs: the same roots, parents,
-        signs, depths and order.
-
-        The components are the tree's; each is rooted at its smallest datum vertex, else
-        at its smallest vertex, and the components come in the order of their smallest
-        vertex (of those on an edge or a datum). A search of all of them at once, a level
-        at a time (:func:`~acausal.sparsegraph.root_by_levels`), visits each component in
-        its own breadth-first order, so a stable sort by component gives the component
-        after component order of :meth:`_root_forest`; the trees of chains are too deep
-        for a level at a time, Euler tours (:func:`~acausal.sparsegraph.root_by_tours`)
-        find the same without a search.
-        """
-        n, ends = self.n_vertices, self._ends  # (``tree``: the tree edges, ascending)
-        ta, tb = ends[tree, 0], ends[tree, 1]
+    def _component_roots(self, ta: np.ndarray, tb: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The forest's components (of the tree edges ``ta[k] -> tb[k]``) for
+        :meth:`_root_forest_in_bulk`: ``(label, comp_label, comp_root, used)``, each
+        vertex's component, the components of the used vertices (on an edge or a datum,
+        ``used`` ascending) in the order of their smallest vertex, and the root of each
+        (its smallest datum, else its smallest vertex); sets :attr:`floating`, the
+        components without a datum."""
+        n, ends = self.n_vertices, self._ends
         n_comp, label = components(n, ta, tb)
         used = np.zeros(n, dtype=bool)
         used[ends.ravel()] = True
@@ -279,11 +278,29 @@ class Topology:
         comp_root[has_root] = root_at[comp_label][has_root]
         groups = np.split(uv[by_comp], starts[1:])
         self.floating = [groups[k].tolist() for k in rank[~has_root].tolist()]
+        return label, comp_label, comp_root, uv
+
+    def _root_forest_in_bulk(self, tree: np.ndarray) -> None:
+        """:meth:`_root_forest` on arrays, for large graphs: the same roots, parents,
+        signs, depths and order.
+
+        The components are the tree's; each is rooted at its smallest datum vertex, else
+        at its smallest vertex, and the components come in the order of their smallest
+        vertex (of those on an edge or a datum). A search of all of them at once, a level
+        at a time (:func:`~acausal.sparsegraph.root_by_levels`), visits each component in
+        its own breadth-first order, so a stable sort by component gives the component
+        after component order of :meth:`_root_forest`; the trees of chains are too deep
+        for a level at a time, Euler tours (:func:`~acausal.sparsegraph.root_by_tours`)
+        find the same without a search.
+        """
+        n, ends = self.n_vertices, self._ends  # (``tree``: the tree edges, ascending)
+        ta, tb = ends[tree, 0], ends[tree, 1]
+        label, comp_label, comp_root, uv = self._component_roots(ta, tb)
         root_of = np.full(n, -1, dtype=np.int64)
-        root_by_label = np.zeros(n_comp, dtype=np.int64)
+        root_by_label = np.zeros(n, dtype=np.int64)  # (labels are below n)
         root_by_label[comp_label] = comp_root
         root_of[uv] = root_by_label[label[uv]]
-        comp_rank = np.zeros(n_comp, dtype=np.int64)
+        comp_rank = np.zeros(n, dtype=np.int64)
         comp_rank[comp_label] = np.arange(len(comp_label))
         # arcs: k = ta[k] -> tb[k] and t + k = tb[k] -> ta[k] for the t tree edges
         t = len(tree)

@@ -13,7 +13,6 @@ from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
 import acausal.sparsegraph as sparsegraph
 import acausal.topology as topology
-from acausal.sparsegraph import components
 from acausal.symbols import as_shared
 from acausal.topology import Topology
 
@@ -23,13 +22,9 @@ LISTS = ("tree", "cotree", "order", "floating", "forced_loop")
 
 def scipy_forest(n, ends, prio, in_tree, skip):
     """The forest by scipy's minimum_spanning_tree (weights 1, 2, ... in Kruskal's order;
-    of parallel edges the first, no self-loops)."""
-    forced = np.flatnonzero(in_tree)
-    order = np.argsort(prio, kind="stable")
-    keep = ~in_tree[order]
-    if skip:
-        keep &= ~np.isin(order, np.fromiter(skip, dtype=np.int64))
-    seq = np.concatenate([forced, order[keep]])
+    of parallel edges the first, no self-loops). The order is the library's; the edge by
+    edge loop of small graphs checks it in the same tests."""
+    seq = topology._kruskal_order(prio, in_tree, skip)
     a, b = ends[seq, 0], ends[seq, 1]
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     key = lo * n + hi
@@ -48,26 +43,9 @@ def scipy_root_forest(self, tree):
     to the roots (each component's smallest datum, else its smallest vertex)."""
     n, ends = self.n_vertices, self._ends
     ta, tb = ends[tree, 0], ends[tree, 1]
-    n_comp, label = components(n, ta, tb)
-    used = np.zeros(n, dtype=bool)
-    used[ends.ravel()] = True
-    roots = np.array(sorted(self.roots), dtype=np.int64)
-    used[roots] = True
-    uv = np.flatnonzero(used)
-    by_comp = np.argsort(label[uv], kind="stable")
-    lab = label[uv][by_comp]
-    starts = np.flatnonzero(np.diff(lab, prepend=-1))
-    comp_first = uv[by_comp[starts]]
-    rank = np.argsort(comp_first, kind="stable")
-    comp_label = lab[starts][rank]
-    comp_root = comp_first[rank].copy()
-    root_at = np.full(n_comp, -1, dtype=np.int64)
-    for r in roots[::-1].tolist():
-        root_at[label[r]] = r
-    has_root = root_at[comp_label] >= 0
-    comp_root[has_root] = root_at[comp_label][has_root]
-    groups = np.split(uv[by_comp], starts[1:])
-    self.floating = [groups[k].tolist() for k in rank[~has_root].tolist()]
+    # (the components and their roots as the library finds them; the edge by edge loop of
+    # small graphs checks them in the same tests)
+    label, comp_label, comp_root, _ = self._component_roots(ta, tb)
     k = len(comp_root)
     src = np.concatenate([ta, tb, np.full(k, n, dtype=np.int64)])
     dst = np.concatenate([tb, ta, comp_root])
@@ -93,7 +71,7 @@ def scipy_root_forest(self, tree):
     visited = np.zeros(n, dtype=bool)
     visit = visit[1:].astype(np.int64)
     visited[visit] = True
-    comp_rank = np.zeros(n_comp, dtype=np.int64)
+    comp_rank = np.zeros(n, dtype=np.int64)
     comp_rank[comp_label] = np.arange(k)
     visit = visit[np.argsort(comp_rank[label[visit]], kind="stable")]
     self.order = as_shared(self.__dict__["_ints"], visit)
