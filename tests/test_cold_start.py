@@ -48,7 +48,9 @@ for model in (DCMotor(), MassSpringDamper()):  # state selection, outputs affine
 
 # a model large enough for every graph routine's array version (ARRAY_GRAPH_MIN), below
 # scipy's (SCIPY_GRAPH_MIN), with a dummy-derivative block of 2 000 candidates (the sparse
-# pick): its build imports no scipy (0.25 s of a 10 000-mass chain's first build)
+# pick): its build imports no scipy (0.25 s of a 10 000-mass chain's first build); nor
+# does its first simulation, whose automatic choice takes the 8 largest eigenvalues of
+# 2 000 (acausal.solvers.arnoldi), or reading its outputs
 LARGE_BUILD = f"""
 import sys
 sys.path.insert(0, {os.path.join(ROOT, "benchmarks")!r})
@@ -57,6 +59,9 @@ from acausal.structure import matching
 from _models import MassSpringChain
 cm = ac.build(MassSpringChain(1000))
 assert len(cm.flat.variables) + len(cm.flat.equations) >= matching.ARRAY_GRAPH_MIN
+res = ac.simulate(cm, 0.05, n_points=11)
+assert res.stats.solver in ("dop853", "cvodes-adams"), res.stats.solver
+outputs = [res[name] for name in res.names()]
 """
 
 TREE_BUILD = f"""
@@ -66,6 +71,8 @@ import acausal as ac
 from _models import LinkChain
 cm = ac.build(LinkChain(20))
 assert len(cm.dae.x_names) == 40  # (an angle and a rate per joint)
+res = ac.simulate(cm, 0.01, n_points=3)
+assert res.stats.solver == "dop853", res.stats.solver
 """
 
 
@@ -75,9 +82,9 @@ assert len(cm.dae.x_names) == 40  # (an angle and a rate per joint)
     # the dummy-derivative selection pivots with scipy's QR at a generic (random) point
     # (scipy loads numpy.ma itself)
     ("DC motor and mass-spring-damper", MECHANICAL, ("scipy", "numpy.random", "numpy.ma")),
-    ("a 1 000-mass chain's build", LARGE_BUILD, ()),
+    ("a 1 000-mass chain's build and simulation", LARGE_BUILD, ()),
     # a tree mechanism: no loop constraints whose rank scipy's QR tests
-    ("a 20-link pendulum chain's build", TREE_BUILD, ())])
+    ("a 20-link pendulum chain's build and simulation", TREE_BUILD, ())])
 def test_cold_script_imports_no_heavy_package(what, code, allowed):
     floor = set(_loaded_after("import casadi, numpy"))  # what the hand-written script loads
     extra = [m for m in _loaded_after(code) if m not in floor

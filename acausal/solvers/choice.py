@@ -40,24 +40,27 @@ watch for it at every step and continue with CVODES BDF if it shows (with a
 :class:`~acausal.errors.SolverWarning`), so the choice never costs accuracy.
 
 Eigenvalues: all of them (dense) up to 64 states; above, the 8 of largest magnitude (the
-fast modes the rule is about) by Arnoldi iteration, on the sparse Jacobian when it is
-sparse, on Jacobian-vector products otherwise. The Jacobian (small or sparse) comes
+fast modes the rule is about) by Arnoldi's iteration with Krylov-Schur restarts
+(:mod:`acausal.solvers.arnoldi`, on numpy: no scipy import), on the sparse Jacobian when
+it is sparse, on Jacobian-vector products otherwise. The Jacobian (small or sparse) comes
 from central differences, two evaluations per colour of its columns (to about 1e-10).
 Modes outside those 8 are not looked at: if one of them had to be resolved, ``rho_r`` is
 underestimated and the rule can only call a non-stiff model stiff (a slower method), never
-the reverse. No spectrum (Arnoldi failing): IDAS.
+the reverse. No spectrum (a Jacobian that is not finite): IDAS.
 """
 
 from __future__ import annotations
 
 import weakref
 from dataclasses import field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..csr import CSR
 from ..pointcall import PointCall
 from ..records import record
+from .arnoldi import largest_eigenvalues
 from .ode import NotAnODE, ODEForm, ode_form
 
 if TYPE_CHECKING:
@@ -186,39 +189,36 @@ def estimate_costs(form: ODEForm, rate_span: float, n_outputs: int,
 
 def _eigenvalues(form: ODEForm, x0: np.ndarray, t0: float) -> np.ndarray:
     """Eigenvalues of ``df/dx`` at ``(x0, t0)``: all of them for a small system, the 8 of
-    largest magnitude otherwise."""
+    largest magnitude otherwise (to 1e-3: :mod:`acausal.solvers.arnoldi`)."""
     n = form.n
     if n <= _DENSE_EIG:
         return np.linalg.eigvals(_jacobian(form, x0, t0).toarray())
-    import scipy.sparse.linalg as spla
-
-    k = 8
     if form.sparsity.nnz() <= 20 * n:  # sparse: form it
-        op: object = _jacobian(form, x0, t0)
+        J = _jacobian(form, x0, t0)
+        rows = J.rows_of_entries()
+
+        def matvec(v: np.ndarray) -> np.ndarray:
+            return np.bincount(rows, weights=J.data * v[J.indices], minlength=n)
     else:
         jvp = form.jvp()
-        op = spla.LinearOperator((n, n), matvec=lambda v: np.asarray(
-            jvp(x0, t0, np.real(v))).ravel(), dtype=float)
+
+        def matvec(v: np.ndarray) -> np.ndarray:
+            return np.asarray(jvp(x0, t0, v)).ravel()
     try:
-        lam = np.asarray(spla.eigs(op, k=k, which="LM", tol=1e-3, maxiter=50 * n,
-                                   return_eigenvectors=False))
-    except spla.ArpackNoConvergence as exc:
-        lam = np.asarray(exc.eigenvalues)
-    except Exception:  # noqa: BLE001 - ARPACK's own failures: no spectrum, no verdict
+        lam, _ = largest_eigenvalues(matvec, n, k=8, tol=1e-3)
+    except (np.linalg.LinAlgError, FloatingPointError):  # (a Jacobian not finite)
         return np.zeros(0, complex)
     return lam
 
 
-def _jacobian(form: ODEForm, x0: np.ndarray, t0: float) -> Any:
-    """``df/dx`` at one point (a scipy CSC matrix) by central differences of the
-    right-hand side, one pair of evaluations per colour of its columns (columns that share
-    no row are perturbed together: a mass-spring chain's 2 000 or 20 000 columns take 3
-    colours), steps ``eps^(1/3) max(1, |x_j|)``: entries to about 1e-10 relative, far
-    finer than the rule's thresholds (factors 10 and 500). Exact directional derivatives
-    would first need their function made: 42 ms at 20 000 states, against 2 ms for the
-    6 evaluations; the symbolic Jacobian took 15 ms at 2 000."""
-    import scipy.sparse as sps
-
+def _jacobian(form: ODEForm, x0: np.ndarray, t0: float) -> CSR:
+    """``df/dx`` at one point by central differences of the right-hand side, one pair of
+    evaluations per colour of its columns (columns that share no row are perturbed
+    together: a mass-spring chain's 2 000 or 20 000 columns take 3 colours), steps
+    ``eps^(1/3) max(1, |x_j|)``: entries to about 1e-10 relative, far finer than the
+    rule's thresholds (factors 10 and 500). Exact directional derivatives would first need
+    their function made: 42 ms at 20 000 states, against 2 ms for the 6 evaluations; the
+    symbolic Jacobian took 15 ms at 2 000. A numpy CSR (:mod:`acausal.csr`): no scipy."""
     n = form.n
     sp = form.sparsity
     colouring = sp.uni_coloring()  # (n x colours): column c holds the columns of colour c
@@ -236,4 +236,4 @@ def _jacobian(form: ODEForm, x0: np.ndarray, t0: float) -> Any:
     rows = np.asarray(sp.row(), dtype=np.int64)
     cols = np.repeat(np.arange(n), np.diff(colind))
     values = DF[rows, colour[cols]] / (2 * h[cols])
-    return sps.csc_matrix((values, rows, colind), shape=(n, n))
+    return CSR.from_coo(rows, cols, values, (n, n))
