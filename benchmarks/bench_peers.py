@@ -9,7 +9,11 @@ extra: ``pip install -e ".[bench]"``; a peer that is not installed is skipped). 
    DOP853 (rtol = atol = 1e-6; up to 200 links), MuJoCo (RK4, fixed step 1e-4 s; contacts off) and
    Exudyn (``ObjectKinematicTree``, minimal coordinates, adaptive DOPRI5 at 1e-6): build
    and simulate time, the tip position error against a converged reference (this
-   product, DOP853 at 1e-11, cross-checked with Pinocchio at 1e-11), and time ratios.
+   product, DOP853 at 1e-11, cross-checked with Pinocchio at 1e-11), and time ratios;
+   then the simulate time of this product and of Pinocchio split into right-hand side
+   evaluations and the time of one, with the growth of each, and the instructions of
+   this product's right-hand side per link (the cost of one evaluation is what the
+   formulation controls; the number of evaluations grows with N for any method).
 2. **Hanging rope** of ``bench_multibody.py`` (N = 200, first link deflected 0.3 rad):
    this product against Pinocchio + DOP853, both at rtol = atol = 1e-6 and 1e-8, with
    their end-point errors.
@@ -83,6 +87,8 @@ class Run:
     sim: float = np.nan
     value: np.ndarray = field(default_factory=lambda: np.zeros(0))
     note: str = ""
+    evaluations: int = 0  # right-hand side evaluations of the run (0: not reported)
+    instructions: int = 0  # of this product's right-hand side (CasADi's virtual machine)
 
 
 def run_acausal_chain(model: ac.Model, N: int, tol: float, solver: str = "auto",
@@ -107,7 +113,18 @@ def run_acausal_chain(model: ac.Model, N: int, tol: float, solver: str = "auto",
         res = ac.simulate(cm, T_END, rtol=tol, atol=tol, n_points=2, solver=solver)
     t2 = time.perf_counter()
     r = res[tip or f"arms[{N - 1}].frame_b.r"][-1][:2]
-    return Run(t1 - t0, t2 - t1, r, f"{res.stats.solver}, {res.stats.steps} steps")
+    return Run(t1 - t0, t2 - t1, r, f"{res.stats.solver}, {res.stats.steps} steps",
+               res.stats.rhs_evaluations, _instructions(cm))
+
+
+def _instructions(cm: ac.CompiledModel) -> int:
+    """The instructions of the explicit ODE's right-hand side (0: not an explicit ODE)."""
+    from acausal.solvers.ode import NotAnODE, ode_form
+
+    try:
+        return int(ode_form(cm.dae, cm.parameter_values()).f.n_instructions())
+    except NotAnODE:
+        return 0
 
 
 def pinocchio_model(N: int, q0: np.ndarray):
@@ -142,7 +159,8 @@ def run_pinocchio(N: int, q0: np.ndarray, tol: float) -> Run:
     sol = solve_ivp(f, (0.0, T_END), np.concatenate([q0, np.zeros(N)]), method="DOP853",
                     rtol=tol, atol=tol)
     t2 = time.perf_counter()
-    return Run(t1 - t0, t2 - t1, tip_of(sol.y[:N, -1], N), f"{sol.nfev} evaluations")
+    return Run(t1 - t0, t2 - t1, tip_of(sol.y[:N, -1], N), f"{sol.nfev} evaluations",
+               int(sol.nfev))
 
 
 def run_mujoco(N: int, q0: np.ndarray, dt: float = 1e-4) -> Run:
@@ -247,6 +265,8 @@ def pendulum_section(sizes: list[int], reps: int) -> None:
     last: dict[str, tuple[int, float]] = {}
     growth: dict[str, float] = {}  # a tool's measured exponent between its last two sizes
     ours_sim: dict[int, float] = {}
+    per_eval: dict[str, dict[int, tuple[float, int]]] = {}  # tool -> N -> (s, evaluations)
+    instructions: dict[int, int] = {}  # N -> this product's right-hand side instructions
     for N in sizes:
         q0 = np.zeros(N)
         ref = run_acausal_chain(HorizontalChain(N), N, 1e-11, "dop853").value
@@ -280,6 +300,10 @@ def pendulum_section(sizes: list[int], reps: int) -> None:
                 n0, t0 = last[name]
                 growth[name] = max(GROWTH, float(np.log(r.sim / t0) / np.log(N / n0)))
             last[name] = (N, r.sim)
+            if r.evaluations and name != "acausal (first run)":
+                per_eval.setdefault(name, {})[N] = (r.sim, r.evaluations)
+            if r.instructions:
+                instructions[N] = r.instructions
             err = float(np.abs(r.value - ref).max())
             print(f"{N:5d} {name:20s} {fmt(r.build)} {fmt(r.sim)} {err:10.1e} "
                   f"{r.sim / ours:9.2f}  {r.note}", flush=True)
@@ -290,7 +314,36 @@ def pendulum_section(sizes: list[int], reps: int) -> None:
         p = np.log(ours_sim[n1] / ours_sim[50]) / np.log(n1 / 50)
         print(f"   simulate-time growth of this product from N=50 to {n1}: ~N^{p:.2f} "
               f"(N log N would be ~N^{1 + np.log(np.log(n1) / np.log(50)) / np.log(n1 / 50):.2f})")
+    _per_evaluation(per_eval)
+    if instructions:
+        print("   this product's right-hand side: " + ", ".join(
+            f"N={n}: {k} instructions ({k / n:.0f} per link)"
+            for n, k in sorted(instructions.items())))
     print()
+
+
+def _per_evaluation(per_eval: dict[str, dict[int, tuple[float, int]]]) -> None:
+    """The simulate time split into right-hand side evaluations and the time of one, with
+    each one's growth exponent between the smallest and largest size a tool ran: at the
+    fixed tolerance the number of evaluations grows with N for any method (the links get
+    shorter and the fastest motion faster), so the cost of one evaluation is what the
+    formulation controls (O(N) for a recursive one)."""
+    if not per_eval:
+        return
+    print("   simulate time = evaluations x time per evaluation (right-hand side and the "
+          "integrator's own work):")
+    for name, runs in per_eval.items():
+        sizes = sorted(runs)
+        cells = ", ".join(f"N={n}: {runs[n][1]} x {runs[n][0] / runs[n][1] * 1e6:.1f} us"
+                          for n in sizes)
+        line = f"   {name:20s} {cells}"
+        if len(sizes) > 1:
+            (t0, e0), (t1, e1) = runs[sizes[0]], runs[sizes[-1]]
+            span = np.log(sizes[-1] / sizes[0])
+            line += (f"; from N={sizes[0]} to {sizes[-1]}: evaluations ~N^"
+                     f"{np.log(e1 / e0) / span:.2f}, time per evaluation ~N^"
+                     f"{np.log((t1 / e1) / (t0 / e0)) / span:.2f}")
+        print(line)
 
 
 # ----------------------------------------------------------------------- section 2
