@@ -7,11 +7,14 @@ Two ways, chosen by what they cost (measured on the mass-spring-damper chain of 
   through its buffer (numpy memory in and out; converting the ``DM`` of a plain call
   instead took 4.3 s for these 23 million values). Making the function costs next to
   nothing (0.07 s for its 410 000 instructions); a point costs 3 to 4 ns per instruction,
-  ~3 ms with the copy into the table.
+  ~1.1 ms, and ~1.8 ms with the copy into the table (2026-11-29, chunks of 36 points;
+  ~3 ms with the chunks of 4 points used before, see :data:`CHUNK_VALUES`).
 * **the output plan** (:class:`acausal.dae._BulkOutputs`): one sparse product
-  ``M(p) w`` plus offsets. A point costs a quarter of the machine's, but making the plan
-  (read-off rows, the symbolic Jacobian of the affine ones) costs 1.8 s (0.2 s at 1 000
-  masses): what about 600 points cost the machine, at both sizes.
+  ``M(p) w`` plus offsets. A point costs a third to a quarter of the machine's, but
+  making the plan (read-off rows, the symbolic Jacobian of the affine ones) costs 1.5 to
+  1.8 s (0.14 to 0.2 s at 1 000 masses): what 600 to 1 000 points cost the machine, at
+  both sizes (on 1 001 points the machine took 2.1 to 3.5 s at 10 000 masses, its
+  table of 1.8 GB mostly new memory, the plan 2.1 to 2.6 s with its making).
 
 So a table of up to :data:`MACHINE_MAX_POINTS` points is evaluated by the machine, a
 longer one by the plan (made by the first such table and kept by the model). The choice
