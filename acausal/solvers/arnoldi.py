@@ -42,7 +42,7 @@ def largest_eigenvalues(matvec: Callable[[np.ndarray], np.ndarray], n: int, k: i
     """The ``k`` eigenvalues of largest magnitude of the real ``n x n`` matrix ``A`` whose
     product with a real vector is ``matvec`` (``k + 1`` when the last one's conjugate
     pair straddles the cut), and whether all of them converged to ``tol``; if not, the
-    converged ones.
+    converged ones (none if a product is not finite).
 
     ``basis`` vectors at most are kept (ARPACK's default, ``max(2 k + 1, 20)``); an
     invariant subspace found on the way gives its eigenvalues exactly."""
@@ -59,6 +59,8 @@ def largest_eigenvalues(matvec: Callable[[np.ndarray], np.ndarray], n: int, k: i
     done = np.zeros(0, bool)
     for _ in range(max_restarts):
         j = _expand(matvec, V, H, j0, m)
+        if not np.isfinite(H[:j + 1, :j]).all():  # (a product not finite: no spectrum)
+            return np.zeros(0, complex), False
         theta, Y = np.linalg.eig(H[:j, :j])
         order = np.argsort(-np.abs(theta), kind="stable")
         theta, Y = theta[order], Y[:, order]

@@ -84,3 +84,12 @@ def test_no_convergence_gives_the_converged_values_only():
     A = np.random.default_rng(2).normal(size=(400, 400))
     lam, converged = largest_eigenvalues(lambda v: A @ v, 400, k=8, max_restarts=1)
     assert not converged and len(lam) < 8
+
+
+def test_a_product_that_is_not_finite_gives_no_values():
+    """A right-hand side that is NaN or infinite at the start point (a square root of a
+    negative start value): no spectrum, and the choice keeps IDAS."""
+    A = np.random.default_rng(4).normal(size=(100, 100))
+    A[3, 7] = np.nan
+    lam, converged = largest_eigenvalues(lambda v: A @ v, 100)
+    assert not converged and lam.size == 0

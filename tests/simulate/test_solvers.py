@@ -383,3 +383,32 @@ def test_a_compiled_right_hand_side_is_kept_on_disk_for_the_next_run(tmp_path, m
     assert len(started) == 6
     assert agree(run(True, n=9), run(False, n=9)) and len(started) == 7
     assert list(shared.iterdir()) == [planted]
+
+
+class _Root(ac.Component):
+    """``x' = -sqrt(x)`` from a negative start: the right-hand side is NaN there."""
+
+    x = ac.Variable(start=-1.0)
+
+    def equations(self):
+        return [ac.der(self.x) == -cs.sqrt(self.x)]
+
+
+class _Roots(ac.Model):
+    def __init__(self, n: int):
+        super().__init__()
+        self.r = [_Root() for _ in range(n)]
+
+
+@pytest.mark.parametrize("n", [40, 80])  # (all eigenvalues; the 8 largest by Arnoldi)
+def test_choice_at_a_start_that_is_not_a_number_names_the_variable(n, capfd):
+    """An explicit ODE undefined at its start: the choice finds no spectrum and leaves the
+    model to IDAS, whose error names the derivative and its component (before, 40 states
+    raised numpy's bare LinAlgError from the eigenvalues, and 80 let ARPACK print LAPACK's
+    complaints on stderr)."""
+    cm = ac.build(_Roots(n))
+    choice = analyse(cm, cm.parameter_values(), np.linspace(0.0, 0.1, 3))
+    assert choice.solver == "idas" and "not finite" in choice.reason, choice
+    with pytest.raises(ac.SimulationError, match=r"der\(r\[0\]\.x\) = nan .*in r\[0\]"):
+        ac.simulate(cm, 0.1, n_points=3)
+    assert capfd.readouterr().err == ""
