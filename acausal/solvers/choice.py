@@ -192,8 +192,8 @@ def _eigenvalues(form: ODEForm, x0: np.ndarray, t0: float) -> np.ndarray:
     largest magnitude otherwise (to 1e-3: :mod:`acausal.solvers.arnoldi`)."""
     n = form.n
     if n <= _DENSE_EIG:
-        J = _jacobian(form, x0, t0).toarray()
-        return np.linalg.eigvals(J) if np.isfinite(J).all() else np.zeros(0, complex)
+        D = _jacobian(form, x0, t0).toarray()
+        return np.linalg.eigvals(D) if np.isfinite(D).all() else np.zeros(0, complex)
     if form.sparsity.nnz() <= 20 * n:  # sparse: form it
         J = _jacobian(form, x0, t0)
         rows = J.rows_of_entries()
