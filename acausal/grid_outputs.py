@@ -39,7 +39,7 @@ __all__ = ["GridOutputs", "MACHINE_MAX_POINTS"]
 #: plan costs what about 600 points cost the machine: see above)
 MACHINE_MAX_POINTS = 640
 
-#: values of one chunk of points, most (the chunk is transposed into the table: every output
+#: the most values of one chunk of points (the chunk is transposed into the table: each output
 #: receives a run of the chunk's points, and runs shorter than a few cache lines make the
 #: copy cost more than the evaluation: 0.27 s for runs of 4 points at 10 000 masses, 0.07 s
 #: for runs of 32, against 0.11 s for the 101 points' evaluation; 8 Mi values, 64 MB, give

@@ -118,5 +118,4 @@ def _real_basis(theta: np.ndarray, Y: np.ndarray) -> np.ndarray:
     (closed under conjugation: a pair's vectors give their real and imaginary parts)."""
     cols = [Y[:, i].real if t.imag == 0.0 else (Y[:, i].real if t.imag > 0 else Y[:, i].imag)
             for i, t in enumerate(theta)]
-    Q, R = np.linalg.qr(np.column_stack(cols))
-    return Q
+    return np.linalg.qr(np.column_stack(cols))[0]

@@ -46,12 +46,14 @@ it is sparse, on Jacobian-vector products otherwise. The Jacobian (small or spar
 from central differences, two evaluations per colour of its columns (to about 1e-10).
 Modes outside those 8 are not looked at: if one of them had to be resolved, ``rho_r`` is
 underestimated and the rule can only call a non-stiff model stiff (a slower method), never
-the reverse. No spectrum (a Jacobian that is not finite): IDAS.
+the reverse. No spectrum (a Jacobian that is not finite, eigenvalues that do not
+converge): IDAS.
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING
 
@@ -148,9 +150,9 @@ def analyse(cm: CompiledModel, p: np.ndarray, grid: np.ndarray,
                             "matrix costs nothing", n)
     x0 = np.array([cm.start_values.get(name, 0.0) for name in dae.x_names], dtype=float)
     t0, T = float(grid[0]), float(grid[-1] - grid[0])
-    lam = _eigenvalues(form, x0, t0)
-    if lam.size == 0 or not np.all(np.isfinite(lam)):
-        return SolverChoice("idas", "the Jacobian at the start is not finite", n)
+    lam, why = _eigenvalues(form, x0, t0)
+    if why:
+        return SolverChoice("idas", why, n)
     mag = np.abs(lam)
     damped = -lam.real >= _DAMPED * mag
     rho_d = float(np.max(-lam.real[damped], initial=0.0)) + 0.0  # (no -0)
@@ -187,13 +189,17 @@ def estimate_costs(form: ODEForm, rate_span: float, n_outputs: int,
     return rk, ad
 
 
-def _eigenvalues(form: ODEForm, x0: np.ndarray, t0: float) -> np.ndarray:
+def _eigenvalues(form: ODEForm, x0: np.ndarray, t0: float) -> tuple[np.ndarray, str]:
     """Eigenvalues of ``df/dx`` at ``(x0, t0)``: all of them for a small system, the 8 of
-    largest magnitude otherwise (to 1e-3: :mod:`acausal.solvers.arnoldi`)."""
+    largest magnitude otherwise (to 1e-3: :mod:`acausal.solvers.arnoldi`); or none and
+    why."""
     n = form.n
+    not_finite = "the Jacobian at the start is not finite"
     if n <= _DENSE_EIG:
         D = _jacobian(form, x0, t0).toarray()
-        return np.linalg.eigvals(D) if np.isfinite(D).all() else np.zeros(0, complex)
+        if not np.isfinite(D).all():
+            return np.zeros(0, complex), not_finite
+        return np.linalg.eigvals(D), ""
     if form.sparsity.nnz() <= 20 * n:  # sparse: form it
         J = _jacobian(form, x0, t0)
         rows = J.rows_of_entries()
@@ -205,8 +211,17 @@ def _eigenvalues(form: ODEForm, x0: np.ndarray, t0: float) -> np.ndarray:
 
         def matvec(v: np.ndarray) -> np.ndarray:
             return np.asarray(jvp(x0, t0, v)).ravel()
-    lam, _ = largest_eigenvalues(matvec, n, k=8, tol=1e-3)  # (none: not finite)
-    return lam
+    lam, converged = largest_eigenvalues(matvec, n, k=8, tol=1e-3)
+    if lam.size:  # (those that converged, if not all)
+        return lam, ""
+    return lam, (not_finite if not converged and _not_finite(matvec, n) else
+                 "the largest eigenvalues of the Jacobian at the start did not converge")
+
+
+def _not_finite(matvec: Callable[[np.ndarray], np.ndarray], n: int) -> bool:
+    """Whether the Jacobian has an entry that is not finite: its product with a vector of
+    ones is then not finite (an infinite entry times 1, a NaN)."""
+    return not np.isfinite(matvec(np.ones(n))).all()
 
 
 def _jacobian(form: ODEForm, x0: np.ndarray, t0: float) -> CSR:

@@ -412,3 +412,17 @@ def test_choice_at_a_start_that_is_not_a_number_names_the_variable(n, capfd):
     with pytest.raises(ac.SimulationError, match=r"der\(r\[0\]\.x\) = nan .*in r\[0\]"):
         ac.simulate(cm, 0.1, n_points=3)
     assert capfd.readouterr().err == ""
+
+
+def test_choice_without_converged_eigenvalues_keeps_idas_and_says_why(monkeypatch):
+    """No eigenvalue converged (the iteration's restarts spent) on a finite Jacobian: no
+    verdict on stiffness, so IDAS, and the reason says which of the two it was."""
+    from _models import MassSpringChain
+
+    from acausal.solvers import choice as choice_module
+
+    cm = ac.build(MassSpringChain(40))  # (80 states: the iterative path)
+    monkeypatch.setattr(choice_module, "largest_eigenvalues",
+                        lambda matvec, n, **kw: (np.zeros(0, complex), False))
+    got = analyse(cm, cm.parameter_values(), np.linspace(0.0, 1.0, 11))
+    assert got.solver == "idas" and "did not converge" in got.reason, got
