@@ -8,7 +8,8 @@ Each size runs in a fresh process (so that the peak memory is that size's own) a
 1. the time and memory of making the model (its components), the build time with the
    per-pass split (``cm.report.timings``) and the peak resident memory of the process
    after the build (the model included); up to N = 10 000 the build is the best of three
-   fresh processes (all three printed);
+   fresh processes (all three printed), with the processor time of that build (on a
+   busy shared machine the wall time stretches more; the load average is printed first);
 2. the simulation time against the hand-written CasADi + IDAS floor (the same ODE written
    by hand, same tolerances and output grid; each side creates its own integrator, best of
    3), and the ratio (goal <= 1.2 at N = 1 000 and 10 000);
@@ -68,10 +69,11 @@ def one_size(N: int, simulate: bool, solver: str = "auto") -> dict:
     model = MassSpringChain(N)
     t1 = time.perf_counter()
     out["model_mb"] = _rss_mb() - rss0
+    c1 = time.process_time()
     cm = ac.build(model)
-    t2 = time.perf_counter()
-    out.update(construct=t1 - t0, build=t2 - t1, passes=dict(cm.report.timings),
-               peak_build_mb=_peak_mb())
+    t2, c2 = time.perf_counter(), time.process_time()
+    out.update(construct=t1 - t0, build=t2 - t1, build_cpu=c2 - c1,
+               passes=dict(cm.report.timings), peak_build_mb=_peak_mb())
     if not simulate:
         return out
 
@@ -202,6 +204,10 @@ def main() -> None:
         print(json.dumps(one_size(args.one, args.one <= args.simulate_up_to, args.solver)))
         return
     sizes = args.sizes or ([1000, 10000] if args.quick else [1000, 10000, 100000])
+    # (how busy the shared machine was: a loaded minute stretches every wall time, and the
+    # processor time of a build less so)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"== machine: {os.cpu_count()} cores, load average {load:.2f} over the last minute")
     print(f"== cold `import acausal`: {cold_import():.3f} s")
     ours, floor = cold_scripts()
     print(f"== cold RC script (import, build, simulate): {ours:.3f} s vs the same in CasADi "
@@ -217,18 +223,21 @@ def main() -> None:
         # (the build of a fresh process, up to 10 000 also in two more that only build: the
         # best of the three, as the simulation's best of 3, and all of them, as this
         # shared machine's load makes one run 1.3 times another)
-        builds = [d["build"]]
+        builds, cpus = [d["build"]], [d["build_cpu"]]
         for _ in range(2 if N <= 10000 else 0):
             more = _fresh(N, 0, args.solver)
             if more is not None:
                 builds.append(more["build"])
-        d["build"] = min(builds)
+                cpus.append(more["build_cpu"])
+        best = builds.index(min(builds))
+        d["build"], d["build_cpu"] = builds[best], cpus[best]
         rows.append(d)
         passes = " ".join(f"{k}={v:.2f}" for k, v in d["passes"].items())
         runs = f" (fresh processes: {', '.join(f'{b:.2f}' for b in builds)})" \
             if len(builds) > 1 else ""
         print(f"N={N:7d}  construct {d['construct']:.2f} s ({d['model_mb']:.0f} MB)  "
-              f"build {d['build']:.2f} s{runs}  peak after build {d['peak_build_mb']:.0f} MB")
+              f"build {d['build']:.2f} s{runs}, processor {d['build_cpu']:.2f} s  peak after "
+              f"build {d['peak_build_mb']:.0f} MB")
         print(f"           passes (the first process): {passes}")
         if "simulate" in d:
             print(f"           simulate ({d['solver']}) {d['simulate']:.3f} s vs hand-written "

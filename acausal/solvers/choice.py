@@ -62,7 +62,6 @@ import numpy as np
 from ..csr import CSR
 from ..pointcall import PointCall
 from ..records import record
-from .arnoldi import largest_eigenvalues
 from .ode import NotAnODE, ODEForm, ode_form
 
 if TYPE_CHECKING:
@@ -211,6 +210,8 @@ def _eigenvalues(form: ODEForm, x0: np.ndarray, t0: float) -> tuple[np.ndarray, 
 
         def matvec(v: np.ndarray) -> np.ndarray:
             return np.asarray(jvp(x0, t0, v)).ravel()
+    from .arnoldi import largest_eigenvalues  # (here: a small model never needs it)
+
     lam, converged = largest_eigenvalues(matvec, n, k=8, tol=1e-3)
     if lam.size:  # (those that converged, if not all)
         return lam, ""

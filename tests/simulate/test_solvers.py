@@ -419,10 +419,10 @@ def test_choice_without_converged_eigenvalues_keeps_idas_and_says_why(monkeypatc
     verdict on stiffness, so IDAS, and the reason says which of the two it was."""
     from _models import MassSpringChain
 
-    from acausal.solvers import choice as choice_module
-
     cm = ac.build(MassSpringChain(40))  # (80 states: the iterative path)
-    monkeypatch.setattr(choice_module, "largest_eigenvalues",
+    from acausal.solvers import arnoldi
+
+    monkeypatch.setattr(arnoldi, "largest_eigenvalues",
                         lambda matvec, n, **kw: (np.zeros(0, complex), False))
     got = analyse(cm, cm.parameter_values(), np.linspace(0.0, 1.0, 11))
     assert got.solver == "idas" and "did not converge" in got.reason, got
