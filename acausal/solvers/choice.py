@@ -201,10 +201,9 @@ def _eigenvalues(form: ODEForm, x0: np.ndarray, t0: float) -> tuple[np.ndarray, 
         return np.linalg.eigvals(D), ""
     if form.sparsity.nnz() <= 20 * n:  # sparse: form it
         J = _jacobian(form, x0, t0)
-        rows = J.rows_of_entries()
 
         def matvec(v: np.ndarray) -> np.ndarray:
-            return np.bincount(rows, weights=J.data * v[J.indices], minlength=n)
+            return J.dot(v[:, None])[:, 0]
     else:
         jvp = form.jvp()
 
