@@ -24,7 +24,7 @@ import numpy as np
 from .csr import CSR, unique
 from .fastsx import same_nodes, stack, take
 from .graph_columns import BlockNames
-from .grid_outputs import GridOutputs
+from .grid_outputs import GridOutputs, by_points, point_args
 from .records import record
 from .results import LazyNames, Sizes
 from .solvers.newton import AlgebraicSystem
@@ -42,6 +42,14 @@ __all__ = ["SemiExplicitDAE", "assemble_dae", "dae_pass"]
 #: nonzeros of the affine output map from which it is multiplied by scipy instead of numpy
 #: (:meth:`CSR.dot`: as fast up to a few hundred, 20 times slower at 3 000)
 SCIPY_PRODUCT_MIN = 500
+#: the most entries of ``w = [x; z]`` an output may depend on to be tested for a place in
+#: the output plan's product (its symbolic Jacobian, and the test that its coefficients
+#: are free of ``w``); a row depending on more is evaluated as it is. An affine output
+#: (a variable's alias, a spring's force, a cutset sum) depends on a few; a body's
+#: position at the end of a chain of 50 links depends on up to 100, and the Jacobian
+#: test of such rows (nonlinear in every one) cost 3.9 s there, against 0.9 s for a
+#: point-by-point evaluation of all outputs on 20 001 points
+PLAN_MAX_DEGREE = 16
 _RAW = getattr(cs, "_casadi", None)
 _SIZE1 = getattr(_RAW, "GenSX_size1", cs.SX.size1)
 _SIZE2 = getattr(_RAW, "GenSX_size2", cs.SX.size2)
@@ -166,6 +174,13 @@ class SemiExplicitDAE:
         Ps = np.asarray(p, dtype=float).ravel()[pi].reshape(-1, 1)
         return np.asarray(f(Xs, Zs, Ps, np.asarray(T, dtype=float).reshape(1, -1))).T
 
+    def output_column_instructions(self, k: int) -> int:
+        """The instructions of output ``k``'s own function (:meth:`output_column`; 0 for a
+        constant, or before its first read)."""
+        got = self._column_plans.get(k)
+        f = got[0] if got is not None else None
+        return 0 if f is None or type(f) is np.ndarray else int(f.n_instructions())
+
     @cached_property
     def _column_plans(self) -> dict[int, tuple[Any, list[int], list[int], list[int]]]:
         return {}
@@ -240,10 +255,10 @@ class SemiExplicitDAE:
 
 
 def _read_off(Y: cs.SX, W: cs.SX, other_inputs: cs.SX
-              ) -> tuple[list[int], list[int], list[float], list[int]]:
+              ) -> tuple[list[int], list[int], list[float], list[int], np.ndarray]:
     """Rows of ``Y`` that are an entry of ``W`` or its negative (``(row, column, sign)``
-    triplets) and the general rows; structurally zero rows count as read off (no
-    entry).
+    triplets), the general rows and the number of entries of ``W`` each of these depends
+    on; structurally zero rows count as read off (no entry).
 
     Vectorised: the rows depending on exactly one entry ``w_c`` are candidates; a candidate
     is ``w_c`` when ``y - w_c`` simplifies to the constant zero, ``-w_c`` when ``y + w_c``
@@ -283,7 +298,8 @@ def _read_off(Y: cs.SX, W: cs.SX, other_inputs: cs.SX
         rows_f = cols_f = np.zeros(0, dtype=np.int64)
         signs_f = np.zeros(0)
     general = np.setdiff1d(entries, rows_f, assume_unique=True)
-    return (rows_f.tolist(), cols_f.tolist(), signs_f.tolist(), general.tolist())
+    return (rows_f.tolist(), cols_f.tolist(), signs_f.tolist(), general.tolist(),
+            ptr_a[general + 1] - ptr_a[general])
 
 
 class _BulkOutputs:
@@ -334,8 +350,12 @@ class _BulkOutputs:
         W = cs.vertcat(dae.x, dae.z)
         n_out, n_w = int(Y.numel()), int(W.numel())
         args = [dae.x, dae.z, dae.p, dae.t]
-        rows_a, cols_a, vals_a, general = _read_off(Y, W, cs.vertcat(dae.p, dae.t))
+        rows_a, cols_a, vals_a, every, degree = _read_off(Y, W, cs.vertcat(dae.p, dae.t))
         # the others: affine ones through their (sparse) Jacobian, the rest as they are
+        # (rows that depend on many entries of w among the rest, without the Jacobian)
+        every_a = np.asarray(every, dtype=np.int64)
+        wide = every_a[degree > PLAN_MAX_DEGREE]
+        general = every_a[degree <= PLAN_MAX_DEGREE].tolist() if len(wide) else every
         Yg = Y[general] if general else cs.SX(0, 1)
         J = cs.jacobian(Yg, W)
         r_idx, c_idx = (np.asarray(v, dtype=np.int64) for v in J.sparsity().get_triplet())
@@ -348,7 +368,7 @@ class _BulkOutputs:
         general_a = np.asarray(general, dtype=np.int64)
         affine_g = np.flatnonzero(~nonlinear_g)
         affine = general_a[affine_g]  # (sorted: general is)
-        other = general_a[nonlinear_g]
+        other = np.union1d(general_a[nonlinear_g], wide) if len(wide) else general_a[nonlinear_g]
         keep = np.flatnonzero(~nonlinear_g[r_idx]) if len(r_idx) else r_idx
         A_nz = cs.Function("A", [dae.p], [Jnz[keep.tolist()] if len(keep) else cs.SX(0, 1)])
         # M: the read-off entries, then the affine ones; ``order`` puts their values
@@ -367,9 +387,10 @@ class _BulkOutputs:
         untimed = np.ones(len(affine), dtype=bool)
         untimed[timed_at] = False
         const = cs.Function("b", [dae.p], [cs.substitute(b, dae.t, cs.SX(0))])
-        timed = cs.Function("bt", [dae.p, dae.t], [b[timed_at.tolist()] if len(timed_at)
-                                                   else cs.SX(0, 1)])
-        other_f = cs.Function("other", args, [Y[other.tolist()] if len(other)
+        # (dense outputs: evaluated point by point through their buffers, _over_grid)
+        timed = cs.Function("bt", [dae.p, dae.t], [cs.densify(b[timed_at.tolist()])
+                                                   if len(timed_at) else cs.SX(0, 1)])
+        other_f = cs.Function("other", args, [cs.densify(Y[other.tolist()]) if len(other)
                                               else cs.SX(0, 1)])
         return cls(indptr, cols_m[order], order, np.asarray(vals_a, dtype=float), A_nz, n_w,
                    affine[untimed], np.flatnonzero(untimed), const, affine[timed_at],
@@ -383,7 +404,8 @@ class _BulkOutputs:
         nt = len(T)
         Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
         Zn = Z.full() if hasattr(Z, "full") else np.asarray(Z, dtype=float)
-        W = np.vstack([Xn.reshape(-1, nt), Zn.reshape(-1, nt)])
+        Xw, Zw = Xn.reshape(-1, nt), Zn.reshape(-1, nt)
+        W = np.vstack([Xw, Zw])
         M = self._matrix(p)
         if isinstance(M, CSR):
             Y = M.dot(W)
@@ -397,14 +419,31 @@ class _BulkOutputs:
             hit = np.flatnonzero(b)
             if len(hit):
                 Y[self.const_rows[hit]] += b[hit].reshape(-1, 1)
-        if len(self.timed_rows):
-            Y[self.timed_rows] += self.timed(P, Tr).full()
-        if len(self.other_rows):
-            Y[self.other_rows] = self.other(X, Z, P, Tr).full()
+        if len(self.timed_rows) or len(self.other_rows):
+            args = point_args(Xw, Zw, p, T, len(Xw), len(Zw))  # (x, z, p, t)
+            if len(self.timed_rows):
+                Y[self.timed_rows] += _over_grid(self.timed, args[2:], (P, Tr),
+                                                 len(self.timed_rows))
+            if len(self.other_rows):
+                Y[self.other_rows] = _over_grid(self.other, args, (X, Z, P, Tr),
+                                                len(self.other_rows))
         if out is not None:
             out[...] = Y
             return out.T
         return Y.T
+
+
+def _over_grid(f: cs.Function, args: list[np.ndarray], whole: tuple[Any, ...], n: int
+               ) -> np.ndarray:
+    """``f``'s ``(n, nt)`` values over the grid, point by point through its buffer
+    (:func:`~acausal.grid_outputs.by_points`; ``args`` as it takes them, the time last),
+    or, for a function of a plan saved before its output was made dense, by one call on
+    the whole grid (``whole``: that call's arguments)."""
+    if not f.sparsity_out(0).is_dense():
+        return np.asarray(f(*whole).full())
+    out = np.empty((n, len(args[-1])))
+    by_points(f, args, out)
+    return out
 
 
 def _rows(col: cs.SX, rows: np.ndarray) -> cs.SX:

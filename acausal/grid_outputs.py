@@ -33,11 +33,23 @@ import numpy as np
 if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
 
-__all__ = ["GridOutputs", "MACHINE_MAX_POINTS"]
+__all__ = ["GridOutputs", "MACHINE_MAX_POINTS", "NAME_SECONDS", "NAME_SECONDS_PER_INSTRUCTION",
+           "NAME_SECONDS_PER_POINT", "TABLE_SECONDS_PER_ENTRY", "by_points", "point_args"]
 
 #: the most time points a table is evaluated at by the virtual machine (making the output
 #: plan costs what about 600 points cost the machine: see above)
 MACHINE_MAX_POINTS = 640
+
+#: what reading outputs costs, for a result's choice between names read one by one and the
+#: table of all (:meth:`acausal.results.Result._column`): the table ~16 ns per entry
+#: (outputs x points; 12 to 26 ns measured on the mass-spring chain of 1 000 and 10 000
+#: masses and the link chain of 50 and 200 links, 101 to 20 001 points, both ways), a
+#: name read alone 1.5 ms, plus per point 1 us and 6 ns per instruction of the name's own
+#: function (a body's position at the end of 200 links has 27 000: 135 ms on 10 001
+#: points). Estimates, not timings, so the route of a read, and with it the rounding of its
+#: value, does not depend on the machine's load; only their ratio matters
+TABLE_SECONDS_PER_ENTRY = 16e-9
+NAME_SECONDS, NAME_SECONDS_PER_POINT, NAME_SECONDS_PER_INSTRUCTION = 1.5e-3, 1e-6, 6e-9
 
 #: the most values of one chunk of points (the chunk is transposed into the table: each output
 #: receives a run of the chunk's points, and runs shorter than a few cache lines make the
@@ -53,7 +65,7 @@ class GridOutputs:
 
     def __init__(self, dae: SemiExplicitDAE) -> None:
         self.dae = dae
-        self._machine: tuple[int, cs.Function] | None = None
+        self._machine: cs.Function | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_machine": None}  # (made again when needed)
@@ -70,16 +82,14 @@ class GridOutputs:
             return self.dae.bulk_outputs.evaluate(X, Z, p, T, out=out)
         return self._by_machine(X, Z, p, T, out)
 
-    def _point_function(self) -> tuple[int, cs.Function]:
-        """The function of all outputs at one point, and the points of a chunk.
-
-        (Called point by point from Python: a call costs a few microseconds, and no
-        table evaluated this way has more than :data:`MACHINE_MAX_POINTS` points. A
-        function mapped over a chunk would save them, but CasADi takes longer to make
-        it than the calls cost: 0.08 s at 1 000 masses.)"""
+    def _point_function(self) -> cs.Function:
+        """The function of all outputs at one point (called point by point from Python,
+        :func:`by_points`: a call costs a few microseconds, and no table evaluated this
+        way has more than :data:`MACHINE_MAX_POINTS` points. A function mapped over a
+        chunk would save them, but CasADi takes longer to make it than the calls cost:
+        0.08 s at 1 000 masses)."""
         if self._machine is None:
-            f = self.dae.output_function()  # (dense: every output's row written)
-            self._machine = (max(1, min(64, CHUNK_VALUES // max(1, f.nnz_out(0)))), f)
+            self._machine = self.dae.output_function()  # (dense: every output's row written)
         return self._machine
 
     def _by_machine(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray,
@@ -87,27 +97,54 @@ class GridOutputs:
         d = self.dae
         nt, n_out = len(T), self.n_out
         table = out if out is not None else np.empty((n_out, nt))
-        if not nt or not n_out:
-            return table.T
-        chunk, f = self._point_function()
-        buf, trigger = f.buffer()  # (one per call: calls from two threads do not mix)
-        b = cast(Any, buf)
-        Xt = _by_point(X, int(d.x.numel()), nt)
-        Zt = _by_point(Z, int(d.z.numel()), nt)
-        Tt = np.asarray(T, dtype=float)
-        P = np.asarray(p, dtype=float).ravel().copy()
-        rows = np.empty((chunk, n_out))  # (points' outputs, then copied into the table)
-        b.set_arg(2, P.data)
-        for k0 in range(0, nt, chunk):
-            m = min(chunk, nt - k0)
-            for j in range(m):
-                b.set_arg(0, Xt[k0 + j].data)
-                b.set_arg(1, Zt[k0 + j].data)
-                b.set_arg(3, Tt[k0 + j:k0 + j + 1].data)
-                b.set_res(0, rows[j].data)
-                trigger()
-            table[:, k0:k0 + m] = rows[:m].T
+        if nt and n_out:
+            by_points(self._point_function(),
+                      point_args(X, Z, p, T, int(d.x.numel()), int(d.z.numel())), table)
         return table.T
+
+
+def by_points(f: cs.Function, args: list[np.ndarray], table: np.ndarray,
+              chunk: int | None = None) -> None:
+    """``table[:, k]`` = ``f`` at point ``k`` (``table``: ``(rows, nt)``, ``rows`` the
+    entries of ``f``'s dense output), evaluated point after point through ``f``'s buffer:
+    no CasADi matrix is made (a call of ``f`` on the whole grid converts its ``DM``
+    result: 13 s, and 6.9 GB at its peak, for the 3 413 nonlinear outputs of 50 links on
+    20 001 points, against 0.7 s here). ``args[i]`` is ``(nt, n_i)`` in C order (a row per
+    point) or one-dimensional (the same at every point). Points go ``chunk`` at a time
+    (default: :data:`CHUNK_VALUES` values) into a buffer that is then transposed into the
+    table."""
+    n, nt = table.shape
+    if not n or not nt:
+        return
+    if chunk is None:
+        chunk = max(1, min(64, CHUNK_VALUES // n))
+    buf, trigger = f.buffer()  # (one per call: calls from two threads do not mix)
+    b = cast(Any, buf)
+    moving = []
+    for i, a in enumerate(args):
+        if a.ndim == 1:
+            b.set_arg(i, a.data)
+        else:
+            moving.append((i, a))
+    rows = np.empty((chunk, n))  # (points' outputs, then copied into the table)
+    for k0 in range(0, nt, chunk):
+        m = min(chunk, nt - k0)
+        for j in range(m):
+            for i, a in moving:
+                b.set_arg(i, a[k0 + j].data)
+            b.set_res(0, rows[j].data)
+            trigger()
+        table[:, k0:k0 + m] = rows[:m].T
+
+
+def point_args(X: Any, Z: Any, p: np.ndarray, T: np.ndarray, nx: int, nz: int
+               ) -> list[np.ndarray]:
+    """The arguments of :func:`by_points` for a function of ``(x, z, p, t)`` over the grid
+    ``T``, from the ``(nx, nt)`` and ``(nz, nt)`` matrices ``X`` and ``Z`` (CasADi or
+    numpy) and the parameter values ``p``."""
+    nt = len(T)
+    return [_by_point(X, nx, nt), _by_point(Z, nz, nt), np.asarray(p, dtype=float).ravel().copy(),
+            np.ascontiguousarray(T, dtype=float).reshape(-1, 1)]
 
 
 def _by_point(M: Any, n: int, nt: int) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
@@ -9,20 +10,29 @@ from typing import Any, overload
 
 import numpy as np
 
+from . import grid_outputs
 from .errors import AcausalError, ArgumentError, SolverWarning
 from .names import did_you_mean, name_list
 
 __all__ = ["LazyNames", "Result", "Sizes"]
 
-#: entries of the whole table (outputs x time points) that cost as much to evaluate as
-#: one name read alone (a function of the name's inputs built and called: about 1 ms,
-#: against 16 ns per entry of the table; the mass-spring chain, N = 1 000); a result
-#: evaluates names one by one until it has spent on them what the table would cost,
-#: then the table (at most twice the cheaper of the two), between these bounds: at most
-#: 64 names one by one, as before this rule (a reader past 64 names is likely reading
-#: everything, and for a large model the rule alone would wait for hundreds)
-_ENTRIES_PER_NAME = 50_000
-_MIN_PER_NAME, _MAX_PER_NAME = 8, 64
+#: names a result evaluates one by one before it considers the table of all outputs; then
+#: it evaluates the table when the names read so far cost :data:`_TABLE_SHARE` of what the
+#: table costs (the estimates of :mod:`acausal.grid_outputs`: a reader of every name pays
+#: at most a quarter more than the table, a reader who stops just after it at most five
+#: times his names' cost; a fixed count of 64 names instead formed a 1.2 GB table, 33 s
+#: then, for anyone reading 65 names of a 50-link chain on 20 001 points), and the table
+#: takes at most half the machine's memory (:func:`_table_max_bytes`)
+_MIN_PER_NAME = 8
+_TABLE_SHARE = 0.25
+
+
+def _table_max_bytes() -> float:
+    """Half the machine's physical memory (infinite where it is not known)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2
+    except (AttributeError, ValueError, OSError):
+        return float("inf")
 
 
 class Sizes(Sequence[int]):
@@ -255,10 +265,17 @@ class Result:
             names = np.searchsorted(self._offsets, cols, side="right") - 1
             self._nonfinite = set(self._nonfinite) | set(names.tolist())
 
-    def _per_name_reads(self) -> int:
-        """Names evaluated one by one before the next read evaluates the whole table."""
+    #: what the names read one by one cost, estimated (:meth:`_table_pays`)
+    _spent = 0.0
+
+    def _table_pays(self) -> bool:
+        """Whether the next read evaluates the whole table: after :data:`_MIN_PER_NAME`
+        names, once they cost :data:`_TABLE_SHARE` of the table, if it fits in memory."""
+        if len(self._columns) < _MIN_PER_NAME:
+            return False
         entries = int(self._offsets[-1]) * len(self.t)
-        return min(_MAX_PER_NAME, max(_MIN_PER_NAME, entries // _ENTRIES_PER_NAME))
+        return (self._spent >= _TABLE_SHARE * entries * grid_outputs.TABLE_SECONDS_PER_ENTRY
+                and 8 * entries <= _table_max_bytes())
 
     def _column_bounds(self) -> list[int]:
         """The first column of every name and the end (``_offsets`` as a list of ints:
@@ -275,9 +292,11 @@ class Result:
         if hasattr(lazy, "column"):
             col = self._columns.get(k)
             if col is None:
-                if len(self._columns) >= self._per_name_reads():  # many: the whole table
+                if self._table_pays():  # many: the whole table
                     return self._data[:, self._offsets[k]:self._offsets[k + 1]]
                 col = self._columns[k] = lazy.column(k)
+                cost = getattr(lazy, "read_seconds", None)  # (a lazy evaluator may not say)
+                self._spent += cost(k) if cost is not None else grid_outputs.NAME_SECONDS
                 if not np.isfinite(col).all():
                     self._nonfinite = set(self._nonfinite) | {k}
             return col

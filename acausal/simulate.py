@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import casadi as cs
 import numpy as np
 
+from . import grid_outputs
 from .checks import check_simulate_arguments, check_solver_options
 from .compiler import CompiledModel, build
 from .component import Component
@@ -792,17 +793,27 @@ class _LazyOutputs:
         parts = [b[0].output_column(k, b[1], b[2], b[4], b[3]) for b in self._join()]
         return parts[0] if len(parts) == 1 else np.vstack(parts)
 
+    def read_seconds(self, k: int) -> float:
+        """What a read of output ``k`` alone cost, by the estimate of
+        :mod:`acausal.grid_outputs` (deterministic: no timing)."""
+        go = grid_outputs
+        return sum(go.NAME_SECONDS + len(b[3]) * (
+            go.NAME_SECONDS_PER_POINT
+            + go.NAME_SECONDS_PER_INSTRUCTION * b[0].output_column_instructions(k))
+            for b in self._join())
+
     def matrix(self) -> np.ndarray:
         # one (n_out, nt) table filled piece by piece, returned transposed (a view: no
         # copy of what can be hundreds of megabytes)
-        plans = [b[0].grid_outputs for b in self.pieces]
+        pieces = self._join()  # (the start point and its segment: one table, no copy)
+        plans = [b[0].grid_outputs for b in pieces]
         if len(plans) == 1:  # (the product's table itself: no copy)
-            b = self.pieces[0]
+            b = pieces[0]
             return plans[0].evaluate(b[1], b[2], b[4], b[3])
-        nts = [len(b[3]) for b in self.pieces]
+        nts = [len(b[3]) for b in pieces]
         table = np.empty((plans[0].n_out if plans else 0, sum(nts)))
         k = 0
-        for plan, b, nt in zip(plans, self.pieces, nts, strict=True):
+        for plan, b, nt in zip(plans, pieces, nts, strict=True):
             plan.evaluate(b[1], b[2], b[4], b[3], out=table[:, k:k + nt])
             k += nt
         return table.T

@@ -68,8 +68,9 @@ def test_outputs_read_by_name_agree_with_the_whole_table():
     run = _chain_result()
     one_by_one, table = run(), run()
     names = [n for n in one_by_one.names() if n in one_by_one._index]
-    assert len(names) > one_by_one._per_name_reads() >= results._MIN_PER_NAME
-    got = {n: one_by_one[n] for n in names}  # per name, then from the table
+    got = {n: one_by_one[n] for n in names[:results._MIN_PER_NAME]}
+    assert not isinstance(one_by_one._data_or_fn, np.ndarray)  # (the first few: per name)
+    got.update({n: one_by_one[n] for n in names})  # then from the table
     assert isinstance(one_by_one._data_or_fn, np.ndarray)  # the table, taken once
     whole = table._data  # everything at once first
     for n in names:
@@ -77,6 +78,69 @@ def test_outputs_read_by_name_agree_with_the_whole_table():
         want = whole[:, table._offsets[k]:table._offsets[k + 1]]
         np.testing.assert_allclose(got[n].reshape(want.shape), want, rtol=1e-12, atol=1e-12)
     assert np.ptp(got["force.f"]) > 0  # a function of time read per name
+
+
+def test_the_table_is_formed_when_the_names_read_have_cost_a_share_of_it(monkeypatch):
+    """A result evaluates names one by one until they have cost a quarter of the whole
+    table (by the estimates of acausal.grid_outputs, not by timing), and never before
+    the eighth; a table that would take more than half the machine's memory is never
+    formed by reads of names. Every route gives the same values (rounding: 1e-12)."""
+    from acausal import grid_outputs, results
+
+    run = _chain_result()
+    want = run()._data  # (the table, taken at once)
+    first = run()
+    names = [n for n in first.names() if n in first._index]
+
+    def read(res, names):
+        """The number of names read one by one before the table was formed (None: never)."""
+        for i, n in enumerate(names):
+            k = res._index[n]
+            np.testing.assert_allclose(res[n].reshape(len(res.t), -1),
+                                       want[:, res._offsets[k]:res._offsets[k + 1]],
+                                       rtol=1e-12, atol=1e-12)
+            if isinstance(res._data_or_fn, np.ndarray):
+                return i
+        return None
+
+    entries = int(first._offsets[-1]) * len(first.t)
+    lazy = first._data_or_fn
+    at = read(first, names)
+    assert at is not None and at >= results._MIN_PER_NAME
+    # (the names read before it cost at least a quarter of the table, by the estimates,
+    # and one fewer did not)
+    per_name = [lazy.read_seconds(first._index[n]) for n in names[:at]]
+    bar = results._TABLE_SHARE * entries * grid_outputs.TABLE_SECONDS_PER_ENTRY
+    assert sum(per_name) >= bar and (at == results._MIN_PER_NAME or sum(per_name[:-1]) < bar)
+    # a dearer table is formed later: a quarter of it what 20 names cost, at the 21st
+    # read; one that does not fit in memory never
+    twenty = sum(lazy.read_seconds(first._index[n]) for n in names[:20])
+    assert len(names) > 40 and twenty > bar
+    monkeypatch.setattr(grid_outputs, "TABLE_SECONDS_PER_ENTRY",
+                        twenty * (1 - 1e-9) / (results._TABLE_SHARE * entries))
+    assert read(run(), names) == 20
+    monkeypatch.setattr(results, "_table_max_bytes", lambda: 8 * entries - 1)
+    never = run()
+    assert read(never, names) is None and not isinstance(never._data_or_fn, np.ndarray)
+
+
+def test_the_plan_evaluates_rows_of_many_inputs_as_they_are(monkeypatch):
+    """Rows that depend on more than PLAN_MAX_DEGREE entries of w skip the plan's
+    Jacobian test and are evaluated by CasADi point by point: the same table (to
+    rounding, 1e-14 relative: the product sums in another order)."""
+    from acausal import dae as dae_module
+
+    dae, f = _every_kind_of_row()
+    monkeypatch.setattr(dae_module, "PLAN_MAX_DEGREE", 1)
+    rng = np.random.default_rng(4)
+    T = np.linspace(0.0, 1.0, 9)
+    X, Z, P = rng.normal(size=(2, 9)), rng.normal(size=(1, 9)), np.array([0.7])
+    plan = dae.bulk_outputs
+    # (3 z - x1 + sin t depends on 2 entries: evaluated as it is; p x0 + 1 + p on one: in
+    # the product)
+    assert 4 in plan.other_rows and 3 not in plan.other_rows and 5 in plan.other_rows
+    want = np.asarray(f(X, Z, P, T.reshape(1, -1))).T
+    np.testing.assert_allclose(plan.evaluate(X, Z, P, T), want, rtol=1e-14, atol=1e-14)
 
 
 def test_reads_from_the_table_are_copies_and_a_read_result_pickles_the_table_once():
