@@ -1,7 +1,8 @@
 """Side by side with peers: a 3D pendulum chain and a mass-spring-damper chain (issue 14).
 
-Run: ``python benchmarks/bench_peers.py [--quick] [--reps R]`` (peers from the ``[bench]``
-extra: ``pip install -e ".[bench]"``; a peer that is not installed is skipped). Prints:
+Run: ``python benchmarks/bench_peers.py [--quick] [--reps R] [--growth]`` (peers from the
+``[bench]`` extra: ``pip install -e ".[bench]"``; a peer that is not installed is skipped).
+Prints:
 
 1. **Pendulum chain released horizontal** (N = 10, 50, 200, 1 000 links of total length
    1 m and mass 1 kg, revolutes about z, gravity 9.81 m/s2 along -y; 1 s), for this
@@ -21,6 +22,10 @@ extra: ``pip install -e ".[bench]"``; a peer that is not installed is skipped). 
    1 s, rtol 1e-6, atol 1e-8): this product, the hand-written CasADi floor (the same ODE
    in CasADi SX, integrated by CVODES Adams and by IDAS) and rumoca (the Modelica
    compiler's own solver), with the error of the last mass's position.
+4. With ``--growth`` (alone): **why the pendulum chain's simulate time grows faster than
+   N** (N = 20, 50, 200, 1 000): the last link's peak rate, the tip's peak acceleration
+   and speed, and the steps of DOP853 and of CVODES BDF (implicit) at 1e-6: the
+   solution's own time scale shrinks like 1/N, so the steps grow for any method.
 
 "acausal (auto)" is a run that finds its right-hand side compiled by an earlier run of
 the same model (the disk cache of ``acausal.solvers.machine``, here a temporary
@@ -346,6 +351,54 @@ def _per_evaluation(per_eval: dict[str, dict[int, tuple[float, int]]]) -> None:
         print(line)
 
 
+# ----------------------------------------------------------------------- section 4
+def growth_section(sizes: list[int]) -> None:
+    """Why the simulate time of the pendulum chain grows faster than N: the solution's
+    own time scale shrinks. Released horizontal, the chain whips: the last link's peak
+    rate and the tip's peak acceleration grow with N (links shorter and lighter), so a
+    method that follows the tip to a fixed tolerance takes more steps, explicit or
+    implicit. Shown by a run on 10 001 points (DOP853 at 1e-8; the peaks are sampled
+    every 0.1 ms, which at N = 1 000 is about a third of the time scale, so they are
+    low there), and by the steps of DOP853 (explicit) and of CVODES BDF (implicit,
+    A(alpha)-stable: no stability limit on these modes; dense Jacobian, so N <= 200)
+    at rtol = atol = 1e-6."""
+    print("== 4. Pendulum chain: the solution's time scale and the steps it takes ==")
+    head = (f"{'N':>5s} {'last link rate':>15s} {'tip accel':>10s} {'tip speed':>10s} "
+            f"{'v/a':>8s} {'DOP853 steps':>13s} {'BDF steps':>10s}")
+    print(head)
+    print("-" * len(head))
+    rows: dict[int, tuple[float, float, float, int, int]] = {}
+    for N in sizes:
+        cm = ac.build(HorizontalChain(N))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ac.UnresolvedWarning)
+            res = ac.simulate(cm, T_END, rtol=1e-8, atol=1e-8, n_points=10001,
+                              solver="dop853")
+            tip = f"arms[{N - 1}].frame_b"
+            rate = float(np.abs(res[f"{tip}.w"][:, 2]).max())
+            accel = float(np.linalg.norm(res[f"{tip}.a"], axis=1).max())
+            speed = float(np.linalg.norm(res[f"{tip}.v"], axis=1).max())
+            steps = [ac.simulate(cm, T_END, rtol=1e-6, atol=1e-6, n_points=2,
+                                 solver=solver).stats.steps if N <= limit else 0
+                     for solver, limit in (("dop853", 10**9), ("cvodes-bdf", 200))]
+        rows[N] = (rate, accel, speed, steps[0], steps[1])
+        print(f"{N:5d} {rate:11.0f} 1/s {accel:6.0f} m/s2 {speed:6.2f} m/s "
+              f"{speed / accel * 1e3:5.2f} ms {steps[0]:13d} "
+              f"{steps[1] if steps[1] else '-':>10}", flush=True)
+    if len(rows) > 1:
+        n0, n1 = min(rows), max(rows)
+        span = np.log(n1 / n0)
+        grow = [np.log(rows[n1][k] / rows[n0][k]) / span for k in range(4)]
+        line = (f"   from N={n0} to {n1}: last link rate ~N^{grow[0]:.2f}, tip acceleration "
+                f"~N^{grow[1]:.2f}, DOP853 steps ~N^{grow[3]:.2f}")
+        bdf = sorted(n for n in rows if rows[n][4])
+        if len(bdf) > 1:
+            line += (f"; BDF steps from N={bdf[0]} to {bdf[-1]} ~N^"
+                     f"{np.log(rows[bdf[-1]][4] / rows[bdf[0]][4]) / np.log(bdf[-1] / bdf[0]):.2f}")
+        print(line)
+    print()
+
+
 # ----------------------------------------------------------------------- section 2
 def rope_section(reps: int) -> None:
     N = 200
@@ -496,7 +549,10 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="small sizes, one round")
     ap.add_argument("--reps", type=int, default=None, help="interleaved rounds (default 3)")
     ap.add_argument("--sizes", type=int, nargs="+", default=None,
-                    help="pendulum chain sizes (default 10 50 200 1000)")
+                    help="pendulum chain sizes (default 10 50 200 1000; --growth: 20 50 "
+                    "200 1000)")
+    ap.add_argument("--growth", action="store_true",
+                    help="only section 4: the pendulum chain's time scale and step counts")
     args = ap.parse_args()
     import shutil
     import tempfile
@@ -510,6 +566,9 @@ def main() -> None:
 
 
 def run_sections(args: argparse.Namespace) -> None:
+    if args.growth:
+        growth_section(args.sizes or [20, 50, 200, 1000])
+        return
     reps = args.reps or (1 if args.quick else 3)
     sizes = args.sizes or ([10, 50] if args.quick else [10, 50, 200, 1000])
     pendulum_section(sizes, reps)
