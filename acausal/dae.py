@@ -387,7 +387,7 @@ class _BulkOutputs:
         untimed = np.ones(len(affine), dtype=bool)
         untimed[timed_at] = False
         const = cs.Function("b", [dae.p], [cs.substitute(b, dae.t, cs.SX(0))])
-        # (dense outputs: evaluated point by point through their buffers, _over_grid)
+        # (dense, as _over_grid reads them: they are, these rows having entries)
         timed = cs.Function("bt", [dae.p, dae.t], [cs.densify(b[timed_at.tolist()])
                                                    if len(timed_at) else cs.SX(0, 1)])
         other_f = cs.Function("other", args, [cs.densify(Y[other.tolist()]) if len(other)
@@ -400,7 +400,6 @@ class _BulkOutputs:
                  out: np.ndarray | None = None) -> np.ndarray:
         """All outputs, ``(nt, n_out)``: the transpose of the ``(n_out, nt)`` table (into
         ``out``, if given, e.g. a slice of a larger one)."""
-        P, Tr = p.reshape(-1, 1), T.reshape(1, -1)
         nt = len(T)
         Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
         Zn = Z.full() if hasattr(Z, "full") else np.asarray(Z, dtype=float)
@@ -422,25 +421,20 @@ class _BulkOutputs:
         if len(self.timed_rows) or len(self.other_rows):
             args = point_args(Xw, Zw, p, T, len(Xw), len(Zw))  # (x, z, p, t)
             if len(self.timed_rows):
-                Y[self.timed_rows] += _over_grid(self.timed, args[2:], (P, Tr),
-                                                 len(self.timed_rows))
+                Y[self.timed_rows] += _over_grid(self.timed, args[2:], len(self.timed_rows))
             if len(self.other_rows):
-                Y[self.other_rows] = _over_grid(self.other, args, (X, Z, P, Tr),
-                                                len(self.other_rows))
+                Y[self.other_rows] = _over_grid(self.other, args, len(self.other_rows))
         if out is not None:
             out[...] = Y
             return out.T
         return Y.T
 
 
-def _over_grid(f: cs.Function, args: list[np.ndarray], whole: tuple[Any, ...], n: int
-               ) -> np.ndarray:
+def _over_grid(f: cs.Function, args: list[np.ndarray], n: int) -> np.ndarray:
     """``f``'s ``(n, nt)`` values over the grid, point by point through its buffer
-    (:func:`~acausal.grid_outputs.by_points`; ``args`` as it takes them, the time last),
-    or, for a function of a plan saved before its output was made dense, by one call on
-    the whole grid (``whole``: that call's arguments)."""
-    if not f.sparsity_out(0).is_dense():
-        return np.asarray(f(*whole).full())
+    (:func:`~acausal.grid_outputs.by_points`; ``args`` as it takes them, the time last;
+    ``f``'s output dense: rows of outputs that have an entry, or offsets that depend on
+    time)."""
     out = np.empty((n, len(args[-1])))
     by_points(f, args, out)
     return out
