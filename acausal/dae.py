@@ -169,6 +169,9 @@ class SemiExplicitDAE:
         f, xi, zi, pi = got
         if type(f) is np.ndarray:  # (a constant)
             return np.tile(f, (nt, 1))
+        if type(f) is float:  # (a state or an algebraic variable, or its negation)
+            row = np.asarray(X if xi else Z).reshape(-1, nt)[(xi or zi)[0]]
+            return (row if f > 0 else -row).reshape(nt, 1).copy()
         Xs = np.asarray(X).reshape(-1, nt)[xi] if xi else np.zeros((0, nt))
         Zs = np.asarray(Z).reshape(-1, nt)[zi] if zi else np.zeros((0, nt))
         Ps = np.asarray(p, dtype=float).ravel()[pi].reshape(-1, 1)
@@ -179,7 +182,13 @@ class SemiExplicitDAE:
         constant, or before its first read)."""
         got = self._column_plans.get(k)
         f = got[0] if got is not None else None
-        return 0 if f is None or type(f) is np.ndarray else int(f.n_instructions())
+        return int(f.n_instructions()) if isinstance(f, cs.Function) else 0
+
+    def output_column_is_read_off(self, k: int) -> bool:
+        """Whether output ``k`` is read off the integrated states and algebraic variables
+        (one of them or its negation: no function evaluated; after its first read)."""
+        got = self._column_plans.get(k)
+        return got is not None and type(got[0]) is float
 
     @cached_property
     def _column_plans(self) -> dict[int, tuple[Any, list[int], list[int], list[int]]]:
@@ -187,21 +196,22 @@ class SemiExplicitDAE:
 
     def _column_plan(self, k: int) -> tuple[Any, list[int], list[int], list[int]]:
         """Output ``k``'s function of the inputs it depends on and their positions in
-        ``x``, ``z`` and ``p`` (a constant: its value as a row, and no inputs)."""
+        ``x``, ``z`` and ``p`` (a constant: its value as a row, and no inputs; a scalar
+        that is a state or an algebraic variable, or its negation: the sign, +-1.0, and
+        its position, read off with no function: on 20 001 points 0.1 ms instead of 9)."""
         e = cs.vec(self.out_expr[k])
         if e.is_constant():  # (a structural zero, a constant)
             return np.asarray(cs.DM(e)).reshape(1, -1), [], [], []
+        if e.numel() == 1:
+            sign, s = (-1.0, e.dep(0)) if e.is_op(cs.OP_NEG) else (1.0, e)
+            kind, j = self._input_of(s) if s.is_symbolic() else (3, 0)
+            if kind < 2:
+                return sign, [j] if kind == 0 else [], [j] if kind == 1 else [], []
         xi: list[int] = []
         zi: list[int] = []
         pi: list[int] = []
-        names = self._input_names
-        inputs = (self.x, self.z, self.p)
         for s in cs.symvar(e):
-            h = s.element_hash()
-            code = names.get(s.name(), 3)
-            kind, j = code & 3, code >> 2
-            if kind < 3 and inputs[kind][j].element_hash() != h:  # (two symbols, one name)
-                kind, j = self._input_positions.get(h, (3, 0))
+            kind, j = self._input_of(s)
             (xi, zi, pi, [])[kind].append(j)
         xs = [self.x[j] for j in xi]
         zs = [self.z[j] for j in zi]
@@ -210,6 +220,16 @@ class SemiExplicitDAE:
                                    cs.vertcat(*zs) if zs else cs.SX(0, 1),
                                    cs.vertcat(*ps) if ps else cs.SX(0, 1), self.t], [e])
         return f, xi, zi, pi
+
+    def _input_of(self, s: cs.SX) -> tuple[int, int]:
+        """``(0 for x, 1 for z, 2 for p, 3 for none of them; position)`` of the symbol
+        ``s``."""
+        h = s.element_hash()
+        code = self._input_names.get(s.name(), 3)
+        kind, j = code & 3, code >> 2
+        if kind < 3 and (self.x, self.z, self.p)[kind][j].element_hash() != h:
+            kind, j = self._input_positions.get(h, (3, 0))  # (two symbols, one name)
+        return kind, j
 
     @cached_property
     def _input_names(self) -> dict[str, int]:

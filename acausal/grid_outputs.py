@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
 
 __all__ = ["GridOutputs", "MACHINE_MAX_POINTS", "NAME_SECONDS", "NAME_SECONDS_PER_INSTRUCTION",
-           "NAME_SECONDS_PER_POINT", "TABLE_SECONDS_PER_ENTRY", "by_points", "point_args"]
+           "NAME_SECONDS_PER_POINT", "READ_OFF_SECONDS", "READ_OFF_SECONDS_PER_POINT",
+           "TABLE_SECONDS_PER_ENTRY", "by_points", "point_args", "read_seconds"]
 
 #: the most time points a table is evaluated at by the virtual machine (making the output
 #: plan costs what about 600 points cost the machine: see above)
@@ -46,10 +47,13 @@ MACHINE_MAX_POINTS = 640
 #: masses and the link chain of 50 and 200 links, 101 to 20 001 points, both ways), a
 #: name read alone 1.5 ms, plus per point 1 us and 6 ns per instruction of the name's own
 #: function (a body's position at the end of 200 links has 27 000: 135 ms on 10 001
-#: points). Estimates, not timings, so the route of a read, and with it the rounding of its
-#: value, does not depend on the machine's load; only their ratio matters
+#: points), and a name read off the states (one of them or its negation, no function)
+#: 50 us plus 5 ns per point (0.1 to 0.17 ms on 20 001 points). Estimates, not timings,
+#: so the route of a read, and with it the rounding of its value, does not depend on the
+#: machine's load; only their ratio matters
 TABLE_SECONDS_PER_ENTRY = 16e-9
 NAME_SECONDS, NAME_SECONDS_PER_POINT, NAME_SECONDS_PER_INSTRUCTION = 1.5e-3, 1e-6, 6e-9
+READ_OFF_SECONDS, READ_OFF_SECONDS_PER_POINT = 5e-5, 5e-9
 
 #: the most values of one chunk of points (the chunk is transposed into the table: each output
 #: receives a run of the chunk's points, and runs shorter than a few cache lines make the
@@ -101,6 +105,15 @@ class GridOutputs:
             by_points(self._point_function(),
                       point_args(X, Z, p, T, int(d.x.numel()), int(d.z.numel())), table)
         return table.T
+
+
+def read_seconds(dae: SemiExplicitDAE, k: int, nt: int) -> float:
+    """The estimated cost of reading output ``k`` of ``dae`` alone on ``nt`` points (after
+    its first read, which made its plan)."""
+    if dae.output_column_is_read_off(k):
+        return READ_OFF_SECONDS + nt * READ_OFF_SECONDS_PER_POINT
+    return NAME_SECONDS + nt * (NAME_SECONDS_PER_POINT + NAME_SECONDS_PER_INSTRUCTION
+                                * dae.output_column_instructions(k))
 
 
 def by_points(f: cs.Function, args: list[np.ndarray], table: np.ndarray,

@@ -796,11 +796,7 @@ class _LazyOutputs:
     def read_seconds(self, k: int) -> float:
         """What a read of output ``k`` alone cost, by the estimate of
         :mod:`acausal.grid_outputs` (deterministic: no timing)."""
-        go = grid_outputs
-        return sum(go.NAME_SECONDS + len(b[3]) * (
-            go.NAME_SECONDS_PER_POINT
-            + go.NAME_SECONDS_PER_INSTRUCTION * b[0].output_column_instructions(k))
-            for b in self._join())
+        return sum(grid_outputs.read_seconds(b[0], k, len(b[3])) for b in self._join())
 
     def matrix(self) -> np.ndarray:
         # one (n_out, nt) table filled piece by piece, returned transposed (a view: no

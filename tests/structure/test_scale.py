@@ -114,6 +114,8 @@ def test_the_table_is_formed_when_the_names_read_have_cost_a_share_of_it(monkeyp
     assert sum(per_name) >= bar and (at == results._MIN_PER_NAME or sum(per_name[:-1]) < bar)
     # a dearer table is formed later: a quarter of it what 20 names cost, at the 21st
     # read; one that does not fit in memory never
+    for n in names[:20]:
+        lazy.column(first._index[n])  # (each name's plan made: what its read costs is known)
     twenty = sum(lazy.read_seconds(first._index[n]) for n in names[:20])
     assert len(names) > 40 and twenty > bar
     monkeypatch.setattr(grid_outputs, "TABLE_SECONDS_PER_ENTRY",
@@ -141,6 +143,34 @@ def test_the_plan_evaluates_rows_of_many_inputs_as_they_are(monkeypatch):
     assert 4 in plan.other_rows and 3 not in plan.other_rows and 5 in plan.other_rows
     want = np.asarray(f(X, Z, P, T.reshape(1, -1))).T
     np.testing.assert_allclose(plan.evaluate(X, Z, P, T), want, rtol=1e-14, atol=1e-14)
+
+
+def test_outputs_that_are_a_state_or_its_negation_are_read_off_bit_for_bit():
+    """A scalar output that is a state or an algebraic variable, or its negation, is
+    read off the integrated values with no function (and is cheap to the table's cost
+    rule); every output read one by one is what CasADi's function of it gives, bit for
+    bit, and a read-off value is a copy (writing to it leaves the states alone)."""
+    from models import DCMotor
+
+    import acausal as ac
+    from acausal import grid_outputs
+
+    cm = ac.build(DCMotor())
+    res = ac.simulate(cm, 0.2, n_points=31)
+    dae, lazy = cm.dae, res._data_or_fn
+    (_, X, Z, T, p), = lazy._join()
+    signs = []
+    for k in range(len(dae.out_names)):
+        got = dae.output_column(k, X, Z, p, T)
+        f = dae.output_column_function(k)
+        want = np.asarray(f(X, Z, p.reshape(-1, 1), T.reshape(1, -1))).T
+        assert got.shape == want.shape and np.array_equal(got, want), dae.out_names[k]
+        if dae.output_column_is_read_off(k):
+            signs.append(dae._column_plans[k][0])
+            assert lazy.read_seconds(k) < grid_outputs.NAME_SECONDS
+            got[:] = np.nan
+            assert np.isfinite(dae.output_column(k, X, Z, p, T)).all()
+    assert signs.count(1.0) > 10 and signs.count(-1.0) > 0  # (33 and 6 of 96 outputs)
 
 
 def test_reads_from_the_table_are_copies_and_a_read_result_pickles_the_table_once():
