@@ -407,7 +407,7 @@ class _BulkOutputs:
         untimed = np.ones(len(affine), dtype=bool)
         untimed[timed_at] = False
         const = cs.Function("b", [dae.p], [cs.substitute(b, dae.t, cs.SX(0))])
-        # (dense, as _over_grid reads them: they are, these rows having entries)
+        # (dense, as by_points reads them: they are, these rows having entries)
         timed = cs.Function("bt", [dae.p, dae.t], [cs.densify(b[timed_at.tolist()])
                                                    if len(timed_at) else cs.SX(0, 1)])
         other_f = cs.Function("other", args, [cs.densify(Y[other.tolist()]) if len(other)
@@ -441,23 +441,13 @@ class _BulkOutputs:
         if len(self.timed_rows) or len(self.other_rows):
             args = point_args(Xw, Zw, p, T, len(Xw), len(Zw))  # (x, z, p, t)
             if len(self.timed_rows):
-                Y[self.timed_rows] += _over_grid(self.timed, args[2:], len(self.timed_rows))
+                Y[self.timed_rows] += by_points(self.timed, args[2:])
             if len(self.other_rows):
-                Y[self.other_rows] = _over_grid(self.other, args, len(self.other_rows))
+                Y[self.other_rows] = by_points(self.other, args)
         if out is not None:
             out[...] = Y
             return out.T
         return Y.T
-
-
-def _over_grid(f: cs.Function, args: list[np.ndarray], n: int) -> np.ndarray:
-    """``f``'s ``(n, nt)`` values over the grid, point by point through its buffer
-    (:func:`~acausal.grid_outputs.by_points`; ``args`` as it takes them, the time last;
-    ``f``'s output dense: rows of outputs that have an entry, or offsets that depend on
-    time)."""
-    out = np.empty((n, len(args[-1])))
-    by_points(f, args, out)
-    return out
 
 
 def _rows(col: cs.SX, rows: np.ndarray) -> cs.SX:

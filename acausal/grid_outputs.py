@@ -116,22 +116,24 @@ def read_seconds(dae: SemiExplicitDAE, k: int, nt: int) -> float:
                                 * dae.output_column_instructions(k))
 
 
-def by_points(f: cs.Function, args: list[np.ndarray], table: np.ndarray,
-              chunk: int | None = None) -> None:
+def by_points(f: cs.Function, args: list[np.ndarray], table: np.ndarray | None = None
+              ) -> np.ndarray:
     """``table[:, k]`` = ``f`` at point ``k`` (``table``: ``(rows, nt)``, ``rows`` the
-    entries of ``f``'s dense output), evaluated point after point through ``f``'s buffer:
-    no CasADi matrix is made (one call of ``f`` on the whole grid, its ``DM`` result
-    converted, took 19 to 21 s for the 3 650 rows of 50 links that the output plan
-    evaluates as they are, on 20 001 points, against 1.1 to 2.1 s here; the whole table
-    peaked at 6.9 GB that way). ``args[i]`` is ``(nt, n_i)`` in C order (a row per
-    point) or one-dimensional (the same at every point). Points go ``chunk`` at a time
-    (default: :data:`CHUNK_VALUES` values) into a buffer that is then transposed into the
+    entries of ``f``'s dense output; made if not given, and returned), evaluated point
+    after point through ``f``'s buffer: no CasADi matrix is made (one call of ``f`` on
+    the whole grid, its ``DM`` result converted, took 19 to 21 s for the 3 650 rows of 50
+    links that the output plan evaluates as they are, on 20 001 points, against 1.1 to
+    2.1 s here; the whole table peaked at 6.9 GB that way). ``args[i]`` is ``(nt, n_i)``
+    in C order (a row per point) or one-dimensional (the same at every point). Points go
+    :data:`CHUNK_VALUES` values at a time into a buffer that is then transposed into the
     table."""
+    if table is None:
+        nt = next(a for a in args if a.ndim == 2).shape[0]  # (the time, at least)
+        table = np.empty((int(f.nnz_out(0)), nt))
     n, nt = table.shape
     if not n or not nt:
-        return
-    if chunk is None:
-        chunk = max(1, min(64, CHUNK_VALUES // n))
+        return table
+    chunk = max(1, min(64, CHUNK_VALUES // n))
     buf, trigger = f.buffer()  # (one per call: calls from two threads do not mix)
     b = cast(Any, buf)
     moving = []
@@ -149,6 +151,7 @@ def by_points(f: cs.Function, args: list[np.ndarray], table: np.ndarray,
             b.set_res(0, rows[j].data)
             trigger()
         table[:, k0:k0 + m] = rows[:m].T
+    return table
 
 
 def point_args(X: Any, Z: Any, p: np.ndarray, T: np.ndarray, nx: int, nz: int

@@ -6,7 +6,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -295,8 +295,7 @@ class Result:
                 if self._table_pays():  # many: the whole table
                     return self._data[:, self._offsets[k]:self._offsets[k + 1]]
                 col = self._columns[k] = lazy.column(k)
-                cost = getattr(lazy, "read_seconds", None)  # (a lazy evaluator may not say)
-                self._spent += cost(k) if cost is not None else grid_outputs.NAME_SECONDS
+                self._spent += cast(Any, lazy).read_seconds(k)
                 if not np.isfinite(col).all():
                     self._nonfinite = set(self._nonfinite) | {k}
             return col
