@@ -24,7 +24,8 @@ import numpy as np
 from .csr import CSR, unique
 from .fastsx import same_nodes, stack, take
 from .graph_columns import BlockNames
-from .grid_outputs import GridOutputs, by_points, point_args
+from .grid_outputs import GridOutputs, by_points, point_args, program_pays
+from .grid_program import GridProgram
 from .records import record
 from .results import LazyNames, Sizes
 from .solvers.newton import AlgebraicSystem
@@ -172,10 +173,35 @@ class SemiExplicitDAE:
         if type(f) is float:  # (a state or an algebraic variable, or its negation)
             row = np.asarray(X if xi else Z).reshape(-1, nt)[(xi or zi)[0]]
             return (row if f > 0 else -row).reshape(nt, 1).copy()
+        Tr = np.asarray(T, dtype=float).reshape(1, -1)
+        if program_pays(int(f.n_instructions()), nt):
+            program = self._column_program(k, got)
+            if program is not None:
+                return program.evaluate([np.asarray(X).reshape(-1, nt), np.asarray(Z).reshape(
+                    -1, nt), np.asarray(p, dtype=float).ravel(), Tr], nt).T
         Xs = np.asarray(X).reshape(-1, nt)[xi] if xi else np.zeros((0, nt))
         Zs = np.asarray(Z).reshape(-1, nt)[zi] if zi else np.zeros((0, nt))
         Ps = np.asarray(p, dtype=float).ravel()[pi].reshape(-1, 1)
-        return np.asarray(f(Xs, Zs, Ps, np.asarray(T, dtype=float).reshape(1, -1))).T
+        return np.asarray(f(Xs, Zs, Ps, Tr)).T
+
+    def _column_program(self, k: int, plan: tuple[Any, list[int], list[int], list[int]]
+                        ) -> GridProgram | None:
+        """Output ``k``'s function as numpy calls over the grid (None where it has an
+        instruction numpy does not have), made on first use and kept."""
+        programs = self._column_programs
+        if k not in programs:
+            f, xi, zi, pi = plan
+            programs[k] = GridProgram.of(f, [xi, zi, pi, [0]])
+        return programs[k]
+
+    def output_column_has_program(self, k: int) -> bool:
+        """Whether output ``k`` has been read as numpy calls over the grid
+        (:mod:`acausal.grid_program`)."""
+        return self._column_programs.get(k) is not None
+
+    @cached_property
+    def _column_programs(self) -> dict[int, GridProgram | None]:
+        return {}
 
     def output_column_instructions(self, k: int) -> int:
         """The instructions of output ``k``'s own function (:meth:`output_column`; 0 for a

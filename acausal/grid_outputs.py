@@ -34,25 +34,31 @@ if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
 
 __all__ = ["GridOutputs", "MACHINE_MAX_POINTS", "NAME_SECONDS", "NAME_SECONDS_PER_INSTRUCTION",
-           "NAME_SECONDS_PER_POINT", "READ_OFF_SECONDS", "READ_OFF_SECONDS_PER_POINT",
-           "TABLE_SECONDS_PER_ENTRY", "by_points", "point_args", "read_seconds"]
+           "NAME_SECONDS_PER_POINT", "PROGRAM_SECONDS_PER_INSTRUCTION", "PROGRAM_SECONDS_PER_VALUE",
+           "READ_OFF_SECONDS", "READ_OFF_SECONDS_PER_POINT",
+           "TABLE_SECONDS_PER_ENTRY", "by_points", "point_args", "program_pays", "read_seconds"]
 
 #: the most time points a table is evaluated at by the virtual machine (making the output
 #: plan costs what about 600 points cost the machine: see above)
 MACHINE_MAX_POINTS = 640
 
 #: what reading outputs costs, for a result's choice between names read one by one and the
-#: table of all (:meth:`acausal.results.Result._column`): the table ~16 ns per entry
-#: (outputs x points; 12 to 26 ns measured on the mass-spring chain of 1 000 and 10 000
-#: masses and the link chain of 50 and 200 links, 101 to 20 001 points, both ways), a
-#: name read alone 1.5 ms, plus per point 1 us and 6 ns per instruction of the name's own
-#: function (a body's position at the end of 200 links has 27 000: 135 ms on 10 001
-#: points), and a name read off the states (one of them or its negation, no function)
-#: 50 us plus 5 ns per point (0.1 to 0.17 ms on 20 001 points). Estimates, not timings,
-#: so the route of a read, and with it the rounding of its value, does not depend on the
-#: machine's load; only their ratio matters
+#: table of all (:meth:`acausal.results.Result._column`) and for the route of a name: the
+#: table ~16 ns per entry (outputs x points; 12 to 26 ns measured on the mass-spring chain
+#: of 1 000 and 10 000 masses and the link chain of 50 and 200 links, 101 to 20 001
+#: points, both ways); a name read alone 1.5 ms (its plan, made on the first read, and the
+#: result's checks), plus, by CasADi, per point 1 us and 6 ns per instruction of the
+#: name's own function, or, as numpy calls over the grid (:mod:`acausal.grid_program`),
+#: per instruction 3 us (reading it from CasADi, once, and a numpy call) and 0.8 ns per
+#: value (fitted on 1 000 masses, 20 links and the spherical double pendulum on 101 to
+#: 20 001 points, 2026-11-29: 0.44 us a call and 0.77 ns a value, 2.6 us an instruction
+#: read; a link's angle on 20 001 points 9.5 ms instead of 65); and a name read off the
+#: states (one of them or its negation, no function) 50 us plus 5 ns per point (0.1 to
+#: 0.17 ms on 20 001 points). Estimates, not timings, so the route of a read, and with it
+#: the rounding of its value, does not depend on the machine's load; only ratios matter
 TABLE_SECONDS_PER_ENTRY = 16e-9
 NAME_SECONDS, NAME_SECONDS_PER_POINT, NAME_SECONDS_PER_INSTRUCTION = 1.5e-3, 1e-6, 6e-9
+PROGRAM_SECONDS_PER_INSTRUCTION, PROGRAM_SECONDS_PER_VALUE = 3e-6, 0.8e-9
 READ_OFF_SECONDS, READ_OFF_SECONDS_PER_POINT = 5e-5, 5e-9
 
 #: the most values of one chunk of points (the chunk is transposed into the table: each output
@@ -112,8 +118,26 @@ def read_seconds(dae: SemiExplicitDAE, k: int, nt: int) -> float:
     its first read, which made its plan)."""
     if dae.output_column_is_read_off(k):
         return READ_OFF_SECONDS + nt * READ_OFF_SECONDS_PER_POINT
-    return NAME_SECONDS + nt * (NAME_SECONDS_PER_POINT + NAME_SECONDS_PER_INSTRUCTION
-                                * dae.output_column_instructions(k))
+    n = dae.output_column_instructions(k)
+    if program_pays(n, nt) and dae.output_column_has_program(k):
+        return _program_seconds(n, nt)
+    return _casadi_seconds(n, nt)
+
+
+def program_pays(instructions: int, nt: int) -> bool:
+    """Whether a name whose function has ``instructions`` is read on ``nt`` points as numpy
+    calls over the grid (:mod:`acausal.grid_program`) rather than by CasADi."""
+    return _program_seconds(instructions, nt) < _casadi_seconds(instructions, nt)
+
+
+def _casadi_seconds(instructions: int, nt: int) -> float:
+    return NAME_SECONDS + nt * (NAME_SECONDS_PER_POINT
+                                + NAME_SECONDS_PER_INSTRUCTION * instructions)
+
+
+def _program_seconds(instructions: int, nt: int) -> float:
+    return NAME_SECONDS + instructions * (PROGRAM_SECONDS_PER_INSTRUCTION
+                                          + nt * PROGRAM_SECONDS_PER_VALUE)
 
 
 def by_points(f: cs.Function, args: list[np.ndarray], table: np.ndarray | None = None
