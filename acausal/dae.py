@@ -373,7 +373,18 @@ class _BulkOutputs:
         self._M: tuple[bytes, Any] | None = None  # M(p) of the last p (see _matrix)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_M": None}
+        return {**self.__dict__, "_M": None, "_programs": {}}  # (made again when needed)
+
+    def _program(self, which: str) -> tuple[cs.Function, GridProgram | None]:
+        """The function of the timed or the other rows, and its instructions as numpy calls
+        over the grid (:mod:`acausal.grid_program`; None where one has no numpy
+        equivalent): the nonlinear rows of 50 links on 20 001 points in 0.44 s instead of
+        0.95 to 1.29 s by CasADi point after point, their program read in 0.03 s."""
+        f = self.timed if which == "timed" else self.other
+        programs = self.__dict__.setdefault("_programs", {})  # (absent from saved plans)
+        if which not in programs:
+            programs[which] = GridProgram.of(f)
+        return f, programs[which]
 
     def _matrix(self, p: np.ndarray) -> Any:
         """``M(p)`` (kept for the last ``p``: the runs of a model mostly share their
@@ -465,11 +476,23 @@ class _BulkOutputs:
             if len(hit):
                 Y[self.const_rows[hit]] += b[hit].reshape(-1, 1)
         if len(self.timed_rows) or len(self.other_rows):
-            args = point_args(Xw, Zw, p, T, len(Xw), len(Zw))  # (x, z, p, t)
-            if len(self.timed_rows):
-                Y[self.timed_rows] += by_points(self.timed, args[2:])
-            if len(self.other_rows):
-                Y[self.other_rows] = by_points(self.other, args)
+            args: list[np.ndarray] | None = None  # (x, z, p, t) point by point
+            grid = [Xw, Zw, np.asarray(p, dtype=float).ravel(),
+                    np.asarray(T, dtype=float).reshape(1, -1)]
+            for rows, which in ((self.timed_rows, "timed"), (self.other_rows, "other")):
+                if not len(rows):
+                    continue
+                f, program = self._program(which)
+                first = 2 if which == "timed" else 0  # (the timed rows: of p and t)
+                if program is not None:
+                    values = program.evaluate(grid[first:], nt)
+                else:
+                    args = args or point_args(Xw, Zw, p, T, len(Xw), len(Zw))
+                    values = by_points(f, args[first:])
+                if which == "timed":
+                    Y[rows] += values
+                else:
+                    Y[rows] = values
         if out is not None:
             out[...] = Y
             return out.T
