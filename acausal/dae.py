@@ -24,7 +24,7 @@ import numpy as np
 from .csr import CSR, unique
 from .fastsx import same_nodes, stack, take
 from .graph_columns import BlockNames
-from .grid_outputs import GridOutputs, by_points, point_args, program_pays
+from .grid_outputs import MAX_PARTS, GridOutputs, by_points, point_args, program_pays
 from .grid_program import GridProgram
 from .records import record
 from .results import LazyNames, Sizes
@@ -279,10 +279,16 @@ class SemiExplicitDAE:
     @cached_property
     def _output_function(self) -> cs.Function:
         # (a dense column: its buffer, acausal.grid_outputs, writes every output's row)
+        return cs.Function("outputs", [self.x, self.z, self.p, self.t],
+                           [cs.densify(self.stacked_outputs())])
+
+    def stacked_outputs(self) -> cs.SX:
+        """Every output's entries in one column (:attr:`out_stacked`, or made from
+        :attr:`out_expr`)."""
         stacked = self.out_stacked
         if stacked is None:
-            stacked = cs.vertcat(*[cs.vec(e) for e in self.out_expr])
-        return cs.Function("outputs", [self.x, self.z, self.p, self.t], [cs.densify(stacked)])
+            stacked = self.out_stacked = cs.vertcat(*[cs.vec(e) for e in self.out_expr])
+        return stacked
 
     def variables_function(self) -> cs.Function:
         """``(x, z, p, t) -> values of the equation system's variables``."""
@@ -375,16 +381,27 @@ class _BulkOutputs:
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_M": None, "_programs": {}}  # (made again when needed)
 
-    def _program(self, which: str) -> tuple[cs.Function, GridProgram | None]:
+    def _program(self, which: str, part: tuple[int, int] | None = None
+                 ) -> tuple[cs.Function, GridProgram | None]:
         """The function of the timed or the other rows, and its instructions as numpy calls
         over the grid (:mod:`acausal.grid_program`; None where one has no numpy
         equivalent): the nonlinear rows of 50 links on 20 001 points in 0.44 s instead of
-        0.95 to 1.29 s by CasADi point after point, their program read in 0.03 s."""
+        0.95 to 1.29 s by CasADi point after point, their program read in 0.03 s. With
+        ``part``, ``(start, stop)``, the program of those of the rows alone."""
         f = self.timed if which == "timed" else self.other
         programs = self.__dict__.setdefault("_programs", {})  # (absent from saved plans)
         if which not in programs:
             programs[which] = GridProgram.of(f)
-        return f, programs[which]
+        whole = programs[which]
+        if part is None or whole is None:
+            return f, whole
+        key = (which, *part)
+        if key not in programs:
+            if len(programs) >= MAX_PARTS:  # (the blocks of many grids: start again)
+                programs.clear()
+                programs[which] = whole
+            programs[key] = whole.rows(*part)
+        return f, programs[key]
 
     def _matrix(self, p: np.ndarray) -> Any:
         """``M(p)`` (kept for the last ``p``: the runs of a model mostly share their
@@ -402,8 +419,7 @@ class _BulkOutputs:
 
     @classmethod
     def of(cls, dae: SemiExplicitDAE) -> _BulkOutputs:
-        Y = dae.out_stacked if dae.out_stacked is not None else cs.vertcat(
-            *[cs.vec(e) for e in dae.out_expr])
+        Y = dae.stacked_outputs()
         W = cs.vertcat(dae.x, dae.z)
         n_out, n_w = int(Y.numel()), int(W.numel())
         args = [dae.x, dae.z, dae.p, dae.t]
@@ -454,15 +470,27 @@ class _BulkOutputs:
                    timed, other, other_f, n_out)
 
     def evaluate(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray,
-                 out: np.ndarray | None = None) -> np.ndarray:
+                 out: np.ndarray | None = None, rows: tuple[int, int] | None = None,
+                 ready: dict[str, Any] | None = None) -> np.ndarray:
         """All outputs, ``(nt, n_out)``: the transpose of the ``(n_out, nt)`` table (into
-        ``out``, if given, e.g. a slice of a larger one)."""
+        ``out``, if given, e.g. a slice of a larger one); or those of the rows
+        ``start:stop`` (``rows``), ``(nt, stop - start)``, the same values bit for bit (the
+        same sums of the same rows, the instructions those rows need). ``ready`` keeps the
+        states and algebraic variables stacked, for the next rows."""
         nt = len(T)
-        Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
-        Zn = Z.full() if hasattr(Z, "full") else np.asarray(Z, dtype=float)
-        Xw, Zw = Xn.reshape(-1, nt), Zn.reshape(-1, nt)
-        W = np.vstack([Xw, Zw])
+        r0, r1 = rows if rows is not None else (0, self.n_out)
+        W = ready.get("stacked") if ready is not None else None
+        if W is None:
+            Xn = X.full() if hasattr(X, "full") else np.asarray(X, dtype=float)
+            Zn = Z.full() if hasattr(Z, "full") else np.asarray(Z, dtype=float)
+            W = np.vstack([Xn.reshape(-1, nt), Zn.reshape(-1, nt)])
+            if ready is not None:
+                ready["stacked"] = W
+        nx = int(np.prod(np.shape(X))) // nt if nt else 0
+        Xw, Zw = W[:nx], W[nx:]
         M = self._matrix(p)
+        if rows is not None:
+            M = _row_range(M, r0, r1)
         if isinstance(M, CSR):
             Y = M.dot(W)
             Y += 0.0  # (-0.0 -> 0.0, as scipy's sums, which start at 0, give)
@@ -471,32 +499,43 @@ class _BulkOutputs:
         if len(self.const_rows):
             # (only the rows whose offset is not 0 at this p: a spring's preload, say, is
             # an offset of its force that is mostly 0; adding 0 would change no bit)
-            b = np.asarray(self.const(p)).ravel()[self.const_at]
+            i0, i1 = np.searchsorted(self.const_rows, (r0, r1)).tolist()
+            b = np.asarray(self.const(p)).ravel()[self.const_at[i0:i1]]
             hit = np.flatnonzero(b)
             if len(hit):
-                Y[self.const_rows[hit]] += b[hit].reshape(-1, 1)
-        if len(self.timed_rows) or len(self.other_rows):
-            args: list[np.ndarray] | None = None  # (x, z, p, t) point by point
-            grid = [Xw, Zw, np.asarray(p, dtype=float).ravel(),
-                    np.asarray(T, dtype=float).reshape(1, -1)]
-            for rows, which in ((self.timed_rows, "timed"), (self.other_rows, "other")):
-                if not len(rows):
-                    continue
-                f, program = self._program(which)
-                first = 2 if which == "timed" else 0  # (the timed rows: of p and t)
-                if program is not None:
-                    values = program.evaluate(grid[first:], nt)
-                else:
-                    args = args or point_args(Xw, Zw, p, T, len(Xw), len(Zw))
-                    values = by_points(f, args[first:])
-                if which == "timed":
-                    Y[rows] += values
-                else:
-                    Y[rows] = values
+                Y[self.const_rows[i0:i1][hit] - r0] += b[hit].reshape(-1, 1)
+        args: list[np.ndarray] | None = None  # (x, z, p, t) point by point
+        grid = [Xw, Zw, np.asarray(p, dtype=float).ravel(),
+                np.asarray(T, dtype=float).reshape(1, -1)]
+        for which in ("timed", "other"):
+            all_rows = self.timed_rows if which == "timed" else self.other_rows
+            i0, i1 = np.searchsorted(all_rows, (r0, r1)).tolist() if len(all_rows) else (0, 0)
+            if i1 == i0:
+                continue
+            f, program = self._program(which, (i0, i1) if i1 - i0 < len(all_rows) else None)
+            first = 2 if which == "timed" else 0  # (the timed rows: of p and t)
+            if program is not None:
+                values = program.evaluate(grid[first:], nt)
+            else:
+                args = args or point_args(Xw, Zw, p, T, len(Xw), len(Zw))
+                values = by_points(f, args[first:])[i0:i1]
+            if which == "timed":
+                Y[all_rows[i0:i1] - r0] += values
+            else:
+                Y[all_rows[i0:i1] - r0] = values
         if out is not None:
             out[...] = Y
             return out.T
         return Y.T
+
+
+def _row_range(M: Any, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a compressed-row matrix (ours or scipy's)."""
+    if not isinstance(M, CSR):
+        return M[start:stop]
+    a, b = int(M.indptr[start]), int(M.indptr[stop])
+    return CSR(M.indptr[start:stop + 1] - a, M.indices[a:b], M.data[a:b],
+               (stop - start, M.shape[1]))
 
 
 def _rows(col: cs.SX, rows: np.ndarray) -> cs.SX:

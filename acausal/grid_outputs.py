@@ -33,14 +33,19 @@ import numpy as np
 if TYPE_CHECKING:
     from .dae import SemiExplicitDAE
 
-__all__ = ["GridOutputs", "MACHINE_MAX_POINTS", "NAME_SECONDS", "NAME_SECONDS_PER_INSTRUCTION",
-           "NAME_SECONDS_PER_POINT", "PROGRAM_SECONDS_PER_INSTRUCTION", "PROGRAM_SECONDS_PER_VALUE",
-           "READ_OFF_SECONDS", "READ_OFF_SECONDS_PER_POINT",
-           "TABLE_SECONDS_PER_ENTRY", "by_points", "point_args", "program_pays", "read_seconds"]
+__all__ = ["GridOutputs", "MACHINE_MAX_POINTS", "MAX_PARTS", "NAME_SECONDS",
+           "NAME_SECONDS_PER_INSTRUCTION", "NAME_SECONDS_PER_POINT",
+           "PROGRAM_SECONDS_PER_INSTRUCTION", "PROGRAM_SECONDS_PER_VALUE", "READ_OFF_SECONDS",
+           "READ_OFF_SECONDS_PER_POINT", "TABLE_SECONDS_PER_ENTRY", "by_points", "point_args",
+           "program_pays", "read_seconds"]
 
 #: the most time points a table is evaluated at by the virtual machine (making the output
 #: plan costs what about 600 points cost the machine: see above)
 MACHINE_MAX_POINTS = 640
+
+#: the most functions (or programs) of runs of rows a model keeps: a grid's blocks
+#: (:class:`acausal.results.Result`) partition the table, other grids' blocks differ
+MAX_PARTS = 256
 
 #: what reading outputs costs, for a result's choice between names read one by one and the
 #: table of all (:meth:`acausal.results.Result._column`) and for the route of a name: the
@@ -78,7 +83,7 @@ class GridOutputs:
         self._machine: cs.Function | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_machine": None}  # (made again when needed)
+        return {**self.__dict__, "_machine": None, "_parts": {}}  # (made again when needed)
 
     @property
     def n_out(self) -> int:
@@ -91,6 +96,32 @@ class GridOutputs:
         if len(T) > MACHINE_MAX_POINTS:
             return self.dae.bulk_outputs.evaluate(X, Z, p, T, out=out)
         return self._by_machine(X, Z, p, T, out)
+
+    def evaluate_rows(self, start: int, stop: int, X: Any, Z: Any, p: np.ndarray,
+                      T: np.ndarray, ready: dict[str, Any] | None = None) -> np.ndarray:
+        """Outputs ``start:stop``, ``(nt, stop - start)``: the same values, bit for bit, as
+        those columns of :meth:`evaluate` (the same instructions for those rows, by the
+        same route), with no table of the others. ``ready`` keeps what the inputs become
+        for either route (the states point by point, or stacked), for the next rows."""
+        ready = {} if ready is None else ready
+        if len(T) > MACHINE_MAX_POINTS:
+            return self.dae.bulk_outputs.evaluate(X, Z, p, T, rows=(start, stop), ready=ready)
+        d = self.dae
+        parts = self.__dict__.setdefault("_parts", {})  # (absent from models saved before)
+        f = parts.get((start, stop))
+        if f is None:
+            if len(parts) >= MAX_PARTS:  # (the blocks of many grids: start again)
+                parts.clear()
+            f = parts[start, stop] = cs.Function(
+                "outputs", [d.x, d.z, d.p, d.t], [cs.densify(d.stacked_outputs()[start:stop])])
+        table = np.empty((stop - start, len(T)))
+        if len(T) and stop > start:
+            args = ready.get("points")
+            if args is None:
+                args = ready["points"] = point_args(X, Z, p, T, int(d.x.numel()),
+                                                   int(d.z.numel()))
+            by_points(f, args, table)
+        return table.T
 
     def _point_function(self) -> cs.Function:
         """The function of all outputs at one point (called point by point from Python,

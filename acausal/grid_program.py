@@ -146,6 +146,28 @@ class GridProgram:
     def instructions(self) -> int:
         return len(self.code)
 
+    def rows(self, start: int, stop: int) -> GridProgram:
+        """The program of output rows ``start:stop`` alone: the instructions they need (a
+        pass backwards from them through the work vector's slots, which CasADi reuses)."""
+        needed: set[int] = set()
+        keep: list[tuple[int, Any, int, int, int]] = []
+        for ins in reversed(self.code):
+            kind, fn, a, b, o = ins
+            if kind == _OUT:
+                if start <= o < stop:
+                    keep.append((kind, fn, a, b, o - start))
+                    needed.add(a)
+            elif o in needed:
+                needed.discard(o)  # (defined here: an earlier value of the slot is not)
+                keep.append(ins)
+                if kind == _BIN:
+                    needed.add(a)
+                    needed.add(b)
+                elif kind == _UN:
+                    needed.add(a)
+        keep.reverse()
+        return GridProgram(keep, self.n_work, stop - start)
+
     def evaluate(self, args: list[np.ndarray], nt: int) -> np.ndarray:
         """The output over the grid, ``(rows, nt)``: ``args[i]`` is ``(n_i, nt)`` (a row per
         entry) or ``(n_i,)`` (the same at every point). No warning of numpy's: a value that

@@ -793,6 +793,23 @@ class _LazyOutputs:
         parts = [b[0].output_column(k, b[1], b[2], b[4], b[3]) for b in self._join()]
         return parts[0] if len(parts) == 1 else np.vstack(parts)
 
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Output columns ``start:stop`` over the grid, ``(nt, stop - start)``: those of
+        :meth:`matrix`, bit for bit, without the others."""
+        pieces = self._join()
+        if len(getattr(self, "_prepared", ())) != len(pieces):
+            # (what the blocks of a piece read of its states, made by the first: a copy)
+            self._prepared: list[dict[str, Any]] = [{} for _ in pieces]
+        parts = [b[0].grid_outputs.evaluate_rows(start, stop, b[1], b[2], b[4], b[3], ready)
+                 for b, ready in zip(pieces, self._prepared, strict=True)]
+        for i, ready in enumerate(self._prepared):
+            W = ready.get("stacked")  # (the states stacked: the piece's become views of it)
+            dae, X, _, T, p = pieces[i]
+            if W is not None and getattr(X, "base", None) is not W:
+                nx = np.size(X) // max(len(T), 1)
+                pieces[i] = (dae, W[:nx], W[nx:], T, p)
+        return parts[0] if len(parts) == 1 else np.vstack(parts)
+
     def read_seconds(self, k: int) -> float:
         """What a read of output ``k`` alone cost, by the estimate of
         :mod:`acausal.grid_outputs` (deterministic: no timing)."""

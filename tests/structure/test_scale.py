@@ -288,6 +288,121 @@ def test_a_table_of_few_points_is_casadis_evaluation_bit_for_bit(monkeypatch):
     assert np.array_equal(back.evaluate(X, Z, P, T), want)
 
 
+def test_rows_of_the_table_are_its_columns_bit_for_bit(monkeypatch):
+    """Any run of output rows is evaluated alone (GridOutputs.evaluate_rows: CasADi's
+    function of those rows point by point up to MACHINE_MAX_POINTS, the plan's rows of
+    every kind past it, with the instructions of its nonlinear rows those rows need), and
+    gives those columns of the whole table bit for bit: the same operations on the same
+    values. The states stacked once serve the next rows."""
+    from acausal import grid_outputs
+
+    dae, _ = _every_kind_of_row()
+    rng = np.random.default_rng(11)
+    T = np.linspace(0.0, 1.0, 7)
+    X, Z, P = rng.normal(size=(2, 7)), rng.normal(size=(1, 7)), np.array([0.7])
+    n = len(dae.out_names)
+    for max_points in (640, 6):  # (the machine, then the plan)
+        monkeypatch.setattr(grid_outputs, "MACHINE_MAX_POINTS", max_points)
+        whole = dae.grid_outputs.evaluate(X, Z, P, T)
+        ready: dict = {}
+        for a in range(n + 1):
+            for b in range(a, n + 1):
+                got = dae.grid_outputs.evaluate_rows(a, b, X, Z, P, T, ready)
+                assert got.shape == (7, b - a) and np.array_equal(got, whole[:, a:b]), (a, b)
+        assert ready  # (what the rows read of the states, made once)
+
+
+def test_rows_of_a_multibody_table_are_its_columns_bit_for_bit():
+    """The same on a long grid of a multibody model, whose nonlinear rows share most of
+    their instructions (the bodies' rotations): blocks of 40 rows, each with its part of
+    the program, are the table's columns bit for bit."""
+    from mb_models import SphericalDoublePendulum
+
+    import acausal as ac
+
+    cm = ac.build(SphericalDoublePendulum())
+    res = ac.simulate(cm, 0.5, n_points=801)  # (past MACHINE_MAX_POINTS: the plan)
+    (dae, X, Z, T, p), = res._data_or_fn._join()
+    whole = dae.grid_outputs.evaluate(X, Z, p, T)
+    n = whole.shape[1]
+    assert len(dae.bulk_outputs.other_rows) > 40  # (rows of the program, in every block)
+    ready: dict = {}
+    for a in range(0, n, 40):
+        got = dae.grid_outputs.evaluate_rows(a, min(a + 40, n), X, Z, p, T, ready)
+        assert np.array_equal(got, whole[:, a:a + 40]), a
+
+
+def test_a_result_holds_the_names_read_and_the_blocks_they_paid_for(monkeypatch):
+    """Past the first few names read one by one, a result evaluates the block of
+    consecutive outputs a name belongs to when the names of that block read so far cost a
+    quarter of it (by the estimates), and holds that block only: not the table. A block's
+    values are the table's bit for bit, but for names read one by one before it, which
+    keep their bits and are then held by the block alone; the table asked for later has
+    every value, blocks and names; a pickled result has them too."""
+    from acausal import results
+
+    run = _chain_result()
+    want = run()._data  # (the table at once: 699 columns on 21 points)
+    monkeypatch.setattr(results, "_BLOCK_VALUES", 21 * 50)  # (blocks of 50 names)
+    res = run()
+    per = res._names_per_block()
+    assert per == 50 and len(res._names) > 8 * per
+    bounds = res._column_bounds()
+
+    def column(k):
+        return want[:, bounds[k]:bounds[k + 1]]
+
+    alone = {}
+    for k in range(results._MIN_PER_NAME):  # (block 0: one by one)
+        alone[k] = res[res._names[k]]
+        np.testing.assert_allclose(alone[k].reshape(21, -1), column(k), rtol=1e-12, atol=1e-12)
+    assert not res._blocks and res._alone == results._MIN_PER_NAME
+    # a block costs far less than a name read alone: the next read of block 0 takes it
+    assert res._block_pays(0, per) and not res._block_pays(3, per)
+    for k in range(results._MIN_PER_NAME, per):
+        assert np.array_equal(res[res._names[k]].reshape(21, -1), column(k))
+    assert set(res._blocks) == {0} and not res._columns  # (the names now in the block)
+    for k, v in alone.items():  # (read again: the bits of their first read)
+        assert np.array_equal(res[res._names[k]], v)
+    # a name of another block is read alone first, then its block
+    k = 3 * per + 7
+    first = res[res._names[k]]
+    assert set(res._blocks) == {0} and k in res._columns
+    second = res[res._names[k + 1]]
+    assert set(res._blocks) == {0, 3} and not res._columns
+    assert np.array_equal(res[res._names[k]], first)
+    assert np.array_equal(second.reshape(21, -1), column(k + 1))
+    held = sum(b.nbytes for b in res._blocks.values())
+    assert held == 8 * 21 * (bounds[per] + bounds[4 * per] - bounds[3 * per])
+    # the table asked for now, and a pickled result
+    again = pickle.loads(pickle.dumps(res))
+    table = res._data
+    for k, v in alone.items():
+        assert np.array_equal(table[:, bounds[k]:bounds[k + 1]].reshape(v.shape), v)
+        assert np.array_equal(again[res._names[k]], v)
+    assert np.array_equal(table[:, bounds[3 * per + 7]:bounds[3 * per + 8]].ravel(), first)
+    np.testing.assert_allclose(table, want, rtol=1e-12, atol=1e-12)
+    assert np.array_equal(again._data, table)
+    assert not res._blocks  # (the table holds them now)
+
+
+def test_blocks_held_stay_within_half_the_memory(monkeypatch):
+    """A block is not formed if it and the blocks held would take more than half the
+    machine's memory: its names are read one by one instead (here a memory that holds one
+    block)."""
+    from acausal import results
+
+    monkeypatch.setattr(results, "_BLOCK_VALUES", 21 * 50)
+    res = _chain_result()()
+    per = res._names_per_block()
+    bounds = res._column_bounds()
+    one = 8 * 21 * max(bounds[(j + 1) * per] - bounds[j * per] for j in range(4))
+    monkeypatch.setattr(results, "_table_max_bytes", lambda: one)
+    for k in list(range(per)) + list(range(2 * per, 3 * per)):
+        res[res._names[k]]
+    assert set(res._blocks) == {0} and len(res._columns) == per
+
+
 def test_what_a_build_made_is_not_left_to_the_young_generations():
     """The build pauses the cyclic garbage collector; what it made goes to the oldest
     generation when it resumes (not left in the youngest, where the next collections
