@@ -1,7 +1,7 @@
 """Build, simulate and output scaling of the mass-spring-damper chain (issue 14).
 
-Run: ``python benchmarks/bench_scale.py [--quick] [--sizes 1000 10000 100000] [--cold]``
-(``--cold``: section 4 only).
+Run: ``python benchmarks/bench_scale.py [--quick] [--sizes 1000 10000 100000] [--cold]
+[--long]`` (``--cold``: section 4 only; ``--long``: section 5 only).
 
 Each size runs in a fresh process (so that the peak memory is that size's own) and prints
 
@@ -21,7 +21,14 @@ Each size runs in a fresh process (so that the peak memory is that size's own) a
    interpreters read and write the bytecode cache (``PYTHONDONTWRITEBYTECODE`` removed),
    as an installed package does, and one unmeasured run of each fills it first.
 
-Goals of issue 14: build at N = 10 000 < 2 s, at N = 100 000 < 20 s and < 2 GB.
+5. (``--long``) part of a long result read, 1 000 masses on 20 001 points, the first
+   120, 2 000 and all names in alphabetical order, each in a fresh process: the time of the
+   reads, the peak memory before and after them, and the blocks of outputs they formed
+   (:class:`acausal.results.Result`: what a result holds is the names read and the blocks
+   their reads paid for, the whole table of 3.7 GB only when everything is read).
+
+Goals of issue 14: build at N = 10 000 < 2 s, at N = 100 000 < 20 s and < 2 GB; outputs
+cost nothing, memory proportional to what is read.
 """
 
 from __future__ import annotations
@@ -177,6 +184,49 @@ def cold_scripts(reps: int = 5) -> tuple[float, float]:
     return best[0], best[1]
 
 
+LONG_N, LONG_POINTS, LONG_READS = 1000, 20001, (120, 2000, None)
+
+
+def long_reads(N: int, points: int, count: int | None) -> dict:
+    """Section 5 in this process: the first ``count`` names (all: None) of a result of
+    ``N`` masses on ``points`` points read once."""
+    sys.path.insert(0, ROOT)
+    sys.path.insert(0, HERE)
+    import numpy as np
+    from _models import MassSpringChain
+
+    import acausal as ac
+
+    cm = ac.build(MassSpringChain(N))
+    res = ac.simulate(cm, T_END, rtol=RTOL, atol=ATOL, n_points=points)
+    names = res.names()[:count]
+    before = _peak_mb()
+    tic = time.perf_counter()
+    for name in names:
+        res[name]
+    took = time.perf_counter() - tic
+    table = isinstance(res._data_or_fn, np.ndarray)
+    return {"names": len(names), "seconds": took, "peak_before_mb": before,
+            "peak_mb": _peak_mb(), "blocks": len(res._blocks or {}), "table": table,
+            "per_block": res._names_per_block(), "columns": int(res._offsets[-1])}
+
+
+def _long() -> None:
+    print(f"== Part of a long result: {LONG_N} masses on {LONG_POINTS} points, names read in "
+          "alphabetical order (a fresh process each) ==")
+    for count in LONG_READS:
+        r = subprocess.run([sys.executable, __file__, "--long-one", str(count or 0)],
+                           capture_output=True, text=True, env=_cold_env())
+        if r.returncode != 0:
+            print(f"{count}: failed\n{r.stderr[-2000:]}")
+            continue
+        d = json.loads(r.stdout.strip().splitlines()[-1])
+        held = "the whole table" if d["table"] else f"{d['blocks']} blocks"
+        print(f"   {d['names']:6d} names: {d['seconds']:.2f} s, peak {d['peak_before_mb']:.0f} -> "
+              f"{d['peak_mb']:.0f} MB, holding {held} of {d['per_block']} names "
+              f"({d['columns']} columns in all)")
+
+
 def _fresh(N: int, simulate_up_to: int, solver: str) -> dict | None:
     """:func:`one_size` in a fresh interpreter (None, with its error printed, if it
     fails)."""
@@ -198,10 +248,19 @@ def main() -> None:
     ap.add_argument("--solver", default="auto", help="simulate(..., solver=) (default auto)")
     ap.add_argument("--cold", action="store_true",
                     help="only the cold import and the cold RC script (section 4)")
+    ap.add_argument("--long", action="store_true",
+                    help="only part of a long result read (section 5)")
     ap.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--long-one", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one is not None:
         print(json.dumps(one_size(args.one, args.one <= args.simulate_up_to, args.solver)))
+        return
+    if args.long_one is not None:
+        print(json.dumps(long_reads(LONG_N, LONG_POINTS, args.long_one or None)))
+        return
+    if args.long:
+        _long()
         return
     sizes = args.sizes or ([1000, 10000] if args.quick else [1000, 10000, 100000])
     # (how busy the shared machine was: a loaded minute stretches every wall time, and the
