@@ -386,6 +386,27 @@ def test_a_result_holds_the_names_read_and_the_blocks_they_paid_for(monkeypatch)
     assert not res._blocks  # (the table holds them now)
 
 
+def test_names_are_read_from_a_few_pieces_without_joining_them():
+    """A result of a few pieces (the start point and the segment after it) reads a name
+    piece by piece: the states are not copied into one matrix for it (0.3 s and 260 MB
+    for 1 000 masses on 20 001 points), and the values are those of the joined pieces
+    (rounding: 1e-14, the start point may take the other route). The table joins them."""
+    run = _chain_result()
+    res, joined = run(), run()
+    lazy = res._data_or_fn
+    assert len(lazy.pieces) == 2 and len(lazy.pieces[0][3]) == 1  # (start point, segment)
+    want = joined._data
+    bounds = joined._column_bounds()
+    for k in range(5):
+        name = res._names[k]
+        got = res[name].reshape(len(res.t), -1)
+        np.testing.assert_allclose(got, want[:, bounds[k]:bounds[k + 1]], rtol=1e-14,
+                                   atol=1e-14)
+    assert not lazy._joined  # (nothing copied)
+    np.testing.assert_allclose(res._data, want, rtol=1e-14, atol=1e-14)
+    assert lazy._joined
+
+
 def test_blocks_held_stay_within_half_the_memory(monkeypatch):
     """A block is not formed if it and the blocks held would take more than half the
     machine's memory: its names are read one by one instead (here a memory that holds one
