@@ -767,8 +767,9 @@ _APART = 4
 
 class _LazyOutputs:
     """A result's outputs, computed from the integrated pieces when read: one name at a
-    time (a small CasADi function per name, evaluated over all time points at once), or
-    all together when a table of everything is asked for."""
+    time (its own function of the inputs it depends on, over all time points at once: by
+    CasADi, or as numpy calls over the grid), a block of consecutive outputs together
+    (:meth:`rows`), or all together when a table of everything is asked for."""
 
     def __init__(self, pieces: list[_Piece]) -> None:
         self.pieces = pieces
