@@ -86,6 +86,11 @@ class SemiExplicitDAE:
     indicators: cs.SX | None = None  # event indicators g(x, z, p, t) of the relations
     relations: list[Any] = field(default_factory=list)  # their Relation records
 
+    def __getstate__(self) -> dict[str, Any]:
+        # (the names' numpy programs are made again when needed: a saved model does not
+        # depend on how acausal.grid_program spells its operations)
+        return {k: v for k, v in self.__dict__.items() if k != "_column_programs"}
+
     @cached_property
     def grid_outputs(self) -> GridOutputs:
         """Every output over a grid: by CasADi's function of all outputs, or by the output

@@ -25,7 +25,8 @@ import numpy as np
 __all__ = ["GridProgram"]
 
 
-# (module functions, not lambdas: a model keeps the programs of its names and is pickled)
+# (module functions, not lambdas: a program pickles; a model's DAE leaves its names'
+# programs out of its own pickle, and makes them again)
 def _assign(x: Any) -> Any:
     return x
 
