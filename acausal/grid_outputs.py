@@ -107,7 +107,20 @@ class GridOutputs:
         ready = {} if ready is None else ready
         if len(T) > MACHINE_MAX_POINTS:
             return self.dae.bulk_outputs.evaluate(X, Z, p, T, rows=(start, stop), ready=ready)
+        return self._by_machine(X, Z, p, T, None, (start, stop), ready)
+
+    def _point_function(self, start: int, stop: int) -> cs.Function:
+        """The function of outputs ``start:stop`` at one point (called point by point from
+        Python, :func:`by_points`: a call costs a few microseconds, and no table evaluated
+        this way has more than :data:`MACHINE_MAX_POINTS` points. A function mapped over a
+        chunk would save them, but CasADi takes longer to make it than the calls cost:
+        0.08 s at 1 000 masses). That of all outputs is the model's; those of runs of them
+        are kept here, :data:`MAX_PARTS` at most."""
         d = self.dae
+        if start == 0 and stop == self.n_out:
+            if self._machine is None:
+                self._machine = d.output_function()  # (dense: every output's row written)
+            return self._machine
         parts = self.__dict__.setdefault("_parts", {})  # (absent from models saved before)
         f = parts.get((start, stop))
         if f is None:
@@ -115,33 +128,22 @@ class GridOutputs:
                 parts.clear()
             f = parts[start, stop] = cs.Function(
                 "outputs", [d.x, d.z, d.p, d.t], [cs.densify(d.stacked_outputs()[start:stop])])
-        table = np.empty((stop - start, len(T)))
-        if len(T) and stop > start:
-            args = ready.get("points")
-            if args is None:
-                args = ready["points"] = point_args(X, Z, p, T, int(d.x.numel()),
-                                                   int(d.z.numel()))
-            by_points(f, args, table)
-        return table.T
-
-    def _point_function(self) -> cs.Function:
-        """The function of all outputs at one point (called point by point from Python,
-        :func:`by_points`: a call costs a few microseconds, and no table evaluated this
-        way has more than :data:`MACHINE_MAX_POINTS` points. A function mapped over a
-        chunk would save them, but CasADi takes longer to make it than the calls cost:
-        0.08 s at 1 000 masses)."""
-        if self._machine is None:
-            self._machine = self.dae.output_function()  # (dense: every output's row written)
-        return self._machine
+        return f
 
     def _by_machine(self, X: Any, Z: Any, p: np.ndarray, T: np.ndarray,
-                    out: np.ndarray | None) -> np.ndarray:
+                    out: np.ndarray | None, rows: tuple[int, int] | None = None,
+                    ready: dict[str, Any] | None = None) -> np.ndarray:
         d = self.dae
-        nt, n_out = len(T), self.n_out
-        table = out if out is not None else np.empty((n_out, nt))
-        if nt and n_out:
-            by_points(self._point_function(),
-                      point_args(X, Z, p, T, int(d.x.numel()), int(d.z.numel())), table)
+        start, stop = rows if rows is not None else (0, self.n_out)
+        nt = len(T)
+        table = out if out is not None else np.empty((stop - start, nt))
+        if nt and stop > start:
+            args = ready.get("points") if ready is not None else None
+            if args is None:
+                args = point_args(X, Z, p, T, int(d.x.numel()), int(d.z.numel()))
+                if ready is not None:
+                    ready["points"] = args
+            by_points(self._point_function(start, stop), args, table)
         return table.T
 
 

@@ -286,14 +286,20 @@ class Result:
             self._per = max(16, _BLOCK_VALUES // max(len(self.t), 1))
         return self._per
 
-    def _block_pays(self, j: int, per: int) -> bool:
+    def _block_names(self, j: int) -> tuple[int, int]:
+        """The names ``k0:k1`` of block ``j``."""
+        per = self._names_per_block()
+        return j * per, min((j + 1) * per, len(self._column_bounds()) - 1)
+
+    def _block_pays(self, j: int) -> bool:
         """Whether the next read of a name of block ``j`` evaluates the block: after
         :data:`_MIN_PER_NAME` names read one by one (in any block), once the block's own
         cost :data:`_TABLE_SHARE` of it, if it fits in memory with the blocks held."""
         if self._alone < _MIN_PER_NAME:
             return False
         bounds = self._column_bounds()
-        entries = (bounds[min((j + 1) * per, len(bounds) - 1)] - bounds[j * per]) * len(self.t)
+        k0, k1 = self._block_names(j)
+        entries = (bounds[k1] - bounds[k0]) * len(self.t)
         spent = self._spent.get(j, 0.0) if self._spent else 0.0
         held = sum(b.nbytes for b in self._blocks.values()) if self._blocks else 0
         return (spent >= _TABLE_SHARE * entries * grid_outputs.TABLE_SECONDS_PER_ENTRY
@@ -302,22 +308,22 @@ class Result:
     def _by_blocks(self) -> np.ndarray:
         """The table, ``(nt, columns)`` (the transpose of a ``(columns, nt)`` array), from
         the blocks held and the others evaluated (the same values as the whole table's)."""
-        bounds, per = self._column_bounds(), self._names_per_block()
-        n = len(bounds) - 1
+        bounds = self._column_bounds()
         table = np.empty((bounds[-1], len(self.t)))
         blocks = self._blocks or {}
-        for j in range(-(-n // per)):
-            c0, c1 = bounds[j * per], bounds[min((j + 1) * per, n)]
+        for j in range(-(-(len(bounds) - 1) // self._names_per_block())):
+            k0, k1 = self._block_names(j)
+            c0, c1 = bounds[k0], bounds[k1]
             block = blocks.pop(j, None)
             table[c0:c1] = block if block is not None else cast(Any, self._data_or_fn).rows(
                 c0, c1).T
         return table.T
 
-    def _block(self, j: int, per: int) -> np.ndarray:
+    def _block(self, j: int) -> np.ndarray:
         """Evaluate block ``j``, ``(columns, nt)`` (its names read one by one keep their
         bits, and are then held by the block alone)."""
         bounds = self._column_bounds()
-        k0, k1 = j * per, min((j + 1) * per, len(bounds) - 1)
+        k0, k1 = self._block_names(j)
         c0 = bounds[k0]
         values = cast(Any, self._data_or_fn).rows(c0, bounds[k1])
         for k in [k for k in self._columns if k0 <= k < k1]:
@@ -347,14 +353,13 @@ class Result:
         if hasattr(lazy, "column"):
             col = self._columns.get(k)
             if col is None:
-                per = self._names_per_block()
-                j = k // per
+                j = k // self._names_per_block()
                 block = self._blocks.get(j) if self._blocks else None
-                if block is not None or self._block_pays(j, per):  # many: their block
-                    bounds = self._column_bounds()
-                    c0 = bounds[j * per]
+                if block is not None or self._block_pays(j):  # many: their block
                     if block is None:
-                        block = self._block(j, per)
+                        block = self._block(j)
+                    bounds = self._column_bounds()
+                    c0 = bounds[self._block_names(j)[0]]
                     return block[bounds[k] - c0:bounds[k + 1] - c0].T
                 col = self._columns[k] = lazy.column(k)
                 if self._spent is None:

@@ -358,7 +358,7 @@ def test_a_result_holds_the_names_read_and_the_blocks_they_paid_for(monkeypatch)
         np.testing.assert_allclose(alone[k].reshape(21, -1), column(k), rtol=1e-12, atol=1e-12)
     assert not res._blocks and res._alone == results._MIN_PER_NAME
     # a block costs far less than a name read alone: the next read of block 0 takes it
-    assert res._block_pays(0, per) and not res._block_pays(3, per)
+    assert res._block_pays(0) and not res._block_pays(3)
     for k in range(results._MIN_PER_NAME, per):
         assert np.array_equal(res[res._names[k]].reshape(21, -1), column(k))
     assert set(res._blocks) == {0} and not res._columns  # (the names now in the block)
