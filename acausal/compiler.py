@@ -9,9 +9,10 @@ pass added for a check or a transformation: one new function and one list entry)
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import field
-from functools import cached_property
+from functools import cached_property, partial
 from operator import attrgetter
 from typing import Any
 
@@ -289,34 +290,14 @@ class CompiledModel:
 
     @cached_property
     def _units(self) -> dict[str, str]:
-        flat = self.state.flat
-        if flat is None:
-            return {}
-        out = {p.name: p.unit for p in flat.parameters}
-        out.update((v.name, v.unit) for v in flat.variables)
-        return out
+        return _unit_table(self.state)
 
     @cached_property
     def _port_units(self) -> dict[str, dict[tuple[str, str], str]]:
         """Per component path, the units of its ports' quantities: ``(port, quantity) ->
         unit``, one table per class (a loaded model's are saved with it: its components
         are detached, :func:`acausal.persist.loads`)."""
-        model = self.model
-        if not isinstance(model, Component):
-            return {}
-        per_class: dict[type, dict[tuple[str, str], str]] = {}
-        out = {}
-        for c in model.walk():
-            table = per_class.get(type(c))
-            if table is None:
-                table = per_class[type(c)] = {
-                    (pname, q.name): str(q.unit)
-                    for pname, p in c.__dict__.get("_ports", {}).items()
-                    for q in (getattr(p.domain, "across", None),
-                              getattr(p.domain, "through", None))
-                    if q is not None and getattr(q, "name", None) is not None}
-            out[c.path()] = table
-        return out
+        return _port_table(self.state.model)
 
     def equations(self) -> str:
         """Readable listing of the index-reduced equations and their origins."""
@@ -437,6 +418,85 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
         cm.parameters_written = written
         cm._dae_by_states[tuple(cm.selection.states)] = cm.dae
         return cm
+
+
+def _unit_table(state: CompileState) -> dict[str, str]:
+    """Every flat variable's and parameter's unit, by name."""
+    flat = state.flat
+    if flat is None:
+        return {}
+    out = {p.name: p.unit for p in flat.parameters}
+    out.update((v.name, v.unit) for v in flat.variables)
+    return out
+
+
+def _port_table(model: Any) -> dict[str, dict[tuple[str, str], str]]:
+    """:attr:`CompiledModel._port_units` of the components of ``model``."""
+    if not isinstance(model, Component):
+        return {}
+    per_class: dict[type, dict[tuple[str, str], str]] = {}
+    out = {}
+    for c in model.walk():
+        table = per_class.get(type(c))
+        if table is None:
+            table = per_class[type(c)] = {
+                (pname, q.name): str(q.unit)
+                for pname, p in c.__dict__.get("_ports", {}).items()
+                for q in (getattr(p.domain, "across", None),
+                          getattr(p.domain, "through", None))
+                if q is not None and getattr(q, "name", None) is not None}
+        out[c.path()] = table
+    return out
+
+
+class UnitLookup:
+    """The units of a compiled model's results (``Result._unit_of``): called, the lookup
+    ``name -> unit`` (:func:`unit_of`), or None. While the model lives they are its own
+    tables; when it is collected they are formed from what it leaves, if a result still
+    holds this lookup. A result does not keep its compiled model alive (its flat system
+    and components are most of a large model's memory), yet its units outlive it: the
+    model that ``ac.simulate(Model(), ...)`` builds is collected on return. One lookup per
+    model (:meth:`of`), shared by its results."""
+
+    __slots__ = ("_cm", "_tables", "__weakref__")
+    _of: Any = None  # (model -> its lookup, weakly keyed; formed on first use)
+
+    def __init__(self, cm: CompiledModel) -> None:
+        self._cm = weakref.ref(cm)
+        self._tables: tuple[dict[str, str], dict[str, Any]] | None = None
+        # (the finalizer holds the model's state and the tables it has, not the model,
+        # which nothing there refers back to: not its dictionary, whose run cache does,
+        # through the integrators; nothing at the interpreter's exit, when no result is
+        # read any more)
+        d = cm.__dict__
+        weakref.finalize(cm, UnitLookup._keep, weakref.ref(self), cm.state, d.get("_units"),
+                         d.get("_port_units")).atexit = False
+
+    @classmethod
+    def of(cls, cm: CompiledModel) -> UnitLookup:
+        if cls._of is None:
+            cls._of = weakref.WeakKeyDictionary()
+        lookup = cls._of.get(cm)
+        if lookup is None:
+            lookup = cls._of[cm] = cls(cm)
+        return lookup  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _keep(ref: Any, state: CompileState, units: dict[str, str] | None,
+              ports: dict[str, Any] | None) -> None:
+        lookup = ref()
+        if lookup is not None:  # (a result still holds it)
+            lookup._tables = (_unit_table(state) if units is None else units,
+                              _port_table(state.model) if ports is None else ports)
+
+    def tables(self) -> tuple[dict[str, str], dict[str, Any]] | None:
+        """The unit tables ``(variables' and parameters', ports')`` (None: not known)."""
+        cm = self._cm()
+        return (cm._units, cm._port_units) if cm is not None else self._tables
+
+    def __call__(self) -> Callable[[str], str | None] | None:
+        t = self.tables()
+        return None if t is None else partial(unit_of, units=t[0], port_units=t[1])
 
 
 def unit_of(name: str, units: Mapping[str, str],

@@ -514,12 +514,12 @@ def result_state(res: Result) -> dict[str, Any]:
     state.pop("_index_source", None)  # (the model's, which is not saved)
     state.pop("_rows", None)  # (a view of the table, which would be written twice)
     state.pop("_warned", None)  # (a reader of the loaded result is warned again)
-    # (a weak reference to the model, which is not saved: the model's unit tables are
-    # saved in its place, so a loaded result's plots keep their units)
+    # (the model's unit lookup, which holds the model: its unit tables are saved in its
+    # place, so a loaded result's plots keep their units)
     of = state.pop("_unit_of", None)
-    cm = getattr(of() if of is not None else None, "__self__", None)
-    if cm is not None:
-        state["_unit_of"] = SavedUnits(cm._units, cm._port_units)
+    tables = of.tables() if of is not None else None
+    if tables is not None:
+        state["_unit_of"] = SavedUnits(*tables)
     return state
 
 
@@ -540,6 +540,10 @@ class SavedUnits:
         from .compiler import unit_of
 
         return partial(unit_of, units=self.units, port_units=self.port_units)
+
+    def tables(self) -> tuple[dict[str, str], dict[str, dict[tuple[str, str], str]]]:
+        """As :meth:`acausal.compiler.UnitLookup.tables` (a loaded result saved again)."""
+        return self.units, self.port_units
 
     def __reduce__(self) -> Any:
         return (SavedUnits, (self.units, self.port_units))

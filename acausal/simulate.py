@@ -23,7 +23,7 @@ import numpy as np
 
 from . import grid_outputs
 from .checks import check_simulate_arguments, check_solver_options
-from .compiler import CompiledModel, build
+from .compiler import CompiledModel, UnitLookup, build
 from .component import Component
 from .dae import SemiExplicitDAE
 from .errors import AcausalError, SimulationError, SolverWarning
@@ -429,7 +429,7 @@ class _Run:
         res = Result(t_all, dae.out_names, dae.out_sizes, evaluate, params, status=status,
                      message=message, stats=stats, index=_OutIndex(dae),
                      ranges=ranges if declared else None)
-        res._unit_of = weakref.WeakMethod(cm.unit)  # (for the plots' axes)
+        res._unit_of = UnitLookup.of(cm)  # (for the plots' axes)
         if status == "failed" and raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=self.t_fail
                                   if self.t_fail is not None else float(t_all[-1]))

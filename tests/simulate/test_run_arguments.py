@@ -219,6 +219,19 @@ def test_plot_labels_carry_the_units_of_the_names():
     # a loaded model's results too (its components are not saved: their ports' units are)
     res2 = ac.simulate(pickle.loads(pickle.dumps(cm)), 1.0, n_points=3)
     assert [res2.unit(n) for n in names] == ["V", "A", "Ohm", "V/s", "V", "A"]
+    # the units outlive the compiled model, which a result does not keep alive (the model
+    # simulate(Model()) builds is collected on return; a user deletes theirs)
+    import gc
+    import weakref
+
+    res3 = ac.simulate(RC(), 1.0, n_points=3)
+    gone = weakref.ref(cm)
+    del cm
+    gc.collect()
+    assert gone() is None
+    for r in (res, res2, res3):
+        assert [r.unit(n) for n in names] == ["V", "A", "Ohm", "V/s", "V", "A"]
+    assert pickle.loads(pickle.dumps(res3)).unit("r.p.i") == "A"
 
 
 def test_plot_to_a_missing_folder_says_so(tmp_path):
