@@ -288,7 +288,14 @@ _MAX_CHUNK = 64  # output intervals integrated in one call by the hybrid loop
 # beyond what the examples' tests measure)
 _AFTER_EVENT = 1
 _SWITCH = 0.7  # re-select when another choice is better conditioned by 1/0.7
-_NEAR_SWITCH = 0.9  # below this, integrate one output interval at a time
+_NEAR_SWITCH = 0.9  # below this, integrate one check interval at a time
+# the checks of a dynamic state choice (_Run._chunked): at most this many of the
+# integrator's steps apart (the cartesian pendulum at rtol 1e-8 takes about 1 000 steps a
+# second, 5 a check on 2 001 output points over 10 s), the first chunk's a fraction of the
+# stretch apart, and this many check intervals integrated in one call
+_CHECK_STEPS = 10
+_FIRST_CHECKS = 500
+_CHUNK_CHECKS = 20
 
 _Piece = tuple[SemiExplicitDAE, Any, Any, np.ndarray, np.ndarray]  # DAE, X, Z, times, p
 
@@ -563,34 +570,55 @@ class _Run:
 
     def _chunked(self, dae: SemiExplicitDAE, x0: np.ndarray, z0: np.ndarray,
                  grid: np.ndarray, sel: StateSelection):
-        """Integrate in chunks, checking the state choice at every output point.
+        """Integrate in chunks, checking the state choice at check points: the output
+        points, and points between them where these are farther apart than about
+        :data:`_CHECK_STEPS` of the integrator's steps (so the checks do not depend on the
+        output grid: a choice that turns singular between two coarse output points took
+        the integrator thousands of steps, or its limit of steps per output interval).
+        The result holds the output points only.
 
         A chunk that fails (the choice became singular between two checks) is retried
-        from its start with the best choice there, then with fewer output points.
+        from its start with the best choice there, then with fewer check points, then
+        with check points closer together.
         """
         pieces: list[_Piece] = []
-        k, m0 = 0, 20
-        m = m0
+        span = float(grid[-1] - grid[0])
+        h = span / _FIRST_CHECKS  # (the spacing of the checks, then from the steps taken)
+        h_min = span * 1e-9
+        t, k = float(grid[0]), 1  # the time of x0, z0; the next output point
+        m = _CHUNK_CHECKS
         retried = False
-        while k < len(grid) - 1:
-            chunk = grid[k: min(k + m, len(grid) - 1) + 1]
+        while k < len(grid):
+            chunk, out = _check_points(t, grid, k, h, m)
             try:  # a failure is first answered by choosing the states again
                 seg = self.integ.integrate(dae, self.p, x0, z0, chunk, allow_fallback=retried)
             except IntegrationFailure as exc:
                 if not retried:
                     retried = True
-                    dae, x0, z0, sel = self._reselect(self._values(dae, x0, z0, chunk[0]),
-                                                      float(chunk[0]), dae, x0, z0, sel)
+                    dae, x0, z0, sel = self._reselect(self._values(dae, x0, z0, t), t, dae,
+                                                      x0, z0, sel)
                     continue
                 if len(chunk) > 2:
                     m = max(1, m // 4)
                     continue
+                if h > h_min:
+                    h = max(h_min, (chunk[1] - chunk[0]) / 4)
+                    continue
                 if exc.partial is not None and len(exc.partial.t):
-                    pieces.append(self._piece(dae, exc.partial))
+                    n = len(exc.partial.t)
+                    pieces.append(self._piece(dae, _only(exc.partial, out[:n])))
                 self.t_fail = exc.t_fail
                 return "failed", self._failure(exc), pieces, dae, sel
             retried = False
             X, Z, T = seg.x, seg.z, seg.t
+            if len(T) >= 4 and seg.stats.steps:
+                # the spacing from the steps a chunk of several checks took (a chunk's
+                # first steps, the integrator's restart, make it low by a few percent:
+                # only a change by more than twice is followed, or the spacing would
+                # shrink chunk after chunk)
+                est = _CHECK_STEPS * float(T[-1] - chunk[0]) / seg.stats.steps
+                if not h / 2 <= est <= 2 * h:
+                    h = max(h_min, est)
             vals = _outputs(dae, X, Z, T, self.p, only_variables=True)
             keep, degraded, quality = len(T), False, 1.0
             for q in range(len(T)):
@@ -599,15 +627,14 @@ class _Run:
                     keep, degraded = q + 1, True
                     break
             seg.x, seg.z, seg.t = X[:, :keep], Z[:, :keep], T[:keep]
-            # approaching a switch: check at every output point
-            m = 1 if (not degraded and quality < _NEAR_SWITCH) else m0
-            pieces.append(self._piece(dae, seg))
-            x0, z0 = _last(seg.x), _last(seg.z)
+            # approaching a switch: one check interval at a time
+            m = 1 if (not degraded and quality < _NEAR_SWITCH) else _CHUNK_CHECKS
+            x0, z0, t = _last(seg.x), _last(seg.z), float(seg.t[-1])
+            pieces.append(self._piece(dae, _only(seg, out[:keep])))
             if degraded:
-                dae, x0, z0, sel = self._reselect(vals[keep - 1], float(seg.t[-1]), dae, x0,
-                                                  z0, sel)
-            k += keep
-        return "ok", "", pieces, dae, sel
+                dae, x0, z0, sel = self._reselect(vals[keep - 1], t, dae, x0, z0, sel)
+            k += int(np.count_nonzero(out[:keep]))
+        return "ok", "", [b for b in pieces if len(b[3])], dae, sel
 
     def _failure(self, exc: IntegrationFailure) -> str:
         return _failure_message(self.integ.name.upper(), exc, self.integ.options)
@@ -892,6 +919,41 @@ def _hstack(Ms: list[Any]) -> Any:
 def _last(M: Any) -> np.ndarray:
     """Last column of a CasADi or numpy matrix, as a flat numpy array."""
     return np.asarray(M[:, -1]).ravel() if M.shape[0] else np.zeros(0)
+
+
+def _check_points(t: float, grid: np.ndarray, k: int, h: float, m: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The next ``m`` check points after ``t`` (with ``t`` first): the output points from
+    ``grid[k]`` on, and points evenly between two of them (``t`` and ``grid[k]`` the first
+    two) that are more than ``h`` apart; and which of the points after ``t`` are output
+    points."""
+    points, out = [t], []
+    a = t
+    for b in grid[k:].tolist():
+        n = int(np.ceil((b - a) / h)) if b - a > h else 1
+        for i in range(1, n):
+            points.append(a + (b - a) * i / n)
+            out.append(False)
+            if len(out) == m:
+                return np.array(points), np.array(out, dtype=bool)
+        points.append(b)
+        out.append(True)
+        if len(out) == m:
+            break
+        a = b
+    return np.array(points), np.array(out, dtype=bool)
+
+
+def _only(seg: Segment, out: np.ndarray) -> Segment:
+    """``seg`` at the points ``out`` marks (its output points: not the checks between)."""
+    if out.all():
+        return seg
+    at = np.flatnonzero(out)
+    return Segment(seg.t[at], _columns(seg.x, at), _columns(seg.z, at), seg.stats)
+
+
+def _columns(M: Any, at: np.ndarray) -> Any:
+    return M[:, at.tolist()] if hasattr(M, "full") else np.asarray(M)[:, at]
 
 
 def _failure_message(solver: str, exc: IntegrationFailure,

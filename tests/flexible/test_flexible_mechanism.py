@@ -392,7 +392,7 @@ def test_state_choice_by_priority_is_not_rechecked_at_every_output_point():
     without priorities; measured against the unweighted optimum it looked permanently
     "near a switch", and the simulator restarted IDAS at every output point (72 000 steps
     per turn of the driven flexible four-bar instead of 4 000). Judged with the selection's
-    own priority weights it is the best choice: chunks of 20 output intervals, no switch."""
+    own priority weights it is the best choice: chunks of 20 checks, no switch."""
     mesh = BeamMesh.line([0, 0, 0], [0.5, 0, 0], 6)
     data = FlexibleBodyData.from_mesh(mesh, Material.aluminium(), Section.rectangle(0.004, 0.02),
                                       reference="pinned", reference_nodes=("start", "end"),
@@ -401,4 +401,6 @@ def test_state_choice_by_priority_is_not_rechecked_at_every_output_point():
     assert cm.selection.dynamic
     res = ac.simulate(cm, 0.03, rtol=1e-8, atol=1e-10, n_points=61)
     assert res.stats.reselections == 0
-    assert len(res.stats.segments) == 3  # 60 output intervals in chunks of 20
+    # 60 output intervals, checked about every 10 of IDAS's steps, in chunks of 20 checks:
+    # 8 integrator calls measured (832 steps); restarted at every output point, 60
+    assert len(res.stats.segments) <= 12
