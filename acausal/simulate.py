@@ -307,6 +307,7 @@ class _Run:
                  start: dict[str, float] | None) -> None:
         self.cm = cm
         self.integ = integ
+        integ.start_run()
         self.p = p.copy()
         self.start = start
         self.stats = SimulationStats(solver=integ.name)

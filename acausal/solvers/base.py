@@ -132,6 +132,11 @@ class Integrator(ABC):
         self.cm = cm
         self.options = options
 
+    def start_run(self) -> None:  # noqa: B027 - a hook: most backends learn nothing
+        """Called at the start of every run (a backend is kept on the model for its next
+        runs): a backend that adapts its method within a run forgets here what the last
+        run learned, so that identical runs give identical results."""
+
     @abstractmethod
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
