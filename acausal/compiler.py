@@ -290,7 +290,15 @@ class CompiledModel:
 
     @cached_property
     def _units(self) -> dict[str, str]:
-        return _unit_table(self.state)
+        out = _unit_table(self.state)
+        out.update((n, u) for n, (_, u) in self._structural.items())
+        return out
+
+    @cached_property
+    def _structural(self) -> dict[str, tuple[np.ndarray, str]]:
+        """:func:`_structural_table` (a loaded model's is saved with it: its components
+        are detached)."""
+        return _structural_table(self.state)
 
     @cached_property
     def _port_units(self) -> dict[str, dict[tuple[str, str], str]]:
@@ -430,6 +438,24 @@ def _unit_table(state: CompileState) -> dict[str, str]:
     return out
 
 
+def _structural_table(state: CompileState) -> dict[str, tuple[np.ndarray, str]]:
+    """The structural arrays of numbers of the components (``Parameter(structural=True,
+    shape=...)``: ``world.g``, ``arm.r``; fixed at the build, never symbols) and their
+    units, by name: a result gives them as the other parameters."""
+    out: dict[str, tuple[np.ndarray, str]] = {}
+    for c, name, value in (state.flat.bound_values if state.flat is not None else []):
+        decl = getattr(type(c), name, None)
+        if getattr(decl, "shape", None) is None or value is None or callable(value):
+            continue  # (a size, a flag, a function of time: not such an array)
+        try:
+            a = np.array(value, dtype=float)
+        except (TypeError, ValueError):
+            continue
+        a.setflags(write=False)
+        out[f"{c.path()}.{name}"] = (a, str(getattr(decl, "unit", "") or ""))
+    return out
+
+
 def _port_table(model: Any) -> dict[str, dict[tuple[str, str], str]]:
     """:attr:`CompiledModel._port_units` of the components of ``model``."""
     if not isinstance(model, Component):
@@ -470,7 +496,7 @@ class UnitLookup:
         # read any more)
         d = cm.__dict__
         weakref.finalize(cm, UnitLookup._keep, weakref.ref(self), cm.state, d.get("_units"),
-                         d.get("_port_units")).atexit = False
+                         d.get("_port_units"), d.get("_structural")).atexit = False
 
     @classmethod
     def of(cls, cm: CompiledModel) -> UnitLookup:
@@ -483,11 +509,14 @@ class UnitLookup:
 
     @staticmethod
     def _keep(ref: Any, state: CompileState, units: dict[str, str] | None,
-              ports: dict[str, Any] | None) -> None:
+              ports: dict[str, Any] | None, structural: dict[str, Any] | None) -> None:
         lookup = ref()
         if lookup is not None:  # (a result still holds it)
-            lookup._tables = (_unit_table(state) if units is None else units,
-                              _port_table(state.model) if ports is None else ports)
+            if units is None:
+                units = _unit_table(state)
+                units.update((n, u) for n, (_, u) in (
+                    _structural_table(state) if structural is None else structural).items())
+            lookup._tables = (units, _port_table(state.model) if ports is None else ports)
 
     def tables(self) -> tuple[dict[str, str], dict[str, Any]] | None:
         """The unit tables ``(variables' and parameters', ports')`` (None: not known)."""

@@ -391,8 +391,9 @@ class _CasadiContext:
 def _model_payload(cm: CompiledModel) -> dict[str, Any]:
     return {"state": cm.state, "passes": cm.passes, "report": cm.report,
             "dae_by_states": dict(cm._dae_by_states),
-            # (the units of the ports' quantities: the components are not saved)
-            "port_units": cm._port_units}
+            # (the units of the ports' quantities and the structural arrays of numbers:
+            # the components are not saved)
+            "port_units": cm._port_units, "structural": cm._structural}
 
 
 def dumps(cm: CompiledModel) -> bytes:
@@ -452,8 +453,9 @@ def loads(data: bytes, version: int = FORMAT_VERSION) -> CompiledModel:
                 _LOADING.sx = before
     cm = CompiledModel(payload["state"], payload["passes"], payload["report"])
     cm._dae_by_states.update(payload["dae_by_states"])
-    if "port_units" in payload:  # (absent from files written before it)
-        cm.__dict__["_port_units"] = payload["port_units"]
+    for key in ("port_units", "structural"):  # (absent from files written before them)
+        if key in payload:
+            cm.__dict__["_" + key] = payload[key]
     return cm
 
 

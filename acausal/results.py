@@ -204,6 +204,10 @@ class Result:
         if ranges:
             self._ranges = dict(ranges)
 
+    #: the model's structural arrays of numbers (``world.g``, ``arm.r``: fixed at the
+    #: build, never symbols), by name (:meth:`__getitem__` gives them as constant series)
+    _structural: dict[str, np.ndarray] = {}
+
     @property
     def _index(self) -> dict[str, int]:
         if self._index_cache is None:
@@ -378,11 +382,13 @@ class Result:
         return list(getattr(self.stats, "events", []) or [])
 
     def names(self) -> list[str]:
-        """Every addressable name (variables, port quantities, parameters)."""
-        return sorted(set(self._names) | set(self.parameters))
+        """Every addressable name (variables, port quantities, parameters, the structural
+        arrays of numbers)."""
+        return sorted(set(self._names) | set(self.parameters) | set(self._structural))
 
     def __contains__(self, name: str) -> bool:
-        return self._position(name) is not None or name in self.parameters
+        return (self._position(name) is not None or name in self.parameters
+                or name in self._structural)
 
     def __getitem__(self, name: str) -> np.ndarray:
         if not isinstance(name, str):
@@ -433,6 +439,9 @@ class Result:
             out = np.empty(self.t.shape)
             out.fill(v)
             return out
+        a = self._structural.get(name)
+        if a is not None:  # (a vector as a frame's: a row per time point)
+            return np.array(np.broadcast_to(a.ravel(), (len(self.t), a.size)))
         raise KeyError(f"{name!r} is not a variable of the model"
                        + did_you_mean(name, self.names()))
 

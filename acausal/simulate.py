@@ -438,6 +438,8 @@ class _Run:
                      message=message, stats=stats, index=_OutIndex(dae),
                      ranges=ranges if declared else None)
         res._unit_of = UnitLookup.of(cm)  # (for the plots' axes)
+        if cm._structural:
+            res._structural = {n: a for n, (a, _) in cm._structural.items()}
         if status == "failed" and raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=self.t_fail
                                   if self.t_fail is not None else float(t_all[-1]))

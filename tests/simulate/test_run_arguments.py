@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 
 import casadi as cs
+import numpy as np
 import pytest
 
 import acausal as ac
@@ -242,3 +243,23 @@ def test_plot_to_a_missing_folder_says_so(tmp_path):
         res.plot("x", file=str(target))
     res.plot("x", file=str(tmp_path / "p.png"))
     assert (tmp_path / "p.png").exists()
+
+
+def test_structural_arrays_read_as_constant_series():
+    """The structural arrays of numbers (a gravity vector, an arm's vector: fixed at the
+    build, never symbols) are read from a result as the other parameters, a row per time
+    point as a frame's vectors, with their units; from a saved model's result too."""
+    import pickle
+
+    from _models import LinkChain
+
+    cm = ac.build(LinkChain(3))
+    for res in (ac.simulate(cm, 0.1, n_points=4),
+                ac.simulate(pickle.loads(pickle.dumps(cm)), 0.1, n_points=4)):
+        assert "world.g" in res.names() and "arms[2].r" in res
+        np.testing.assert_array_equal(res["world.g"], np.tile([0.0, -9.81, 0.0], (4, 1)))
+        np.testing.assert_array_equal(res["arms[2].r"], np.tile([1 / 3, 0.0, 0.0], (4, 1)))
+        assert (res.unit("world.g"), res.unit("arms[2].r")) == ("m/s2", "m")
+        res["world.g"][0, 1] = 0.0  # (a copy: the next read is unchanged)
+        assert res.final("world.g")[1] == -9.81 and res["world.g"][0, 1] == -9.81
+        assert pickle.loads(pickle.dumps(res))["arms[2].r"].shape == (4, 3)
