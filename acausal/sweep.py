@@ -190,6 +190,8 @@ def run_batch(cm: CompiledModel, batch: list[tuple[int, dict[str, float]]], t_en
               metrics: Mapping[str, Callable[[Any], float]],
               options: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     """Simulate the runs of one batch (``[(index, parameter values)]``)."""
+    if isinstance(cm, _Pickled):  # (a worker in this process)
+        cm = cm.model()
     return [(k, _one_run(cm, values, t_end, grid, outputs, width, metrics, options))
             for k, values in batch]
 
@@ -281,10 +283,17 @@ def _goes_to_dask(client: Any) -> bool:
 
 class _Pickled:
     """A compiled model pickled once: Dask sends these bytes, and the worker unpickles them
-    into the model itself (``__reduce__``)."""
+    into the model itself (``__reduce__``). A worker in this process (a
+    ``Client(processes=False)``) gets this object itself, not its pickle: :meth:`model`."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        self._model: CompiledModel | None = None
+
+    def model(self) -> CompiledModel:
+        if self._model is None:  # (a copy, as a worker process has: its own run caches)
+            self._model = pickle.loads(self.data)
+        return self._model
 
     def __reduce__(self) -> Any:
         return (pickle.loads, (self.data,))
@@ -354,8 +363,8 @@ def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]
         parameters by dotted name (one string is one name).
     metrics : dict of str to callable, optional
         Scalar functions of a run's :class:`~acausal.results.Result`, e.g.
-        ``{"peak_current": lambda r: r["inductor.i"].max()}`` (columns of the table; they
-        are pickled to the workers, lambdas included).
+        ``{"peak_current": lambda r: r["inductor.i"].max()}`` (columns of the table, so
+        not named as another column; they are pickled to the workers, lambdas included).
     n_points, t_eval
         The common output grid, one or the other (default 101 points from ``t_start``,
         0 unless given, to ``t_end``).
@@ -406,6 +415,15 @@ def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]
         labels[name] = list(range(len(flat), len(flat) + k))
         flat += [name] if k == 1 else [f"{name}[{j}]" for j in range(k)]
     metrics = dict(metrics or {})
+    # a metric is a column of the table beside the parameters, the final values and the
+    # run's status: a name taken by one of them would overwrite it
+    taken = {*params, *(f"{o}(t_end)" for o in outputs), "status", "error", "wall_time"}
+    clash = sorted(m for m in metrics if m in taken)
+    if clash:
+        raise ArgumentError(
+            f"metric {', '.join(map(repr, clash))}: a column of the sweep's table has that "
+            "name already (a swept parameter, an output's final value '<name>(t_end)', "
+            "'status', 'error' or 'wall_time'); name the metric otherwise")
     jobs = [(k, {p: float(v[k]) for p, v in runs.items()}) for k in range(n)]
     results: dict[int, dict[str, Any]] = {}
     # pickled before any cluster starts: a model that cannot go to the workers is one

@@ -3,6 +3,7 @@ are rows with their error."""
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -121,6 +122,28 @@ def test_dask_local_cluster_matches_the_loop(cm):
     assert sw.backend.startswith("dask")
     _check(sw, cm)
     assert calls[-1] == 1.0 and len(calls) >= 3 and calls == sorted(calls)
+
+
+def test_a_client_whose_workers_run_in_this_process(cm):
+    """A ``Client(processes=False)`` hands its workers the pickled model itself, not its
+    pickle: every run failed, "simulate() needs a model ..., got <acausal.sweep._Pickled>"."""
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # distributed's own notices
+        with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+                                dashboard_address=None) as client:
+            sw = ac.sweep(cm, GRID, 0.3, outputs=["load.w", "inductor.i"], n_points=31,
+                          metrics={"peak": peak_current}, client=client)
+    _check(sw, cm)
+
+
+def test_a_metric_named_as_a_column_is_refused(cm):
+    """A metric is a column of the table: one named as a swept parameter, an output's final
+    value or the status overwrote that column, silently."""
+    for name in ("resistor.R", "load.w(t_end)", "status"):
+        with pytest.raises(ac.ArgumentError, match=rf"metric '{re.escape(name)}'.*name the metric"):
+            ac.sweep(cm, {"resistor.R": [0.5, 0.6]}, 0.3, outputs=["load.w"],
+                     metrics={name: peak_current}, client="serial")
 
 
 def test_a_mechanism_sweeps_on_dask_workers():
