@@ -246,6 +246,11 @@ def parameter_overrides(params: Mapping[str, Any] | None, parameters: Sequence[F
                     "parameter) and changes with them; to set it apart from them, give it "
                     "when creating the component and build again")
             raise ArgumentError(f"unknown parameter {key!r}" + did_you_mean(key, by_name))
+        if p.kind == "relation":  # (the library's own: a frozen relation's truth value)
+            raise ArgumentError(
+                f"{key!r} is the value of a relation of the model (a comparison the event "
+                "handling keeps), not a parameter: it follows the model's variables, and "
+                "params= cannot set it")
         out[key] = _value(value, p)
     _check_together(out, by_name)
     return out

@@ -210,7 +210,7 @@ def _in_units(name: str, values: Any, unit: str) -> Any:
     try:
         return [_convert(v, unit) if isinstance(v, str) else v for v in values]
     except UnitError as exc:
-        raise AcausalError(f"the values of {name!r}: {exc}") from None
+        raise ArgumentError(f"the values of {name!r}: {exc}") from None
 
 
 def _runs(params: Mapping[str, Sequence[float]], grid: bool) -> dict[str, np.ndarray]:
@@ -220,10 +220,10 @@ def _runs(params: Mapping[str, Sequence[float]], grid: bool) -> dict[str, np.nda
         try:
             v = np.atleast_1d(np.asarray(params[n], dtype=float))
         except (TypeError, ValueError):
-            raise AcausalError(f"the values of {n!r} must be numbers (in SI units), got "
+            raise ArgumentError(f"the values of {n!r} must be numbers (in SI units), got "
                                f"{params[n]!r}") from None
         if v.ndim != 1 or not len(v):
-            raise AcausalError(f"{n!r} needs a sequence of one or more values (one per run "
+            raise ArgumentError(f"{n!r} needs a sequence of one or more values (one per run "
                                f"or grid point), got {params[n]!r}")
         values.append(v)
     if grid:
@@ -231,7 +231,7 @@ def _runs(params: Mapping[str, Sequence[float]], grid: bool) -> dict[str, np.nda
         return {n: np.array([p[k] for p in prod]) for k, n in enumerate(names)}
     sizes = {len(v) for v in values}
     if len(sizes) > 1:
-        raise AcausalError("with grid=False every parameter needs the same number of values "
+        raise ArgumentError("with grid=False every parameter needs the same number of values "
                            f"(one per run); got {dict(zip(names, map(len, values), strict=True))}")
     return dict(zip(names, values, strict=True))
 
@@ -331,7 +331,7 @@ def _dask_client(client: Any, n_workers: int | None) -> tuple[Any, Any, float]:
         try:
             return distributed.Client(client), None, 0.0
         except (ValueError, OSError) as exc:  # (a malformed or unreachable address)
-            raise AcausalError(
+            raise ArgumentError(
                 f"client={client!r}: no Dask scheduler there ({exc}); give None (a local "
                 "cluster), 'serial', a scheduler's address ('tcp://host:8786') or a "
                 "distributed.Client") from None

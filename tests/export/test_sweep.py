@@ -137,6 +137,16 @@ def test_a_client_whose_workers_run_in_this_process(cm):
     _check(sw, cm)
 
 
+def test_values_every_run_shares_are_argument_errors(cm):
+    """A mistake in the values (as simulate(params=) says for the same values)."""
+    for params, grid, what in [({"resistor.R": [1, 2], "load.J": [1e-3]}, False, "same number"),
+                               ({"resistor.R": []}, True, "one or more values"),
+                               ({"resistor.R": ["500 mH"]}, True, "not 'Ohm'"),
+                               ({"resistor.R": ["abc"]}, True, "not a number")]:
+        with pytest.raises(ac.ArgumentError, match=what):
+            ac.sweep(cm, params, 0.1, grid=grid, client="serial")
+
+
 def test_a_metric_named_as_a_column_is_refused(cm):
     """A metric is a column of the table: one named as a swept parameter, an output's final
     value or the status overwrote that column, silently."""

@@ -8,6 +8,7 @@ References are closed forms of piecewise-polynomial motions (exact to round-off)
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import casadi as cs
@@ -263,3 +264,16 @@ def test_structural_arrays_read_as_constant_series():
         res["world.g"][0, 1] = 0.0  # (a copy: the next read is unchanged)
         assert res.final("world.g")[1] == -9.81 and res["world.g"][0, 1] == -9.81
         assert pickle.loads(pickle.dumps(res))["arms[2].r"].shape == (4, 3)
+
+
+def test_a_relation_is_not_a_parameter():
+    """The model's relations (the truth values the event handling freezes) sit among its
+    parameters but follow its variables: params= took them and changed nothing."""
+    import bouncing_ball
+
+    cm = ac.build(bouncing_ball.build_model())
+    rel = [p.name for p in cm.system.parameters if p.kind == "relation"]
+    assert rel
+    with pytest.raises(ac.ArgumentError, match=rf"'{re.escape(rel[0])}' is the value of a "
+                                               "relation of the model"):
+        ac.simulate(cm, 0.1, params={rel[0]: 5.0})
