@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,6 +46,8 @@ def load_target(target: str) -> Any:
     if not sep or (len(path) == 1 and path.isalpha()):  # no name (or a drive letter)
         if Path(target).is_file() and not target.endswith(".py"):
             return load(target)
+        if Path(target).suffix not in ("", ".py"):  # (a saved model's name: dc_motor.acm)
+            raise AcausalError(f"target {target!r}: no file {target}")
         raise AcausalError(how)
     if not path or not name:
         raise AcausalError(how)
@@ -360,6 +363,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyError as exc:  # an unknown result name, with suggestions
         print(f"acausal: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # (a reader that stopped early: acausal info ... | head)
+        # (stdout's remaining output cannot be written: sent nowhere, as other tools do)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:  # writing an output file: a full disk, no permission
         print(f"acausal: {exc}", file=sys.stderr)
         return 1

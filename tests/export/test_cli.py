@@ -192,6 +192,8 @@ def test_targets_that_cannot_be_loaded_are_one_message(tmp_path):
         ("div.py:needs_arg", r"needs_arg\(x\) needs arguments"),
         ("div.py:raises", r"raises\(\) raised RuntimeError: boom in the user's function "
          r"\(--traceback shows where\)"),
+        # a saved model's file that is not there (was the advice on how to write a target)
+        ("gone.acm", r"target 'gone.acm': no file gone.acm"),
     ]
     for target, message in cases:
         out = acausal("simulate", target, "--t-end", "1", cwd=tmp_path)
@@ -204,6 +206,33 @@ def test_targets_that_cannot_be_loaded_are_one_message(tmp_path):
                   cwd=tmp_path)
     assert out.returncode == 1 and "the model has no states" in out.stderr
     assert "-o NAME,NAME" in out.stderr and "<Result" not in out.stdout
+
+
+def test_a_reader_that_stops_early_is_no_error(tmp_path):
+    """acausal info ... | head: the pipe closed before the listing ended printed
+    'acausal: [Errno 32] Broken pipe' and exited 1."""
+    # (a listing longer than the pipe's buffer, 64 kB: the writer meets the closed end)
+    (tmp_path / "ladder.py").write_text(
+        "import acausal as ac\nfrom components import electrical as el\n"
+        "class Ladder(ac.Model):\n"
+        "    def __init__(self, n=600):\n"
+        "        super().__init__()\n"
+        "        self.g = el.Ground()\n"
+        "        self.src = el.ConstantVoltage(V=1.0)\n"
+        "        self.rs = [el.Resistor(R=1.0) for _ in range(n)]\n"
+        "        self.connect(self.src.n, self.g.p)\n"
+        "        prev = self.src.p\n"
+        "        for r in self.rs:\n"
+        "            self.connect(prev, r.p)\n"
+        "            prev = r.n\n"
+        "        self.connect(prev, self.g.p)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "acausal", "info", "ladder.py:Ladder",
+                             "--equations"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout is not None and proc.stdout.readline()
+    proc.stdout.close()  # (the reader stops after one line)
+    err = proc.stderr.read().decode() if proc.stderr is not None else ""
+    assert proc.wait(timeout=60) == 0 and "Broken pipe" not in err, err
 
 
 def test_parameters_with_units_and_a_loaded_models_names(tmp_path):
