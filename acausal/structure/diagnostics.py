@@ -156,7 +156,7 @@ def render_part(p: StructurePart, max_equations: int = 12, max_unknowns: int = 2
     n_e, n_u = len(p.equations), len(p.unknowns)
     text = (f"{p.kind} part ({n_e} equation{'s' * (n_e != 1)} for {n_u} "
             f"unknown{'s' * (n_u != 1)}; "
-            f"components {comps}):\n    {eqs}\n  unknowns: {unknowns}")
+            f"components {comps}):\n    {eqs}" + (f"\n  unknowns: {unknowns}" if n_u else ""))
     for h in p.hints[:5]:
         text += f"\n  hint for {h}"
     return text

@@ -776,6 +776,22 @@ def test_an_extra_equation_is_named_in_the_over_determined_part():
     assert "Over" in over.components
 
 
+def test_a_part_without_unknowns_lists_none():
+    """An equation that relates constants only (a capacitor's voltage fixed beside its
+    source): its part has no unknowns, and the message printed an empty 'unknowns:'."""
+
+    class FixedCapacitor(el.OnePort):
+        C = ac.Parameter(1e-3, unit="F")
+
+        def equations(self):
+            return [self.i == self.C * ac.der(self.v), self.v == 2.0]
+
+    with pytest.raises(ac.BalanceError) as exc:
+        ac.build(one_port_model(FixedCapacitor()))
+    assert "1 equation for 0 unknowns" in str(exc.value)
+    assert "unknowns: \n" not in str(exc.value) + "\n"
+
+
 def test_forgotten_equation_of_the_tutorial():
     class LeakyCapacitor(el.OnePort):
         C = ac.Parameter(1e-3, unit="F")
