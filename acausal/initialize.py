@@ -201,7 +201,19 @@ def initial_system(cm: CompiledModel, dae: SemiExplicitDAE | None = None) -> Ini
     var_of_row, _ = match(mat)
     unmatched_rows = [i for i, c in enumerate(var_of_row) if c < 0]
     if unmatched_rows:
-        bad = [labels[i] for i in unmatched_rows if i >= nz] or [labels[i] for i in unmatched_rows]
+        # the conditions in conflict: the rows an unmatched one reaches through the
+        # unknowns it holds and the rows matched to them (the over-determined part), the
+        # start values and initial equations among them named (not only the one row the
+        # matching happened to leave out)
+        row_of = {c: r for r, c in enumerate(var_of_row) if c >= 0}
+        part, todo = set(unmatched_rows), list(unmatched_rows)
+        while todo:
+            for c in inc_rows[todo.pop()]:
+                r = row_of.get(c)
+                if r is not None and r not in part:
+                    part.add(r)
+                    todo.append(r)
+        bad = [labels[i] for i in sorted(part) if i >= nz] or [labels[i] for i in sorted(part)]
         raise InitializationError(
             "the initial conditions are over-determined or inconsistent: "
             + "; ".join(bad)

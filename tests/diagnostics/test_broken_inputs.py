@@ -820,6 +820,23 @@ def test_contradictory_initial_values_name_both_capacitors():
         ac.simulate(Parallel(), 0.1)
 
 
+def test_contradictory_start_values_through_a_spring_are_both_named():
+    """A spring's fixed elongation and the mass's fixed position at its end: the message
+    named the one start value the matching left out (m.s), not the one it contradicts."""
+
+    class SpringFix(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.f = tr.Fixed(s0=0.0)
+            self.sp = tr.Spring(c=10.0, s_rel=0.5)
+            self.m = tr.Mass(m=1.0, s=2.0, v=0.0)
+            self.connect(self.f.flange, self.sp.flange_a)
+            self.connect(self.sp.flange_b, self.m.flange_a)
+
+    with pytest.raises(ac.InitializationError, match=r"sp\.s_rel = start value.*m\.s = start"):
+        ac.simulate(SpringFix(), 0.1)
+
+
 def test_simulation_failure_returns_partial_result():
     class Blowup(ac.Component):
         """x' = x^2 from x(0) = 1 escapes to infinity at t = 1."""
