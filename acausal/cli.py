@@ -210,7 +210,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         res.save(args.save_result)
         print(f"  result written to {args.save_result}")
     if res.status != "ok":
-        print(f"acausal: the simulation stopped: {res.message}", file=sys.stderr)
+        from .simulate import PARTIAL_NOTE
+
+        where = (" The values up to the last output point before the failure are shown above"
+                 + (" and written to the files." if args.csv or args.plot or args.save_result
+                    else "."))
+        print(f"acausal: the simulation stopped: {res.message.replace(PARTIAL_NOTE, where)}",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -959,9 +959,14 @@ def _columns(M: Any, at: np.ndarray) -> Any:
     return M[:, at.tolist()] if hasattr(M, "full") else np.asarray(M)[:, at]
 
 
+#: where a failed run's result is (the command line says where it put it instead)
+PARTIAL_NOTE = " The result up to the last output point before the failure is in .partial."
+
+
 def _failure_message(solver: str, exc: IntegrationFailure,
                      options: IntegratorOptions | None = None) -> str:
-    said = "\n".join(ln for ln in exc.solver_output.splitlines() if ln.strip())
+    # (each line once: the attempts of the integration modes may print the same one)
+    said = "\n".join(dict.fromkeys(ln for ln in exc.solver_output.splitlines() if ln.strip()))
     lines = said.splitlines()
     if len(lines) > 12:
         said = "\n".join(lines[:6] + [f"... ({len(lines) - 12} lines)"] + lines[-6:])
@@ -978,8 +983,8 @@ def _failure_message(solver: str, exc: IntegrationFailure,
             "model, is the likely cause. Give a larger max_step (about the duration of the "
             "sharpest transition), or more output points (the limit is per output interval).")
         explained = True
-    return (f"{solver} failed at t = {exc.t_fail:.6g} s: {exc.reason}. The result up "
-            "to the last output point before the failure is in .partial." + step_limit
+    return (f"{solver} failed at t = {exc.t_fail:.6g} s: {exc.reason}.{PARTIAL_NOTE}"
+            + step_limit
             + ("" if explained else
                " Typical causes: a singularity of the model (a mechanism reaching a dead "
                "point, a division by zero), an inconsistent input, tolerances too loose, or "

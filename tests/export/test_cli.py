@@ -250,3 +250,21 @@ def test_parameters_with_units_and_a_loaded_models_names(tmp_path):
     out = acausal("simulate", "m.acm", "--t-end", "1", "--param", "r2.RR=1", cwd=tmp_path)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "unknown parameter 'r2.RR'; did you mean 'r2.R'" in out.stderr
+
+
+def test_a_failed_run_says_where_its_values_are(tmp_path):
+    """x' = x^2/2 from 1 escapes at t = 2: the run fails, exit 1, its values up to the
+    failure printed and written; the message said they were 'in .partial' (the Python
+    API's attribute), and listed the integrator's line of each mode's attempt again."""
+    (tmp_path / "blow.py").write_text(
+        "import acausal as ac\n"
+        "class Blow(ac.Component):\n"
+        "    x = ac.Variable(start=1.0, fixed=True)\n"
+        "    def equations(self):\n"
+        "        return [ac.der(self.x) == 0.5 * self.x**2]\n")
+    out = acausal("simulate", "blow.py:Blow", "--t-end", "3", "--csv", "b.csv", cwd=tmp_path)
+    assert out.returncode == 1 and "the simulation stopped" in out.stderr, out.stderr
+    assert ".partial" not in out.stderr and "written to the files" in out.stderr
+    assert (tmp_path / "b.csv").stat().st_size > 0
+    reported = [ln for ln in out.stderr.splitlines() if ln.startswith("At t =")]
+    assert reported and len(reported) == len(set(reported)), out.stderr
