@@ -261,8 +261,9 @@ class NodalPass(DomainPass):
                 "DAE, which then holds " + ("it" if one else "them") + " to first order "
                 "only: a motion that keeps " + ("it" if one else "them") + " by itself (a "
                 "symmetric fold) is right, any other violates " + ("it" if one else "them")
-                + " unnoticed. Move the start out of the singular configuration, or use "
-                "solver='nullspace', which keeps every constraint",
+                + " unnoticed. Move the start out of the singular configuration, or "
+                "simulate with solver='nullspace', which keeps every constraint (the build "
+                "says this before any solver is chosen: a run with that solver is right)",
                 ModelWarning, stacklevel=3)
 
     def _make_report(self, asm: NodalAssembly, comps: list[Component]) -> NodalReport:
