@@ -288,12 +288,19 @@ class _Pickled:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        self._model: CompiledModel | None = None
+        self._models: Any = None
 
     def model(self) -> CompiledModel:
-        if self._model is None:  # (a copy, as a worker process has: its own run caches)
-            self._model = pickle.loads(self.data)
-        return self._model
+        """The model for this thread: a copy, as a worker process has (its run caches, the
+        integrators kept between runs, are not shared by two runs at once)."""
+        import threading
+
+        if self._models is None:
+            self._models = threading.local()
+        cm = getattr(self._models, "cm", None)
+        if cm is None:
+            cm = self._models.cm = pickle.loads(self.data)
+        return cm  # type: ignore[no-any-return]
 
     def __reduce__(self) -> Any:
         return (pickle.loads, (self.data,))
