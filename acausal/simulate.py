@@ -388,7 +388,18 @@ class _Run:
                     loop, dae, x, z, seg, _MAX_CHUNK if s > 0 else 1,
                     end_gap if s == len(bounds) - 2 and not at_end else None)
             else:
+                early = s < len(bounds) - 2  # ends at a time event: at its left limit, as
+                # above (the time functions switched at tb: an explicit method's last stage
+                # there failed its error test at every step length, and IDAS stepping to tb
+                # lost a pulse of 1 ns); the point is kept as the instant itself (the
+                # states move by 1e-12 s of their rates)
+                if early:
+                    seg = seg.copy()
+                    seg[-1] = tb - _EVENT_EPS * max(1.0, abs(tb))
                 status, message, new, dae, sel = self._segment(dae, x, z, seg, sel)
+                if early and status == "ok" and new and new[-1][3][-1] == seg[-1]:
+                    d, X, Z, T, pv = new[-1]
+                    new[-1] = (d, X, Z, np.concatenate([T[:-1], [tb]]), pv)
             pieces += [b for b in new if len(b[3])]
             if status != "ok" or not new:
                 break

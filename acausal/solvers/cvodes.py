@@ -40,6 +40,7 @@ from .base import (
     SegmentStats,
     call_native,
     grown_states,
+    in_parts,
     rephrase_solver_output,
 )
 from .ode import NotAnODE, ODEForm, ode_form
@@ -124,6 +125,10 @@ class CVODESIntegrator(Integrator):
 
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
+        parts = in_parts(self, dae, p, x0, z0, grid,
+                         lambda x, z, g: self.integrate(dae, p, x, z, g, allow_fallback))
+        if parts is not None:
+            return parts
         form = self._form(dae, p)
         rel = grid - grid[0]
         f = self._function(form, rel, False, self.options.max_num_steps)

@@ -61,6 +61,7 @@ from .base import (
     SegmentStats,
     call_native,
     grown_states,
+    in_parts,
     rephrase_solver_output,
 )
 from .ode import depends_on_time
@@ -490,6 +491,10 @@ class IDASIntegrator(Integrator):
 
     def integrate(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray, z0: np.ndarray,
                   grid: np.ndarray, allow_fallback: bool = True) -> Segment:
+        parts = in_parts(self, dae, p, x0, z0, grid,
+                         lambda x, z, g: self.integrate(dae, p, x, z, g, allow_fallback))
+        if parts is not None:
+            return parts
         xdot = self._check_range(dae, p, x0, z0, float(grid[0]))
         try:
             return self._attempt(dae, p, x0, z0, grid, allow_fallback, xdot=xdot)

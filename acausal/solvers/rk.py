@@ -54,6 +54,10 @@ from .ode import NotAnODE, ODEForm, ode_form
 __all__ = ["RungeKuttaIntegrator", "DOPRI5Integrator", "DOP853Integrator"]
 
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
+# error tests failed in a row before the run fails: a step that the end of its stretch cuts
+# short is cut to that end again, so a jump of the equations just before the end (rejected
+# at every length) was tried forever
+_MAX_REJECTIONS = 100
 _STIFF_STEPS = 15  # stiff-looking accepted steps before giving up (Hairer: 15)
 _NONSTIFF_RESET = 6  # normal steps that clear the count (Hairer: 6)
 
@@ -361,8 +365,14 @@ class RungeKuttaIntegrator(Integrator):
         k = 1  # next output point
         steps_since_output = 0
         stiff, nonstiff = 0, 0
+        rejected = 0  # error tests failed in a row
         evals = len(tb.C)
         while k < len(grid):
+            if rejected > _MAX_REJECTIONS:
+                raise _Failed(f"the error test failed {rejected} times in a row at t = {t:.6g} "
+                              f"s (step {h:.3g} s): the equations jump there (a switch "
+                              "written without an event, an input that changes abruptly)",
+                              t, k - 1, x, h)
             h = min(h, hmax)
             last = t + h >= t_end - 1e-12 * max(1.0, abs(t_end))
             if last:
@@ -376,11 +386,14 @@ class RungeKuttaIntegrator(Integrator):
             if not np.isfinite(err):
                 h *= _MIN_FACTOR  # NaN/Inf at a trial point: shorter step
                 stats.error_test_failures += 1
+                rejected += 1
                 continue
             if err > 1.0:
                 h *= max(_MIN_FACTOR, _SAFETY * err ** exponent)
                 stats.error_test_failures += 1
+                rejected += 1
                 continue
+            rejected = 0
             x1 = step.x1.copy()
             t1 = t_end if last else t + h
             # outputs inside the step, by the continuous extension
