@@ -375,8 +375,8 @@ class _Run:
                     # limit ends the last segment, the values after the event start this one
                     pieces.append((dae, x.reshape(-1, 1), z.reshape(-1, 1), seg[:1].copy(),
                                    self.p.copy()))
-                else:
-                    z = consistent_algebraic(dae, x, z, self.p, float(seg[0]))
+                else:  # (the last stretch ended at the event's left limit: see below)
+                    x, z = _across(dae, x, z, self.p, float(ta), float(seg[0]))
             if loop is not None:
                 if s < len(bounds) - 2 or at_end:  # ends at a time event: stop at its left
                     # limit, where the time functions still have their old values
@@ -933,6 +933,26 @@ def _hstack(Ms: list[Any]) -> Any:
 def _last(M: Any) -> np.ndarray:
     """Last column of a CasADi or numpy matrix, as a flat numpy array."""
     return np.asarray(M[:, -1]).ravel() if M.shape[0] else np.zeros(0)
+
+
+def _across(dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray, p: np.ndarray, t: float,
+            t1: float) -> tuple[np.ndarray, np.ndarray]:
+    """The states carried across the time event at ``t``, from its left limit (as far
+    before ``t`` as ``t1`` is after it) to ``t1``, with consistent algebraic variables
+    there: the first half at the rates before the event, the second at the rates after
+    (exact for inputs that jump there; left out, the gap dropped 2e-12 s of every input's
+    level, 0.2 % of a pulse of 1 ns)."""
+    z1 = consistent_algebraic(dae, x, z, p, t1)
+    if not x.size:
+        return x, z1
+    f = dae.default_function
+    t0 = 2 * t - t1
+    before = np.asarray(f(x, z, p, t0)[0], dtype=float).ravel()
+    after = np.asarray(f(x, z1, p, t1)[0], dtype=float).ravel()
+    if not (np.isfinite(before).all() and np.isfinite(after).all()):
+        return x, z1  # (the rates undefined at the instant: the states as they are)
+    x1 = x + (t - t0) * before + (t1 - t) * after
+    return x1, consistent_algebraic(dae, x1, z1, p, t1)
 
 
 def _check_points(t: float, grid: np.ndarray, k: int, h: float, m: int

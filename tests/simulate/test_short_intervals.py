@@ -53,9 +53,10 @@ def test_a_pulse_of_a_nanosecond_between_its_time_events():
     was lost (0)."""
     res = ac.simulate(Pulse(1e-9), 1.0, rtol=1e-8, atol=1e-10)
     assert res.stats.time_events == [0.5, 0.5 + 1e-9]
-    # each restart leaves 1e-12 s of the pulse out (the offset after a time event, at
-    # both edges): 2e-12 s of 1e-9, 0.2 %; 0.998000016 measured
-    assert abs(res.final("i.y") - 1.0) < 2.5e-3
+    # the states carried across each event (the restart's 1e-12 s on each side, which
+    # dropped 0.2 % of this pulse): 0.9999999717 measured, as the hybrid path gives;
+    # rtol 1e-8 over the pulse's own stretch bounds it to 1e-6
+    assert abs(res.final("i.y") - 1.0) < 1e-6
 
 
 @pytest.mark.parametrize("solver", ["dop853", "dopri5"])
@@ -70,5 +71,5 @@ def test_an_explicit_method_stops_at_the_left_limit_of_a_time_event(solver):
             self.connect(self.step.y, self.i.u)
 
     res = ac.simulate(Ramp(), 1.0, solver=solver, rtol=1e-8, atol=1e-12)
-    # the integral of 1e3 over 0.5 s, less the 1e-12 s of restart offset
+    # the integral of 1e3 over 0.5 s (500.0000000000001 measured with dop853)
     assert abs(res.final("i.y") - 500.0) < 1e-8
