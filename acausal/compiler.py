@@ -290,9 +290,7 @@ class CompiledModel:
 
     @cached_property
     def _units(self) -> dict[str, str]:
-        out = _unit_table(self.state)
-        out.update((n, u) for n, (_, u) in self._structural.items())
-        return out
+        return _unit_table(self.state, self._structural)
 
     @cached_property
     def _structural(self) -> dict[str, tuple[np.ndarray, str]]:
@@ -428,13 +426,15 @@ def build(model: Component, *, tree: Sequence[Any] | None = None,
         return cm
 
 
-def _unit_table(state: CompileState) -> dict[str, str]:
-    """Every flat variable's and parameter's unit, by name."""
+def _unit_table(state: CompileState, structural: dict[str, tuple[np.ndarray, str]]
+                ) -> dict[str, str]:
+    """Every flat variable's, parameter's and structural array's unit, by name."""
     flat = state.flat
     if flat is None:
         return {}
     out = {p.name: p.unit for p in flat.parameters}
     out.update((v.name, v.unit) for v in flat.variables)
+    out.update((n, u) for n, (_, u) in structural.items())
     return out
 
 
@@ -513,9 +513,8 @@ class UnitLookup:
         lookup = ref()
         if lookup is not None:  # (a result still holds it)
             if units is None:
-                units = _unit_table(state)
-                units.update((n, u) for n, (_, u) in (
-                    _structural_table(state) if structural is None else structural).items())
+                units = _unit_table(state, _structural_table(state) if structural is None
+                                    else structural)
             lookup._tables = (units, _port_table(state.model) if ports is None else ports)
 
     def tables(self) -> tuple[dict[str, str], dict[str, Any]] | None:

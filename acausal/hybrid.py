@@ -31,7 +31,7 @@ from .discrete import Sample
 from .errors import SimulationError, SolverWarning
 from .exprtext import expression_text, readable
 from .initialize import consistent_algebraic
-from .pointcall import PointCall, point_call
+from .pointcall import PointCall, euler_gap, point_call
 from .solvers.base import IntegrationFailure, Segment, SegmentStats
 
 if TYPE_CHECKING:
@@ -463,16 +463,12 @@ class EventLoop:
         inductor current ramping at 1e5 A/s); the iteration reads the values at the
         instant and sees the functions of time on the right side (the event is logged at
         ``t_event``; the values after it are in the result at ``t_right``)."""
-        def euler(x: np.ndarray, z: np.ndarray, p: np.ndarray, t: float,
-                  dt: float) -> np.ndarray:
-            if not x.size or dt == 0.0:
-                return x
-            return x + dt * self._rate_at(x, z, p, t)
-
-        x_event = euler(left.x, left.z, left.p, left.t, t_event - left.t)
+        x_event = euler_gap(self._calls, self.dae, left.x, left.z, left.p, left.t,
+                            t_event - left.t)
         post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time",
                             t_before=left.t, instant=t_event)
-        x_right = euler(post.x, post.z, post.p, t_right, t_right - t_event)
+        x_right = euler_gap(self._calls, self.dae, post.x, post.z, post.p, t_right,
+                            t_right - t_event)
         z_right = consistent_algebraic(self.dae, x_right, post.z, post.p, t_right)
         return HybridState(t_right, x_right, z_right, post.p)
 
@@ -489,7 +485,7 @@ class EventLoop:
             return None
         d = self.frozen(s.p)
         t1 = s.t + gap
-        x1 = s.x + gap * self._rate_at(s.x, s.z, s.p, s.t) if s.x.size else s.x
+        x1 = euler_gap(self._calls, self.dae, s.x, s.z, s.p, s.t, gap)
         z1 = consistent_algebraic(self.dae, x1, s.z, s.p, t1)
         live = self.live(self.indicators(x1, z1, s.p, t1)[:, 0])
         crossed = {int(k): bool(live[k]) for k in np.flatnonzero(live != d)}
@@ -590,7 +586,7 @@ class EventLoop:
         through CasADi returns the start value unchanged for such intervals; the error of
         the Euler step, ``dt^2 |x''| / 2``, is far below any tolerance there)."""
         if t1 - s.t < _MIN_STEP * max(1.0, abs(s.t)):
-            x1 = s.x + (t1 - s.t) * self._rate_at(s.x, s.z, p, s.t)
+            x1 = euler_gap(self._calls, self.dae, s.x, s.z, p, s.t, t1 - s.t)
             z1 = consistent_algebraic(self.dae, x1, s.z, p, t1)
             return np.array([t1]), x1.reshape(-1, 1), z1.reshape(-1, 1)
         if n == 1:

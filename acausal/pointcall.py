@@ -14,7 +14,7 @@ from typing import Any, cast
 import casadi as cs
 import numpy as np
 
-__all__ = ["PointCall", "call_dense", "point_call"]
+__all__ = ["PointCall", "call_dense", "euler_gap", "point_call"]
 
 
 class PointCall:
@@ -100,3 +100,14 @@ def call_dense(f: cs.Function, args: dict[str, Any]) -> dict[str, Any]:
                            for i, r in enumerate(outs)}
     res["_stats"] = b.stats()
     return res
+
+
+def euler_gap(calls: dict[int, Any], dae: Any, x: np.ndarray, z: np.ndarray, p: np.ndarray,
+              t: float, dt: float) -> np.ndarray:
+    """The states ``x`` carried over a short gap ``dt`` from ``t`` by one explicit Euler step
+    with their rates at ``(x, z, p, t)`` (``calls``: the caller's cache of one-point
+    evaluators): the gaps around an event instant (1e-12 s: error ``dt^2 |x''| / 2``, some
+    1e-24), and intervals CasADi's integrators do not step."""
+    if not x.size or dt == 0.0:
+        return x
+    return x + dt * point_call(calls, dae.default_function)(x, z, p, t)[0]

@@ -28,6 +28,7 @@ from .component import Component
 from .dae import SemiExplicitDAE
 from .errors import AcausalError, SimulationError, SolverWarning
 from .initialize import consistent_algebraic, initialize
+from .pointcall import euler_gap
 from .progress import reporter
 from .records import record
 from .regularity import check_regularity
@@ -312,6 +313,7 @@ class _Run:
         self.start = start
         self.stats = SimulationStats(solver=integ.name)
         self.t_fail: float | None = None
+        self._calls: dict[int, Any] = {}  # one-point evaluators (pointcall.euler_gap)
         self.progress = reporter(False)
         self.atol = 1e-8
 
@@ -376,7 +378,7 @@ class _Run:
                     pieces.append((dae, x.reshape(-1, 1), z.reshape(-1, 1), seg[:1].copy(),
                                    self.p.copy()))
                 else:  # (the last stretch ended at the event's left limit: see below)
-                    x, z = _across(dae, x, z, self.p, float(ta), float(seg[0]))
+                    x, z = _across(self._calls, dae, x, z, self.p, float(ta), float(seg[0]))
             if loop is not None:
                 if s < len(bounds) - 2 or at_end:  # ends at a time event: stop at its left
                     # limit, where the time functions still have their old values
@@ -935,23 +937,16 @@ def _last(M: Any) -> np.ndarray:
     return np.asarray(M[:, -1]).ravel() if M.shape[0] else np.zeros(0)
 
 
-def _across(dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray, p: np.ndarray, t: float,
-            t1: float) -> tuple[np.ndarray, np.ndarray]:
+def _across(calls: dict[int, Any], dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray,
+            p: np.ndarray, t: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
     """The states carried across the time event at ``t``, from its left limit (as far
     before ``t`` as ``t1`` is after it) to ``t1``, with consistent algebraic variables
-    there: the first half at the rates before the event, the second at the rates after
-    (exact for inputs that jump there; left out, the gap dropped 2e-12 s of every input's
-    level, 0.2 % of a pulse of 1 ns)."""
-    z1 = consistent_algebraic(dae, x, z, p, t1)
-    if not x.size:
-        return x, z1
-    f = dae.default_function
-    t0 = 2 * t - t1
-    before = np.asarray(f(x, z, p, t0)[0], dtype=float).ravel()
-    after = np.asarray(f(x, z1, p, t1)[0], dtype=float).ravel()
-    if not (np.isfinite(before).all() and np.isfinite(after).all()):
-        return x, z1  # (the rates undefined at the instant: the states as they are)
-    x1 = x + (t - t0) * before + (t1 - t) * after
+    there: each gap by an Euler step at the rates of its own side, as
+    :meth:`acausal.hybrid.EventLoop.time_event` crosses them (left out, the gaps dropped
+    2e-12 s of every input's level, 0.2 % of a pulse of 1 ns)."""
+    x_event = euler_gap(calls, dae, x, z, p, 2 * t - t1, t1 - t)
+    z1 = consistent_algebraic(dae, x_event, z, p, t1)
+    x1 = euler_gap(calls, dae, x_event, z1, p, t1, t1 - t)
     return x1, consistent_algebraic(dae, x1, z1, p, t1)
 
 
