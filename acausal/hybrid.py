@@ -268,14 +268,7 @@ class EventLoop:
         return point_call(self._calls, self.dae.default_function)(x, z, p, t)[0]
 
     def _count(self, seg: Segment) -> Segment:
-        w, s = self.work, seg.stats
-        w.steps += s.steps
-        w.rhs_evaluations += s.rhs_evaluations
-        w.jacobian_evaluations += s.jacobian_evaluations
-        w.error_test_failures += s.error_test_failures
-        w.newton_failures += s.newton_failures
-        w.mode = s.mode or w.mode
-        w.attempts += [a for a in s.attempts if a not in w.attempts]
+        self.work.add(seg.stats)
         return seg
 
     def _relations_of_states(self, states: list[int]) -> np.ndarray:

@@ -79,6 +79,16 @@ class SegmentStats:
     mode: str = ""
     attempts: list[str] = field(default_factory=list)  # modes tried before the one that ran
 
+    def add(self, other: SegmentStats) -> None:
+        """Count ``other``'s work in this one (a stretch integrated in several calls)."""
+        self.steps += other.steps
+        self.rhs_evaluations += other.rhs_evaluations
+        self.jacobian_evaluations += other.jacobian_evaluations
+        self.error_test_failures += other.error_test_failures
+        self.newton_failures += other.newton_failures
+        self.mode = other.mode or self.mode
+        self.attempts += [a for a in other.attempts if a not in self.attempts]
+
 
 @record
 class Segment:
@@ -215,12 +225,7 @@ def in_parts(integ: Integrator, dae: Any, p: np.ndarray, x0: np.ndarray, z0: np.
         ts.append(np.asarray(seg.t, float))
         xs.append(X)
         zs.append(Z)
-        stats.steps += seg.stats.steps
-        stats.rhs_evaluations += seg.stats.rhs_evaluations
-        stats.jacobian_evaluations += seg.stats.jacobian_evaluations
-        stats.error_test_failures += seg.stats.error_test_failures
-        stats.newton_failures += seg.stats.newton_failures
-        stats.mode = seg.stats.mode
+        stats.add(seg.stats)
         x, z = X[:, -1].copy(), Z[:, -1].copy()
         k = j
     return joined()
