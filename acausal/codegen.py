@@ -206,8 +206,26 @@ def compile_functions(functions: Sequence[cs.Function], directory: str | Path | 
     lib = compile_shared([src], folder / f"{name}{shared_library_suffix()}", compiler=compiler,
                          optimization=optimization)
     t_cc = time.perf_counter() - tic
-    loaded = {n: cs.external(n, str(lib)) for n in names}
+    path = _fresh_path(lib)
+    loaded = {n: cs.external(n, str(path)) for n in names}
     return CompiledFunctions(lib, loaded, src, {"generate": t_gen, "compile": t_cc})
+
+
+_LOADED: dict[str, int] = {}  # libraries loaded by this process: how many times
+
+
+def _fresh_path(lib: Path) -> Path:
+    """The path to load ``lib`` from: itself the first time; a numbered copy beside it
+    after, since the dynamic loader hands back the library already loaded from a path
+    (the one compiled before, whose functions a notebook re-running a cell would get)."""
+    key = str(lib.resolve())
+    n = _LOADED.get(key, 0)
+    _LOADED[key] = n + 1
+    if n == 0:
+        return lib
+    copy = lib.with_name(f"{lib.stem}.{n}{lib.suffix}")
+    shutil.copyfile(lib, copy)
+    return copy
 
 
 def model_functions(cm: Any, outputs: Sequence[str] | None = None) -> list[cs.Function]:

@@ -153,3 +153,17 @@ def test_a_file_in_place_of_the_folder_is_a_codegen_error(tmp_path):
     (tmp_path / "f").write_text("")
     with pytest.raises(CodegenError, match=r"cannot write the generated C into .*f: "):
         generate_c(model_functions(ac.build(RC())), tmp_path / "f", "x")
+
+
+@needs_cc
+def test_compiling_again_into_the_same_library_loads_the_new_one(tmp_path):
+    """A notebook cell run twice with other outputs: the dynamic loader handed back the
+    library already loaded from that path, whose outputs were the first ones."""
+    cm = ac.build(RC())
+    first = compile_model(cm, tmp_path, outputs=["capacitor.v"], name="rc_again")
+    second = compile_model(cm, tmp_path, outputs=["resistor.i"], name="rc_again")
+    p = cm.dae.p_values
+    x = [4.0]  # capacitor.v = 4 V under a 10 V source through 1 kOhm
+    assert float(first["outputs"](x, [], p, 0.0)) == 4.0
+    assert float(second["outputs"](x, [], p, 0.0)) == pytest.approx(6e-3, rel=1e-15)
+    assert second.library == first.library  # the library file the user asked for
