@@ -374,21 +374,65 @@ _WATCHED: weakref.WeakKeyDictionary[CompiledModel, tuple[list[dict[str, Any]], l
 
 
 def _stale_values(cm: CompiledModel, params: Mapping[str, Any],
-                  starts: Mapping[str, Any]) -> None:
+                  starts: Mapping[str, Any], call: str | None = "simulate") -> None:
     """Parameters and start values changed on the model after the build, and not given
     for this run (``params=``, ``start=``), are an error that names them: the compiled
     model would run with its old values. Looked for only when a value was set anywhere
-    since the build, or since the last run that found none changed and overrode none."""
+    since the build, or since the last run that found none changed and overrode none.
+    ``call``: the function whose ``params=``/``start=`` the message suggests (None: it
+    has none; the message says to build again)."""
     written = PARAMETER_WRITES[0]
     if cm.parameters_written == written:
         return
-    passed_over = _stale_parameters(cm, params)
-    passed_over = _stale_starts(cm, starts, cm.parameters_written) or passed_over
+    passed_over = _stale_parameters(cm, params, call)
+    passed_over = _stale_starts(cm, starts, cm.parameters_written, call) or passed_over
     if not passed_over:
         cm.parameters_written = written
 
 
-def _stale_starts(cm: CompiledModel, overridden: Mapping[str, Any], since: int) -> bool:
+def check_current(cm: CompiledModel, call: str | None,
+                  params: Mapping[str, Any] | None = None) -> None:
+    """For the functions that take a compiled model besides :func:`acausal.simulate`
+    (``linearize``, ``fmu``, the exported simulators, collocation): a parameter or start
+    value changed on the model's components after the build is an error that names it,
+    as in ``simulate`` (they would use the old value)."""
+    _stale_values(cm, params or {}, {}, call)
+
+
+#: what to do with a model that has events, for the functions of one smooth DAE
+USE_SIMULATE = ("Simulate it with acausal.simulate (which locates the events), or replace "
+                "the switching components by smooth ones")
+
+
+def check_smooth(cm: CompiledModel, what: str, instead: str) -> None:
+    """``what`` transcribes or integrates one smooth DAE: a model with events (relations,
+    when clauses) is an error that names them and says what to do ``instead``."""
+    d = cm.dae
+    whens = [w for w in cm.flat.whens]
+    if not (d.relations or whens):
+        return
+    from .persist import class_name
+
+    found = [f"{r.text} [{', '.join(r.components)}]" for r in d.relations[:3]]
+    found += [f"a when clause [{w.origin}]" for w in whens[:max(0, 3 - len(found))]]
+    more = len(d.relations) + len(whens) - len(found)
+    raise ArgumentError(
+        f"{what} needs one smooth DAE, but {class_name(cm.model)} has events (relations or "
+        f"when clauses, whose modes switch): " + "; ".join(found)
+        + (f"; and {more} more" if more > 0 else "") + f". {instead}")
+
+
+def _redo(call: str | None, what: str, name: str, value: Any) -> str:
+    """How to get a changed value into the run: pass it (``call``'s ``what=``), or build
+    again."""
+    if call is None:
+        return "build the model again (cm = ac.build(model))"
+    return f"give it for the run, {call}(cm, ..., {what}={{{name!r}: {value!r}}}), or build " \
+           "the model again"
+
+
+def _stale_starts(cm: CompiledModel, overridden: Mapping[str, Any], since: int,
+                  call: str | None = "simulate") -> bool:
     """Start values or fixed flags set on the model's components since ``since`` that
     differ from the compiled model's; True if one is given for this run (``start=``)."""
     flat = cm.state.flat
@@ -428,12 +472,13 @@ def _stale_starts(cm: CompiledModel, overridden: Mapping[str, Any], since: int) 
                    if known and vi.size == 1 else "")
             raise ArgumentError(
                 f"the start value of {name} was changed to {vi._start!r}{unit} ({kind}) "
-                f"after the model was built{was}: give it for the run, simulate(cm, ..., "
-                f"start={{{name!r}: {vi._start!r}}}), or build the model again")
+                f"after the model was built{was}: "
+                + _redo(call, "start", name, vi._start))
     return passed_over
 
 
-def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> bool:
+def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any],
+                      call: str | None = "simulate") -> bool:
     """Parameters changed on the model after the build (and not overridden by params=);
     True if one is overridden by this run."""
     helds, keys, params = _watched(cm)
@@ -455,8 +500,8 @@ def _stale_parameters(cm: CompiledModel, overridden: Mapping[str, Any]) -> bool:
                 f"built as the constant {p.value:g}{unit}); build the model again")
         raise ArgumentError(
             f"{p.name} was changed to {value!r}{unit} after the model was built, and the "
-            f"compiled model still uses {p.value:g}{unit}: give the new value for the run, "
-            f"simulate(cm, ..., params={{{p.name!r}: {value!r}}}), or build the model again")
+            f"compiled model still uses {p.value:g}{unit}: "
+            + _redo(call, "params", p.name, value))
     flat = cm.state.flat
     for comp, name, value in (flat.bound_values if flat is not None else []):
         held = comp.__dict__.get("_params")

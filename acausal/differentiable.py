@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import casadi as cs
 import numpy as np
 
-from .checks import time_grid
+from .checks import USE_SIMULATE, check_current, check_smooth, time_grid
 from .compiler import CompiledModel
 from .errors import AcausalError
 from .initialize import initial_system, initialize, start_values
@@ -147,10 +147,8 @@ def parametric_simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequ
     g = time_grid(grid, "grid", min_points=2)
     params, start = name_list(params, "params"), name_list(start, "start")
     d = cm.dae
-    if d.relations or cm.flat.whens:
-        raise AcausalError("the differentiable simulator integrates one smooth segment; this "
-                           "model has events (relations or when clauses): use "
-                           "acausal.simulate")
+    check_smooth(cm, "the differentiable simulator (one smooth segment)", USE_SIMULATE)
+    check_current(cm, None)
     init = initial_value_function(cm, params, start, t0=float(g[0]), fixed=fixed)
     ip = _check_names("parameter(s)", params, d.p_names)
     base_p = cm.parameter_values(fixed)

@@ -14,6 +14,7 @@ Every function can be code-generated with CasADi's ``Function.generate``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,9 +22,9 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
-from .checks import _check_tolerances, _number, time_grid
+from .checks import USE_SIMULATE, _check_tolerances, _number, check_current, check_smooth, time_grid
 from .compiler import CompiledModel
-from .errors import ArgumentError
+from .errors import AcausalWarning, ArgumentError, SimulationError
 from .initialize import initialize
 from .names import did_you_mean, name_list
 from .solvers.idas import make_integrator
@@ -122,6 +123,7 @@ def simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequence[str] =
                                     atol=atol, fixed=fixed)
     y = _select(cm, outputs)
     d = cm.dae
+    check_smooth(cm, "export.simulator", USE_SIMULATE)
     integ = make_integrator(d, g - g[0], rtol=rtol, atol=atol)
     x0 = cs.MX.sym("x0", d.x.numel())
     z0 = cs.MX.sym("z0", d.z.numel())
@@ -178,6 +180,58 @@ def _algebraic_at(cm: CompiledModel, x: np.ndarray, z0: np.ndarray, p: np.ndarra
             "algebraic variable, a consistent point), or an x that has one") from None
 
 
+def _event_loop(cm: CompiledModel, p: np.ndarray) -> Any:
+    """The event loop of a model with relations (to read them at a point), else None."""
+    if not cm.dae.relations:
+        return None
+    from .hybrid import EventLoop
+
+    loop = _hybrid_call(cm, lambda: EventLoop(cm.dae, None, cm.flat.whens))  # type: ignore
+    loop.set_parameters(p)
+    return loop
+
+
+def _hybrid_call(cm: CompiledModel, call: Any) -> Any:
+    """``call()``, its SimulationError an ArgumentError of the linearisation."""
+    try:
+        return call()
+    except SimulationError as exc:
+        raise ArgumentError(f"linearize: {_model_name(cm)}: {exc}") from None
+
+
+def _mode_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.ndarray,
+             t: float, solve_z: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The relations' values at the point ``(x, z)`` (a limiter's saturation, a diode's
+    conduction), with ``z`` solved again in each mode tried (``solve_z``): the
+    linearisation is that of the mode the model is in there. A relation on its threshold
+    is named in a warning (the point is a switch: each side has its own matrices)."""
+    d = loop.frozen(p)
+    for _ in range(50):
+        p = loop.set_relations(p, d)
+        if solve_z:
+            z = _algebraic_at(cm, x, z, p, t)
+        g = loop.indicators(x, z, p, t)[:, 0]
+        live = loop.live(g)
+        if np.array_equal(live, d):
+            on = [r for r, gk in zip(cm.dae.relations, g, strict=True)
+                  if abs(gk) <= 1e-10 * (1.0 + abs(gk))]
+            if on:
+                warnings.warn(
+                    "linearize: the point lies on the switching threshold of "
+                    + "; ".join(f"{r.text} [{', '.join(r.components)}]" for r in on)
+                    + ": the matrices are those of the mode where "
+                    + ("it is" if len(on) == 1 else "they are") + " as evaluated there "
+                    "(the other side has its own); move the point off the threshold to "
+                    "choose", AcausalWarning, stacklevel=3)
+            return p, z
+        d = live
+    changing = [r for r, a, b in zip(cm.dae.relations, d, live, strict=True) if a != b]
+    raise ArgumentError(
+        f"linearize: the relations of {_model_name(cm)} do not settle at this point ("
+        + "; ".join(f"{r.text} [{', '.join(r.components)}]" for r in changing)
+        + " keep changing with the algebraic variables): give a point inside one mode")
+
+
 @dataclass
 class Linearization:
     """``dx = A dx + B du``, ``dy = C dx + D du`` around the point ``(x, z, p, t)``."""
@@ -225,13 +279,24 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
                                 "inputs of a linearisation are parameters (cm.dae.p_names)"
                                 + did_you_mean(name, d.p_names))
     y = _select(cm, out_names)
+    check_current(cm, "linearize", params)
     pv = cm.parameter_values(params)
+    loop = _event_loop(cm, pv)
+    z_given = z is not None
     if x is None or z is None:
-        init = initialize(cm, pv, t_lin)
+        if loop is not None:  # the relations and discrete variables of the initial point
+            from .hybrid import initial_mode
+
+            post, init = _hybrid_call(cm, lambda: initial_mode(cm, loop, pv, t_lin))
+            pv, init.x0, init.z0 = post.p, post.x, post.z
+        else:
+            init = initialize(cm, pv, t_lin)
         if x is not None and z is None:  # the algebraic variables at this x, not the
             z = _algebraic_at(cm, x, init.z0, pv, t_lin)  # initial point's
         x = init.x0 if x is None else x
         z = init.z0 if z is None else z
+    if loop is not None:
+        pv, z = _mode_at(cm, loop, x, z, pv, t_lin, solve_z=not z_given)
     ui = [p_index[n] for n in in_names]
     u = cs.vertcat(*[d.p[k] for k in ui]) if ui else cs.SX(0, 1)
     jac = cs.Function(

@@ -30,7 +30,7 @@ import numpy as np
 from .discrete import Sample
 from .errors import SimulationError, SolverWarning
 from .exprtext import expression_text, readable
-from .initialize import consistent_algebraic
+from .initialize import InitialValues, consistent_algebraic, initialize
 from .pointcall import PointCall, euler_gap, point_call
 from .solvers.base import IntegrationFailure, Segment, SegmentStats
 
@@ -39,12 +39,21 @@ if TYPE_CHECKING:
     from .flatten import WhenClause
     from .solvers.base import Integrator
 
-__all__ = ["Event", "HybridState", "Reached", "EventLoop", "SAMPLES", "warn_zeno"]
+__all__ = ["Event", "HybridState", "Reached", "EventLoop", "SAMPLES", "warn_zeno",
+           "initial_mode"]
 
 #: indicator checks per output interval (besides its ends)
 SAMPLES = 4
 _MAX_ITERATIONS = 50  # event iterations at one instant before calling it chattering
 _ZENO_EVENTS = 10  # shrinking intervals between events of one relation: Zeno
+#: a steady accumulation stops the run once its point is this near (relative to the run)...
+ZENO_LEFT = 1e-3
+#: ...or, for the events of a clause that chooses a mode from the state (a mass that rests
+#: on its stop when the impact is slow enough, see :func:`choosing`), this near: the
+#: chosen mode usually ends them long before, and below about 1e-8 the events are lost in
+#: the integrator's tolerances (measured: a ball bouncing on a stop without rest, default
+#: tolerances, ran on for minutes at 1e-8 and stopped cleanly at 1e-7, above the floor)
+ZENO_LEFT_CHOOSING = 1e-6
 _BAND = 1e-10  # |g| below BAND * (1 + scale) does not flip a relation during iteration
 _MIN_STEP = 1e-8  # s (relative to max(1, |t|)): shorter advances are explicit Euler steps
 
@@ -176,6 +185,34 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
     return out
 
 
+def choosing(whens: list[WhenClause], relations: list[Any],
+             fixed: set[str]) -> dict[int, list[int]]:
+    """The when clauses that choose a discrete mode from the state, each with the
+    relations of its condition (indices into ``whens`` and ``relations``).
+
+    A clause chooses a mode when one of its ``assign`` values reads a continuous variable
+    (or its ``pre`` value), not only parameters, discrete variables and time (``fixed``):
+    a mass whose impact sets ``mode := if |pre(v)| e <= v_rest then -1 else 0`` rests on
+    its stop after finitely many impacts (a counter ``n := pre(n) + 1`` chooses nothing).
+    The events of such a clause accumulate geometrically until then, so the Zeno check
+    waits for them (:data:`ZENO_LEFT_CHOOSING`), and does not judge them at a firing that
+    changed the mode."""
+    by_name = {r.name: k for k, r in enumerate(relations)}
+    out: dict[int, list[int]] = {}
+
+    def continuous(name: str) -> bool:
+        return (name[4:-1] if name.startswith("pre(") else name) not in fixed
+
+    for k, w in enumerate(whens):
+        if isinstance(w.condition, Sample):
+            continue
+        if any(kind == "assign" and any(continuous(s.name()) for s in cs.symvar(value))
+               for _, kind, value in w.actions):
+            out[k] = sorted({by_name[s.name()] for s in cs.symvar(cs.SX(w.condition))
+                             if s.name() in by_name})
+    return out
+
+
 def _condition_text(cond: cs.SX, relations: list[Any], source: str | None = None) -> str:
     """A when condition as written: its relation symbols replaced by their text, or,
     where that is long, the condition as its author wrote it (``source``)."""
@@ -242,6 +279,12 @@ class EventLoop:
         self.integ = integ
         self.pos = np.array([dae.p_names.index(r.name) for r in dae.relations], dtype=int)
         self.whens = compile_whens(dae, whens or [])
+        # the events the Zeno check waits for (see `choosing`)
+        self._choosers = choosing(whens or [], dae.relations,
+                                  set(dae.p_names) | {dae.t.name()})
+        self._choosing = ({("when", k) for k in self._choosers}
+                          | {("relation", r) for rs in self._choosers.values() for r in rs})
+        self._mode_changed: set[tuple[str, int]] = set()  # (see _new_modes)
         self.events: list[Event] = []
         # instants of each relation's changes (per direction) and each when clause's firings
         self._recent: dict[tuple[str, int, bool], list[float]] = {}
@@ -391,6 +434,7 @@ class EventLoop:
                     if k not in done and self._fires(w, before[k], p, s.t, kind)]
             if not fire:
                 changed = np.flatnonzero(d != d0)
+                self._new_modes(done, p0, p)
                 if len(changed) or fired or kind == "time":
                     self._log(t_at, kind, d, changed, it, fired, sorted(done))
                 return HybridState(s.t, x, z, p)
@@ -520,6 +564,18 @@ class EventLoop:
             if self.whens[k].clock is None:
                 self._recent.setdefault(("when", int(k), True), []).append(t)
 
+    def _new_modes(self, done: set[int], p0: np.ndarray, p: np.ndarray) -> None:
+        """The events the Zeno check does not judge at this instant: those of a clause
+        that chose another mode here (and of its condition's relations), which may end
+        the accumulation (a mass that now rests on its stop). They are judged at their
+        next event, if one comes."""
+        self._mode_changed = set()
+        for k in done & self._choosers.keys():
+            if any(a.kind == "assign" and p[a.index] != p0[a.index]
+                   for a in self.whens[k].actions):
+                self._mode_changed.add(("when", k))
+                self._mode_changed.update(("relation", r) for r in self._choosers[k])
+
     def zeno(self, t: float, span: float) -> str | None:
         """A description if the events of one relation or one when clause accumulate
         (Zeno), else None.
@@ -527,18 +583,21 @@ class EventLoop:
         Accumulating means: the last :data:`_ZENO_EVENTS` intervals between a relation's
         changes in one direction, or between a when clause's firings, shrink by a steady
         ratio below 1 (a geometric series), and the time left to the accumulation point,
-        ``gap r / (1 - r)``, is below 1e-3 of the run (the events would then crowd into the
-        last thousandth); or one interval is below 1e-9 of the run, whatever the ratio.
+        ``gap r / (1 - r)``, is below :data:`ZENO_LEFT` of the run (the events would then
+        crowd into the last thousandth), or :data:`ZENO_LEFT_CHOOSING` for the events of
+        a clause that chooses a mode from the state; or one interval is below 1e-9 of the
+        run, whatever the ratio.
         """
         scale = max(span, abs(t))
         for (what, k, _), times in self._recent.items():
-            if len(times) < _ZENO_EVENTS + 1:
+            if len(times) < _ZENO_EVENTS + 1 or (what, k) in self._mode_changed:
                 continue
             gaps = np.diff(np.array(times[-(_ZENO_EVENTS + 1):]))
             ratios = gaps[1:] / np.maximum(gaps[:-1], 1e-300)
             ratio = float(np.median(ratios))
             steady = ratio < 0.99 and float(np.max(ratios)) < 1.0
             left = gaps[-1] * ratio / max(1.0 - ratio, 1e-12)
+            chooses = (what, k) in self._choosing
             name = self._describe(what, k)
             if what == "when" and k in self._on_threshold and gaps[-1] < 1e-9 * scale:
                 w = self.whens[k]
@@ -554,12 +613,17 @@ class EventLoop:
                         "the switching surface, e.g. a discontinuous force that reverses on "
                         "both sides of zero); the run stops here. Give the component a mode "
                         "that can stay on the surface (a stuck friction state, a dead zone).")
-            if gaps[-1] < 1e-9 * scale or (steady and left < 1e-3 * scale):
+            near = ZENO_LEFT_CHOOSING if chooses else ZENO_LEFT
+            if gaps[-1] < 1e-9 * scale or (steady and left < near * scale):
                 return (f"Zeno behaviour: the events of {name} "
                         f"accumulate (intervals shrinking by {ratio:.3g} each, the last "
                         f"{gaps[-1]:.3g} s) towards t = {t + left:.9g} s, where the motion "
-                        "comes to rest; the run stops here. Model the resting phase (e.g. a "
-                        "contact that can stay closed) to go on.")
+                        "comes to rest; the run stops here. " + (
+                            "The mode its when clause chooses from the state (a resting "
+                            "phase) did not end them: check the rest threshold (a rest "
+                            "speed of zero is never reached)." if chooses else
+                            "Model the resting phase (e.g. a contact that can stay closed) "
+                            "to go on."))
         return None
 
     def _describe(self, what: str, k: int) -> str:
@@ -789,6 +853,31 @@ def _dense(M: Any) -> np.ndarray:
 
 def _col(M: Any, j: int) -> np.ndarray:
     return np.asarray(M[:, j]).ravel() if M.shape[0] else np.zeros(0)
+
+
+def initial_mode(cm: Any, loop: EventLoop, p: np.ndarray, t0: float,
+                 start: dict[str, float] | None = None) -> tuple[HybridState, InitialValues]:
+    """A hybrid model's consistent initial point with its relations evaluated live:
+    guessed at the start values, then iterated with the initial problem until they agree
+    with its solution. Returns the state after the initial event (the relations and
+    discrete variables in its ``p``; ``loop.events`` holds that event) and the initial
+    problem's solution. Raises :class:`SimulationError` if the relations do not
+    settle."""
+    dae = cm.dae
+    values = cm.start_values if not start else {**cm.start_values, **start}
+    x = np.array([values.get(n, 0.0) for n in dae.x_names])
+    z = np.array([values.get(n, 0.0) for n in dae.z_names])
+    d = loop.live(loop.indicators(x, z, p, t0)[:, 0])
+    for _ in range(10):
+        p = loop.set_relations(p, d)
+        init = initialize(cm, p, t0, start=start)
+        loop.forget_events()  # (the initial event once: the one of the last round)
+        post = loop.iterate(HybridState(t0, init.x0, init.z0, p), "initial")
+        if np.array_equal(loop.frozen(post.p), d):
+            return post, init
+        d = loop.frozen(post.p)
+    raise SimulationError("the relations do not settle during initialisation: "
+                          + "; ".join(str(e) for e in loop.events[-3:]))
 
 
 def warn_zeno(message: str) -> None:

@@ -48,7 +48,7 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
-from .checks import _bound, _number, _other_parameters
+from .checks import _bound, _number, _other_parameters, check_current, check_smooth
 from .compiler import CompiledModel
 from .differentiable import _check_names
 from .errors import AcausalError, ArgumentError
@@ -243,6 +243,11 @@ class Collocation:
         if cm.selection.dynamic:
             raise AcausalError("direct collocation uses one state choice; this model needs "
                                "dynamic state selection (cm.report)")
+        # (an NLP of one smooth DAE: with its relations frozen at their build values a
+        # limiter held its bound whatever its input, and IPOPT reported that optimum)
+        check_smooth(cm, "direct collocation", "Replace the switching components by smooth "
+                     "ones (a smooth saturation, a bound on the control: opti.subject_to)")
+        check_current(cm, "Collocation", params)
         d = cm.dae
         self.cm, self.N, self.degree, self.scheme = cm, int(N), int(degree), scheme
         self.control_kind = control_kind

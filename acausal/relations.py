@@ -219,6 +219,17 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
             return False
         return not all(affine_in_time(a, t) for a in args)
 
+    # a frozen kink as text, and as its author wrote it: a later relation on it reads
+    # fmin(fmax(u, lo), hi), not fmin(if_else(relation[0], lo, u), hi)
+    written: dict[str, str] = {}
+
+    def shown(e: cs.SX) -> str:
+        text = expression_text(e)
+        if RELATION_PREFIX in text:
+            for frozen in sorted(written, key=len, reverse=True):
+                text = text.replace(frozen, written[frozen])
+        return text
+
     def new_relation(op_text: str, strict: bool, g: cs.SX, key: tuple) -> cs.SX:
         if key in seen:
             return seen[key]
@@ -247,29 +258,54 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
         elif op in _COMPARE and (live(work[ins[0]], work[ins[1]])
                                  or timed(work[ins[0]], work[ins[1]])):
             a, b = work[ins[0]], work[ins[1]]
-            text = f"{expression_text(a)} {_COMPARE[op]} {expression_text(b)}"
+            text = f"{shown(a)} {_COMPARE[op]} {shown(b)}"
             work[outs[0]] = new_relation(text, op == cs.OP_LT, a - b, (op, str(a), str(b)))
         elif op in _KINKS and (live(*[work[i] for i in ins])
                                or (op == cs.OP_SIGN and timed(work[ins[0]]))):
             a = work[ins[0]]
             if op in (cs.OP_FABS, cs.OP_SIGN):
-                at = expression_text(a)
+                at = shown(a)
                 d = new_relation(f"{_KINKS[op]}({at}): {at} < 0", True, a,
                                  (cs.OP_LT, str(a), "0"))
                 work[outs[0]] = (cs.if_else(d, -a, a) if op == cs.OP_FABS
                                  else cs.if_else(d, -1.0, 1.0))
+                written[expression_text(work[outs[0]])] = f"{_KINKS[op]}({at})"
             else:
                 b = work[ins[1]]
-                at, bt = expression_text(a), expression_text(b)
+                at, bt = shown(a), shown(b)
                 d = new_relation(f"{_KINKS[op]}({at}, {bt}): {at} <= {bt}", False, a - b,
                                  (cs.OP_LE, str(a), str(b)))
                 work[outs[0]] = (cs.if_else(d, a, b) if op == cs.OP_FMIN
                                  else cs.if_else(d, b, a))
+                written[expression_text(work[outs[0]])] = f"{_KINKS[op]}({at}, {bt})"
         else:
             work[outs[0]] = _rebuild(op, [work[i] for i in ins])
     full = cs.SX(f.sparsity_out(0), cs.vertcat(*out)) if out else cs.SX(0, 1)
     dense = cs.densify(full)
     return cs.vertsplit(dense) if len(exprs) > 1 else [dense], relations
+
+
+def _owned(rels: list[Relation], equations: list[Any], whens: list[Any]) -> list[Relation]:
+    """The relations with the components whose equations or when clauses use them (a
+    limiter's relation is the limiter's, though its operands may be the variables of the
+    block that feeds it); a relation that none uses (an output's) keeps the components of
+    its operands."""
+    users = [(e.origin, e.res) for e in equations if e.res is not None] + [
+        (w.origin, c) for w in whens for c in
+        ([w.condition] if isinstance(w.condition, cs.SX) else [])
+        + [v for _, _, v in w.actions]]
+    if not users or not rels:
+        return rels
+    column = cs.vertcat(*[cs.vec(cs.SX(e)) for _, e in users])
+    rows, cols = cs.jacobian_sparsity(column, cs.vertcat(*[r.sym for r in rels])).get_triplet()
+    owner = np.repeat(np.arange(len(users)), [int(cs.SX(e).numel()) for _, e in users])
+    by_rel: dict[int, set[str]] = {}
+    for row, col in zip(rows, cols, strict=True):
+        origin = users[int(owner[row])][0]
+        if origin:
+            by_rel.setdefault(int(col), set()).add(origin)
+    return [replace(r, components=sorted(by_rel[k])) if k in by_rel else r
+            for k, r in enumerate(rels)]
 
 
 def _unknowns_in(column: cs.SX, unknowns: cs.SX, fs: Any) -> cs.SX:
@@ -352,14 +388,7 @@ def relations_pass(state: CompileState) -> CompileState:
             written.setdefault(w.condition.name(), w.source)
     rels = [replace(r, text=written[r.name]) if r.name in written and not readable(r.text)
             else r for r in rels]
-    if any(not r.components for r in rels):  # relations of time only: whose are they?
-        users = [(e.origin, e.res) for e in equations + initial] + [
-            (w.origin, c) for w in whens for c in
-            ([w.condition] if isinstance(w.condition, cs.SX) else [])
-            + [v for _, _, v in w.actions]]
-        rels = [r if r.components else replace(r, components=sorted(
-            {o for o, e in users if e is not None and cs.depends_on(cs.SX(e), r.sym)}))
-            for r in rels]
+    rels = _owned(rels, equations + initial, whens)
     params = list(fs.parameters) + [FlatParameter(r.name, r.sym, 0.0, "", r.text,
                                                   kind="relation")
                                     for r in rels]

@@ -482,27 +482,13 @@ class _Run:
 
     # ----- hybrid models -----
     def _initialize_hybrid(self, loop: EventLoop, t0: float) -> Any:
-        """Initial values with the relations evaluated live: guessed at the start values,
-        then iterated with the initial problem until they agree with its solution."""
-        from .hybrid import HybridState
+        """Initial values with the relations evaluated live (:func:`hybrid.initial_mode`);
+        the states after the initial event (a tick's reinit)."""
+        from .hybrid import initial_mode
 
-        dae = self.cm.dae
-        start = self.cm.start_values if not self.start else {**self.cm.start_values,
-                                                                **self.start}
-        x = np.array([start.get(n, 0.0) for n in dae.x_names])
-        z = np.array([start.get(n, 0.0) for n in dae.z_names])
-        d = loop.live(loop.indicators(x, z, self.p, t0)[:, 0])
-        for _ in range(10):
-            self.p = loop.set_relations(self.p, d)
-            init = initialize(self.cm, self.p, t0, start=self.start)
-            loop.forget_events()  # (the initial event once: the one of the last round)
-            post = loop.iterate(HybridState(t0, init.x0, init.z0, self.p), "initial")
-            if np.array_equal(loop.frozen(post.p), d):
-                init.x0, init.z0, self.p = post.x, post.z, post.p  # (x: a tick's reinit)
-                return init
-            d = loop.frozen(post.p)
-        raise SimulationError("the relations do not settle during initialisation: "
-                              + "; ".join(str(e) for e in loop.events[-3:]))
+        post, init = initial_mode(self.cm, loop, self.p, t0, self.start)
+        init.x0, init.z0, self.p = post.x, post.z, post.p
+        return init
 
     def _hybrid(self, loop: EventLoop, dae: SemiExplicitDAE, x: np.ndarray, z: np.ndarray,
                 grid: np.ndarray, first: int = 1,

@@ -49,7 +49,7 @@ import casadi as cs
 
 from ..discrete import Sample
 from ..errors import AcausalError
-from ..hybrid import _condition_text
+from ..hybrid import _condition_text, choosing
 
 __all__ = ["HybridParts", "hybrid_parts", "TimeDiscrete", "Indicator", "Clock", "Action"]
 
@@ -116,6 +116,9 @@ class HybridParts:
     when_texts: list[str] = field(default_factory=list)
     when_initial: list[bool] = field(default_factory=list)  # when(..., initial=True)
     actions: list[Action] = field(default_factory=list)  # in order (as whenvals gives them)
+    # the clauses that choose a mode from the state, with their conditions' relations
+    # (acausal.hybrid.choosing; relation k is indicator k)
+    choosers: dict[int, list[int]] = field(default_factory=dict)
 
     @property
     def has_events(self) -> bool:
@@ -383,7 +386,7 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
     P_values = [float(v) for v in d.p_values] + [0.0] * len(tds)
     return HybridParts(P, P_values, out_exprs, indicators, scheduled, sched_pos, functions,
                        clocks, texts, [bool(getattr(w, "initial", False)) for w in whens],
-                       actions)
+                       actions, choosing(whens, d.relations, set(d.p_names) | {t.name()}))
 
 
 def _rows_of_columns(g: cs.SX, x: cs.SX) -> list[list[int]]:

@@ -506,11 +506,14 @@ static int compare_doubles(const void* a, const void* b) {
 /* Zeno behaviour and chattering (acausal.hybrid.EventLoop.zeno): a relation has just changed
    (to one value: its instants of changes to the other are counted apart) or a when clause
    fired, at m->t; `times` and `count` are its last instants, `name` its text, `threshold`
-   whether it is a when clause whose reinit put a state onto a threshold. Accumulating means
-   the last ZENO_EVENTS intervals shrink by a steady ratio below 1 and the accumulation point
-   is within 1e-3 of the run, or one interval is below 1e-9 of it. 1 (logged) if so: the
-   importer is asked to stop. */
-static int zeno(Model* m, double* times, int* count, const char* name, int threshold) {
+   whether it is a when clause whose reinit put a state onto a threshold, `chooses` whether
+   it belongs to a clause that chooses a mode from the state (acausal.hybrid.choosing).
+   Accumulating means the last ZENO_EVENTS intervals shrink by a steady ratio below 1 and the
+   accumulation point is within ZENO_LEFT of the run (ZENO_LEFT_CHOOSING for `chooses`), or
+   one interval is below 1e-9 of it. 1 (logged) if so: the importer is asked to stop.
+   `skip`: only count this instant (its clause chose another mode here). */
+static int zeno(Model* m, double* times, int* count, const char* name, int threshold,
+                int chooses, int skip) {
   double gaps[ZENO_EVENTS], ratios[ZENO_EVENTS - 1], ratio, rmax = 0.0, left, scale;
   int i, n = *count, steady;
   if (n == ZENO_EVENTS + 1) {
@@ -519,7 +522,7 @@ static int zeno(Model* m, double* times, int* count, const char* name, int thres
   }
   times[n++] = m->t;
   *count = n;
-  if (n < ZENO_EVENTS + 1) return 0;
+  if (n < ZENO_EVENTS + 1 || skip) return 0;
   for (i = 0; i < ZENO_EVENTS; i++) gaps[i] = times[i + 1] - times[i];
   for (i = 0; i < ZENO_EVENTS - 1; i++) {
     ratios[i] = gaps[i + 1] / (gaps[i] > 1e-300 ? gaps[i] : 1e-300);
@@ -548,12 +551,16 @@ static int zeno(Model* m, double* times, int* count, const char* name, int thres
            name, gaps[ZENO_EVENTS - 1]);
     return 1;
   }
-  if (gaps[ZENO_EVENTS - 1] < 1e-9 * scale || (steady && left < 1e-3 * scale)) {
+  if (gaps[ZENO_EVENTS - 1] < 1e-9 * scale ||
+      (steady && left < (chooses ? ZENO_LEFT_CHOOSING : ZENO_LEFT) * scale)) {
     logmsg(m, fmi2Warning, "logStatusWarning",
            "Zeno behaviour: the events of %s accumulate (intervals shrinking by %.3g each, "
            "the last %.3g s) towards t = %.9g s, where the motion comes to rest; the "
-           "simulation stops here. Model the resting phase (e.g. a contact that can stay "
-           "closed) to go on.", name, ratio, gaps[ZENO_EVENTS - 1], m->t + left);
+           "simulation stops here. %s", name, ratio, gaps[ZENO_EVENTS - 1], m->t + left,
+           chooses ? "The mode its when clause chooses from the state (a resting phase) did "
+                     "not end them: check the rest threshold (a rest speed of zero is never "
+                     "reached)."
+                   : "Model the resting phase (e.g. a contact that can stay closed) to go on.");
     return 1;
   }
   return 0;
@@ -594,7 +601,7 @@ static int check_actions(Model* m, const double* fire, const double* vals) {
 /* The event iteration at m->t (initial: after the initialisation, when no clause runs). */
 static int event_update(Model* m, int initial) {
   double before[NW1], now[NW1], fire[NW1], xnew[NX1], pnew[NP1], vals[NA1];
-  int done[NW1], d0[NI1], reset[NI1], reset_by[NI1];
+  int done[NW1], d0[NI1], reset[NI1], reset_by[NI1], changed_mode[NW1], rel_changed_mode[NI1];
   const double* args[8];
   int it, k, c, a, any, changed;
   if (ensure_z(m)) return 1;
@@ -711,18 +718,32 @@ static int event_update(Model* m, int initial) {
     return 1;
   }
   event_offsets(m);
+  /* the events of a clause that chose another mode here, and of its condition's relations,
+     are not judged at this instant (acausal.hybrid.EventLoop._new_modes) */
+  for (k = 0; k < NW; k++) changed_mode[k] = 0;
+  for (k = 0; k < NI; k++) rel_changed_mode[k] = 0;
+  for (a = 0; a < NA; a++) {
+    k = ACT_WHEN[a];
+    if (done[k] && !ACT_REINIT[a] && WHEN_CHOOSES[k] &&
+        m->p[ACT_POS[a]] != m->ppre[ACT_POS[a]]) {
+      changed_mode[k] = 1;
+      for (c = CHOOSER_RELS_START[k]; c < CHOOSER_RELS_START[k + 1]; c++)
+        rel_changed_mode[CHOOSER_RELS[c]] = 1;
+    }
+  }
   if (!initial)
     for (k = 0; k < NI; k++)
       if (rel_frozen(m, k) != d0[k] &&
           zeno(m, m->zeno_t[k][rel_frozen(m, k)], &m->zeno_n[k][rel_frozen(m, k)],
-               REL_TEXT[k], 0))
+               REL_TEXT[k], 0, REL_CHOOSES[k], rel_changed_mode[k]))
         m->terminate = 1;
   if (!initial)
     for (k = 0; k < NW; k++) {
       int clock = 0;
       for (c = 0; c < NC; c++) clock |= CLK_WHEN[c] == k;
       if (done[k] && !clock && /* (a clock's ticks are regular by construction) */
-          zeno(m, m->zeno_wt[k], &m->zeno_wn[k], WHEN_TEXT[k], m->on_threshold[k]))
+          zeno(m, m->zeno_wt[k], &m->zeno_wn[k], WHEN_TEXT[k], m->on_threshold[k],
+               WHEN_CHOOSES[k], changed_mode[k]))
         m->terminate = 1;
     }
   for (c = 0; c < NC; c++) { /* ticks the importer stepped over are not taken later */

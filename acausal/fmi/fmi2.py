@@ -47,10 +47,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_bipartite_matching
 
+from ..checks import check_current
 from ..codegen import compile_shared, generate_c, shared_library_suffix
 from ..compiler import CompiledModel, build
 from ..component import Component
 from ..errors import AcausalError, AcausalWarning, SimulationError
+from ..hybrid import ZENO_LEFT, ZENO_LEFT_CHOOSING
 from ..initialize import initial_system, initialize
 from ..names import name_list, suggest
 from ..persist import class_name
@@ -208,6 +210,8 @@ def export(model: CompiledModel | Component, path: str | Path, *,
     * no FMU state get/set, no directional derivatives.
     """
     t_start = time.perf_counter()
+    if isinstance(model, CompiledModel):
+        check_current(model, None)  # (the FMU would embed the old values)
     cm = model if isinstance(model, CompiledModel) else build(model)
     d = cm.dae
     model_name = name or type(cm.model).__name__
@@ -333,32 +337,21 @@ def _initialize(cm: CompiledModel, p: np.ndarray, model_name: str) -> tuple[np.n
     the relations' values there.
 
     A hybrid model's relations are evaluated at the start and iterated with the initial
-    problem until they agree with its solution, as :func:`acausal.simulate` does (its
-    ``_Run._initialize_hybrid``, repeated here with the public event-loop methods)."""
+    problem until they agree with its solution, as :func:`acausal.simulate` does
+    (:func:`acausal.hybrid.initial_mode`)."""
     d = cm.dae
     if not (d.relations or cm.flat.whens):
         return p, initialize(cm, p, 0.0)
-    from ..hybrid import EventLoop, HybridState
+    from ..hybrid import EventLoop, initial_mode
 
     try:
         loop = EventLoop(d, None, cm.flat.whens)  # type: ignore[arg-type]  # no integration
         loop.set_parameters(p)
+        post, init = initial_mode(cm, loop, p, 0.0)
     except SimulationError as exc:
         raise FMUExportError(f"{model_name} cannot be exported as an FMU: {exc}") from None
-    start = cm.start_values
-    x = np.array([start.get(n, 0.0) for n in d.x_names])
-    z = np.array([start.get(n, 0.0) for n in d.z_names])
-    live = loop.live(loop.indicators(x, z, p, 0.0)[:, 0])
-    for _ in range(10):
-        p = loop.set_relations(p, live)
-        init = initialize(cm, p, 0.0)
-        post = loop.iterate(HybridState(0.0, init.x0, init.z0, p), "initial")
-        if np.array_equal(loop.frozen(post.p), live):
-            init.z0 = post.z
-            return post.p, init
-        live = loop.frozen(post.p)
-    raise FMUExportError(f"{model_name}: the relations do not settle during initialisation: "
-                         + "; ".join(str(e) for e in loop.events[-3:]))
+    init.z0 = post.z
+    return post.p, init
 
 
 def _discrete_start(hybrid: HybridParts, p0: np.ndarray, x0: np.ndarray, z0: np.ndarray,
@@ -793,6 +786,7 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
         assert hybrid is not None
         ind, tds, clocks = hybrid.indicators, hybrid.time_positions, hybrid.clocks
         nw = len(hybrid.when_texts)
+        chooser_starts = np.cumsum([0] + [len(hybrid.choosers.get(k, [])) for k in range(nw)])
         lines += [
             f"#define NI {len(ind)}", f"#define NI1 {max(len(ind), 1)}",
             f"#define NTD {len(tds)}", f"#define NTD1 {max(len(tds), 1)}",
@@ -804,6 +798,18 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
             names("char* const", "WHEN_TEXT", hybrid.when_texts),
             _c_array("int", "WHEN_INITIAL", ["1" if w else "0" for w in hybrid.when_initial],
                      "NW1"),
+            f"#define ZENO_LEFT {_c_double(ZENO_LEFT)}",
+            f"#define ZENO_LEFT_CHOOSING {_c_double(ZENO_LEFT_CHOOSING)}",
+            _c_array("int", "WHEN_CHOOSES",
+                     ["1" if k in hybrid.choosers else "0" for k in range(nw)], "NW1"),
+            _c_array("int", "REL_CHOOSES",
+                     ["1" if any(k in rs for rs in hybrid.choosers.values()) else "0"
+                      for k in range(len(ind))], "NI1"),
+            _c_array("int", "CHOOSER_RELS_START", [str(int(k)) for k in chooser_starts],
+                     str(nw + 1)),
+            _c_array("int", "CHOOSER_RELS", [str(r) for k in range(nw)
+                                             for r in hybrid.choosers.get(k, [])],
+                     str(max(int(chooser_starts[-1]), 1))),
             *([_c_array("int", "TD_POS", [str(k) for k in tds], "NTD")] if tds else []),
             _c_array("int", "CLK_WHEN", [str(c.when) for c in clocks], "NC1"),
             _c_array("double", "CLK_START", [_c_double(c.start) for c in clocks], "NC1"),

@@ -170,3 +170,98 @@ def test_simulator_takes_one_output_name_as_a_string():
     for kwargs in ({}, {"params": ["resistor.R"]}):  # tolerances checked as simulate's
         with pytest.raises(ac.ArgumentError, match=r"rtol must be > 0 and < 1, got -1"):
             ac.export.simulator(cm, [0.0, 1.0], "capacitor.v", rtol=-1, **kwargs)
+
+
+# ----- models with relations: the mode at the point -----------------------------------------
+class LimitedPush(ac.Model):
+    """A constant command through a Limiter (|y| <= 2) pushing a 1 kg mass."""
+
+    def __init__(self):
+        super().__init__()
+        from components import blocks as bl
+        from components import translational as tr
+
+        self.cmd = bl.Constant(k=0.0)
+        self.lim = bl.Limiter(uMax=2.0)
+        self.force = tr.SignalForce()
+        self.mass = tr.Mass(m=1.0, s=0.0, v=0.0)
+        self.connect(self.cmd.y, self.lim.u)
+        self.connect(self.lim.y, self.force.f)
+        self.connect(self.force.flange, self.mass.flange_a)
+
+
+@pytest.mark.parametrize("k, slope", [(0.0, 1.0), (0.1, 1.0), (3.0, 0.0), (-3.0, 0.0)])
+def test_linearize_reads_the_relations_at_the_point(k, slope):
+    """The limiter passes its input inside the limits (dy/du = 1) and holds it outside
+    (0): the linearisation is that of the mode at the point (it read every relation as
+    false, the saturated mode, for every point before)."""
+    lin = ac.export.linearize(ac.build(LimitedPush()), ["cmd.k"], ["lim.y", "mass.a"],
+                              params={"cmd.k": k})
+    np.testing.assert_array_equal(lin.D.ravel(), [slope, slope])  # exact: 1 and 0
+    np.testing.assert_array_equal(lin.B.ravel(), [0.0, slope])
+
+
+def test_linearize_a_limited_pi_loop_gives_the_pi_poles():
+    """A LimPID (limits +-10) in a PI loop around T y' = u - y, at rest: unsaturated, the
+    poles are those of s^2 + (1 + k)/T s + k/(T Ti) (closed form)."""
+    from components import blocks as bl
+
+    class Loop(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.sp = bl.Constant(k=0.0)
+            self.pid = bl.LimPID(controllerType="PI", k=2.0, Ti=0.5, yMax=10.0)
+            self.plant = bl.FirstOrder(k=1.0, T=0.2)
+            self.connect(self.sp.y, self.pid.u_s)
+            self.connect(self.plant.y, self.pid.u_m)
+            self.connect(self.pid.y, self.plant.u)
+
+    lin = ac.export.linearize(ac.build(Loop()), ["sp.k"], ["plant.y"])
+    k, ti, tp = 2.0, 0.5, 0.2
+    poles = np.sort(np.roots([1.0, (1 + k) / tp, k / (tp * ti)]))
+    # eigenvalues of a 2x2 matrix of exact entries: round-off only
+    np.testing.assert_allclose(np.sort(np.linalg.eigvals(lin.A).real), poles, rtol=1e-12)
+
+
+def test_linearize_on_a_switching_threshold_says_so():
+    with pytest.warns(ac.AcausalWarning, match=r"switching threshold of .*\[lim\]"):
+        ac.export.linearize(ac.build(LimitedPush()), ["cmd.k"], ["lim.y"],
+                            params={"cmd.k": 2.0})
+
+
+def test_functions_of_one_smooth_dae_refuse_models_with_events():
+    """The (x0, z0, p) simulator integrated a bouncing ball through its floor (h(1) =
+    -3.9 m, simulate: 0.47 m) and collocation optimised a limiter frozen at its bound:
+    both now name the events."""
+    from models import BouncingBall
+
+    cm = ac.build(BouncingBall())
+    with pytest.raises(ac.ArgumentError, match=r"export.simulator needs one smooth DAE.*"
+                                               r"h < 0 \[BouncingBall\].*acausal.simulate"):
+        ac.export.simulator(cm, [0.0, 1.0], ["h"])
+    with pytest.raises(ac.ArgumentError, match=r"direct collocation needs one smooth DAE, "
+                                               r"but LimitedPush .*\[lim\]"):
+        ac.ocp.Collocation(ac.build(LimitedPush()), 10, controls=["cmd.k"])
+
+
+def test_functions_of_a_compiled_model_refuse_values_changed_after_the_build(tmp_path):
+    """As simulate does: fmu, linearize, the exported simulators and collocation would
+    use the value the model was built with."""
+    model = RC()
+    cm = ac.build(model)
+    model.resistor.R = 2000.0
+    changed = r"resistor.R was changed to 2000.0 Ohm after the model was built"
+    from acausal.fmi import fmu
+
+    with pytest.raises(ac.ArgumentError, match=changed + r".*build the model again"):
+        fmu(cm, tmp_path / "rc.fmu")
+    with pytest.raises(ac.ArgumentError, match=changed + r".*linearize\(cm, \.\.\., params="):
+        ac.export.linearize(cm, [], ["capacitor.v"])
+    with pytest.raises(ac.ArgumentError, match=changed):
+        ac.export.simulator(cm, [0.0, 1.0], ["capacitor.v"], params=["capacitor.C"])
+    with pytest.raises(ac.ArgumentError, match=changed + r".*Collocation\(cm, \.\.\., params="):
+        ac.ocp.Collocation(cm, 10)
+    # given for the call, the new value is used
+    lin = ac.export.linearize(cm, [], ["capacitor.v"], params={"resistor.R": 2000.0})
+    C = cm.parameter_values()[cm.dae.p_names.index("capacitor.C")]
+    assert lin.A[0, 0] == pytest.approx(-1.0 / (2000.0 * C), rel=1e-12)  # -1/(RC), exact

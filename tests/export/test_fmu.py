@@ -748,6 +748,36 @@ def test_zeno_behaviour_stops_the_importer(tmp_path, capsys):
 
 
 @needs_cc
+def test_a_mass_with_stop_rests_in_the_fmu(tmp_path, capsys):
+    """The default MassWithStop (v_rest = 1 mm/s) dropped 1 m rests on its stop after its
+    38th impact, in the FMU as in ac.simulate: the Zeno check waits for a clause that
+    chooses its mode from the state (acausal.hybrid.choosing), in C as in Python. With
+    v_rest = 0 it never rests, and both stop before the accumulation point."""
+    from components import translational as tr
+
+    class StopBall(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.ball = tr.MassWithStop(m=0.1, s=1.0, v=0.0, s_min=0.0, s_max=100.0)
+            self.weight = tr.Force(f=-0.981)
+            self.connect(self.weight.flange, self.ball.flange_a)
+
+    fmpy = fmpy_or_skip()
+    path = fmu(ac.build(StopBall()), tmp_path / "stop.fmu")
+    r = fmpy.simulate_fmu(str(path), stop_time=10.0, solver="CVode", relative_tolerance=RTOL,
+                          output_interval=1e-2, output=["ball.s", "ball.v", "ball.mode"])
+    assert "Zeno" not in capsys.readouterr().out
+    assert r["time"][-1] == pytest.approx(10.0)
+    assert r["ball.mode"][-1] == -1 and r["ball.v"][-1] == 0.0 and r["ball.s"].min() > -1e-9
+    t_zeno = np.sqrt(2 / 9.81) * (1 + 2 * 0.8 / 0.2)
+    r = fmpy.simulate_fmu(str(path), stop_time=10.0, solver="CVode", relative_tolerance=RTOL,
+                          output_interval=1e-2, output=["ball.s"],
+                          start_values={"ball.v_rest": 0.0})
+    assert "check the rest threshold" in capsys.readouterr().out
+    assert t_zeno - 1e-3 < r["time"][-1] < t_zeno and r["ball.s"].min() > -1e-9
+
+
+@needs_cc
 def test_initial_mode_follows_the_importers_parameters(tmp_path):
     """The rectifier's source started at -90 degrees by the importer: the diode starts
     blocking (the relation s < 0 is evaluated at the start again, in

@@ -386,6 +386,55 @@ def test_a_mass_with_stop_on_its_stop_is_fine():
     tr.MassWithStop(m=0.1, s=0.0, v=0.0, s_min=0.0, s_max=1.0)
 
 
+class StopBall(ac.Model):
+    """A ball of the default MassWithStop (e = 0.8, v_rest = 1 mm/s) dropped 1 m."""
+
+    def __init__(self, v_rest=1e-3):
+        super().__init__()
+        self.ball = tr.MassWithStop(m=0.1, s=1.0, v=0.0, s_min=0.0, s_max=100.0,
+                                    v_rest=v_rest)
+        self.weight = tr.Force(f=-0.981)
+        self.connect(self.weight.flange, self.ball.flange_a)
+
+
+def stop_ball_impacts(v_rest=1e-3, e=0.8, g=9.81):
+    """Closed form: impacts at t_1 (1 + 2 (e + ... + e^(k-1))) until the first whose
+    rebound e^k v_1 is at most v_rest (examples/bouncing_ball.py)."""
+    t1 = np.sqrt(2.0 / g)
+    n = int(np.ceil(np.log(v_rest / (g * t1)) / np.log(e)))
+    return t1 + np.concatenate([[0.0], np.cumsum(2 * t1 * e ** np.arange(1, n))])
+
+
+@pytest.mark.parametrize("t_end", [10.0, 1000.0])
+def test_the_default_mass_with_stop_comes_to_rest(t_end):
+    """With its default rest speed the ball rests after its 38th impact (the closed form),
+    whatever the run's length: the Zeno check waits for a clause that chooses its mode
+    from the state, where it stopped the run at the 28th impact before."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ac.SolverWarning)
+        res = ac.simulate(StopBall(), t_end, n_points=201)
+    exact = stop_ball_impacts()
+    hits = np.array([ev.t for ev in res.events if any("s_min" in c for c in ev.changes)
+                     and any(c.startswith("when") for c in ev.changes)])
+    assert res.status == "ok" and len(exact) == 38 and len(hits) == len(exact)
+    # default rtol 1e-6: each impact instant carries the flight's integration error, and
+    # the late impacts (1 mm/s) are slow to cross the floor; 1e-5 s is about 1e-3 of the
+    # last flight (2e-4 s)
+    np.testing.assert_allclose(hits, exact, rtol=0, atol=1e-5)
+    assert res["ball.mode"][-1] == -1 and res["ball.v"][-1] == 0.0
+    assert res["ball.s"].min() > -1e-9  # never through the floor
+
+
+def test_a_mass_with_stop_that_never_rests_stops_at_its_zeno_point():
+    """v_rest = 0: the impacts accumulate at t_1 (1 + 2 e / (1 - e)) = 4.0637 s; the run
+    stops just before, above the floor, and the warning points at the rest threshold."""
+    with pytest.warns(ac.SolverWarning, match="Zeno.*check the rest threshold"):
+        res = ac.simulate(StopBall(v_rest=0.0), 10.0, n_points=201)
+    t_zeno = np.sqrt(2 / 9.81) * (1 + 2 * 0.8 / 0.2)
+    assert res.status == "stopped" and t_zeno - 1e-3 < res.t[-1] < t_zeno
+    assert res["ball.s"].min() > -1e-9
+
+
 # ----- the event log reads ------------------------------------------------------------------
 
 def test_no_casadi_dump_in_event_texts_of_a_mass_with_stop():
