@@ -26,6 +26,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -215,8 +216,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         where = (" The values up to the last output point before the failure are shown above"
                  + (" and written to the files." if args.csv or args.plot or args.save_result
                     else "."))
-        print(f"acausal: the simulation stopped: {res.message.replace(PARTIAL_NOTE, where)}",
-              file=sys.stderr)
+        said = res.message in _WARNED  # (a Zeno stop: its warning said it all)
+        print("acausal: the simulation stopped" + (" (see the warning above)." if said else
+              f": {res.message.replace(PARTIAL_NOTE, where)}"), file=sys.stderr)
         return 1
     return 0
 
@@ -353,9 +355,30 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    shown, warnings.showwarning = warnings.showwarning, _show_warning
+    try:
+        return _main(args)
+    finally:
+        warnings.showwarning = shown
+        _WARNED.clear()
+
+
+_WARNED: list[str] = []  # the warnings' texts printed by this command
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: Any = None, line: str | None = None) -> None:
+    """A warning as one line of the command's messages (not Python's file:line and source
+    line, which name the library's code, not the user's)."""
+    text = str(message)
+    _WARNED.append(text)
+    print(f"acausal: {category.__name__}: {text}", file=sys.stderr)
+
+
+def _main(args: argparse.Namespace) -> int:
     from .errors import AcausalError
 
-    args = _parser().parse_args(argv)
     if args.traceback:
         return int(args.run(args))
     try:

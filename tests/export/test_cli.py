@@ -268,3 +268,22 @@ def test_a_failed_run_says_where_its_values_are(tmp_path):
     assert (tmp_path / "b.csv").stat().st_size > 0
     reported = [ln for ln in out.stderr.splitlines() if ln.startswith("At t =")]
     assert reported and len(reported) == len(set(reported)), out.stderr
+
+
+def test_warnings_are_one_line_of_the_command(tmp_path):
+    """A Zeno stop: the warning is printed as the command's message, not as Python's
+    'acausal/simulate.py:253: SolverWarning' with the library's source line, and the
+    final line does not repeat it."""
+    (tmp_path / "ball.py").write_text(
+        "import acausal as ac\n"
+        "class Ball(ac.Model):\n"
+        "    h = ac.Variable(start=1.0, fixed=True)\n"
+        "    v = ac.Variable(start=0.0, fixed=True)\n"
+        "    def equations(self):\n"
+        "        return [ac.der(self.h) == self.v, ac.der(self.v) == -9.81,\n"
+        "                ac.when(self.h < 0, ac.reinit(self.v, -0.8 * ac.pre(self.v)))]\n")
+    out = acausal("simulate", "ball.py:Ball", "--t-end", "5", cwd=tmp_path)
+    lines = out.stderr.splitlines()
+    assert out.returncode == 1 and lines[0].startswith("acausal: SolverWarning: Zeno"), lines
+    assert lines[-1] == "acausal: the simulation stopped (see the warning above).", lines
+    assert len(lines) == 2 and "simulate.py" not in out.stderr
