@@ -375,10 +375,17 @@ class Collocation:
 
     def guess(self, res: Any) -> None:
         """Initial guess of states and algebraic variables from a simulation result
-        (interpolated at the mesh and collocation times)."""
+        (interpolated at the mesh and collocation times); with a free final time, also of
+        the horizon: the result's, from ``t_start`` to its end."""
         d = self.cm.dae
-        tm = self.t_start + np.arange(self.N + 1) / self.N * self._T_guess()
-        tc = self.t_start + self._frac / self.N * self._T_guess()
+        T = float(res.t[-1]) - self.t_start if self.free_time else float(self.t_final)
+        if not T > 0:
+            raise ArgumentError(
+                f"guess: the result ends at t = {float(res.t[-1]):g} s, not after the "
+                f"problem's start t_start = {self.t_start:g} s; give a result that covers "
+                "the horizon")
+        tm = self.t_start + np.arange(self.N + 1) / self.N * T
+        tc = self.t_start + self._frac / self.N * T
         X = np.array([np.interp(tm, res.t, res[n]) for n in d.x_names])
         Xc = np.array([np.interp(tc, res.t, res[n]) for n in d.x_names])
         self.opti.set_initial(self.x, X)
@@ -387,11 +394,7 @@ class Collocation:
             self.opti.set_initial(self.z, np.array([np.interp(tc, res.t, res[n])
                                                     for n in d.z_names]))
         if self.free_time:
-            self.opti.set_initial(self.t_final, float(res.t[-1] - res.t[0]))
-
-    def _T_guess(self) -> float:
-        return float(self.opti.debug.value(self.t_final, self.opti.initial())) \
-            if self.free_time else float(self.t_final)
+            self.opti.set_initial(self.t_final, T)
 
     # ----- solving -----
     def solve(self, solver: str = "ipopt", options: dict[str, Any] | None = None,

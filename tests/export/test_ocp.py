@@ -59,6 +59,8 @@ def test_double_integrator_minimum_time_is_bang_bang(d):
     ocp.start_at_initial_values()
     opti.subject_to([ocp.state("mass.s")[-1] == d, ocp.state("mass.v")[-1] == 0.0])
     opti.minimize(ocp.t_final)
+    if d == 2.0:  # a guess of the free horizon from a run (it raised a CasADi assertion)
+        ocp.guess(ac.simulate(cm, 3.0, params={"force.f": 0.5}))
     sol = ocp.solve(options={"ipopt.bound_relax_factor": 0.0})
     assert sol.t_final == pytest.approx(2 * np.sqrt(d), rel=1e-9)
     np.testing.assert_allclose(sol.control("force.f"), [1.0] * (N // 2) + [-1.0] * (N // 2),
