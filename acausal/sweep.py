@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import pickle
+import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -327,12 +328,25 @@ def _dask_client(client: Any, n_workers: int | None) -> tuple[Any, Any, float]:
                       AcausalWarning, stacklevel=3)
         return None, None, 0.0
     if client is None:
+        import multiprocessing
         import os
 
+        if getattr(multiprocessing.current_process(), "_inheriting", False):
+            # a worker process starting: it imports the user's script again (as
+            # __mp_main__), which, without a main guard, calls sweep() again here (the
+            # flag multiprocessing's own check reads, which would raise in the cluster)
+            raise AcausalError(_GUARD)
         tic = time.perf_counter()
         n = n_workers or max(1, min(os.cpu_count() or 1, 8))
-        cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=40)
+        try:
+            cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1,
+                                               processes=True, dashboard_address=None,
+                                               silence_logs=40)
+        except RuntimeError as exc:  # (the workers failed to start: "Nanny failed to start")
+            main = sys.modules.get("__main__")
+            if getattr(main, "__file__", None) is None:  # (not a script: not the guard)
+                raise
+            raise AcausalError(f"{_GUARD} ({exc})") from None
         return distributed.Client(cluster), cluster, time.perf_counter() - tic
     if isinstance(client, str):
         try:
@@ -343,6 +357,12 @@ def _dask_client(client: Any, n_workers: int | None) -> tuple[Any, Any, float]:
                 "cluster), 'serial', a scheduler's address ('tcp://host:8786') or a "
                 "distributed.Client") from None
     return client, None, 0.0
+
+
+_GUARD = ("sweep(): the local Dask cluster's worker processes could not start. Each "
+          "imports the script that called sweep() again: put the script's work under "
+          "`if __name__ == \"__main__\":` (as multiprocessing requires), or run the sweep "
+          "in this process with client='serial'")
 
 
 def sweep(model: Component | CompiledModel, params: Mapping[str, Sequence[float]],

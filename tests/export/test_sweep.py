@@ -3,7 +3,9 @@ are rows with their error."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -275,3 +277,30 @@ def test_a_model_that_cannot_be_pickled_is_one_error_before_dask_starts():
     for k, m in enumerate([1.0, 2.0]):  # the runs simulate() makes here, bit for bit
         res = ac.simulate(sine, 1.0, n_points=5, params={"mass.m": m})
         np.testing.assert_array_equal(sw["mass.v"][k], res["mass.v"])
+
+
+def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path):
+    """Dask's worker processes import the calling script again; without a main guard each
+    called sweep() again and the run died with 'RuntimeError: Nanny failed to start' after
+    three screens of tracebacks. The error now says what to do."""
+    pytest.importorskip("distributed")
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "unguarded.py").write_text(
+        "import acausal as ac\n"
+        "from components import electrical as el\n"
+        "class RC(ac.Model):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.r = el.Resistor(R=1.0)\n"
+        "        self.c = el.Capacitor(C=1.0, v=1.0)\n"
+        "        self.g = el.Ground()\n"
+        "        self.connect(self.r.p, self.c.p)\n"
+        "        self.connect(self.r.n, self.c.n, self.g.p)\n"
+        "ac.sweep(RC(), {'r.R': [1.0, 2.0]}, 1.0, n_workers=1)\n")
+    out = subprocess.run([sys.executable, "unguarded.py"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(root)})
+    assert out.returncode == 1
+    assert out.stderr.rstrip().splitlines()[-1].startswith(
+        "acausal.errors.AcausalError: sweep(): the local Dask cluster's worker processes "
+        "could not start"), out.stderr[-2000:]
+    assert 'if __name__ == "__main__":' in out.stderr and "client='serial'" in out.stderr
