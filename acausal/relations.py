@@ -97,6 +97,7 @@ def _unmark(a: cs.SX) -> cs.SX | None:
 
 _COMPARE = {cs.OP_LT: "<", cs.OP_LE: "<="}
 _KINKS = {cs.OP_FABS: "fabs", cs.OP_SIGN: "sign", cs.OP_FMIN: "fmin", cs.OP_FMAX: "fmax"}
+_STEPS = {cs.OP_FLOOR: "floor", cs.OP_CEIL: "ceil"}  # (of the unknowns: no event, a warning)
 _INPUT, _OUTPUT, _CONST = cs.OP_INPUT, cs.OP_OUTPUT, cs.OP_CONST
 
 
@@ -134,8 +135,9 @@ class Relation:
 
 
 def _scan(f: cs.Function) -> bool:
-    """Whether the function contains a relation or a kink at all (cheap pre-check)."""
-    ops = set(_COMPARE) | set(_KINKS)
+    """Whether the function contains a relation, a kink or a step at all (cheap
+    pre-check)."""
+    ops = set(_COMPARE) | set(_KINKS) | set(_STEPS)
     return any(f.instruction_id(k) in ops for k in range(f.n_instructions()))
 
 
@@ -180,7 +182,8 @@ def _rebuild(op: int, args: list[cs.SX]) -> cs.SX:
 
 
 def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
-                     origin_of: dict[str, str], start: int = 0
+                     origin_of: dict[str, str], start: int = 0,
+                     steps: list[tuple[str, list[str]]] | None = None
                      ) -> tuple[list[cs.SX], list[Relation]]:
     """``exprs`` with every relation of ``unknowns`` replaced by a discrete symbol.
 
@@ -189,7 +192,9 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
     a comparison or ``sign`` of a function of time that is not affine (``sin(w t) > 0.99``)
     is frozen too: its crossings are located like those of the unknowns' relations (the
     kinks ``fabs``, ``fmin``, ``fmax`` of time are continuous and left to the integrator).
-    Returns the new expressions and the relations, numbered from ``start``.
+    Returns the new expressions and the relations, numbered from ``start``. ``floor`` and
+    ``ceil`` of the unknowns are left as they are (their jumps are not events): each is
+    added to ``steps`` as its text and the components of its operand.
     """
     if not exprs:
         return exprs, []
@@ -279,10 +284,36 @@ def freeze_relations(exprs: list[cs.SX], unknowns: cs.SX, t: cs.SX,
                                  else cs.if_else(d, b, a))
                 written[expression_text(work[outs[0]])] = f"{_KINKS[op]}({at}, {bt})"
         else:
+            if op in _STEPS and steps is not None and live(work[ins[0]]):
+                a = work[ins[0]]
+                steps.append((f"{_STEPS[op]}({shown(a)})", sorted(
+                    {origin_of[s.name()] for s in cs.symvar(a) if s.name() in origin_of})))
             work[outs[0]] = _rebuild(op, [work[i] for i in ins])
     full = cs.SX(f.sparsity_out(0), cs.vertcat(*out)) if out else cs.SX(0, 1)
     dense = cs.densify(full)
     return cs.vertsplit(dense) if len(exprs) > 1 else [dense], relations
+
+
+def _warn_steps(steps: list[tuple[str, list[str]]]) -> None:
+    """``floor``/``ceil`` of the unknowns: their jumps are not located (the integrator
+    steps across them, its error test absorbing the jump), so the result near them is only
+    as good as its tolerance."""
+    if not steps:
+        return
+    import warnings
+
+    from .errors import ModelWarning
+
+    seen = list(dict.fromkeys(f"{text} [{', '.join(c)}]" for text, c in steps))
+    warnings.warn(
+        "the jumps of " + "; ".join(seen[:3]) + (f" and {len(seen) - 3} more" if len(seen) > 3
+                                                 else "")
+        + " are not events: floor and ceil of the model's variables change value without "
+        "the integrator locating where (only those of an affine function of time are time "
+        "events), so the result near each jump is only as accurate as the tolerance "
+        "(1e-3 at rtol 1e-6 in a typical case). Write the switching with a relation the "
+        "library watches: a discrete counter, when(x > n + 1, assign(n, pre(n) + 1)), or "
+        "compare the variable directly (if_else(x > 1, ...))", ModelWarning, stacklevel=2)
 
 
 def _owned(rels: list[Relation], equations: list[Any], whens: list[Any]) -> list[Relation]:
@@ -357,8 +388,10 @@ def relations_pass(state: CompileState) -> CompileState:
     flat_exprs: list[cs.SX] = []
     for e in exprs:
         flat_exprs.extend(cs.vertsplit(e) if e.numel() > 1 else [e])
-    new, rels = freeze_relations(flat_exprs, unknowns, fs.t, origin_of)
-    if new is flat_exprs:
+    steps: list[tuple[str, list[str]]] = []
+    new, rels = freeze_relations(flat_exprs, unknowns, fs.t, origin_of, steps=steps)
+    _warn_steps(steps)
+    if new is flat_exprs or not rels:
         return state
     from .exprtext import readable
 
