@@ -136,13 +136,13 @@ def _check_shapes(shapes: dict[str, str], paths: Sequence[str]) -> None:
 
 
 def _check_output(file: str | Path) -> None:
-    """The folder of an animation file exists (checked before the frames are drawn)."""
+    """The folder of an animation file, made if missing (checked before the frames are
+    drawn)."""
     folder = Path(str(file)).expanduser().parent
-    if not folder.is_dir():
-        raise AcausalError(
-            f"cannot write {str(file)!r}: the folder {str(folder)!r} "
-            + ("is a file" if folder.exists() else "does not exist")
-            + "; create it first, or give a path in an existing folder")
+    if folder.exists() and not folder.is_dir():
+        raise AcausalError(f"cannot write {str(file)!r}: {str(folder)!r} is a file, not a "
+                           "folder")
+    folder.mkdir(parents=True, exist_ok=True)
 
 
 class _Scene:

@@ -175,7 +175,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.plot:  # (before the work: a wrong figure type is known now)
         from .results import check_figure_file
 
-        check_figure_file(args.plot, folder_must_exist=False)  # (_output makes it)
+        check_figure_file(args.plot, make_folder=False)  # (_output makes it)
     for option in ("plot", "csv", "save_result"):
         if getattr(args, option):
             _output(getattr(args, option), "--" + option.replace("_", "-"))

@@ -228,6 +228,20 @@ def _fresh_path(lib: Path) -> Path:
     return copy
 
 
+def _compiled(model: Any) -> Any:
+    """A compiled model: ``model`` itself, or built from a model (as ``fmu`` takes
+    either)."""
+    from .compiler import CompiledModel, build
+    from .component import Component
+
+    if isinstance(model, CompiledModel):
+        return model
+    if isinstance(model, Component):
+        return build(model)
+    raise CodegenError(f"needs a model or the result of ac.build(model), got {model!r:.80} "
+                       f"({type(model).__name__})")
+
+
 def model_functions(cm: Any, outputs: Sequence[str] | None = None) -> list[cs.Function]:
     """The compiled model's functions worth generating, as named CasADi functions.
 
@@ -241,6 +255,7 @@ def model_functions(cm: Any, outputs: Sequence[str] | None = None) -> list[cs.Fu
     """
     from .export import resolve_outputs
 
+    cm = _compiled(cm)
     d = cm.dae
     x, z, p, t = d.x, d.z, d.p, d.t
     exprs = resolve_outputs(cm, list(d.out_names) if outputs is None else outputs,

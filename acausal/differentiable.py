@@ -30,7 +30,7 @@ import numpy as np
 
 from .checks import USE_SIMULATE, check_current, check_smooth, time_grid
 from .compiler import CompiledModel
-from .errors import AcausalError
+from .errors import AcausalError, ArgumentError
 from .initialize import initial_system, initialize, start_values
 from .names import name_list
 from .solvers.idas import make_integrator
@@ -149,6 +149,12 @@ def parametric_simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequ
     d = cm.dae
     check_smooth(cm, "the differentiable simulator (one smooth segment)", USE_SIMULATE)
     check_current(cm, None)
+    both = sorted(set(params) & set(fixed or {}))
+    if both:
+        raise ArgumentError(
+            f"{', '.join(both)} {'is' if len(both) == 1 else 'are'} given in params= (an "
+            "input of the function) and in fixed= (a value held fixed): give each parameter "
+            "in one of them")
     init = initial_value_function(cm, params, start, t0=float(g[0]), fixed=fixed)
     ip = _check_names("parameter(s)", params, d.p_names)
     base_p = cm.parameter_values(fixed)

@@ -653,10 +653,11 @@ class Result:
                 f"{len(self.t)} points, {len(self._names)} variables>")
 
 
-def check_figure_file(file: Any, folder_must_exist: bool = True) -> None:
+def check_figure_file(file: Any, make_folder: bool = True) -> None:
     """A figure file's type is its extension: one matplotlib writes (png, svg, pdf, ...),
-    or none (matplotlib's default, PNG), and its folder exists (unless the caller makes
-    it: ``folder_must_exist=False``). Checked before the work that makes the figure."""
+    or none (matplotlib's default, PNG); its folder is made if missing (as ``save`` and
+    the FMU export do; ``make_folder=False``: the caller makes it), and must not be a
+    file. Checked before the work that makes the figure."""
     from pathlib import Path
 
     try:
@@ -671,8 +672,8 @@ def check_figure_file(file: Any, folder_must_exist: bool = True) -> None:
             f"cannot write a figure to {str(file)!r}: {ext!r} is not a figure format; "
             f"the extension chooses one of {', '.join(sorted(kinds))}")
     folder = Path(str(file)).expanduser().parent
-    if folder_must_exist and not folder.is_dir():
-        raise AcausalError(
-            f"cannot write a figure to {str(file)!r}: the folder {str(folder)!r} "
-            + ("is a file" if folder.exists() else "does not exist")
-            + "; create it first, or give a path in an existing folder")
+    if folder.exists() and not folder.is_dir():
+        raise AcausalError(f"cannot write a figure to {str(file)!r}: {str(folder)!r} is a "
+                           "file, not a folder")
+    if make_folder:
+        folder.mkdir(parents=True, exist_ok=True)

@@ -167,3 +167,12 @@ def test_compiling_again_into_the_same_library_loads_the_new_one(tmp_path):
     assert float(first["outputs"](x, [], p, 0.0)) == 4.0
     assert float(second["outputs"](x, [], p, 0.0)) == pytest.approx(6e-3, rel=1e-15)
     assert second.library == first.library  # the library file the user asked for
+
+
+def test_model_functions_take_a_model_or_a_compiled_one():
+    """As fmu() does (a model gave 'AttributeError: RC has no attribute dae')."""
+    names = [f.name() for f in model_functions(RC())]
+    assert names == ["dae", "outputs", "dae_residual", "dae_jacobian"]
+    with pytest.raises(CodegenError, match=r"needs a model or the result of ac.build\(model\), "
+                                           r"got 'rc'"):
+        model_functions("rc")

@@ -76,3 +76,11 @@ def test_unknown_names_are_reported_with_suggestions():
         ac.export.simulator(cm, GRID, params=["load.J", "resistor.R", "load.J"])
     with pytest.raises(ac.AcausalError, match=r"start value\(s\) given twice: 'load.w'"):
         ac.export.simulator(cm, GRID, params=["resistor.R"], start=["load.w", "load.w"])
+
+
+def test_a_parameter_both_input_and_fixed_is_refused():
+    from models import MassSpringDamper
+
+    cm = ac.build(MassSpringDamper())
+    with pytest.raises(ac.ArgumentError, match=r"mass.m is given in params= .* and in fixed="):
+        ac.export.simulator(cm, [0.0, 1.0], params=["mass.m"], fixed={"mass.m": 2.0})

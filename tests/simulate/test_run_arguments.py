@@ -236,14 +236,15 @@ def test_plot_labels_carry_the_units_of_the_names():
     assert pickle.loads(pickle.dumps(res3)).unit("r.p.i") == "A"
 
 
-def test_plot_to_a_missing_folder_says_so(tmp_path):
+def test_plot_makes_a_missing_folder_and_refuses_a_file_as_one(tmp_path):
+    """As save(), the FMU export and the CLI do (it refused a missing folder)."""
     pytest.importorskip("matplotlib")
     res = ac.simulate(Ramp(), 1.0, n_points=3)
-    target = tmp_path / "missing" / "p.png"
-    with pytest.raises(ac.AcausalError, match=r"the folder .*missing' does not exist"):
-        res.plot("x", file=str(target))
-    res.plot("x", file=str(tmp_path / "p.png"))
-    assert (tmp_path / "p.png").exists()
+    res.plot("x", file=str(tmp_path / "new" / "sub" / "p.png"))
+    assert (tmp_path / "new" / "sub" / "p.png").stat().st_size > 0
+    (tmp_path / "plain").write_text("")
+    with pytest.raises(ac.AcausalError, match=r"'.*plain' is a file, not a folder"):
+        res.plot("x", file=str(tmp_path / "plain" / "p.png"))
 
 
 def test_structural_arrays_read_as_constant_series():
