@@ -354,12 +354,15 @@ class LinearGraph:
         port's)."""
         outputs: dict[int, list[PortInstance]] = {}
         inputs: list[tuple[int, int]] = []
+        passing: dict[int, list[PortInstance]] = {}  # composites' inputs in each set
         directed = np.array([d.direction is not None for d in decls], dtype=bool)
         signals = np.flatnonzero(directed[at]).tolist() if len(decls) else []
         sets = root[signals].tolist() if signals else []
         for k, r in zip(signals, sets, strict=True):
             p = ports[k]  # (a composite's own signal ports pass through)
             if p.owner.__dict__["_children"]:
+                if p.decl.direction == "input":
+                    passing.setdefault(r, []).append(p)
                 continue
             direction = p.decl.direction
             if direction == "output":
@@ -370,6 +373,21 @@ class LinearGraph:
             p = ports[k]
             outs = outputs.get(r, [])
             if not outs:
+                outer = min(passing.get(r, []), key=lambda q: len(q.owner.path()),
+                            default=None)
+                if outer is not None:  # (the model's own input, or a subsystem's)
+                    sub = outer.owner.path()
+                    attr = f"{sub}.{outer.name}" if sub else outer.name
+                    whose = (f"the input {attr} of {sub}" if sub else
+                             f"the model's own input {attr}")
+                    raise ConnectionError_(
+                        f"signal input {p.path()} is fed by {whose}, which nothing drives "
+                        "(an input is driven by what the model connects to it; a model's "
+                        "own inputs have no outside in a simulation, and an FMU has no "
+                        "inputs): drive it inside the model with a source block, "
+                        f"self.connect(source.y, self.{attr}) (components.blocks.Constant, "
+                        "Step, TimeTable, ...: a Constant's k is a parameter that runs and "
+                        "FMU importers can set)")
                 raise ConnectionError_(
                     f"signal input {p.path()} is not connected to an output: connect it to "
                     "a source block (components.blocks.Constant, Step, ...) or to a sensor "

@@ -391,7 +391,7 @@ def relations_pass(state: CompileState) -> CompileState:
     steps: list[tuple[str, list[str]]] = []
     new, rels = freeze_relations(flat_exprs, unknowns, fs.t, origin_of, steps=steps)
     _warn_steps(steps)
-    if new is flat_exprs or not rels:
+    if new is flat_exprs:
         return state
     from .exprtext import readable
 

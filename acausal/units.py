@@ -22,16 +22,17 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import UnitError
 from .records import record
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from fractions import Fraction
 
 __all__ = ["BASE", "Dimension", "Unit", "DIMENSIONLESS", "parse_unit", "dimension",
-           "to_si", "convert", "format_dimension", "same"]
+           "to_si", "convert", "format_dimension", "same", "angle_exponent"]
 
 #: The SI base units, in the order of the entries of a :data:`Dimension`.
 BASE: tuple[str, ...] = ("m", "kg", "s", "A", "K", "mol", "cd")
@@ -137,6 +138,33 @@ def parse_unit(text: str) -> Unit:
         return Unit(scale, dim, _OFFSETS[s])
     if _WORD.issuperset(s):  # one symbol without exponent ("V", "kOhm"): as its token
         return Unit(*_symbol(s, text))
+    total_scale, total_dim = _evaluate(s, text, lambda w: _symbol(w, text), DIMENSIONLESS)
+    return Unit(total_scale, tuple(total_dim))
+
+
+#: the angle symbols (with prefixes: "mrad"), which SI and the library count dimensionless
+_ANGLES = frozenset({"rad", "deg", "rev", "rpm", "\u00b0"})
+
+
+def angle_exponent(text: str) -> int:
+    """The power of angle in a unit string the library reads (``"rad/s"``: 1, ``"1/s"``:
+    0, ``"N.m/rad"``: -1), which its dimensions leave out (an FMU's ``<BaseUnit rad=>``)."""
+    s = text.strip()
+    if s in ("", "1") or s in _OFFSETS:
+        return 0
+
+    def angle(word: str) -> tuple[float, list[int | Fraction]]:
+        plain = word if word in _ANGLES else next(
+            (word[k:] for k in (2, 1) if word[:k] in _PREFIXES and word[k:] in _ANGLES), "")
+        return 1.0, [1 if plain else 0]
+
+    return int(_evaluate(s, text, angle, (0,))[1][0])
+
+
+def _evaluate(s: str, text: str, symbol: Callable[[str], tuple[float, Any]],
+              one: tuple[int | Fraction, ...]) -> tuple[float, list[int | Fraction]]:
+    """The scale and exponents of the unit string ``s`` (``text`` as given, for messages),
+    each symbol's from ``symbol(word)``; ``one``: the exponents of ``1``."""
     token = re.compile(_TOKEN)
     tokens: list[tuple[str, str, int]] = []  # (kind, text, exponent)
     pos = 0
@@ -173,8 +201,8 @@ def parse_unit(text: str) -> Unit:
         if kind != "sym":
             raise UnitError(f"unit {text!r}: unexpected {tok!r}")
         if tok == "1":
-            return 1.0, list(DIMENSIONLESS)
-        sym_scale, sym_dim = _symbol(tok, text)
+            return 1.0, list(one)
+        sym_scale, sym_dim = symbol(tok)
         return sym_scale ** e, [x * e for x in sym_dim]
 
     def expr() -> tuple[float, list[int | Fraction]]:
@@ -190,10 +218,10 @@ def parse_unit(text: str) -> Unit:
                 scale, dim = scale * s2, [a + b for a, b in zip(dim, d2, strict=True)]
         return scale, dim
 
-    total_scale, total_dim = expr()
+    total = expr()
     if k != len(tokens):
         raise UnitError(f"unit {text!r}: unexpected {tokens[k][1]!r}")
-    return Unit(total_scale, tuple(total_dim))
+    return total
 
 
 def dimension(text: str) -> Dimension:

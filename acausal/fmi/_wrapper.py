@@ -1052,6 +1052,39 @@ FMI2_Export fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[
   return fmi2OK;
 }
 
+/* The value x the importer sets for the variable v: a finite number within the range its
+   declaration gives (acausal.simulate refuses the same params= and start= values, in the
+   same words). 0 if it may be set; else 1, logged with the value the variable keeps. */
+static int check_value(Model* m, fmi2ValueReference v, double x, double now) {
+  const char* u = VR_UNIT[v];
+  const char* by = VR_DECLARED_BY[v];
+  const int flags = VR_RANGE_FLAGS[v];
+  if (!isfinite(x)) {
+    logmsg(m, fmi2Error, "logStatusError",
+           "fmi2SetReal: %s is %g; it must be a finite number%s%s%s; it keeps its value %g%s",
+           VR_NAMES[v], x, VR_RANGE[v][0] ? " " : "", VR_RANGE[v], by, now, u);
+    return 1;
+  }
+  if (x < VR_MIN[v] || (x == VR_MIN[v] && (flags & 1)) || x > VR_MAX[v] ||
+      (x == VR_MAX[v] && (flags & 2))) {
+    logmsg(m, fmi2Error, "logStatusError",
+           "fmi2SetReal: %s = %g%s is out of its range: it must be %s%s%s; it keeps its value "
+           "%g%s", VR_NAMES[v], x, u, VR_RANGE[v],
+           x == 0.0 && VR_MIN[v] == 0.0 && (flags & 1)
+               ? " (zero is excluded: the component divides by it or it is meaningless)" : "",
+           by, now, u);
+    return 1;
+  }
+  if (x == 0.0 && (flags & 4)) {
+    logmsg(m, fmi2Error, "logStatusError",
+           "fmi2SetReal: %s = 0 is excluded: it must be nonzero, of either sign (the component "
+           "divides by it or it is meaningless)%s; it keeps its value %g%s", VR_NAMES[v], by,
+           now, u);
+    return 1;
+  }
+  return 0;
+}
+
 FMI2_Export fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                    const fmi2Real value[]) {
   Model* m = as_model(c);
@@ -1060,6 +1093,7 @@ FMI2_Export fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[
   int before_init;
   REQUIRE(m, m->mode != M_ERROR && m->mode != M_TERMINATED, "fmi2SetReal");
   before_init = m->mode == M_INSTANTIATED || m->mode == M_INIT;
+  /* every value checked before any is set: a refused call changes nothing */
   for (i = 0; i < nvr; i++) {
     v = vr[i];
     if (v >= NVR) {
@@ -1067,9 +1101,9 @@ FMI2_Export fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[
       return fmi2Error;
     }
     if ((VR_KIND[v] == K_PARAMETER || VR_KIND[v] == K_DISCRETE) && before_init) {
-      m->p[VR_INDEX[v]] = value[i];
+      if (check_value(m, v, value[i], m->p[VR_INDEX[v]])) return fmi2Error;
     } else if (VR_KIND[v] == K_STATE && before_init && X_SETTABLE[VR_INDEX[v]]) {
-      m->x[VR_INDEX[v]] = value[i];
+      if (check_value(m, v, value[i], m->x[VR_INDEX[v]])) return fmi2Error;
     } else {
       logmsg(m, fmi2Error, "logStatusError",
              "fmi2SetReal: %s cannot be set %s", vr_name(v),
@@ -1079,6 +1113,13 @@ FMI2_Export fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[
                  : "(it is calculated by the model)");
       return fmi2Error;
     }
+  }
+  for (i = 0; i < nvr; i++) {
+    v = vr[i];
+    if (VR_KIND[v] == K_STATE)
+      m->x[VR_INDEX[v]] = value[i];
+    else
+      m->p[VR_INDEX[v]] = value[i];
     m->init_dirty = 1;
   }
   invalidate(m);

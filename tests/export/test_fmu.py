@@ -940,3 +940,154 @@ def test_a_reinit_to_nan_fails_in_the_fmu_naming_the_when_and_the_variable(tmp_p
     with pytest.raises(ac.SimulationError, match=r"reinit\(v, \.\.\.\) of when h < 0 "
                                                  r"\[Ball\] gives v the value nan"):
         ac.simulate(cm, 1.0)
+
+
+# ----------------------------------------------------------------------------------------
+# What an importer may set, the units, the model's own inputs
+# ----------------------------------------------------------------------------------------
+
+@needs_cc
+def test_declared_ranges_are_in_the_description_and_refused_as_simulate_refuses_them(
+        tmp_path, capsys):
+    """The declared ranges are the variables' min/max (an exclusive bound, C > 0, as its
+    bound: FMI's are inclusive), and fmi2SetReal refuses what ac.simulate refuses (out of
+    range, zero where excluded, NaN, inf), in its words, and keeps the value. (fmpy ran
+    the RC circuit with C = -1e-3 F: the capacitor voltage ran away to -17 V in 1 s.)"""
+    fmpy = fmpy_or_skip()
+    from fmpy.fmi2 import FMU2Model
+    from models import DCMotor, HeatedMass
+
+    cm = ac.build(RC(R=1e3, C=1e-3, V=10.0))
+    path = fmu(cm, tmp_path / "rc.fmu")
+    assert validate(path) == []
+    md = fmpy.read_model_description(str(path))
+    var = {v.name: v for v in md.modelVariables}
+    assert (var["capacitor.C"].min, var["capacitor.C"].max) == ("0.0", None)
+    assert var["resistor.R"].min == "0.0" and var["source.V"].min is None
+    heated = ac.build(HeatedMass())
+    motor = ac.build(DCMotor())
+    cases = [(cm, path, "params", "capacitor.C", -1e-3),
+             (cm, path, "params", "capacitor.C", 0.0),
+             (heated, fmu(heated, tmp_path / "heated.fmu"), "start", "capacity.T", -1.0),
+             (motor, fmu(motor, tmp_path / "motor.fmu"), "params", "gear.ratio", 0.0)]
+    for model, fmu_path, kind, name, value in cases:
+        with pytest.raises(ac.AcausalError) as exc:
+            ac.simulate(model, 1.0, **{kind: {name: value}})
+        said = str(exc.value).removeprefix(f"{kind}[{name!r}]")  # " = -0.001 F is out ..."
+        assert said.startswith(" = ")
+        with pytest.raises(Exception, match="fmi2SetReal"):
+            fmpy.simulate_fmu(str(fmu_path), stop_time=1.0, start_values={name: value})
+        out = capsys.readouterr().out
+        assert f"fmi2SetReal: {name}{said}" in out, (said, out)
+    # the state's range, declared (Variable(min=0) of an absolute temperature)
+    heated_md = fmpy.read_model_description(str(tmp_path / "heated.fmu"))
+    assert next(v for v in heated_md.modelVariables if v.name == "capacity.T").min == "0.0"
+    for value in (np.nan, np.inf):  # (ac.simulate: "must be finite, got nan")
+        with pytest.raises(Exception, match="fmi2SetReal"):
+            fmpy.simulate_fmu(str(path), stop_time=1.0, start_values={"resistor.R": value})
+        assert (f"fmi2SetReal: resistor.R is {value}; it must be a finite number >= 0 Ohm "
+                "(parameter 'R' of Resistor 'resistor'); it keeps its value 1000 Ohm"
+                ) in capsys.readouterr().out
+
+    # a refused call changes nothing, not even its values that were in range
+    m = FMU2Model(guid=md.guid, modelIdentifier="RC", instanceName="rc",
+                  unzipDirectory=fmpy.extract(str(path), unzipdir=tmp_path / "rc"))
+    m.instantiate()
+    vr = [var["resistor.R"].valueReference, var["capacitor.C"].valueReference]
+    with pytest.raises(Exception, match="fmi2SetReal"):
+        m.setReal(vr, [500.0, -1e-3])
+    assert m.getReal(vr) == [1e3, 1e-3]
+    m.setReal(vr, [500.0, 2e-3])
+    assert m.getReal(vr) == [500.0, 2e-3]
+    m.freeInstance()
+
+
+@needs_cc
+def test_every_unit_is_defined_in_base_units_and_every_known_unit_given(tmp_path):
+    """Prefixed units, %, degC, rpm and units with parentheses are defined in SI base units
+    (they were empty <Unit> elements), and every FMU variable has the unit the library
+    gives its name (the graph's edge variables, source[p->n].v, had none)."""
+    fmpy = fmpy_or_skip()
+
+    class Odd(ac.Model):
+        a = ac.Parameter(2.0, unit="mm")
+        tau = ac.Parameter(1.0, unit="s")
+        b = ac.Parameter(1.0, unit="kOhm")
+        h = ac.Parameter(10.0, unit="W/(m2.K)")
+        k = ac.Parameter(50.0, unit="%")
+        T0 = ac.Parameter(20.0, unit="degC")
+        w = ac.Parameter(3000.0, unit="rpm")
+        x = ac.Variable(start=0.0, fixed=True, unit="mm")
+
+        def equations(self):
+            return [ac.der(self.x) == self.a / self.tau]
+
+    path = fmu(ac.build(Odd()), tmp_path / "odd.fmu")
+    assert validate(path) == []
+    md = fmpy.read_model_description(str(path))
+    units = {u.name: u.baseUnit for u in md.unitDefinitions}
+    assert all(b is not None for b in units.values()), units
+    exps = ("kg", "m", "s", "A", "K", "mol", "cd", "rad")
+
+    def base(name):
+        b = units[name]
+        return {e: getattr(b, e) for e in exps if getattr(b, e)}, b.factor, b.offset
+
+    # factors: the library's own (acausal.units.parse_unit), to the last bit
+    assert base("mm") == ({"m": 1}, 1e-3, 0.0)
+    assert base("mm/s") == ({"m": 1, "s": -1}, 1e-3, 0.0)  # der(x)
+    assert base("kOhm") == ({"kg": 1, "m": 2, "s": -3, "A": -2}, 1e3, 0.0)
+    assert base("W/(m2.K)") == ({"kg": 1, "s": -3, "K": -1}, 1.0, 0.0)
+    assert base("%") == ({}, 0.01, 0.0)
+    assert base("degC") == ({"K": 1}, 1.0, 273.15)
+    assert base("rpm") == ({"rad": 1, "s": -1}, 2 * np.pi / 60, 0.0)
+
+    cm = ac.build(RC())
+    info = export(cm, tmp_path / "rc.fmu")
+    md = fmpy.read_model_description(str(info.path))
+    var = {v.name: v for v in md.modelVariables}
+    assert var["source[p->n].v"].unit == "V" and var["ground[datum->p].i"].unit == "A"
+    for v in info.variables:
+        assert var[v.name].unit == (cm.unit(v.path) or None), v.name
+    assert {u.name for u in md.unitDefinitions} == {"A", "F", "Ohm", "V", "V/s"}
+
+
+def test_an_input_of_the_model_is_named_as_the_fmu_has_no_inputs(tmp_path):
+    """The build named the component input the model's own input feeds (force.f) as not
+    connected; it now names the model's input, says why and what to do (for simulate as
+    for the export)."""
+    from components import blocks
+    from components import translational as tr
+
+    class Plant(ac.Model):
+        u = ac.RealInput("force command")
+        y = ac.RealOutput("position")
+
+        def __init__(self, source=None):
+            super().__init__()
+            self.force = tr.SignalForce()
+            self.mass = tr.Mass(m=1.0, s=0.0, v=0.0)
+            self.sensor = tr.SignalPositionSensor()
+            if source is not None:  # what the message suggests
+                self.source = source
+                self.connect(self.source.y, self.u)
+            self.connect(self.u, self.force.f)
+            self.connect(self.force.flange, self.mass.flange_a, self.sensor.flange)
+            self.connect(self.sensor.s, self.y)
+
+    with pytest.raises(ac.ConnectionError_) as exc:
+        fmu(Plant(), tmp_path / "plant.fmu")
+    said = str(exc.value)
+    assert said.startswith("signal input force.f is fed by the model's own input u, which "
+                           "nothing drives")
+    assert "an FMU has no inputs" in said and "self.connect(source.y, self.u)" in said
+    assert "blocks.Constant" in said and "FMU importers can set" in said
+    assert not (tmp_path / "plant.fmu").exists()
+    if HAVE_CC:  # driven inside, it exports; a Constant's k is a parameter to set
+        fmpy = fmpy_or_skip()
+        path = fmu(Plant(blocks.Constant(k=2.0)), tmp_path / "plant.fmu")
+        r = fmpy.simulate_fmu(str(path), stop_time=1.0, solver="CVode",
+                              relative_tolerance=RTOL, output=["mass.s"],
+                              start_values={"source.k": 4.0})
+        # s = k t^2 / 2 (m = 1 kg): CVODE at rtol 1e-10
+        assert r["mass.s"][-1] == pytest.approx(2.0, rel=1e-8)
