@@ -120,6 +120,7 @@ class _Action:
     value: cs.Function  # (values of `names`, values of `pre_names` before, p, t) -> value
     names: list[str]
     pre_names: list[str]
+    level: int = 0  # the order of evaluation at an event (see action_levels)
 
 
 @dataclass
@@ -141,6 +142,7 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
     """The when clauses as functions of the DAE's parameters (relation and discrete
     values), named outputs and ``pre`` values."""
     out: list[_When] = []
+    values: list[cs.SX] = []  # every action's value as written, in order
     p_sym = {dae.p_names[k]: dae.p[k] for k in range(len(dae.p_names))}
     x_pos = {n: k for k, n in enumerate(dae.x_names)}
     for w in whens:
@@ -166,6 +168,7 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
                     index, value = _reinit_through_alias(dae, w.origin, target, value)
             else:
                 index = dae.p_names.index(target)
+            values.append(cs.SX(value))
             syms = cs.symvar(value)
             pres = [s for s in syms if s.name().startswith("pre(")]
             vals = [s for s in syms if s.name() in dae.out_index]
@@ -182,7 +185,83 @@ def compile_whens(dae: SemiExplicitDAE, whens: list[WhenClause]) -> list[_When]:
                          None if clock is not None else cs.SX(w.condition),
                          bool(getattr(w, "initial", False)), clock_of_p,
                          clock if clock_of_p is not None else None))
+    acts = [a for w in out for a in w.actions]
+    for a, level in zip(acts, action_levels(dae, [(a.kind, a.index) for a in acts], values),
+                        strict=True):
+        a.level = level
     return out
+
+
+def action_levels(dae: SemiExplicitDAE, targets: list[tuple[str, int]],
+                  values: list[cs.SX]) -> list[int]:
+    """The order in which the actions of the when clauses that fire at one instant are
+    evaluated: level by level, each action after those whose targets its value reads.
+
+    The clauses of one event are synchronous (Modelica's semantics): a ZeroOrderHold and
+    the UnitDelay it feeds tick together, and the delay stores the hold's *new* output,
+    so that it gives u(t_(k-1)) at tick k, not u(t_(k-2)). An action's value reads a
+    target ``("assign", k)`` (``p[k]``) or ``("reinit", k)`` (``x[k]``) directly, or
+    through a named quantity whose expression holds it (or holds an algebraic variable of
+    equations that do). Its own target it reads before its assignment (``n := n + 1``
+    counts); ``pre()`` reads the value before the event. Actions that read each other's
+    targets in a cycle share a level (evaluated with the values at its start)."""
+    n = len(targets)
+    if n < 2:
+        return [0] * n
+    import networkx as nx
+
+    unique = list(dict.fromkeys(targets))
+    T = cs.vertcat(*[dae.p[k] if kind == "assign" else dae.x[k] for kind, k in unique])
+    named: dict[str, int] = {}
+    rows: list[cs.SX] = []
+    for v in values:
+        for s in cs.symvar(v):
+            if s.name() in dae.out_index and s.name() not in named:
+                named[s.name()] = len(rows)
+                rows.append(cs.SX(dae.out_expr[dae.out_index[s.name()]]))
+
+    def reads(exprs: list[cs.SX]) -> list[set[int]]:
+        if not exprs:
+            return []
+        col = cs.vertcat(*[cs.vec(e) for e in exprs])
+        r, c = cs.jacobian_sparsity(col, T).get_triplet()
+        size = np.cumsum([0] + [int(e.numel()) for e in exprs])
+        owner = np.searchsorted(size, np.asarray(r), side="right") - 1
+        out: list[set[int]] = [set() for _ in exprs]
+        for o, j in zip(owner.tolist(), c, strict=True):
+            out[o].add(int(j))
+        return out
+
+    direct = reads(values)
+    of_name = reads(rows)
+    # (an algebraic variable depends on what its equations read: any of them, coarsely)
+    through_z: set[int] = set()
+    if dae.z.numel():
+        through_z = set().union(*reads([dae.alg]))
+        for k, e in enumerate(rows):
+            if cs.depends_on(e, dae.z):
+                of_name[k] |= through_z
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(n))
+    by_target: dict[int, list[int]] = {}  # a target's index in T: the actions setting it
+    at = {t: j for j, t in enumerate(unique)}
+    for i, t in enumerate(targets):
+        by_target.setdefault(at[t], []).append(i)
+    for i, v in enumerate(values):
+        seen = set(direct[i])
+        for s in cs.symvar(v):
+            if s.name() in named:
+                seen |= of_name[named[s.name()]]
+        for j in seen:
+            for a in by_target[j]:
+                if a != i:
+                    graph.add_edge(a, i)
+    dag = nx.condensation(graph)
+    level = dict.fromkeys(dag.nodes, 0)
+    for c in nx.topological_sort(dag):
+        for d in dag.successors(c):
+            level[d] = max(level[d], level[c] + 1)
+    return [level[dag.graph["mapping"][i]] for i in range(n)]
 
 
 def choosing(whens: list[WhenClause], relations: list[Any],
@@ -450,33 +529,45 @@ class EventLoop:
                 done.add(k)
                 w = self.whens[k]
                 fired.append(f"when {w.text} [{w.origin}]")
-                for a in w.actions:
-                    val = float(a.value([now[n] for n in a.names],
-                                        [pre_cache[n] for n in a.pre_names], p, s.t))
-                    what = "reinit" if a.kind == "reinit" else "assign"
-                    if not np.isfinite(val):
-                        raise SimulationError(
-                            f"at t = {t_at:.9g} s, {what}({a.target}, ...) of when {w.text} "
-                            f"[{w.origin}] gives {a.target} the value {val}: the value "
-                            "of the action is not finite (a division by zero, a NaN of a "
-                            "pre() value or a parameter); check the expression of the "
-                            f"{what}")
-                    key = (a.kind, a.index)
-                    if key in setters and setters[key][2] != val:
-                        other = self.whens[setters[key][0]]
-                        raise SimulationError(
-                            f"at t = {t_at:.9g} s, when {other.text} [{other.origin}] and "
-                            f"when {w.text} [{w.origin}] both fire and set {a.target}, to "
-                            f"{setters[key][2]:.9g} and {val:.9g}: a variable takes one value"
-                            " at an event (Modelica allows one when clause per variable). "
-                            "Set it in one clause (whose value may depend on which condition "
-                            "holds), or make the conditions exclusive")
-                    setters[key] = (k, a.target, val)
-                    if a.kind == "reinit":
-                        x[a.index] = val
-                        reinit.append(a.index)
-                    else:
-                        p[a.index] = val
+            # level by level (action_levels): an action reads the targets of the lower
+            # levels as they were just set, the algebraic variables solved again with them
+            level = 0
+            for k, a in sorted(((j, a) for j in fire for a in self.whens[j].actions),
+                               key=lambda ja: ja[1].level):
+                w = self.whens[k]
+                if a.level != level:
+                    level = a.level
+                    later = sorted({n for k2 in fire for b in self.whens[k2].actions
+                                    if b.level >= level for n in b.names})
+                    if later:
+                        z = consistent_algebraic(self.dae, x, z, p, s.t)
+                        now.update(zip(later, self._named(x, z, p, s.t, later), strict=True))
+                val = float(a.value([now[n] for n in a.names],
+                                    [pre_cache[n] for n in a.pre_names], p, s.t))
+                what = "reinit" if a.kind == "reinit" else "assign"
+                if not np.isfinite(val):
+                    raise SimulationError(
+                        f"at t = {t_at:.9g} s, {what}({a.target}, ...) of when {w.text} "
+                        f"[{w.origin}] gives {a.target} the value {val}: the value "
+                        "of the action is not finite (a division by zero, a NaN of a "
+                        "pre() value or a parameter); check the expression of the "
+                        f"{what}")
+                key = (a.kind, a.index)
+                if key in setters and setters[key][2] != val:
+                    other = self.whens[setters[key][0]]
+                    raise SimulationError(
+                        f"at t = {t_at:.9g} s, when {other.text} [{other.origin}] and "
+                        f"when {w.text} [{w.origin}] both fire and set {a.target}, to "
+                        f"{setters[key][2]:.9g} and {val:.9g}: a variable takes one value"
+                        " at an event (Modelica allows one when clause per variable). "
+                        "Set it in one clause (whose value may depend on which condition "
+                        "holds), or make the conditions exclusive")
+                setters[key] = (k, a.target, val)
+                if a.kind == "reinit":
+                    x[a.index] = val
+                    reinit.append(a.index)
+                else:
+                    p[a.index] = val
             if reinit:
                 reset = self._relations_of_states(reinit)
                 reset_by = [k for k in fire

@@ -3,6 +3,7 @@
 import numpy as np
 
 import acausal as ac
+from components import blocks
 from components import electrical as el
 from components import rotational as rot
 from components import thermal as th
@@ -178,3 +179,42 @@ class Limited(ac.Model):
         self.s = bl.Sine(amplitude=2.0, f=1.0)
         self.lim = bl.Limiter(**limits)
         self.connect(self.s.y, self.lim.u)
+
+
+# ----- sampled blocks on one clock (tests/library/test_blocks.py, tests/export/test_fmu.py)
+TS_CHAIN = 0.1
+
+
+class Accumulator(ac.Model):
+    """y = z^-1 (y + 1): a UnitDelay fed back through an Add."""
+
+    def __init__(self):
+        super().__init__()
+        self.one = blocks.Constant(k=1.0)
+        self.add = blocks.Add()
+        self.delay = blocks.UnitDelay(samplePeriod=TS_CHAIN, startTime=0.0)
+        self.connect(self.delay.y, self.add.u1)
+        self.connect(self.one.y, self.add.u2)
+        self.connect(self.add.y, self.delay.u)
+
+
+class HoldThen(ac.Model):
+    """A ramp u = t sampled by a ZeroOrderHold that feeds a UnitDelay and a DiscretePI
+    (k = 1, T = Ts) ticking on the same clock."""
+
+    def __init__(self):
+        super().__init__()
+        self.src = blocks.Ramp(height=1.0, duration=1.0)
+        self.zoh = blocks.ZeroOrderHold(samplePeriod=TS_CHAIN, startTime=0.0)
+        self.delay = blocks.UnitDelay(samplePeriod=TS_CHAIN, startTime=0.0)
+        self.pi = blocks.DiscretePI(k=1.0, T=TS_CHAIN, samplePeriod=TS_CHAIN, startTime=0.0)
+        self.connect(self.src.y, self.zoh.u)
+        self.connect(self.zoh.y, self.delay.u, self.pi.u)
+
+
+def chain_references(n):
+    """z-domain recursions: the accumulator y_k = k; the delay y_k = u(t_(k-1)) (0 at
+    k = 0); the PI x_k = x_(k-1) + u(t_k), y_k = x_k + u(t_k)."""
+    u = np.arange(n) * TS_CHAIN
+    x = np.cumsum(u)
+    return np.arange(n, dtype=float), np.r_[0.0, u[:-1]], x + u

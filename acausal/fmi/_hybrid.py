@@ -49,7 +49,7 @@ import casadi as cs
 
 from ..discrete import Sample
 from ..errors import AcausalError
-from ..hybrid import _condition_text, choosing
+from ..hybrid import _condition_text, action_levels, choosing
 
 __all__ = ["HybridParts", "hybrid_parts", "TimeDiscrete", "Indicator", "Clock", "Action"]
 
@@ -99,6 +99,7 @@ class Action:
     target: str
     pos: int
     rels: list[int] = field(default_factory=list)
+    level: int = 0  # its order of evaluation at an event (acausal.hybrid.action_levels)
 
 
 @dataclass
@@ -268,6 +269,9 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
         if not e.is_scalar():
             raise HybridExportError(f"a when() action reads {n}, which is not a scalar")
 
+    levels = action_levels(d, [("reinit", x_index[tg]) if kind == "reinit"
+                               else ("assign", p_index[tg])
+                               for w in whens for tg, kind, _ in w.actions], values)
     g_state = d.indicators if d.indicators is not None else cs.SX(0, 1)
     everything = list(exprs) + [g_state] + conds + values + read_exprs
     frozen, tds = freeze_time(everything, t, unknowns)
@@ -330,7 +334,7 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
     x_pre, z_pre = cs.SX.sym("x_pre", nx), cs.SX.sym("z_pre", nz)
     P_pre = cs.SX.sym("P_pre", nP)
     P_now = cs.SX.sym("P_now", nP)  # the parameters when this round of actions began
-    fire = cs.SX.sym("fire", len(whens))
+    apply = cs.SX.sym("apply", len(levels))  # the actions run now (of one level)
     read_now = {n: cs.substitute(e, P, P_now) for n, e in zip(reads, read_exprs, strict=True)}
     read_pre = {n: cs.substitute(e, cs.vertcat(x, z, P), cs.vertcat(x_pre, z_pre, P_pre))
                 for n, e in zip(reads, read_exprs, strict=True)}
@@ -360,12 +364,12 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
             each.append(value)
             if kind == "reinit":
                 j = x_index[target]
-                x_cur[j] = cs.if_else(fire[k] > 0.5, value, x_cur[j])
-                actions.append(Action(k, kind, target, j, x_rows[j]))
+                x_cur[j] = cs.if_else(apply[len(actions)] > 0.5, value, x_cur[j])
+                actions.append(Action(k, kind, target, j, x_rows[j], levels[len(actions)]))
             else:
                 j = p_index[target]
-                P_cur[j] = cs.if_else(fire[k] > 0.5, value, P_cur[j])
-                actions.append(Action(k, kind, target, j))
+                P_cur[j] = cs.if_else(apply[len(actions)] > 0.5, value, P_cur[j])
+                actions.append(Action(k, kind, target, j, level=levels[len(actions)]))
     functions = {
         "ind": cs.Function(f"{prefix}_ind", [x, z, P, t], [cs.densify(g_all)]),
         "tdisc": cs.Function(f"{prefix}_tdisc", [P, t],
@@ -375,12 +379,12 @@ def hybrid_parts(cm: Any, exprs: list[cs.SX], prefix: str) -> HybridParts:
                                 [cs.densify(cs.substitute(cs.vertcat(*conds), P, P_now))
                                  if conds else cs.SX(0, 1)]),
         "whenact": cs.Function(f"{prefix}_whenact",
-                               [x, z, P_now, t, x_pre, z_pre, P_pre, fire],
+                               [x, z, P_now, t, x_pre, z_pre, P_pre, apply],
                                [cs.densify(cs.vertcat(*x_cur)) if nx else cs.SX(0, 1),
                                 cs.densify(cs.vertcat(*P_cur))]),
         # each action's value (the wrapper checks them: finite, one value per variable)
         "whenvals": cs.Function(f"{prefix}_whenvals",
-                                [x, z, P_now, t, x_pre, z_pre, P_pre, fire],
+                                [x, z, P_now, t, x_pre, z_pre, P_pre, apply],
                                 [cs.densify(cs.vertcat(*each)) if each else cs.SX(0, 1)]),
     }
     P_values = [float(v) for v in d.p_values] + [0.0] * len(tds)

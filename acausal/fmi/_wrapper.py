@@ -568,12 +568,13 @@ static int zeno(Model* m, double* times, int* count, const char* name, int thres
 
 static double next_tick(int c, long k) { return CLK_START[c] + (double)k * CLK_INTERVAL[c]; }
 
-/* The values of the actions about to run (acausal.hybrid.EventLoop.iterate refuses the same):
-   each finite, and one value per variable when several clauses fire together. */
-static int check_actions(Model* m, const double* fire, const double* vals) {
+/* The values of the actions run so far at this instant (`run`: which; acausal.hybrid.
+   EventLoop.iterate refuses the same): each finite, and one value per variable when several
+   clauses fire together. */
+static int check_actions(Model* m, const double* run, const double* vals) {
   int a, b;
   for (a = 0; a < NA; a++) {
-    if (fire[ACT_WHEN[a]] <= 0.5) continue;
+    if (run[a] <= 0.5) continue;
     if (!isfinite(vals[a])) {
       const char* what = ACT_REINIT[a] ? "reinit" : "assign";
       logmsg(m, fmi2Error, "logStatusError",
@@ -584,7 +585,7 @@ static int check_actions(Model* m, const double* fire, const double* vals) {
       return 1;
     }
     for (b = 0; b < a; b++)
-      if (fire[ACT_WHEN[b]] > 0.5 && ACT_WHEN[b] != ACT_WHEN[a] &&
+      if (run[b] > 0.5 && ACT_WHEN[b] != ACT_WHEN[a] &&
           ACT_REINIT[b] == ACT_REINIT[a] && ACT_POS[b] == ACT_POS[a] && vals[b] != vals[a]) {
         logmsg(m, fmi2Error, "logStatusError",
                "at t = %.9g s, %s and %s both fire and set %s, to %.9g and %.9g: a variable "
@@ -600,10 +601,11 @@ static int check_actions(Model* m, const double* fire, const double* vals) {
 
 /* The event iteration at m->t (initial: after the initialisation, when no clause runs). */
 static int event_update(Model* m, int initial) {
-  double before[NW1], now[NW1], fire[NW1], xnew[NX1], pnew[NP1], vals[NA1];
+  double before[NW1], now[NW1], fire[NW1], xnew[NX1], pnew[NP1], vals[NA1], apply[NA1],
+      run[NA1], ran[NA1];
   int done[NW1], d0[NI1], reset[NI1], reset_by[NI1], changed_mode[NW1], rel_changed_mode[NI1];
   const double* args[8];
-  int it, k, c, a, any, changed;
+  int it, k, c, a, any, changed, level;
   if (ensure_z(m)) return 1;
   memcpy(m->xpre, m->x, sizeof(m->x));
   memcpy(m->zpre, m->z, sizeof(m->z));
@@ -672,36 +674,53 @@ static int event_update(Model* m, int initial) {
           logmsg(m, fmi2OK, "logEvents", "t = %.17g: %s", m->t, WHEN_TEXT[k]);
       }
     if (!any) break;
-    args[0] = m->x;
-    args[1] = m->z;
-    args[2] = m->p;
-    args[3] = &m->t;
-    args[4] = m->xpre;
-    args[5] = m->zpre;
-    args[6] = m->ppre;
-    args[7] = fire;
-    if (call_fun(@@WHENVALS@@, m, args, 8, vals, 0)) {
-      logmsg(m, fmi2Error, "logStatusError", "evaluating the when actions failed at t = %.17g",
-             m->t);
-      return 1;
-    }
-    if (check_actions(m, fire, vals)) return 1;
-    for (a = 0; a < NA; a++) /* the relations of the states the actions reinitialise */
-      if (ACT_REINIT[a] && fire[ACT_WHEN[a]] > 0.5)
-        for (k = ACT_RELS_START[a]; k < ACT_RELS_START[a + 1]; k++) {
-          reset[ACT_RELS[k]] = 1;
-          reset_by[ACT_RELS[k]] = ACT_WHEN[a];
+    /* the actions level by level (acausal.hybrid.action_levels): each reads the targets of
+       the lower levels as just set, the algebraic variables solved again with them */
+    for (a = 0; a < NA; a++) ran[a] = 0.0;
+    for (level = 0; level <= MAX_LEVEL; level++) {
+      any = 0;
+      for (a = 0; a < NA; a++) {
+        apply[a] = fire[ACT_WHEN[a]] > 0.5 && ACT_LEVEL[a] == level ? 1.0 : 0.0;
+        any |= apply[a] > 0.5;
+      }
+      if (!any) continue;
+      if (ensure_z(m)) return 1;
+      args[0] = m->x;
+      args[1] = m->z;
+      args[2] = m->p;
+      args[3] = &m->t;
+      args[4] = m->xpre;
+      args[5] = m->zpre;
+      args[6] = m->ppre;
+      args[7] = apply;
+      if (call_fun(@@WHENVALS@@, m, args, 8, vals, 0)) {
+        logmsg(m, fmi2Error, "logStatusError",
+               "evaluating the when actions failed at t = %.17g", m->t);
+        return 1;
+      }
+      for (a = 0; a < NA; a++)
+        if (apply[a] > 0.5) {
+          run[a] = vals[a];
+          ran[a] = 1.0;
         }
-    if (call_fun(@@WHENACT@@, m, args, 8, xnew, pnew)) {
-      logmsg(m, fmi2Error, "logStatusError", "evaluating the when actions failed at t = %.17g",
-             m->t);
-      return 1;
+      if (check_actions(m, ran, run)) return 1;
+      for (a = 0; a < NA; a++) /* the relations of the states the actions reinitialise */
+        if (ACT_REINIT[a] && apply[a] > 0.5)
+          for (k = ACT_RELS_START[a]; k < ACT_RELS_START[a + 1]; k++) {
+            reset[ACT_RELS[k]] = 1;
+            reset_by[ACT_RELS[k]] = ACT_WHEN[a];
+          }
+      if (call_fun(@@WHENACT@@, m, args, 8, xnew, pnew)) {
+        logmsg(m, fmi2Error, "logStatusError",
+               "evaluating the when actions failed at t = %.17g", m->t);
+        return 1;
+      }
+      for (k = 0; k < NX; k++)
+        if (xnew[k] != m->x[k]) m->x_changed = 1;
+      memcpy(m->x, xnew, sizeof(double) * NX);
+      memcpy(m->p, pnew, sizeof(double) * NP);
+      invalidate(m);
     }
-    for (k = 0; k < NX; k++)
-      if (xnew[k] != m->x[k]) m->x_changed = 1;
-    memcpy(m->x, xnew, sizeof(double) * NX);
-    memcpy(m->p, pnew, sizeof(double) * NP);
-    invalidate(m);
   }
   if (it > EVENT_MAX_ITER) {
     char buf[1024];

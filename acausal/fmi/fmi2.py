@@ -54,7 +54,7 @@ from ..compiler import CompiledModel, build
 from ..component import Component, Parameter, Variable, _bound_text
 from ..errors import AcausalError, AcausalWarning, SimulationError
 from ..hybrid import ZENO_LEFT, ZENO_LEFT_CHOOSING
-from ..initialize import initial_system, initialize
+from ..initialize import consistent_algebraic, initial_system, initialize
 from ..names import name_list, suggest
 from ..persist import class_name
 from ._hybrid import HybridExportError, HybridParts, hybrid_parts
@@ -372,8 +372,14 @@ def _initialize(cm: CompiledModel, p: np.ndarray, model_name: str) -> tuple[np.n
         post, init = initial_mode(cm, loop, p, 0.0)
     except SimulationError as exc:
         raise FMUExportError(f"{model_name} cannot be exported as an FMU: {exc}") from None
-    init.z0 = post.z
-    return post.p, init
+    # the relations as they settled; the discrete variables as before the initial event,
+    # which the FMU runs itself (with them as after it, a clock's tick at the start ran
+    # twice: a UnitDelay in a loop started one sample ahead)
+    start = p.copy()
+    start[loop.pos] = post.p[loop.pos]
+    if d.z.numel():
+        init.z0 = consistent_algebraic(d, init.x0, post.z, start, 0.0)
+    return start, init
 
 
 def _discrete_start(hybrid: HybridParts, p0: np.ndarray, x0: np.ndarray, z0: np.ndarray,
@@ -896,6 +902,8 @@ def _definitions(ident: str, model_name: str, guid: str, variables: list[FMUVari
             _c_array("int", "ACT_REINIT", ["1" if a.kind == "reinit" else "0" for a in acts],
                      "NA1"),
             _c_array("int", "ACT_POS", [str(a.pos) for a in acts], "NA1"),
+            _c_array("int", "ACT_LEVEL", [str(a.level) for a in acts], "NA1"),
+            f"#define MAX_LEVEL {max((a.level for a in acts), default=0)}",
             names("char* const", "ACT_TARGET", [a.target for a in acts]),
             _c_array("int", "ACT_RELS_START", [str(int(k)) for k in starts],
                      str(len(acts) + 1)),

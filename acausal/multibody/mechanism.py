@@ -181,6 +181,8 @@ class Mechanism(DomainPass):
             )
         self._check_frames_connected()
         self.removed: list[str] = []
+        #: the branch coordinates of each tree edge, by name (set by :meth:`assemble`)
+        self._edge_coordinates: dict[int, list[str]] = {}
         self.dynamics = "virtual power"  # or "recursive" (set by assemble)
         self.fallback_reason = ""  # why the recursive form was not used
 
@@ -207,8 +209,9 @@ class Mechanism(DomainPass):
                     "between two frames, connect it to the World's frame_b (fixed base) or "
                     "to a body or another joint." + hint)
 
-    def _loop(self, chord: int) -> list[str]:
-        """The edges around the fundamental loop of a chord (tree path + chord)."""
+    def _loop_edges(self, chord: int) -> list[int]:
+        """The edges around the fundamental loop of a chord: the chord, then the tree
+        path from its initial to its final vertex."""
         topo = self.topo
         a, b = self.edges[chord].initial, self.edges[chord].final
         up_a, up_b = [], []
@@ -219,11 +222,77 @@ class Mechanism(DomainPass):
             else:
                 up_b.append(int(topo.parent_edge[b]))
                 b = int(topo.parent[b])
-        names = [self.edges[chord].name]
-        for k in up_a + list(reversed(up_b)):
+        return [chord, *up_a, *reversed(up_b)]
+
+    def _loop(self, chord: int) -> list[str]:
+        """The names of the edges around the fundamental loop of a chord (tree path +
+        chord)."""
+        names: list[str] = []
+        for k in self._loop_edges(chord):
             if self.edges[k].name not in names:
                 names.append(self.edges[k].name)
         return names
+
+    def explain_structural_singularity(self, equations: list[Any], excess: int
+                                       ) -> str | None:
+        """The over-determined part of a structurally singular model in the mechanism's
+        terms, when it holds closure equations of cut joints (called by the structure
+        stage, :func:`acausal.structure.diagnostics.domain_explanations`): the loops they
+        close, their joint coordinates, independent closure equations and mobility, and
+        the components outside the mechanism in the part (drivers of its joints). None
+        when the part holds no closure equation.
+
+        The closure equations kept are independent (:meth:`_independent`), so a loop
+        alone is never over-determined: what over-determines it is what acts on its
+        joints from outside, more prescribed motions than its mobility (two speed
+        drivers on a one-degree-of-freedom four-bar; one on a locked loop)."""
+        _, labels, comps, _ = self._constraints
+        cut_paths = {c._path_or_class() for c in comps}
+        named = {e.origin for e in equations
+                 if e.origin in cut_paths and e.text().startswith("constraint ")}
+        if not named:
+            return None
+        chords = [k for k in self.topo.cotree if self.edges[k].name in named]
+        coords: list[str] = []
+        for k in chords:
+            for j in self._loop_edges(k)[1:]:
+                for name in self._edge_coordinates.get(j, []):
+                    if name not in coords:
+                        coords.append(name)
+        kept = sum(1 for c in comps if c._path_or_class() in named)
+        removed = [r for r in self.removed if r.split(": ", 1)[0] in named]
+        mechanism = {c._path_or_class() for c in self.comps}
+        outside = sorted({e.origin for e in equations if e.origin not in mechanism})
+        dof = len(coords) - kept
+        one = len(chords) == 1
+        loops = "; ".join(" - ".join(self._loop(k)) for k in chords)
+        text = (f"In the mechanism: the kinematic loop{'' if one else 's'} closed by the cut "
+                f"joint{'' if one else 's'} {', '.join(self.edges[k].name for k in chords)} "
+                f"({loops}) {'has' if one else 'have'} {_count(len(coords), 'joint coordinate')}"
+                f" ({', '.join(coords[:8])}{', ...' if len(coords) > 8 else ''}) and "
+                f"{_count(kept, 'independent closure equation')}"
+                + (f" ({_count(len(removed), 'redundant one')} removed)" if removed else "")
+                + ": ")
+        if dof == 0:
+            text += ("mobility 0, a locked loop that cannot move at all: its joint axes "
+                     "leave it no motion (a prismatic guide out of the plane of a planar "
+                     "loop; revolute axes not all parallel: a loop of four revolutes moves "
+                     "only if its axes are parallel, meet in one point, or form a Bennett "
+                     "linkage)")
+        else:
+            text += f"mobility {dof} ({_count(dof, 'degree')} of freedom)"
+        if outside:
+            text += (f"; the equations of {', '.join(outside)} prescribe motions of its "
+                     f"joints, {_count(excess, 'equation')} more than the loop can satisfy. ")
+            text += (f"Prescribe at most {_count(dof, 'motion')} of the loop's joints (remove "
+                     "a driver, or let a driven joint be free)" if dof else
+                     "A locked loop can follow no prescribed motion: remove the driver, or, "
+                     "if the loop should move, check its joint axes (n) and arm vectors (r)")
+        else:
+            text += (f"; the part's equations fix {_count(excess, 'motion')} more than the "
+                     "loop can follow: if it should move, check its joint axes (n) and arm "
+                     "vectors (r)")
+        return text + "."
 
     def diagnose_initial_failure(self, start: dict[str, float], fixed: set[str],
                                  params: dict[str, float]) -> str | None:
@@ -339,6 +408,7 @@ class Mechanism(DomainPass):
                 owners += [e.comp] * len(m.u)
                 qdot_all.append(m.qdot)
             m = motions[k]
+            self._edge_coordinates[k] = [s.name() for s in m.q]
             parent = kin[int(topo.parent[v])]
             args = [_dense(x) for x in (parent.r, parent.R, parent.v, parent.w, m.r_rel,
                                         m.R_rel, m.v_rel, m.w_rel)]
@@ -894,6 +964,11 @@ class Mechanism(DomainPass):
             dynamics=self.dynamics,
             fallback_reason=self.fallback_reason,
         )
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 motion"``, ``"2 motions"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _dense(x: Any) -> Any:

@@ -11,7 +11,7 @@ their components and the unknowns with their aliases, and carry the parts as
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import field
 from operator import contains
 from typing import TYPE_CHECKING
@@ -20,7 +20,7 @@ import casadi as cs
 import numpy as np
 
 from ..errors import BalanceError, SingularityError, StructureError, StructurePart
-from ..flatten import FlatSystem
+from ..flatten import FlatEquation, FlatSystem
 from ..records import record, replace
 from ..state import need
 from .incidence import int_array
@@ -31,7 +31,12 @@ if TYPE_CHECKING:
     from ..state import CompileState
 
 __all__ = ["StructureDiagnostics", "structural_error", "check_balance", "check_matching",
-           "balance_pass"]
+           "check_nonsingular", "balance_pass", "Explain", "domain_explanations"]
+
+#: a domain's explanation of an over-determined part (``explain(equations, excess)``: the
+#: part's equations and how many more equations than unknowns it has; the text to add to
+#: the message, or None when the part is none of its business)
+Explain = Callable[[list[FlatEquation], int], str | None]
 
 _HINT = (
     "Hints: an over-determined part often means two sources fix the same quantity "
@@ -81,10 +86,12 @@ class StructureDiagnostics:
 
 def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
                      diag: StructureDiagnostics | None = None,
-                     what: str = "model", chains: bool = False) -> StructureError:
+                     what: str = "model", chains: bool = False,
+                     explain: Explain | None = None) -> StructureError:
     """A BalanceError/SingularityError naming the over- and under-determined parts
     (``chains``: of the incidence where a variable and its derivatives are one unknown,
-    :meth:`EquationSystem.incidence_matrix`)."""
+    :meth:`EquationSystem.incidence_matrix`); ``explain``, if given, may add a domain's
+    account of the over-determined part (:func:`domain_explanations`)."""
     diag = diag or StructureDiagnostics()
     origins = diag.origins or None
     inc = sys.incidence_matrix(eqs, unknowns, chains=chains)
@@ -129,8 +136,12 @@ def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
                              components(rows, cols), hints)
 
     parts = []
+    notes = ""
     if dm.over_equations:
         parts.append(part("over-determined", dm.over_equations, dm.over_variables))
+        if explain is not None:
+            notes = explain([sys.equations[eqs[r]] for r in dm.over_equations],
+                            len(dm.over_equations) - len(dm.over_variables)) or ""
     if dm.under_variables:
         parts.append(part("under-determined", dm.under_equations, dm.under_variables))
     counts = f"{n_e} equations and {n_u} unknowns"
@@ -140,8 +151,8 @@ def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
     head = (f"the {what} has {counts}" if n_e != n_u
             else f"the {what} has {counts} but is structurally singular")
     cls = BalanceError if n_e != n_u else SingularityError
-    return cls(head + ":\n  " + "\n  ".join(render_part(p) for p in parts) + "\n" + _HINT,
-               parts)
+    return cls(head + ":\n  " + "\n  ".join(render_part(p) for p in parts) + "\n"
+               + (notes + "\n" if notes else "") + _HINT, parts)
 
 
 def render_part(p: StructurePart, max_equations: int = 12, max_unknowns: int = 20) -> str:
@@ -162,7 +173,8 @@ def render_part(p: StructurePart, max_equations: int = 12, max_unknowns: int = 2
     return text
 
 
-def check_balance(sys: EquationSystem, diag: StructureDiagnostics | None) -> None:
+def check_balance(sys: EquationSystem, diag: StructureDiagnostics | None,
+                  explain: Explain | None = None) -> None:
     """As many equations as unknowns that are not states (derivatives count as unknowns).
 
     The parts named are those of the incidence where a variable and its derivatives are
@@ -171,7 +183,61 @@ def check_balance(sys: EquationSystem, diag: StructureDiagnostics | None) -> Non
     n_states = int(np.count_nonzero(int_array(sys.var_der) >= 0))
     if sys.n_eqs != sys.n_vars - n_states:
         unknowns = [j for j in range(sys.n_vars) if sys.var_der[j] < 0]
-        raise structural_error(sys, list(range(sys.n_eqs)), unknowns, diag, chains=True)
+        raise structural_error(sys, list(range(sys.n_eqs)), unknowns, diag, chains=True,
+                               explain=explain)
+
+
+def check_nonsingular(sys: EquationSystem, diag: StructureDiagnostics | None = None,
+                      explain: Explain | None = None) -> None:
+    """Raise a :class:`~acausal.errors.SingularityError` naming the parts if the equations
+    (those not obtained by differentiation) cannot be matched one to one with the unknowns
+    where a variable and its derivatives are one unknown (``chains`` of
+    :meth:`EquationSystem.incidence_matrix`).
+
+    That matching is the condition for index reduction to end: Pantelides' algorithm
+    terminates if and only if it exists (Pryce 2001, "A simple structural analysis
+    method for DAEs", BIT 41: the signature matrix has a finite transversal). Without it
+    every differentiation of the over-determined part asks for another, without end (two
+    speed drivers on one joint; a closed kinematic loop with more closure equations and
+    drivers than its joints have coordinates, a locked loop): index reduction calls this
+    at its first failed search, before differentiating anything.
+
+    The incidence of the equations marked with state coordinates
+    (:attr:`EquationSystem.implicit`) leaves out some unknowns they hold: a matching of
+    it is one of the whole; when there is none, the dependence on those unknowns is
+    formed (CasADi sparsity) and the matching tried again, so the error is never raised
+    for a system that has the matching."""
+    eqs = np.flatnonzero(int_array(sys.eq_int) < 0)
+    unknowns = np.flatnonzero(int_array(sys.var_der) < 0)
+    var_of_eq, _ = match(sys.incidence_matrix(eqs, unknowns, chains=True))
+    if (var_of_eq >= 0).all():
+        return
+    whole = sys.for_states([])  # (the implicit coordinates listed where they occur)
+    if whole is not sys:
+        var_of_eq, _ = match(whole.incidence_matrix(eqs, unknowns, chains=True))
+        if (var_of_eq >= 0).all():
+            return
+    raise structural_error(whole, eqs.tolist(), unknowns.tolist(), diag, chains=True,
+                           explain=explain)
+
+
+def domain_explanations(state: CompileState) -> Explain | None:
+    """The explanations of the model's domain passes (their optional method
+    ``explain_structural_singularity(equations, excess)``, e.g. the mechanism pass's
+    account of an over-determined kinematic loop), as one :data:`Explain`; None if no
+    pass has one."""
+    flat = state.flat
+    passes = list(flat.domain_passes.values()) if flat is not None else []
+    fns = [f for f in (getattr(dp, "explain_structural_singularity", None) for dp in passes)
+           if callable(f)]
+    if not fns:
+        return None
+
+    def explain(equations: list[FlatEquation], excess: int) -> str | None:
+        texts = [t for t in (f(equations, excess) for f in fns) if t]
+        return "\n".join(texts) or None
+
+    return explain
 
 
 def check_matching(sys: EquationSystem, diag: StructureDiagnostics | None,
@@ -232,5 +298,6 @@ def dependent_constraints_error(sys: EquationSystem, eqs: list[int],
 def balance_pass(state: CompileState) -> CompileState:
     """Pass: raise a :class:`~acausal.errors.BalanceError` naming the over- and
     under-determined parts if equations and unknowns do not balance."""
-    check_balance(need(state.system, "the equation system (alias pass)"), state.diagnostics)
+    check_balance(need(state.system, "the equation system (alias pass)"), state.diagnostics,
+                  domain_explanations(state))
     return state

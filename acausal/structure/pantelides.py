@@ -23,7 +23,13 @@ from ..errors import StructureError
 from ..flatten import FlatEquation
 from ..records import record
 from ..state import need
-from .diagnostics import check_matching
+from .diagnostics import (
+    Explain,
+    StructureDiagnostics,
+    check_matching,
+    check_nonsingular,
+    domain_explanations,
+)
 from .incidence import column_positions, int_array
 from .matching import match
 from .system import EquationSystem, Rows
@@ -202,9 +208,19 @@ def _columns(m: CSR, cols: np.ndarray) -> CSR:
     return CSR(indptr, c[keep], np.ones(int(keep.sum())), (m.shape[0], len(cols)))
 
 
-def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesResult:
+def pantelides(sys: EquationSystem, max_steps: int | None = None,
+               diagnostics: StructureDiagnostics | None = None,
+               explain: Explain | None = None) -> PantelidesResult:
     """Run Pantelides' algorithm on ``sys``, extending it in place (differentiated
     equations and derivative variables appended); return the final assignment.
+
+    A structurally singular system, on which the algorithm would not terminate (it would
+    differentiate the over-determined part again and again, each derivative larger than
+    the last: a locked kinematic loop with a driver filled gigabytes), is refused at the
+    first failed search, before anything is differentiated
+    (:func:`~acausal.structure.diagnostics.check_nonsingular`: a
+    :class:`~acausal.errors.SingularityError` naming the parts, with ``diagnostics`` and
+    a domain's ``explain``, if given).
 
     The pass (:func:`pantelides_pass`) runs it on a copy of the alias pass's system.
     """
@@ -229,6 +245,7 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
     unmatched: list[int] = np.flatnonzero(~matched).tolist()
     differentiated: list[int] = []
     steps = 0
+    checked = False  # (whether the system is known to be structurally nonsingular)
     for i0 in unmatched:
         i = i0
         while True:
@@ -247,6 +264,9 @@ def pantelides(sys: EquationSystem, max_steps: int | None = None) -> PantelidesR
             # singular and cannot be cured by differentiation: left for the diagnostics
             if not sys.incidence[i] or sys.level(i) > max_level:
                 break
+            if not checked:  # (the first differentiation: nothing is differentiated yet)
+                check_nonsingular(sys, diagnostics, explain)
+                checked = True
             for j in sorted(col_v):
                 sys.add_derivative_variable(j)
             for e in sorted(col_e):
@@ -271,6 +291,7 @@ def pantelides_pass(state: CompileState) -> CompileState:
     """Pass: differentiate the equations Pantelides' algorithm asks for (CasADi AD), on a
     copy of the equation system; then check every equation has a highest derivative."""
     sys = need(state.system, "the equation system (alias pass)").copy()
-    result = pantelides(sys)
+    result = pantelides(sys, diagnostics=state.diagnostics,
+                        explain=domain_explanations(state))
     check_matching(sys, state.diagnostics, result.assign)
     return state.update(system=sys, pantelides=result)

@@ -1091,3 +1091,24 @@ def test_an_input_of_the_model_is_named_as_the_fmu_has_no_inputs(tmp_path):
                               start_values={"source.k": 4.0})
         # s = k t^2 / 2 (m = 1 kg): CVODE at rtol 1e-10
         assert r["mass.s"][-1] == pytest.approx(2.0, rel=1e-8)
+
+
+@needs_cc
+def test_blocks_on_one_clock_in_the_fmu(tmp_path):
+    """As ac.simulate (tests/library/test_blocks.py): the actions of a tick level by level
+    (the FMU evaluated them all with the values before the tick), and the tick at the
+    start run once (the embedded start had it already run: the accumulator began at 1)."""
+    from models import TS_CHAIN, Accumulator, HoldThen, chain_references
+
+    fmpy = fmpy_or_skip()
+    n = 6
+    acc, delayed, pi = chain_references(n)
+    for model, refs in ((Accumulator(), {"delay.y": acc}),
+                        (HoldThen(), {"delay.y": delayed, "pi.y": pi})):
+        path = fmu(ac.build(model), tmp_path / f"{type(model).__name__}.fmu")
+        r = fmpy.simulate_fmu(str(path), stop_time=n * TS_CHAIN, output=list(refs),
+                              output_interval=TS_CHAIN / 2)
+        for name, ref in refs.items():
+            # read half a period after each tick, where fmpy's grid has one point
+            got = np.interp((np.arange(n) + 0.5) * TS_CHAIN, r["time"], r[name])
+            np.testing.assert_allclose(got, ref, atol=1e-12)  # (sums of 0.1: round-off)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 import scipy.signal as sig
+from models import TS_CHAIN, Accumulator, HoldThen, chain_references
 
 import acausal as ac
 from components import blocks as bl
@@ -898,3 +899,23 @@ def test_every_block_is_documented():
             assert p.doc, f"{name}.{p.name}"  # signal-valued parameters carry no unit
         for v in obj._declarations(ac.Variable):
             assert v.doc, f"{name}.{v.name}"
+
+
+# ----- sampled blocks on one clock: synchronous, as Modelica's Discrete blocks -------------
+def after_ticks(t, y, n):
+    """The values held after ticks 0..n-1 (read half a period later)."""
+    return np.interp((np.arange(n) + 0.5) * TS_CHAIN, t, y)
+
+
+def test_blocks_on_one_clock_read_each_others_new_outputs():
+    """Every clause of a tick is evaluated after those whose outputs it reads: the delay
+    stored the hold's old output (a delay of two samples), the accumulator counted at half
+    rate (0, 1, 1, 2, 2, ...) and the PI lagged a sample (0, 0, 0.2, 0.5)."""
+    n = 8
+    acc, delayed, pi = chain_references(n)
+    res = ac.simulate(Accumulator(), n * TS_CHAIN, n_points=2 * n + 1)
+    np.testing.assert_array_equal(after_ticks(res.t, res["delay.y"], n), acc)  # exact sums
+    res = ac.simulate(HoldThen(), n * TS_CHAIN, n_points=2 * n + 1)
+    # (sums of multiples of 0.1: round-off only)
+    np.testing.assert_allclose(after_ticks(res.t, res["delay.y"], n), delayed, atol=1e-12)
+    np.testing.assert_allclose(after_ticks(res.t, res["pi.y"], n), pi, atol=1e-12)
