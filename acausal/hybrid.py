@@ -789,6 +789,7 @@ class EventLoop:
         # excursions between samples, on the intervals before the first sign change
         R = self.rates(Xall, Zall, s.p, Tall) if len(d) else np.zeros((0, n_all))
         peak = _hermite_crossings(Tall[:first + 1], Gall[:, :first + 1], R[:, :first + 1], d,
+                                  self.integ.options.rtol,
                                   self.dae.relations)
         for j, t_peak in peak:  # earliest first
             prev = s if j == 0 else HybridState(float(T[j - 1]), _col(Xn, j - 1),
@@ -977,11 +978,12 @@ def warn_zeno(message: str) -> None:
 
 
 def _hermite_crossings(T: np.ndarray, G: np.ndarray, R: np.ndarray, d: np.ndarray,
-                       relations: list[Any]) -> list[tuple[int, float]]:
+                       rtol: float, relations: list[Any]) -> list[tuple[int, float]]:
     """Intervals ``(T[j], T[j+1])`` where an indicator keeps its sign at both ends but the
     cubic Hermite interpolant from its values ``G`` and rates ``R`` crosses zero in
     between: ``(j, time of the interpolant's extremum)``, earliest first (vectorised over
-    relations and intervals)."""
+    relations and intervals). An excursion counts beyond ``min(1e-6, 100 rtol)`` of the
+    end values: below, it is the interpolant's or the integration's error."""
     if G.shape[1] < 2 or not len(relations):
         return []
     h = np.diff(T)[None, :]
@@ -1014,9 +1016,11 @@ def _hermite_crossings(T: np.ndarray, G: np.ndarray, R: np.ndarray, d: np.ndarra
             continue
         val = ((2 * u**3 - 3 * u**2 + 1) * g0 + (u**3 - 2 * u**2 + u) * m0
                + (-2 * u**3 + 3 * u**2) * g1 + (u**3 - u**2) * m1)
-        # an excursion worth locating: beyond round-off of the end values (a prediction
-        # within 1e-6 of them is the interpolant's error, not a crossing)
-        big = np.abs(val) > 1e-6 * np.maximum(np.abs(g0), np.abs(g1)) + 1e-300
+        # an excursion worth locating: beyond the error of the end values (a prediction
+        # within 1e-6 of them, or 100 rtol at tighter tolerances, is the interpolant's or
+        # the integration's error, not a crossing; at rtol 1e-10 a projectile's apex 1e-7
+        # above a threshold at 1 m, 1000 atol, was dropped)
+        big = np.abs(val) > min(1e-6, 100 * rtol) * np.maximum(np.abs(g0), np.abs(g1)) + 1e-300
         hit = ok & big & (live(val) != d[:, None])
         for k, j in zip(*np.nonzero(hit), strict=True):
             t = float(T[j] + u[k, j] * h[0, j])

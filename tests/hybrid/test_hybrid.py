@@ -337,3 +337,29 @@ def test_floor_of_a_variable_is_not_an_event_and_says_so():
         res = ac.simulate(FloorOfTime(), 1.0, rtol=1e-10, atol=1e-12)
     # x(1) = (0 + 1 + 2 + 3) / 4 exactly: the steps at t = k/4 are time events
     assert res["x"][-1] == pytest.approx(1.5, abs=1e-9)
+
+
+class Grazing(ac.Model):
+    """A projectile whose apex is 1e-7 m above h = 1: a when clause counts h > 1."""
+
+    h = ac.Variable(start=0.0, fixed=True)
+    v = ac.Variable(start=float(np.sqrt(2 * 9.81 * (1 + 1e-7))), fixed=True)
+    n = ac.Variable(start=0.0, discrete=True)
+
+    def equations(self):
+        return [ac.der(self.h) == self.v, ac.der(self.v) == -9.81,
+                ac.when(self.h > 1.0, ac.assign(self.n, ac.pre(self.n) + 1))]
+
+
+def test_a_short_excursion_above_the_tolerance_is_an_event():
+    """The excursion lasts 0.29 ms and is 1000 atol high: at rtol 1e-10 it was dropped on a
+    coarse grid (predicted excursions below 1e-6 of the indicator were ignored whatever
+    the tolerance)."""
+    res = ac.simulate(Grazing(), 2.0, n_points=3, rtol=1e-10, atol=1e-10)
+    assert res["n"][-1] == 1
+    v0, g = float(np.sqrt(2 * 9.81 * (1 + 1e-7))), 9.81
+    t_up = (v0 - np.sqrt(v0**2 - 2 * g)) / g  # closed form: h = 1 on the way up
+    t_event = next(ev.t for ev in res.events if ev.kind == "state")
+    # the crossing is a root of a parabola whose apex is 1e-7 above: dt ~ dh / v with
+    # v = 1.4e-3 m/s there, so an error of 1e-10 m in h is 1e-7 s in t
+    assert t_event == pytest.approx(t_up, abs=1e-6)
