@@ -25,7 +25,11 @@ terminal equations, cotree joints as projected circuit equations); McPhee (1998)
    quadratic velocity terms come from automatic differentiation.
 
 The equations join the flat system, so the structure stage (Pantelides, dummy derivatives
-with dynamic state selection) reduces the index of closed loops like any other model.
+with dynamic state selection) reduces the index of closed loops like any other model. A
+loop that its drivers over-determine (more prescribed motions than its mobility; any
+driver on a locked loop) is structurally singular: the structure stage refuses it before
+index reduction, and :meth:`Mechanism.explain_structural_singularity` adds the loop, its
+coordinates, independent closure equations and mobility to the message.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
 from .articulated import TreeEdgeDynamics, articulated_accelerations, edge_motion_world
 from .base import EdgeRole, Kinematics, MultibodyComponent
-from .rotations import quat_product
+from .rotations import quat_product, skew
 
 __all__ = ["Mechanism", "MechanismReport"]
 
@@ -246,7 +250,7 @@ class Mechanism(DomainPass):
         alone is never over-determined: what over-determines it is what acts on its
         joints from outside, more prescribed motions than its mobility (two speed
         drivers on a one-degree-of-freedom four-bar; one on a locked loop)."""
-        _, labels, comps, _ = self._constraints
+        _, _, comps, _ = self._constraints
         cut_paths = {c._path_or_class() for c in comps}
         named = {e.origin for e in equations
                  if e.origin in cut_paths and e.text().startswith("constraint ")}
@@ -663,12 +667,15 @@ class Mechanism(DomainPass):
             massless = self._massless(res.inertias)
             if not massless:
                 break
+            for v in massless:  # (a joint whose motion only the joints below it cancel)
+                if v not in axis_joint:
+                    self._check_coupled(v, geometry, inertia, kin, prescribed, u_all)
             if any(v not in axis_joint for v in massless) or _attempt:
                 joints = sorted({self.edges[int(topo.parent_edge[v])].name for v in massless})
                 return None, (f"the joint(s) {', '.join(joints)} move no mass (their "
                               "joint-space inertia vanishes)")
             prescribed |= set(massless)  # massless axis joints: driven through the axis
-        self._check_singular_inertia(res.inertias, geometry, u_all)
+        self._check_singular_inertia(res.inertias, geometry, u_all, inertia, kin, prescribed)
         out: list[tuple[cs.SX, bool] | None] = [None] * len(u_all)
         for v, ud in res.accelerations.items():
             for i, e in zip(geometry[v][5], _split(ud, len(geometry[v][5])), strict=True):
@@ -736,14 +743,17 @@ class Mechanism(DomainPass):
         return out
 
     def _check_singular_inertia(self, inertias: dict[int, cs.SX], geometry: dict[int, Any],
-                                u_all: list[cs.SX]) -> None:
+                                u_all: list[cs.SX], frame_inertia: dict[int, cs.SX],
+                                kin: dict[int, Kinematics], prescribed: set[int]) -> None:
         """A tree joint with a motion that moves no mass (a point mass spinning on a ball
         joint, a free body without inertia): its joint-space inertia ``D`` (n x n, the
         articulated inertia seen along its motion subspace) is singular at the start
-        configuration, so its acceleration is undefined there. (A joint that moves no mass
-        at all is found by :meth:`_massless`; a joint with one speed is singular only
-        then; a singularity that only the coupling of several joints makes, or one in a
-        closed loop, is not looked for.)"""
+        configuration, so its acceleration is undefined there. Where that motion moves
+        joints below this one too (a revolute about the rod of a ball joint), they are
+        named together (:meth:`_check_coupled`). (A joint that moves no mass at all is
+        found by :meth:`_massless`; a joint with one speed is singular only then, or when
+        joints below it cancel its motion, which :meth:`_check_coupled` names from there;
+        a singularity in a closed loop is not looked for.)"""
         # (one speed: D is a number, zero only where the joint moves no mass at all)
         keys = [v for v in inertias if inertias[v].size1() > 1]
         if not keys:
@@ -770,8 +780,112 @@ class Mechanism(DomainPass):
             # (roundoff of a joint-space inertia built from O(scale) terms: ~1e-16 scale)
             if lam[0] > 1e-12 * scale or np.abs(D).max() <= 1e-12 * scale:
                 continue  # regular, or moving no mass at all (_massless's case)
+            self._check_coupled(v, geometry, frame_inertia, kin, prescribed, u_all)
             self._raise_singular(v, vec[:, 0], blocks[len(keys) + k].reshape(6, n, order="F"),
                                  geometry[v][5], u_all)
+
+    def _check_coupled(self, v: int, geometry: dict[int, Any], frame_inertia: dict[int, cs.SX],
+                       kin: dict[int, Kinematics], prescribed: set[int],
+                       u_all: list[cs.SX]) -> None:
+        """Raise a :class:`~acausal.errors.ModelDefinitionError` if the joint-space inertia
+        of the tree edge into ``v`` is singular because joints below it cancel its motion:
+        a combination of its speeds and theirs that moves no mass (two revolutes about one
+        axis through one point in series, nothing with mass between them; the speeds
+        ``(1, -1)`` move only the massless frame between them). The mass matrix of the
+        mechanism is then singular as well (the articulated-body algorithm is a
+        factorisation of it, ``det M`` the product of the joint-space inertias), in the
+        recursive and in the virtual-power form, whatever holds the joints.
+
+        The mass matrix of ``v``'s subtree (its free edges' speeds; the prescribed ones
+        are known) is evaluated at the start configuration: speeds that move no mass at
+        all (a massless joint: :meth:`_massless`'s case, which the virtual-power form
+        takes) are left out, and a null vector of what is left that moves the edge into
+        ``v`` and another is the motion named. Nothing is raised otherwise (the caller's
+        case: a point mass spinning on its ball joint)."""
+        topo = self.topo
+        sub = [v]
+        inside = {v}
+        for x in topo.order:  # (parents come first)
+            if topo.parent[x] >= 0 and int(topo.parent[x]) in inside:
+                sub.append(x)
+                inside.add(x)
+        free = [x for x in sub if x in geometry and x not in prescribed and geometry[x][5]]
+        carried = [x for x in sub if x in frame_inertia]
+        if len(free) < 2 or free[0] != v or not carried:
+            return
+        # the twist of every frame with inertia per unit speed of each free edge above it
+        # (the edge's motion subspace moved from its child's origin to the frame's)
+        n_of = {x: len(geometry[x][5]) for x in free}
+        cols = sum(n_of.values())
+        M = cs.SX.zeros(cols, cols)
+        for y in carried:
+            above = set()
+            x = y
+            while x in inside:
+                above.add(x)
+                x = int(topo.parent[x])
+            blocks = []
+            for x in free:
+                S = geometry[x][3]
+                if x in above:
+                    K = skew(kin[y].r - kin[x].r)
+                    blocks.append(cs.vertcat(S[:3, :] - K @ S[3:, :], S[3:, :]))
+                else:
+                    blocks.append(cs.SX.zeros(6, n_of[x]))
+            J = cs.horzcat(*blocks)
+            M = M + J.T @ frame_inertia[y] @ J
+        syms = cs.symvar(M)
+        f = cs.Function("M_sub", [cs.vertcat(*syms) if syms else cs.SX(0, 1)], [cs.densify(M)])
+        vals = np.array([float(self.symbols.value(sy)) for sy in syms])  # type: ignore[arg-type]
+        Mn = np.asarray(f(vals), dtype=float)
+        Mn = 0.5 * (Mn + Mn.T)
+        scale = float(np.abs(Mn).max()) if Mn.size else 0.0
+        if not np.isfinite(scale) or scale <= 0.0:
+            return
+        # (roundoff of a mass matrix built from O(scale) terms, as for D)
+        moving = np.flatnonzero(np.diag(Mn) > 1e-12 * scale)
+        if not len(moving):
+            return
+        lam, vec = np.linalg.eigh(Mn[np.ix_(moving, moving)])
+        null = vec[:, lam <= 1e-12 * scale]
+        own = [k for k, c in enumerate(moving) if c < n_of[v]]  # (v is free[0])
+        if not null.shape[1] or not own:
+            return
+        # the null vector that moves v's edge most
+        _, _, wt = np.linalg.svd(null[own, :])
+        direction = np.zeros(cols)
+        direction[moving] = null @ wt[0]
+        direction /= np.abs(direction).max()
+        direction[np.abs(direction) < 1e-9] = 0.0
+        lead = np.flatnonzero(direction[:n_of[v]])
+        if len(lead) and direction[lead[0]] < 0:  # (the joint's own first speed positive)
+            direction = -direction
+        offsets = np.cumsum([0] + [n_of[x] for x in free])
+        joints = [x for k, x in enumerate(free)
+                  if np.any(direction[offsets[k]:offsets[k + 1]] != 0.0)]
+        if v not in joints or len(joints) < 2:
+            return
+        speeds, amounts = [], []
+        for k, x in enumerate(free):
+            if x in joints:
+                for i, c in zip(geometry[x][5], range(offsets[k], offsets[k + 1]),
+                                strict=True):
+                    speeds.append(u_all[i].name())
+                    amounts.append(float(np.round(direction[c], 6)) + 0.0)
+        names = [self.edges[int(topo.parent_edge[x])].name for x in joints]
+        bodies = sorted({e.comp._path_or_class() for e in self.edges if e.role is EdgeRole.BODY
+                         and e.final in inside})
+        raise ModelDefinitionError(
+            f"the joints {', '.join(names)} have a combined motion that moves no mass at the "
+            f"start configuration: their speeds ({', '.join(speeds)}) in the proportion "
+            f"{tuple(amounts)} cancel out, moving only the frames without mass between the "
+            "joints, so the equations of motion cannot give that acceleration (a singular "
+            "mass matrix), although the bodies they carry ("
+            + (", ".join(bodies[:6]) if bodies else "none") + ") have inertia. Joints in "
+            "series that allow the same motion with nothing of mass between them (two "
+            "revolutes about one axis through one point, two prismatic joints along one "
+            "direction) act as one joint: remove one of them, or put a body with mass and "
+            "inertia between them")
 
     def _raise_singular(self, v: int, direction: np.ndarray, S: np.ndarray, idx: list[int],
                         u_all: list[cs.SX]) -> None:
