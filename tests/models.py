@@ -218,3 +218,14 @@ def chain_references(n):
     u = np.arange(n) * TS_CHAIN
     x = np.cumsum(u)
     return np.arange(n, dtype=float), np.r_[0.0, u[:-1]], x + u
+
+
+class StopBall(ac.Model):
+    """A ball of the default MassWithStop (e = 0.8, v_rest = 1 mm/s) dropped 1 m."""
+
+    def __init__(self, v_rest=1e-3):
+        super().__init__()
+        self.ball = tr.MassWithStop(m=0.1, s=1.0, v=0.0, s_min=0.0, s_max=100.0,
+                                    v_rest=v_rest)
+        self.weight = tr.Force(f=-0.981)
+        self.connect(self.weight.flange, self.ball.flange_a)

@@ -753,14 +753,7 @@ def test_a_mass_with_stop_rests_in_the_fmu(tmp_path, capsys):
     38th impact, in the FMU as in ac.simulate: the Zeno check waits for a clause that
     chooses its mode from the state (acausal.hybrid.choosing), in C as in Python. With
     v_rest = 0 it never rests, and both stop before the accumulation point."""
-    from components import translational as tr
-
-    class StopBall(ac.Model):
-        def __init__(self):
-            super().__init__()
-            self.ball = tr.MassWithStop(m=0.1, s=1.0, v=0.0, s_min=0.0, s_max=100.0)
-            self.weight = tr.Force(f=-0.981)
-            self.connect(self.weight.flange, self.ball.flange_a)
+    from models import StopBall
 
     fmpy = fmpy_or_skip()
     path = fmu(ac.build(StopBall()), tmp_path / "stop.fmu")

@@ -14,6 +14,7 @@ import warnings
 import casadi as cs
 import numpy as np
 import pytest
+from models import StopBall
 
 import acausal as ac
 from components import translational as tr
@@ -384,17 +385,6 @@ def test_a_mass_with_stop_is_checked_for_every_run_that_moves_its_stops():
 
 def test_a_mass_with_stop_on_its_stop_is_fine():
     tr.MassWithStop(m=0.1, s=0.0, v=0.0, s_min=0.0, s_max=1.0)
-
-
-class StopBall(ac.Model):
-    """A ball of the default MassWithStop (e = 0.8, v_rest = 1 mm/s) dropped 1 m."""
-
-    def __init__(self, v_rest=1e-3):
-        super().__init__()
-        self.ball = tr.MassWithStop(m=0.1, s=1.0, v=0.0, s_min=0.0, s_max=100.0,
-                                    v_rest=v_rest)
-        self.weight = tr.Force(f=-0.981)
-        self.connect(self.weight.flange, self.ball.flange_a)
 
 
 def stop_ball_impacts(v_rest=1e-3, e=0.8, g=9.81):
