@@ -408,7 +408,7 @@ def check_smooth(cm: CompiledModel, what: str, instead: str) -> None:
     """``what`` transcribes or integrates one smooth DAE: a model with events (relations,
     when clauses) is an error that names them and says what to do ``instead``."""
     d = cm.dae
-    whens = [w for w in cm.flat.whens]
+    whens = list(cm.flat.whens)
     if not (d.relations or whens):
         return
     from .persist import class_name
