@@ -51,6 +51,9 @@ __all__ = [
     "MultiSum",
     "Abs",
     "Sqrt",
+    "Division",
+    "Min",
+    "Max",
     # routing
     "Multiplex",
     "DeMultiplex",
@@ -66,6 +69,15 @@ __all__ = [
     # nonlinear
     "Limiter",
     "DeadZone",
+    "SlewRateLimiter",
+    # logical and switching
+    "GreaterThreshold",
+    "LessThreshold",
+    "Greater",
+    "Less",
+    "Switch",
+    "Hysteresis",
+    "OnOffController",
     # sources
     "Constant",
     "Step",
@@ -116,6 +128,36 @@ def _check_init(block: ac.Component, allowed: tuple[str, ...] = Init.ALL) -> str
             + ", ".join(f"Init.{a}" for a in allowed)
         )
     return str(value)
+
+
+class _FirstValues(ac.Component):
+    """A block whose structural parameters give the first values of its discrete
+    variables (``y_start`` of a sampled block, ``pre_y_start`` of a hysteresis)."""
+
+    # parameter -> the discrete variables whose first value it is (kept in step when the
+    # parameter is set after the block was created: it was read once, in __init__, and a
+    # later `block.y_start = 5.0` was silently ignored)
+    _FIRST_VALUES: dict[str, tuple[str, ...]] = {}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        for name in self._FIRST_VALUES:
+            self._set_first_values(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name in self._FIRST_VALUES:
+            self._set_first_values(name)
+
+    def _set_first_values(self, name: str) -> None:
+        value = getattr(self, name)
+        try:
+            first = float(value)
+        except (TypeError, ValueError):
+            raise ModelDefinitionError(
+                f"{self._describe()}: {name} must be a number, got {value!r}") from None
+        for var in self._FIRST_VALUES[name]:
+            self.__dict__["_vars"][var].start = first
 
 
 # --------------------------------------------------------------------------------------
@@ -405,6 +447,27 @@ class Sqrt(SISO):
 
     def equations(self):
         return [self.y == cs.sqrt(self.u)]
+
+
+class Division(SI2SO):
+    """Quotient ``y = u1 / u2`` (``u2`` must not reach 0)."""
+
+    def equations(self):
+        return [self.y == self.u1 / self.u2]
+
+
+class Min(SI2SO):
+    """The smaller input ``y = min(u1, u2)`` (the switch between them is an event)."""
+
+    def equations(self):
+        return [self.y == cs.fmin(self.u1, self.u2)]
+
+
+class Max(SI2SO):
+    """The larger input ``y = max(u1, u2)`` (the switch between them is an event)."""
+
+    def equations(self):
+        return [self.y == cs.fmax(self.u1, self.u2)]
 
 
 # --------------------------------------------------------------------------------------
@@ -987,6 +1050,190 @@ class DeadZone(SISO):
                                      cs.if_else(u < self.uMin, u - self.uMin, 0.0))]
 
 
+class SlewRateLimiter(SISO):
+    """Limit the rate of change of a signal (MSL ``Nonlinear.SlewRateLimiter``): ``y``
+    follows ``u`` with time constant ``Td`` and a rate between ``Falling`` and ``Rising``::
+
+        der(y) = min(max((u - y) / Td, Falling), Rising)
+
+    A step of the input gives a ramp at the rate limit until ``y`` is within
+    ``Rising Td`` (or ``Falling Td``) of it, then an exponential approach. The switches
+    between the three regimes are events (MSL writes them without).
+
+    Parameters
+    ----------
+    Rising : largest rate [unit of u/s], > 0
+    Falling : smallest rate [unit of u/s], < 0 (default ``-Rising``)
+    Td : time constant of the approach [s], > 0; small against the time scale of ``u``
+    y_start : initial output
+    initType : Init.InitialState (y = y_start, default), SteadyState (y = u),
+        InitialOutput (same as InitialState), NoInit (structural)
+    """
+
+    Rising = Parameter(1.0, doc="largest rate of change of y [unit of u/s]",
+                       min=0.0, min_inclusive=False)
+    Falling = Parameter(doc="smallest rate of change of y (default -Rising)",
+                        follows=lambda p: -p.Rising)
+    Td = Parameter(1e-3, unit="s", doc="time constant of the approach",
+                   min=0.0, min_inclusive=False)
+    y_start = Parameter(0.0, doc="initial output")
+    initType = _init_type()
+
+    def check_parameters(self, p):
+        if p.Falling >= 0:  # (-Rising while not given: Rising > 0 already checked)
+            return f"Falling = {p.Falling} must be < 0"
+        return None
+
+    def equations(self):
+        rate = cs.fmin(cs.fmax((self.u - self.y) / self.Td, self.Falling), self.Rising)
+        return [der(self.y) == rate]
+
+    def initial_equations(self):
+        init = _check_init(self)
+        if init in (Init.InitialState, Init.InitialOutput):
+            return [self.y == self.y_start]
+        if init == Init.SteadyState:
+            return [self.y == self.u]
+        return []
+
+
+# --------------------------------------------------------------------------------------
+# Logical and switching (MSL Modelica.Blocks.Logical). The library has no Boolean
+# connector: a logical signal is a real one that is 1 (true) or 0 (false), and a logical
+# input counts as true above 0.5. Every switch is an event.
+# --------------------------------------------------------------------------------------
+
+
+def _truth(condition: Any) -> Any:
+    return cs.if_else(condition, 1.0, 0.0)
+
+
+class GreaterThreshold(SISO):
+    """``y = 1`` where ``u > threshold``, else 0.
+
+    Parameters
+    ----------
+    threshold : the comparison value
+    """
+
+    threshold = Parameter(0.0, doc="comparison value")
+
+    def equations(self):
+        return [self.y == _truth(self.u > self.threshold)]
+
+
+class LessThreshold(SISO):
+    """``y = 1`` where ``u < threshold``, else 0.
+
+    Parameters
+    ----------
+    threshold : the comparison value
+    """
+
+    threshold = Parameter(0.0, doc="comparison value")
+
+    def equations(self):
+        return [self.y == _truth(self.u < self.threshold)]
+
+
+class Greater(SI2SO):
+    """``y = 1`` where ``u1 > u2``, else 0."""
+
+    def equations(self):
+        return [self.y == _truth(self.u1 > self.u2)]
+
+
+class Less(SI2SO):
+    """``y = 1`` where ``u1 < u2``, else 0."""
+
+    def equations(self):
+        return [self.y == _truth(self.u1 < self.u2)]
+
+
+class Switch(SO):
+    """``y = u1`` while the logical input ``u2`` is true (> 0.5), else ``y = u3`` (MSL
+    ``Logical.Switch``)."""
+
+    u1 = RealInput("value while u2 is true")
+    u2 = RealInput("logical input: true above 0.5")
+    u3 = RealInput("value while u2 is false")
+
+    def equations(self):
+        return [self.y == cs.if_else(self.u2 > 0.5, self.u1, self.u3)]
+
+
+class Hysteresis(_FirstValues, SISO):
+    """Relay with hysteresis (MSL ``Logical.Hysteresis``): ``y`` becomes 1 when ``u``
+    rises above ``uHigh`` and 0 when it falls below ``uLow``, and holds in between.
+
+    At the start ``y`` is 1 if ``u > uHigh``, 0 if ``u < uLow``, and ``pre_y_start``
+    otherwise.
+
+    Parameters
+    ----------
+    uLow : the input below which y becomes 0
+    uHigh : the input above which y becomes 1, > uLow
+    pre_y_start : y at the start while ``uLow <= u <= uHigh`` (0 or 1; structural)
+
+    Variables
+    ---------
+    y_held : the output (discrete)
+    """
+
+    uLow = Parameter(0.0, doc="y becomes 0 when u falls below uLow")
+    uHigh = Parameter(1.0, doc="y becomes 1 when u rises above uHigh")
+    pre_y_start = Parameter(0.0, structural=True, doc="y at the start inside the band")
+    y_held = Variable(start=0.0, discrete=True, doc="the output")
+    _FIRST_VALUES = {"pre_y_start": ("y_held",)}
+
+    def check_parameters(self, p):
+        if p.uLow >= p.uHigh:
+            return f"uLow = {p.uLow} must be below uHigh = {p.uHigh}"
+        return None
+
+    def equations(self):
+        return _relay(self, on=self.u > self.uHigh, off=self.u < self.uLow)
+
+
+class OnOffController(_FirstValues, SO):
+    """On-off controller (MSL ``Logical.OnOffController``): ``y`` becomes 1 when ``u``
+    falls below ``reference - bandwidth/2`` and 0 when it rises above
+    ``reference + bandwidth/2``, and holds in between: a thermostat.
+
+    At the start ``y`` is 1 below the band, 0 above it, and ``pre_y_start`` inside it.
+
+    Parameters
+    ----------
+    bandwidth : width of the band around the reference, > 0
+    pre_y_start : y at the start inside the band (0 or 1; structural)
+
+    Variables
+    ---------
+    y_held : the output (discrete)
+    """
+
+    reference = RealInput("reference signal")
+    u = RealInput("measured signal")
+    bandwidth = Parameter(0.1, doc="width of the band around the reference",
+                          min=0.0, min_inclusive=False)
+    pre_y_start = Parameter(0.0, structural=True, doc="y at the start inside the band")
+    y_held = Variable(start=0.0, discrete=True, doc="the output")
+    _FIRST_VALUES = {"pre_y_start": ("y_held",)}
+
+    def equations(self):
+        half = self.bandwidth / 2
+        return _relay(self, on=self.u < self.reference - half,
+                      off=self.u > self.reference + half)
+
+
+def _relay(block: Any, on: Any, off: Any) -> list[Any]:
+    """A relay's equations: its output ``y_held`` becomes 1 when ``on`` becomes true and 0
+    when ``off`` does; both are read at the start too (the band holds ``pre_y_start``)."""
+    return [block.y == block.y_held,
+            ac.when(on, ac.assign(block.y_held, 1.0), initial=True),
+            ac.when(off, ac.assign(block.y_held, 0.0), initial=True)]
+
+
 # --------------------------------------------------------------------------------------
 # Sources
 # --------------------------------------------------------------------------------------
@@ -1185,7 +1432,7 @@ class TimeTable(SignalSource):
 __all__ += ["DiscreteBlock", "ZeroOrderHold", "UnitDelay", "DiscretePI"]
 
 
-class DiscreteBlock(SISO):
+class DiscreteBlock(_FirstValues, SISO):
     """Partial sampled block: a clock that ticks at ``startTime + k samplePeriod``
     (``k = 0, 1, ...``; time events, so the ticks are exact whatever the output grid).
 
@@ -1211,9 +1458,6 @@ class DiscreteBlock(SISO):
     y_start = Parameter(0.0, structural=True, doc="output before the first tick")
     y_held = Variable(start=0.0, discrete=True, doc="held output")
 
-    # parameter -> the discrete variables whose first value it is (kept in step when the
-    # parameter is set after the block was created: it was read once, in __init__, and a
-    # later `block.y_start = 5.0` was silently ignored)
     _FIRST_VALUES: dict[str, tuple[str, ...]] = {"y_start": ("y_held",)}
 
     def __init__(self, **kwargs: Any) -> None:
@@ -1222,23 +1466,6 @@ class DiscreteBlock(SISO):
         if isinstance(period, bool) or not isinstance(period, (int, float)) or period <= 0:
             raise ModelDefinitionError(
                 f"{self._describe()}: samplePeriod must be a number > 0 s, got {period!r}")
-        for name in self._FIRST_VALUES:
-            self._set_first_values(name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        super().__setattr__(name, value)
-        if name in self._FIRST_VALUES:
-            self._set_first_values(name)
-
-    def _set_first_values(self, name: str) -> None:
-        value = getattr(self, name)
-        try:
-            first = float(value)
-        except (TypeError, ValueError):
-            raise ModelDefinitionError(
-                f"{self._describe()}: {name} must be a number, got {value!r}") from None
-        for var in self._FIRST_VALUES[name]:
-            self.__dict__["_vars"][var].start = first
 
     def clock(self) -> ac.Sample:
         """The block's clock."""

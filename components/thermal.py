@@ -6,11 +6,14 @@ rate ``Q_flow`` [W] *into* the component. The datum is absolute zero.
 
 from __future__ import annotations
 
+from typing import Any
+
 import acausal as ac
 from acausal import DATUM, Edge, Parameter, Port, TreePriority, Variable, der
 from acausal.domains import Thermal
 
-__all__ = ["HeatPort", "HeatCapacitor", "ThermalConductor", "FixedTemperature", "HeatFlow",
+__all__ = ["HeatPort", "HeatCapacitor", "Element1D", "ThermalConductor", "ThermalResistor",
+           "Convection", "BodyRadiation", "SIGMA", "FixedTemperature", "HeatFlow",
            "TemperatureSensor"]
 
 
@@ -45,19 +48,16 @@ class HeatCapacitor(ac.Component):
         ]
 
 
-class ThermalConductor(ac.Component):
-    """Lumped thermal conduction ``Q_flow = G (port_a.T - port_b.T)``.
-
-    Parameters
-    ----------
-    G : thermal conductance [W/K]
+class Element1D(ac.Component):
+    """Partial two-port element (MSL ``Interfaces.Element1D``): heat ``Q_flow`` flows
+    from ``port_a`` to ``port_b`` through it (none is stored), driven by
+    ``dT = port_a.T - port_b.T``. A subclass adds the law relating the two.
 
     Variables
     ---------
     dT : port_a.T - port_b.T [K]; Q_flow : heat flow from port_a to port_b [W]
     """
 
-    G = Parameter(1.0, unit="W/K", doc="thermal conductance", min=0.0)
     port_a = HeatPort("heat port a")
     port_b = HeatPort("heat port b")
     dT = Variable(unit="K", doc="temperature difference port_a.T - port_b.T")
@@ -65,11 +65,77 @@ class ThermalConductor(ac.Component):
     edges = [Edge("port_a", "port_b", TreePriority.NEUTRAL)]
 
     def equations(self):
-        return [
-            self.dT == self.port_a.T - self.port_b.T,
-            self.Q_flow == self.port_a.Q_flow,
-            self.Q_flow == self.G * self.dT,
-        ]
+        return [self.dT == self.port_a.T - self.port_b.T, self.Q_flow == self.port_a.Q_flow,
+                *self.law()]
+
+    def law(self) -> list[Any]:
+        """The equations relating ``Q_flow`` and the port temperatures."""
+        raise NotImplementedError
+
+
+class ThermalConductor(Element1D):
+    """Lumped thermal conduction ``Q_flow = G (port_a.T - port_b.T)``.
+
+    Parameters
+    ----------
+    G : thermal conductance [W/K]
+    """
+
+    G = Parameter(1.0, unit="W/K", doc="thermal conductance", min=0.0)
+
+    def law(self):
+        return [self.Q_flow == self.G * self.dT]
+
+
+class ThermalResistor(Element1D):
+    """Lumped thermal resistance ``dT = R Q_flow`` (MSL ``ThermalResistor``).
+
+    Parameters
+    ----------
+    R : thermal resistance [K/W], > 0
+    """
+
+    R = Parameter(1.0, unit="K/W", doc="thermal resistance", min=0.0, min_inclusive=False)
+
+    def law(self):
+        return [self.dT == self.R * self.Q_flow]
+
+
+class Convection(Element1D):
+    """Heat convection between a solid surface (``port_a``) and a fluid (``port_b``),
+    ``Q_flow = Gc dT`` (MSL ``Convection``, whose ports are ``solid`` and ``fluid``).
+
+    Parameters
+    ----------
+    Gc : convective thermal conductance [W/K], the heat transfer coefficient times the
+        area, ``h A``; constant or ``f(t)`` (MSL takes it as a signal input)
+    """
+
+    Gc = Parameter(1.0, unit="W/K", doc="convective thermal conductance h A", signal=True,
+                   min=0.0)
+
+    def law(self):
+        return [self.Q_flow == self.Gc * self.dT]
+
+
+#: Stefan-Boltzmann constant [W/(m2.K4)] (CODATA 2018, exact in the SI since 2019)
+SIGMA = 5.670374419e-8
+
+
+class BodyRadiation(Element1D):
+    """Radiation between two surfaces, ``Q_flow = Gr sigma (port_a.T^4 - port_b.T^4)``
+    (MSL ``BodyRadiation``; ``sigma`` the Stefan-Boltzmann constant).
+
+    Parameters
+    ----------
+    Gr : net radiation conductance [m2]: for a small body of area ``A`` and emissivity
+        ``eps`` in a large enclosure, ``eps A``
+    """
+
+    Gr = Parameter(1.0, unit="m2", doc="net radiation conductance", min=0.0)
+
+    def law(self):
+        return [self.Q_flow == self.Gr * SIGMA * (self.port_a.T**4 - self.port_b.T**4)]
 
 
 class FixedTemperature(ac.Component):
