@@ -60,6 +60,38 @@ def _once(kind: str, names: Sequence[str]) -> None:
         raise AcausalError(f"{kind} given twice: {', '.join(map(repr, twice))}")
 
 
+def guarded(cm: CompiledModel, p: cs.MX, names: Sequence[str]) -> cs.MX:
+    """``p`` (the values of the parameters ``names``, an input of a function) with a check
+    attached to each entry: finite and in its declared range (``C > 0``). A call with a
+    value outside fails with CasADi's assertion error, which names the parameter and its
+    component, where the values would otherwise be used as given (a negative capacitance
+    runs away). The checks do not change the value or its derivatives."""
+    from .component import Parameter, _bound_text
+
+    declared = {q.name: q for q in cm.system.parameters}
+    parts = []
+    for k, name in enumerate(names):
+        v = p[k]
+        q = declared.get(name)
+        decl = q.decl if q is not None else None
+        ok = cs.fabs(v) < cs.inf  # (false for inf and NaN)
+        need = "finite"
+        if isinstance(decl, Parameter):
+            if decl.min is not None:
+                ok = cs.logic_and(ok, v >= decl.min if decl.min_inclusive else v > decl.min)
+            if decl.max is not None:
+                ok = cs.logic_and(ok, v <= decl.max if decl.max_inclusive else v < decl.max)
+            if decl.nonzero:
+                ok = cs.logic_and(ok, v != 0)
+            bounds = _bound_text(decl.min, decl.min_inclusive, decl.max, decl.max_inclusive,
+                                 decl.unit)
+            need = ", ".join(filter(None, ["finite", bounds, "nonzero" * decl.nonzero]))
+        owner = (f" (parameter {decl.name!r} of {q.owner._describe()})"
+                 if q is not None and q.owner is not None and decl is not None else "")
+        parts.append(v.attachAssert(ok, f"parameter {name!r}{owner} must be {need}"))
+    return cs.vertcat(*parts) if parts else p
+
+
 def _embed(base: np.ndarray, idx: Sequence[int], sym: cs.MX) -> cs.MX:
     """``base`` with the entries ``idx`` replaced by the symbols ``sym`` (a selection
     matrix, so the result stays one MX expression)."""
@@ -160,9 +192,10 @@ def parametric_simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequ
     base_p = cm.parameter_values(fixed)
     p_sym = cs.MX.sym("p", len(ip))
     s_sym = cs.MX.sym("s", len(start))
-    p_full = _embed(base_p, ip, p_sym)
+    p_ok = guarded(cm, p_sym, params)
+    p_full = _embed(base_p, ip, p_ok)
     args = [p_sym] + ([s_sym] if start else [])
-    x0, z0 = init(*args)
+    x0, z0 = init(*([p_ok] + ([s_sym] if start else [])))
     integ = make_integrator(d, g - g[0], rtol=rtol, atol=atol, name=f"{name}_idas")
     r = integ(x0=x0 if d.x.numel() else 0.0, z0=z0, p=cs.vertcat(p_full, g[0]))
     n = len(g) - 1

@@ -116,9 +116,9 @@ def simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequence[str] =
     """
     g = time_grid(grid, "grid", min_points=2)
     _check_tolerances(rtol, atol, None)
-    if params is not None or start:
-        from .differentiable import parametric_simulator
+    from .differentiable import guarded, parametric_simulator
 
+    if params is not None or start:
         return parametric_simulator(cm, grid, outputs, params or (), start, rtol=rtol,
                                     atol=atol, fixed=fixed)
     y = _select(cm, outputs)
@@ -128,11 +128,12 @@ def simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequence[str] =
     x0 = cs.MX.sym("x0", d.x.numel())
     z0 = cs.MX.sym("z0", d.z.numel())
     p = cs.MX.sym("p", d.p.numel())
-    r = integ(x0=x0, z0=z0, p=cs.vertcat(p, g[0]))
+    p_ok = guarded(cm, p, d.p_names)
+    r = integ(x0=x0, z0=z0, p=cs.vertcat(p_ok, g[0]))
     X, Z = r["xf"], r["zf"]
     if y.numel():
         f = cs.Function("outputs", [d.x, d.z, d.p, d.t], [y]).map(len(g) - 1)
-        Y = f(X, Z, cs.repmat(p, 1, len(g) - 1), cs.DM(g[1:]).T)
+        Y = f(X, Z, cs.repmat(p_ok, 1, len(g) - 1), cs.DM(g[1:]).T)
     else:
         Y = cs.MX(0, len(g) - 1)
     return cs.Function("simulator", [x0, z0, p], [X, Y], ["x0", "z0", "p"], ["X", "Y"])

@@ -84,3 +84,26 @@ def test_a_parameter_both_input_and_fixed_is_refused():
     cm = ac.build(MassSpringDamper())
     with pytest.raises(ac.ArgumentError, match=r"mass.m is given in params= .* and in fixed="):
         ac.export.simulator(cm, [0.0, 1.0], params=["mass.m"], fixed={"mass.m": 2.0})
+
+
+def test_values_outside_a_parameters_range_fail_the_call_naming_it():
+    # simulate refuses J = -1e-3 (declared J > 0); the function's inputs are numbers chosen
+    # at each call, so the range is checked inside it, in both of its forms
+    cm = ac.build(dc_motor.build_model())
+    sim = ac.export.simulator(cm, GRID, ["load.w"], params=["resistor.R", "load.J"],
+                              rtol=1e-12, atol=1e-12)
+    ok = np.asarray(sim([0.5, 3e-3])[1])
+    res = ac.simulate(cm, 0.3, t_eval=GRID, params={"resistor.R": 0.5, "load.J": 3e-3},
+                      rtol=1e-12, atol=1e-12)
+    # in range the check changes nothing: the two IDAS runs at 1e-12 agree as in the
+    # first test of this file (1e-7)
+    np.testing.assert_allclose(ok[0], res["load.w"][1:], rtol=0, atol=1e-7)
+    for bad in ([0.5, -3e-3], [0.5, 0.0], [np.nan, 3e-3], [np.inf, 3e-3]):
+        with pytest.raises(RuntimeError, match=r"parameter '(load\.J|resistor\.R)' \(parameter "
+                                               r"'(J|R)' of .*\) must be finite"):
+            sim(bad)
+    full = ac.export.simulator(cm, GRID, ["load.w"])
+    p = np.array(cm.dae.p_values, dtype=float)
+    p[cm.dae.p_names.index("load.J")] = -1.0
+    with pytest.raises(RuntimeError, match=r"parameter 'load\.J' .* must be finite, > 0"):
+        full(np.zeros(cm.dae.x.numel()), np.zeros(cm.dae.z.numel()), p)

@@ -18,19 +18,11 @@ By the bridge's symmetry the closed form is exact for this model, leakage includ
 
 While the four diodes block, the bridge's two input nodes are held by the leakage ``Goff``
 alone: the linear system of that mode has a condition number proportional to ``1 / Goff``
-(1.7e11 at ``Goff = 1e-9``). Solved by CasADi's symbolic ``solve`` (modified Gram-Schmidt
-QR, ``acausal/structure/solve.py``), its error grows like ``eps / Goff^2``: the blocking
-diodes' ``s`` come out 1.2e-6 V off at ``Goff = 1e-5``, 5e-3 V at 1e-7 and 218 V at
-1e-9 (instead of -0.7 V at ``t = 0``). That makes the all-off start look inconsistent
-(1e-9: "chattering at t = 0"), turns one diode of a pair on alone 11 us early (1e-7:
-chattering there), and at each turn-off of a pair flips the second diode back on from
-the all-off mode (no net change at the located event), so that the event loop creeps on
-by 1e-13 to 1e-11 s per event location until the error is overtaken, 1.3 ns later
-(1e-5: 19 600 event locations, 255 000 steps and 40 s for one period). A
-backward-stable solve (Householder QR, ``casadi.qr_sparse``/``qr_solve``) errs by about
-``eps / Goff`` (measured 4e-12 V, 1.3e-9 V and 8e-8 V): with it these tests pass. Until
-``solve.py`` solves such blocks stably they are expected to fail (strict: remove the
-mark with that change).
+(1.7e11 at ``Goff = 1e-9``). ``acausal/structure/solve.py`` solves such a block by a
+Householder QR, whose error grows like ``eps / Goff`` (measured 4e-12 V, 1.3e-9 V and
+8e-8 V at ``Goff`` = 1e-5, 1e-7, 1e-9). CasADi's symbolic ``solve`` (Gram-Schmidt QR),
+used before, erred like ``eps / Goff^2``: 218 V at ``Goff = 1e-9``, a false "chattering at
+t = 0", and 255 000 steps for one period at 1e-5. These tests failed then.
 """
 
 import contextlib
@@ -52,14 +44,7 @@ T_ON = np.arcsin(2 * VKNEE / V) / W
 #: the slope of the source at the switching instants [V/s]
 SLOPE = W * V * np.cos(W * T_ON)
 
-SOLVE_IS_NOT_STABLE = pytest.mark.xfail(
-    strict=True,
-    reason="acausal/structure/solve.py solves the bridge's mode-dependent 14x14 block with "
-           "casadi.solve (Gram-Schmidt QR, error ~ eps cond^2, cond ~ 1/Goff): the blocking "
-           "diodes' s are wrong by 1e-6 V (Goff 1e-5) to 218 V (Goff 1e-9); see the module "
-           "docstring")
-LEAKAGES = [pytest.param(g, id=f"Goff={g:g}", marks=SOLVE_IS_NOT_STABLE)
-            for g in (1e-5, 1e-7, 1e-9)]
+LEAKAGES = [pytest.param(g, id=f"Goff={g:g}") for g in (1e-5, 1e-7, 1e-9)]
 
 
 class Bridge(ac.Model):
