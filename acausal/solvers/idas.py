@@ -22,6 +22,13 @@ identical results; ``simulate(..., mode=...)`` forces one):
     conditioned algebraic blocks). Announced by a :class:`~acausal.errors.SolverWarning`,
     since it changes the method.
 
+IDAS's first step predicts the algebraic variables with a zero rate (it takes no
+derivatives for them): where they change fast at the start (a resistive circuit whose
+resistance is a ramp, at rtol 1e-10), the error test fails at every step size it tries
+first. A mode that fails so at its start is tried once more, before the next mode, with a
+first step of a tenth of the tolerance over the algebraic variables' rates
+(``_first_step``); the method is the same, so no warning is given.
+
 A pure ODE (no algebraic variables) has no algebraic error test to decide on: it runs
 ``idas_ic`` (for an ODE, ``IDACalcIC`` is one linear solve), or ``exact_xdot`` where that
 fails (it can at very tight tolerances). Where ``IDACalcIC`` failed at a start point,
@@ -193,9 +200,10 @@ def integrator_from_problem(problem: dict[str, Any], linear_solver: str,
                             max_num_steps: int = 100_000, name: str = "idas",
                             init_xdot: np.ndarray | None = None,
                             suppress_algebraic: bool = False, regularity_check: bool = True,
-                            newton_scheme: str | None = None) -> cs.Function:
+                            newton_scheme: str | None = None,
+                            first_step: float | None = None) -> cs.Function:
     """The CasADi IDAS integrator of a :func:`dae_problem` on ``grid`` (see
-    :func:`make_integrator`)."""
+    :func:`make_integrator`); ``first_step``: the size of IDAS's first step."""
     opts: dict[str, Any] = {"abstol": atol, "reltol": rtol, "max_num_steps": max_num_steps,
                             "verbose": False, "regularity_check": regularity_check}
     if init_xdot is not None:
@@ -204,6 +212,8 @@ def integrator_from_problem(problem: dict[str, Any], linear_solver: str,
         opts["suppress_algebraic"] = True
     if max_step is not None:
         opts["max_step_size"] = max_step
+    if first_step is not None:
+        opts["step0"] = first_step
     if newton_scheme is not None:
         opts["newton_scheme"] = newton_scheme
     else:
@@ -251,6 +261,11 @@ class _Attempt:
                    hits)
 
     @property
+    def at_start_error_test(self) -> bool:
+        """The error test failed at the call's start time (its first step)."""
+        return self.flag == "IDA_ERR_FAIL" and self.t_rel == 0.0
+
+    @property
     def cheap(self) -> bool:
         """Failures another mode may cure, found within a few steps (error test or
         corrector failures at the start, IDACalcIC); running out of steps and non-finite
@@ -281,6 +296,7 @@ class IDASIntegrator(Integrator):
         self._problems: dict[tuple, tuple[dict[str, Any], str]] = {}
         self._live: dict[int, np.ndarray] = {}
         self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
+        self._rates: dict[int, cs.Function] = {}  # (x, z, p, t, x') -> (dalg/dz, rest)
         self._warned: set[str] = set()
         self.start_run()
 
@@ -302,7 +318,7 @@ class IDASIntegrator(Integrator):
     # ----- building -----
     def _function(self, dae: SemiExplicitDAE, p: np.ndarray, rel: np.ndarray, mode: str,
                   xdot: np.ndarray, max_num_steps: int,
-                  normalized: bool = False) -> cs.Function:
+                  normalized: bool = False, first_step: float | None = None) -> cs.Function:
         """The CasADi integrator for this mode, grid and start (kept for repeated runs).
 
         The parameters are folded in as constants, except the relations' values and the
@@ -317,7 +333,7 @@ class IDASIntegrator(Integrator):
         fixed = np.delete(p, live).tobytes()
         key = (id(dae), tuple(np.round(rel, 12)), mode, fixed,
                b"" if mode == "idas_ic" else xdot.tobytes(), max_num_steps, self._tolerant,
-               normalized)
+               normalized, first_step)
         f = self._functions.get(key)
         if f is None:
             try:
@@ -332,7 +348,8 @@ class IDASIntegrator(Integrator):
                     init_xdot=None if mode == "idas_ic" else (xdot if xdot.size
                                                               else np.zeros(1)),
                     suppress_algebraic=mode == "states_error_only",
-                    regularity_check=not self._tolerant, newton_scheme=self.newton_scheme)
+                    regularity_check=not self._tolerant, newton_scheme=self.newton_scheme,
+                    first_step=first_step)
             except RuntimeError as exc:  # CasADi refuses a structurally singular DAE
                 if "is_singular" not in str(exc):
                     raise
@@ -390,11 +407,12 @@ class IDASIntegrator(Integrator):
         full = self.options.max_num_steps
         failed: list[_Attempt] = []
         out_of_steps: list[str] = []  # modes that only ran out of their probe budget
-        plan = [(m, full if (m in self._proven or len(ladder) == 1) else min(full, PROBE_STEPS))
-                for m in ladder]
+        plan: list[tuple[str, int, float | None]] = [
+            (m, full if (m in self._proven or len(ladder) == 1) else min(full, PROBE_STEPS),
+             None) for m in ladder]
         while plan:
-            mode, budget = plan.pop(0)
-            f = self._function(dae, p, rel, mode, xdot, budget, normalized)
+            mode, budget, first = plan.pop(0)
+            f = self._function(dae, p, rel, mode, xdot, budget, normalized, first)
             try:
                 r, _ = self._call(f, args)
             except NativeCallFailed as cf:
@@ -408,8 +426,18 @@ class IDASIntegrator(Integrator):
                     # negative trial value): retry once letting IDAS cut the step; a
                     # blow-up fails again within the probe budget
                     self._tolerant = True
-                    plan.insert(0, (mode, min(full, PROBE_STEPS)))
+                    plan.insert(0, (mode, min(full, PROBE_STEPS), first))
                     continue
+                if first is None and att.at_start_error_test:
+                    # IDAS's first step predicts the algebraic variables with a zero
+                    # rate: where they change faster than the tolerance allows over that
+                    # step, the error test fails until the step limit. Again, with a
+                    # first step small enough for their rates (the method is the same)
+                    h0 = self._first_step(dae, p, x0, z0, float(grid[0]), xdot, span
+                                          if normalized else 1.0)
+                    if h0 is not None:
+                        plan.insert(0, (mode, budget, h0))
+                        continue
                 if (budget < full and "TOO_MUCH_WORK" in att.flag
                         and not any(a.nonfinite for a in failed)):
                     out_of_steps.append(mode)
@@ -417,7 +445,7 @@ class IDASIntegrator(Integrator):
                     plan = []  # the model, not the method: no other mode (but idas_ic
                     # tried again ahead of the model's mode leaves that mode its turn)
                 if not plan and out_of_steps:  # every mode ran out: full budget
-                    plan = [(out_of_steps[0], full)]
+                    plan = [(out_of_steps[0], full, None)]
                     out_of_steps = []
                 continue
             self._proven.add(mode)
@@ -434,6 +462,38 @@ class IDASIntegrator(Integrator):
             Z = r["zf"] if dae.z.numel() else np.zeros((0, n))
             return Segment(grid[1:], X, Z, _stats(r["_stats"], mode, [a.mode for a in failed]))
         raise _AttemptsFailed(failed)
+
+    def _first_step(self, dae: SemiExplicitDAE, p: np.ndarray, x0: np.ndarray,
+                    z0: np.ndarray, t0: float, xdot: np.ndarray, span: float) -> float | None:
+        """A first step over which the algebraic variables, predicted with a zero rate,
+        stay within a tenth of their tolerance: ``0.1 (rtol |z| + atol) / |z'|`` at the
+        start (in the integrator's time, divided by ``span`` when it is normalised), with
+        ``z'`` from the differentiated algebraic equations. None if no algebraic
+        variable moves (the failure has another cause)."""
+        if not dae.z.numel():
+            return None
+        from scipy.sparse.linalg import MatrixRankWarning, spsolve
+
+        f = self._rates.get(id(dae))
+        if f is None:
+            alg, v = dae.alg, cs.SX.sym("x_rate", dae.x.sparsity())
+            f = self._rates[id(dae)] = cs.Function(
+                "algebraic_rates", [dae.x, dae.z, dae.p, dae.t, v],
+                [cs.jacobian(alg, dae.z), cs.jtimes(alg, dae.x, v) + cs.jacobian(alg, dae.t)])
+        x_rate = np.asarray(xdot, dtype=float).ravel() / span if x0.size else np.zeros(0)
+        Jz, rhs = f(x0, z0, p, t0, x_rate)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", MatrixRankWarning)
+            try:
+                zdot = -np.atleast_1d(spsolve(Jz.sparse().tocsc(), np.asarray(rhs).ravel()))
+            except (MatrixRankWarning, RuntimeError):
+                return None
+        o = self.options
+        moving = np.abs(zdot) > 0
+        if not moving.any() or not np.all(np.isfinite(zdot)):
+            return None
+        allowed = 0.1 * (o.rtol * np.abs(z0[moving]) + o.atol) / np.abs(zdot[moving])
+        return float(allowed.min()) / span
 
     def _warn_fallback(self, dae: SemiExplicitDAE, reasons: list[str]) -> None:
         if "states_error_only" in self._warned:
