@@ -502,3 +502,225 @@ class IdealThyristor(OnePort):
 
 
 __all__ += ["IdealThyristor"]
+
+
+# --------------------------------------------------------------------------------------
+# Conductor, variable resistor, two-ports (MSL Modelica.Electrical.Analog.Basic) and the
+# ideal operational amplifier (Ideal.IdealOpAmp3Pin)
+# --------------------------------------------------------------------------------------
+
+__all__ += ["Conductor", "VariableResistor", "TwoPort", "Transformer", "IdealTransformer",
+            "Gyrator", "VCV", "VCC", "CCV", "CCC", "IdealOpAmp3Pin"]
+
+
+class Conductor(OnePort):
+    """Ideal linear conductor ``i = G v``.
+
+    Parameters
+    ----------
+    G : conductance [S], >= 0
+    """
+
+    G = Parameter(1.0, unit="S", doc="conductance", min=0.0)
+
+    def equations(self):
+        return [self.i == self.G * self.v]
+
+
+class VariableResistor(OnePort):
+    """Resistor whose resistance is a signal: ``v = R i`` (MSL ``VariableResistor``).
+
+    Ports
+    -----
+    p, n : electrical pins; R : signal input, the resistance [Ohm] (keep it >= 0)
+    """
+
+    R = ac.RealInput("resistance [Ohm]")
+
+    def equations(self):
+        return [self.v == self.R * self.i]
+
+
+class TwoPort(ac.Component):
+    """Partial element with two pin pairs (MSL ``Interfaces.TwoPort``): port 1
+    (``p1``, ``n1``) and port 2 (``p2``, ``n2``), one edge each.
+
+    Variables
+    ---------
+    v1, v2 : voltage drops ``p1.v - n1.v``, ``p2.v - n2.v`` [V]
+    i1, i2 : currents into ``p1`` and ``p2`` (out of ``n1``, ``n2``) [A]
+    """
+
+    p1 = Pin("positive pin of port 1")
+    n1 = Pin("negative pin of port 1")
+    p2 = Pin("positive pin of port 2")
+    n2 = Pin("negative pin of port 2")
+    v1 = Variable(unit="V", doc="voltage drop of port 1")
+    v2 = Variable(unit="V", doc="voltage drop of port 2")
+    i1 = Variable(unit="A", doc="current into p1")
+    i2 = Variable(unit="A", doc="current into p2")
+    edges = [Edge("p1", "n1", TreePriority.NEUTRAL), Edge("p2", "n2", TreePriority.NEUTRAL)]
+
+    def equations(self):
+        return [self.v1 == self.p1.v - self.n1.v, self.v2 == self.p2.v - self.n2.v,
+                self.i1 == self.p1.i, self.i2 == self.p2.i]
+
+
+class Transformer(TwoPort):
+    """Two coupled inductors (MSL ``Basic.Transformer``)::
+
+        v1 = L1 di1/dt + M di2/dt,     v2 = M di1/dt + L2 di2/dt
+
+    Parameters
+    ----------
+    L1, L2 : primary and secondary inductance [H], > 0
+    M : mutual inductance [H], ``M^2 < L1 L2`` (a perfectly coupled pair has no
+        magnetising current of its own: use :class:`IdealTransformer`)
+    """
+
+    L1 = Parameter(1.0, unit="H", doc="primary inductance", min=0.0, min_inclusive=False)
+    L2 = Parameter(1.0, unit="H", doc="secondary inductance", min=0.0, min_inclusive=False)
+    M = Parameter(1.0, unit="H", doc="mutual inductance")
+    edges = [Edge("p1", "n1", TreePriority.THROUGH_STORE),
+             Edge("p2", "n2", TreePriority.THROUGH_STORE)]
+
+    def check_parameters(self, p):
+        if p.M**2 >= p.L1 * p.L2:
+            return (f"M = {p.M} H is not below sqrt(L1 L2) = {(p.L1 * p.L2) ** 0.5:g} H: "
+                    "the coupling factor M/sqrt(L1 L2) must be below 1 (use "
+                    "IdealTransformer for a perfect coupling)")
+        return None
+
+    def equations(self):
+        di1, di2 = der(self.i1), der(self.i2)
+        return [self.v1 == self.L1 * di1 + self.M * di2,
+                self.v2 == self.M * di1 + self.L2 * di2]
+
+
+class IdealTransformer(TwoPort):
+    """Ideal transformer with turns ratio ``n`` (MSL ``Ideal.IdealTransformer`` without
+    magnetisation): ``v1 = n v2``, ``i2 = -n i1`` (no power is stored or lost).
+
+    Parameters
+    ----------
+    n : turns ratio primary : secondary [1], nonzero
+    """
+
+    n = Parameter(1.0, unit="1", doc="turns ratio", nonzero=True)
+
+    def equations(self):
+        return [self.v1 == self.n * self.v2, self.i2 == -self.n * self.i1]
+
+
+class Gyrator(TwoPort):
+    """Gyrator (MSL ``Basic.Gyrator``): ``i1 = G2 v2``, ``i2 = -G1 v1``. Terminated by a
+    capacitor ``C`` at port 2, port 1 behaves as an inductor ``L = C / (G1 G2)``.
+
+    Parameters
+    ----------
+    G1, G2 : gyration conductances [S]
+    """
+
+    G1 = Parameter(1.0, unit="S", doc="gyration conductance of port 1")
+    G2 = Parameter(1.0, unit="S", doc="gyration conductance of port 2")
+
+    def equations(self):
+        return [self.i1 == self.G2 * self.v2, self.i2 == -self.G1 * self.v1]
+
+
+class VCV(TwoPort):
+    """Voltage-controlled voltage source: ``v2 = gain v1``; port 1 draws no current.
+
+    Parameters
+    ----------
+    gain : voltage gain [1]
+    """
+
+    gain = Parameter(1.0, unit="1", doc="voltage gain")
+    edges = [Edge("p1", "n1", TreePriority.THROUGH_SOURCE),
+             Edge("p2", "n2", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.i1 == 0, self.v2 == self.gain * self.v1]
+
+
+class VCC(TwoPort):
+    """Voltage-controlled current source: ``i2 = transConductance v1`` (into ``p2``);
+    port 1 draws no current.
+
+    Parameters
+    ----------
+    transConductance : [S]
+    """
+
+    transConductance = Parameter(1.0, unit="S", doc="transconductance")
+    edges = [Edge("p1", "n1", TreePriority.THROUGH_SOURCE),
+             Edge("p2", "n2", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.i1 == 0, self.i2 == self.transConductance * self.v1]
+
+
+class CCV(TwoPort):
+    """Current-controlled voltage source: ``v2 = transResistance i1``; port 1 has no
+    voltage drop.
+
+    Parameters
+    ----------
+    transResistance : [Ohm]
+    """
+
+    transResistance = Parameter(1.0, unit="Ohm", doc="transresistance")
+    edges = [Edge("p1", "n1", TreePriority.ACROSS_SOURCE),
+             Edge("p2", "n2", TreePriority.ACROSS_SOURCE)]
+
+    def equations(self):
+        return [self.v1 == 0, self.v2 == self.transResistance * self.i1]
+
+
+class CCC(TwoPort):
+    """Current-controlled current source: ``i2 = gain i1`` (into ``p2``); port 1 has no
+    voltage drop.
+
+    Parameters
+    ----------
+    gain : current gain [1]
+    """
+
+    gain = Parameter(1.0, unit="1", doc="current gain")
+    edges = [Edge("p1", "n1", TreePriority.ACROSS_SOURCE),
+             Edge("p2", "n2", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.v1 == 0, self.i2 == self.gain * self.i1]
+
+
+class IdealOpAmp3Pin(ac.Component):
+    """Ideal operational amplifier with three pins (MSL ``Ideal.IdealOpAmp3Pin``): a
+    nullator between the inputs (no voltage between them, no current into them) and a
+    norator from ground to the output (whatever voltage and current the circuit needs).
+    It works only in a circuit that feeds the output back to the inputs (an inverting or
+    non-inverting amplifier, an integrator); without feedback the circuit is singular.
+
+    Ports
+    -----
+    in_p, in_n : non-inverting and inverting inputs; out : output
+
+    Variables
+    ---------
+    v_in : in_p.v - in_n.v (zero) [V]; v_out, i_out : the output's potential and the
+    current it delivers [V], [A]
+    """
+
+    in_p = Pin("non-inverting input")
+    in_n = Pin("inverting input")
+    out = Pin("output")
+    v_in = Variable(unit="V", doc="input voltage in_p.v - in_n.v (zero)")
+    v_out = Variable(unit="V", doc="output potential")
+    i_out = Variable(unit="A", doc="current delivered at the output")
+    edges = [Edge("in_p", "in_n", TreePriority.ACROSS_SOURCE),
+             Edge(ac.DATUM, "out", TreePriority.NEUTRAL)]
+
+    def equations(self):
+        return [self.v_in == self.in_p.v - self.in_n.v, self.v_in == 0, self.in_p.i == 0,
+                self.v_out == self.out.v, self.i_out == -self.out.i]
