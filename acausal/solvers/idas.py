@@ -29,6 +29,9 @@ first. A mode that fails so at its start is tried once more, before the next mod
 first step of a tenth of the tolerance over the algebraic variables' rates
 (``_first_step``); the method is the same, so no warning is given.
 
+A model without states does not fall back to ``states_error_only``: nothing would control
+its steps, and its variables would be interpolated over a few long ones.
+
 A pure ODE (no algebraic variables) has no algebraic error test to decide on: it runs
 ``idas_ic`` (for an ODE, ``IDACalcIC`` is one linear solve), or ``exact_xdot`` where that
 fails (it can at very tight tolerances). Where ``IDACalcIC`` failed at a start point,
@@ -373,6 +376,9 @@ class IDASIntegrator(Integrator):
         if self.options.mode is not None:
             return (self.options.mode,)
         if dae.z.numel() == 0:  # an ODE: no algebraic error test to decide on
+            ladder = _LADDER[min(self._mode_start, 1):2]
+        elif dae.x.numel() == 0:  # no states: without the algebraic error test nothing
+            # would control the steps (the variables interpolated over a few huge ones)
             ladder = _LADDER[min(self._mode_start, 1):2]
         else:
             ladder = _LADDER[self._mode_start:]
