@@ -27,7 +27,10 @@ __all__ = [
     "AngleSensor",
     "SpeedSensor",
     "TorqueSensor",
+    "RelativeAngleSensor",
+    "RelativeSpeedSensor",
     "IdealRollingWheel",
+    "IdealPlanetary",
 ]
 
 
@@ -284,6 +287,33 @@ class TorqueSensor(ac.Component):
         return [self.flange_a.phi == self.flange_b.phi, self.flange_a.tau == self.tau]
 
 
+class RelativeAngleSensor(ac.Component):
+    """Ideal sensor of the relative angle ``phi_rel = flange_b.phi - flange_a.phi`` [rad]
+    (no torque)."""
+
+    flange_a = Flange("left flange")
+    flange_b = Flange("right flange")
+    phi_rel = Variable(unit="rad", doc="relative angle flange_b.phi - flange_a.phi")
+    edges = [Edge("flange_a", "flange_b", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.phi_rel == self.flange_b.phi - self.flange_a.phi, self.flange_a.tau == 0]
+
+
+class RelativeSpeedSensor(ac.Component):
+    """Ideal sensor of the relative angular velocity ``w_rel = d(flange_b.phi -
+    flange_a.phi)/dt`` [rad/s] (no torque)."""
+
+    flange_a = Flange("left flange")
+    flange_b = Flange("right flange")
+    w_rel = Variable(unit="rad/s", doc="relative angular velocity")
+    edges = [Edge("flange_a", "flange_b", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.w_rel == der(self.flange_b.phi - self.flange_a.phi),
+                self.flange_a.tau == 0]
+
+
 class IdealRollingWheel(ac.Component):
     """Wheel rolling without slip: ``radius phi = s`` and ``radius f + tau = 0``
     (rotational ``flangeR`` to translational ``flangeT``; also a rack and pinion).
@@ -303,6 +333,32 @@ class IdealRollingWheel(ac.Component):
             self.radius * self.flangeR.phi == self.flangeT.s,
             0 == self.radius * self.flangeT.f + self.flangeR.tau,
         ]
+
+
+class IdealPlanetary(ac.Component):
+    """Ideal planetary gear (MSL ``IdealPlanetary``): sun, carrier and ring wheel, the
+    planets without inertia, the housing the inertial frame::
+
+        (1 + ratio) carrier.phi = sun.phi + ratio ring.phi       (Willis)
+        ring.tau = ratio sun.tau,   carrier.tau = -(1 + ratio) sun.tau
+
+    Parameters
+    ----------
+    ratio : number of ring teeth / number of sun teeth [1], > 0 (e.g. 100/50)
+    """
+
+    ratio = Parameter(2.0, unit="1", doc="number of ring teeth / number of sun teeth",
+                      min=0.0, min_inclusive=False)
+    sun = Flange("sun wheel")
+    carrier = Flange("carrier")
+    ring = Flange("ring wheel")
+    edges = [Edge(DATUM, "sun"), Edge(DATUM, "carrier"), Edge(DATUM, "ring")]
+
+    def equations(self):
+        r = self.ratio
+        return [(1 + r) * self.carrier.phi == self.sun.phi + r * self.ring.phi,
+                self.ring.tau == r * self.sun.tau,
+                self.carrier.tau == -(1 + r) * self.sun.tau]
 
 
 # --------------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ __all__ = [
     "PositionSensor",
     "SpeedSensor",
     "ForceSensor",
+    "RelativePositionSensor",
+    "RelativeSpeedSensor",
 ]
 
 
@@ -250,6 +252,32 @@ class ForceSensor(ac.Component):
 
     def equations(self):
         return [self.flange_a.s == self.flange_b.s, self.flange_a.f == self.f]
+
+
+class RelativePositionSensor(ac.Component):
+    """Ideal sensor of the relative position ``s_rel = flange_b.s - flange_a.s`` [m]
+    (no force)."""
+
+    flange_a = Flange("left flange")
+    flange_b = Flange("right flange")
+    s_rel = Variable(unit="m", doc="relative position flange_b.s - flange_a.s")
+    edges = [Edge("flange_a", "flange_b", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.s_rel == self.flange_b.s - self.flange_a.s, self.flange_a.f == 0]
+
+
+class RelativeSpeedSensor(ac.Component):
+    """Ideal sensor of the relative velocity ``v_rel = d(flange_b.s - flange_a.s)/dt``
+    [m/s] (no force)."""
+
+    flange_a = Flange("left flange")
+    flange_b = Flange("right flange")
+    v_rel = Variable(unit="m/s", doc="relative velocity")
+    edges = [Edge("flange_a", "flange_b", TreePriority.THROUGH_SOURCE)]
+
+    def equations(self):
+        return [self.v_rel == der(self.flange_b.s - self.flange_a.s), self.flange_a.f == 0]
 
 
 # --------------------------------------------------------------------------------------
