@@ -105,5 +105,7 @@ def test_values_outside_a_parameters_range_fail_the_call_naming_it():
     full = ac.export.simulator(cm, GRID, ["load.w"])
     p = np.array(cm.dae.p_values, dtype=float)
     p[cm.dae.p_names.index("load.J")] = -1.0
-    with pytest.raises(RuntimeError, match=r"parameter 'load\.J' .* must be finite, > 0"):
+    # (parameters of one declared range are checked, and named, together)
+    with pytest.raises(RuntimeError, match=r"each of the parameters 'motor\.J', 'load\.J' "
+                                           r"must be finite, > 0 kg.m2"):
         full(np.zeros(cm.dae.x.numel()), np.zeros(cm.dae.z.numel()), p)
