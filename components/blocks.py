@@ -75,6 +75,9 @@ __all__ = [
     "LessThreshold",
     "Greater",
     "Less",
+    "And",
+    "Or",
+    "Not",
     "Switch",
     "Hysteresis",
     "OnOffController",
@@ -1148,6 +1151,27 @@ class Less(SI2SO):
 
     def equations(self):
         return [self.y == _truth(self.u1 < self.u2)]
+
+
+class And(SI2SO):
+    """``y = 1`` where both logical inputs are true (> 0.5), else 0."""
+
+    def equations(self):
+        return [self.y == _truth(cs.logic_and(self.u1 > 0.5, self.u2 > 0.5))]
+
+
+class Or(SI2SO):
+    """``y = 1`` where either logical input is true (> 0.5), else 0."""
+
+    def equations(self):
+        return [self.y == _truth(cs.logic_or(self.u1 > 0.5, self.u2 > 0.5))]
+
+
+class Not(SISO):
+    """``y = 1`` where the logical input is false (<= 0.5), else 0."""
+
+    def equations(self):
+        return [self.y == _truth(self.u <= 0.5)]
 
 
 class Switch(SO):

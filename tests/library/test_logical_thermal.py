@@ -73,7 +73,13 @@ class Routed(ac.Model):
         self.lo = bl.Min()
         self.hi = bl.Max()
         self.ratio = bl.Division()
+        self.both = bl.And()
+        self.either = bl.Or()
+        self.neither = bl.Not()
         self.connect(self.ramp.y, self.gt.u, self.lt.u, self.greater.u1, self.less.u1)
+        self.connect(self.gt.y, self.both.u1, self.either.u1)
+        self.connect(self.greater.y, self.both.u2, self.either.u2)
+        self.connect(self.either.y, self.neither.u)
         self.connect(self.a.y, self.greater.u2, self.less.u2, self.switch.u1, self.lo.u1,
                      self.hi.u1, self.ratio.u1)
         self.connect(self.gt.y, self.switch.u2)
@@ -95,6 +101,13 @@ def test_comparisons_switch_min_max_and_division_against_numpy_on_their_inputs()
     np.testing.assert_array_equal(res["lo.y"], np.minimum(a, b))
     np.testing.assert_array_equal(res["hi.y"], np.maximum(a, b))
     np.testing.assert_allclose(res["ratio.y"], a / b, rtol=1e-15)
+    ok = away & apart
+    gt, greater = r > 0.3, r > a
+    np.testing.assert_array_equal(res["both.y"][ok], (gt & greater)[ok])
+    np.testing.assert_array_equal(res["either.y"][ok], (gt | greater)[ok])
+    np.testing.assert_array_equal(res["neither.y"][ok], ~(gt | greater)[ok])
+    for name in ("both", "either", "neither"):  # (each output is 1 somewhere, 0 elsewhere)
+        assert set(np.unique(res[name + ".y"][ok])) == {0.0, 1.0}
     # the threshold's crossing is an event at t = 0.3 (a time event: the ramp is affine)
     crossing = [e.t for e in res.events if any("gt" in c for c in e.changes)]
     assert crossing == [pytest.approx(0.3, abs=1e-12)]
