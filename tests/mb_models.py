@@ -31,16 +31,22 @@ def fourbar_closed_form(theta, a=0.3, b=1.0, c=0.8, d=0.9):
     dv = C - A
     L = np.linalg.norm(dv)
     x = (b**2 - c**2 + L**2) / (2 * L)
-    h = np.sqrt(b**2 - x**2)
+    h = np.sqrt(max(b**2 - x**2, 0.0))  # (0 up to roundoff: links on one line)
     e = dv / L
     return A, A + x * e + h * np.array([-e[1], e[0]])
 
 
 class FourBar(ac.Model):
     """Planar four-bar with four revolute joints in 3D, crank driven at constant speed by a
-    1D Speed source on the crank joint's axis flange; one revolute (j4) closes the loop."""
+    1D Speed source on the crank joint's axis flange; one revolute (j4) closes the loop.
 
-    def __init__(self, w=2 * np.pi, a=0.3, b=1.0, c=0.8, d=0.9):
+    Variants: ``tilt`` turns the axis of j4 about x by that angle [rad] (a spatial loop of
+    four revolutes that cannot move); ``w2`` [rad/s] adds a second Speed source,
+    ``drive2``, on the axis of j2 (two drivers on a one-degree-of-freedom loop). With
+    ``a + b == c + d`` and ``b == d`` (a parallelogram) the start ``theta = 0`` has all
+    links on the x axis, a singular configuration."""
+
+    def __init__(self, w=2 * np.pi, a=0.3, b=1.0, c=0.8, d=0.9, tilt=0.0, w2=None):
         super().__init__()
         A0, B0 = fourbar_closed_form(0.0, a, b, c, d)
         phi2 = np.arctan2(B0[1] - A0[1], B0[0] - A0[0])
@@ -50,14 +56,17 @@ class FourBar(ac.Model):
         self.speed = rot.Speed(w_ref=w)
         self.crank = mb.FixedTranslation(r=[a, 0, 0])
         self.crank_body = mb.Body(m=1.0, r_CM=[a / 2, 0, 0], I_33=0.01)
-        self.j2 = mb.Revolute(phi=ac.guess(phi2))
+        self.j2 = mb.Revolute(use_axis_flange=w2 is not None, phi=ac.guess(phi2))
         self.coupler = mb.FixedTranslation(r=[b, 0, 0])
         self.coupler_body = mb.Body(m=2.0, r_CM=[b / 2, 0, 0], I_33=0.1)
         self.j3 = mb.Revolute(phi=ac.guess(phi3 - phi2))
         self.rocker = mb.FixedTranslation(r=[-c, 0, 0])
         self.rocker_body = mb.Body(m=1.5, r_CM=[-c / 2, 0, 0], I_33=0.05)
         self.ground_arm = mb.FixedTranslation(r=[d, 0, 0])
-        self.j4 = mb.Revolute()
+        self.j4 = mb.Revolute(n=[0.0, np.sin(tilt), np.cos(tilt)])
+        if w2 is not None:
+            self.drive2 = rot.Speed(w_ref=w2)
+            self.connect(self.drive2.flange, self.j2.axis)
         self.connect(self.world.frame_b, self.crank_joint.frame_a, self.ground_arm.frame_a)
         self.connect(self.speed.flange, self.crank_joint.axis)
         self.connect(self.crank_joint.frame_b, self.crank.frame_a, self.crank_body.frame_a)
