@@ -44,11 +44,13 @@ import numpy as np
 from ..component import DATUM, Component, PortInstance, TreePriority, bind_port
 from ..domain_passes import DomainEquation, DomainPass, StateCoordinates
 from ..errors import (
+    ConnectionError_,
     ModelDefinitionError,
     ModelWarning,
     RedundantConstraintWarning,
     TopologyError,
 )
+from ..graph import _not_in_model
 from ..redundancy import check_dropped_rows
 from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
@@ -146,6 +148,9 @@ class Mechanism(DomainPass):
             for conn in c._connections:
                 if conn[0].domain.graph:
                     continue
+                for p in conn:
+                    if id(p) not in pid:  # (a port of a component no longer in the model)
+                        raise ConnectionError_(_not_in_model(c, p))
                 for p in conn[1:]:
                     uf.union(pid[id(conn[0])], pid[id(p)])
         rep_vertex: dict[int, int] = {}

@@ -142,6 +142,21 @@ def test_frame_not_connected_to_world_is_named():
         ac.build(Loose())
 
 
+def test_a_joint_replaced_after_its_connection_is_named():
+    """Assigning a new joint under the name of a connected one leaves the old one's
+    connections in the model: the mechanism pass raised a bare KeyError (an object id);
+    now the message of the 1D case (:func:`acausal.graph._not_in_model`)."""
+    m = Pendulum()
+    m.joint = mb.Revolute(n=[0, 0, 1], phi=0.2, w=0.0)
+    m.connect(m.world.frame_b, m.joint.frame_a)
+    m.connect(m.joint.frame_b, m.rod.frame_a)
+    with pytest.raises(ac.ConnectionError_, match=(
+            r"Pendulum connects joint\.frame_a, which is not part of the model: after this "
+            r"connection, another component was assigned to Pendulum\.joint, which "
+            r"replaced it")):
+        ac.build(m)
+
+
 def test_mass_matrix_is_symmetric():
     """M(q) = d(equations of motion)/d(accelerations) is symmetric (virtual power)."""
     import casadi as cs
