@@ -42,11 +42,14 @@ class FourBar(ac.Model):
 
     Variants: ``tilt`` turns the axis of j4 about x by that angle [rad] (a spatial loop of
     four revolutes that cannot move); ``w2`` [rad/s] adds a second Speed source,
-    ``drive2``, on the axis of j2 (two drivers on a one-degree-of-freedom loop). With
+    ``drive2``, on the axis of j2 (two drivers on a one-degree-of-freedom loop);
+    ``plane_tilt`` [rad] mounts the whole loop on a ``FixedRotation`` (``mount``) about
+    the world's x axis (a planar loop whose plane is no plane of the world's axes). With
     ``a + b == c + d`` and ``b == d`` (a parallelogram) the start ``theta = 0`` has all
     links on the x axis, a singular configuration."""
 
-    def __init__(self, w=2 * np.pi, a=0.3, b=1.0, c=0.8, d=0.9, tilt=0.0, w2=None):
+    def __init__(self, w=2 * np.pi, a=0.3, b=1.0, c=0.8, d=0.9, tilt=0.0, w2=None,
+                 plane_tilt=0.0):
         super().__init__()
         A0, B0 = fourbar_closed_form(0.0, a, b, c, d)
         phi2 = np.arctan2(B0[1] - A0[1], B0[0] - A0[0])
@@ -67,7 +70,12 @@ class FourBar(ac.Model):
         if w2 is not None:
             self.drive2 = rot.Speed(w_ref=w2)
             self.connect(self.drive2.flange, self.j2.axis)
-        self.connect(self.world.frame_b, self.crank_joint.frame_a, self.ground_arm.frame_a)
+        base = self.world.frame_b
+        if plane_tilt:
+            self.mount = mb.FixedRotation(n=[1, 0, 0], angle=plane_tilt)
+            self.connect(base, self.mount.frame_a)
+            base = self.mount.frame_b
+        self.connect(base, self.crank_joint.frame_a, self.ground_arm.frame_a)
         self.connect(self.speed.flange, self.crank_joint.axis)
         self.connect(self.crank_joint.frame_b, self.crank.frame_a, self.crank_body.frame_a)
         self.connect(self.crank.frame_b, self.j2.frame_a)

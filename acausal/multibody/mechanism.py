@@ -48,10 +48,11 @@ from ..errors import (
     ModelDefinitionError,
     ModelWarning,
     RedundantConstraintWarning,
+    SolverWarning,
     TopologyError,
 )
 from ..graph import _not_in_model
-from ..redundancy import check_dropped_rows
+from ..redundancy import check_dropped_rows, satisfy_rows
 from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
 from .articulated import TreeEdgeDynamics, articulated_accelerations, edge_motion_world
@@ -190,6 +191,8 @@ class Mechanism(DomainPass):
             )
         self._check_frames_connected()
         self.removed: list[str] = []
+        #: the removed rows themselves (residual, label, cut joint): checked on results
+        self._removed_rows: list[tuple[cs.SX, str, Component]] = []
         #: the branch coordinates of each tree edge, by name (set by :meth:`assemble`)
         self._edge_coordinates: dict[int, list[str]] = {}
         self.dynamics = "virtual power"  # or "recursive" (set by assemble)
@@ -1003,6 +1006,7 @@ class Mechanism(DomainPass):
                 out_l.append(lab)
             else:
                 self.removed.append(lab[0])
+                self._removed_rows.append((c, lab[0], lab[1]))
         if self.removed:
             warnings.warn(
                 f"{len(self.removed)} redundant constraint equation(s) removed (linearly "
@@ -1058,9 +1062,93 @@ class Mechanism(DomainPass):
                 f"start, not near it, and {'is' if one else 'are'} removed as redundant; "
                 "the equations then hold " + ("it" if one else "them") + " to first order "
                 "only, so a motion that does not keep " + ("it" if one else "them")
-                + " by itself violates " + ("it" if one else "them") + " unnoticed. Start "
-                "the joint coordinates out of the singular configuration",
+                + " by itself violates " + ("it" if one else "them") + " (a run checks "
+                "the removed rows on its output points and warns where the loop opens). "
+                "Start the joint coordinates out of the singular configuration",
                 ModelWarning, stacklevel=8)
+
+    def check_closure(self, res: Any, stacklevel: int = 2) -> list[str]:
+        """Warn (:class:`~acausal.errors.SolverWarning`) where a loop opened during a run:
+        a closure row removed as redundant at the start is violated on the result's output
+        points. Returns the messages (empty: every removed row held).
+
+        A removed row is held by the kept ones only where it is truly redundant; after a
+        singular start (links on one line: :meth:`_check_dropped` warns) the kept rows
+        leave the mechanism a motion that opens the loop, and nothing in the run would
+        see it. The test is the build's (:func:`acausal.redundancy.check_dropped_rows`'
+        gaps) at each output point: from the result's coordinates the kept rows are
+        satisfied to 1e-12 (Gauss-Newton, minimum-norm steps: the nearest configuration
+        where they hold, which removes the part of a removed row's residual that the
+        kept rows' own tolerance in the run explains), and a removed row off by more than
+        the loop-closure tolerance ``_CLOSURE_TOL`` (1e-6 m or rad, the build's "cannot
+        close") there is open. Points where the removed rows already hold to that
+        tolerance (every point of a planar loop, whose out-of-plane rows vanish
+        identically) need no projection."""
+        if not self._removed_rows or not len(res.t):
+            return []
+        nd = len(self._removed_rows)
+        rows, q = self._closure_rows(res)
+        X = np.vstack([np.reshape(res[s.name()], (1, -1)) for s in cs.vertsplit(q)])
+        gaps = np.abs(np.asarray(cs.Function("phi", [q], [rows]).map(X.shape[1])(X))[:nd])
+        fun = cs.Function("closure", [q], [cs.densify(rows), cs.densify(cs.jacobian(rows, q))])
+
+        def at(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            P, J = fun(x)
+            return np.asarray(P).ravel(), np.asarray(J)
+
+        keep = list(range(nd, int(rows.numel())))
+        chords = list(dict.fromkeys(c._path_or_class() for _, _, c in self._removed_rows))
+        first: dict[str, tuple[int, int, float]] = {}  # cut joint -> (point, row, gap)
+        for k in np.flatnonzero(np.any(gaps > _CLOSURE_TOL, axis=0)):
+            if len(first) == len(chords):
+                break
+            x_c, ok = satisfy_rows(at, X[:, k], keep, tol=1e-12)
+            # (kept rows that cannot be satisfied near the point: the raw residuals)
+            r = np.abs(at(x_c)[0][:nd]) if ok else gaps[:, k]
+            for i in np.flatnonzero(r > _CLOSURE_TOL):
+                first.setdefault(self._removed_rows[i][2]._path_or_class(),
+                                 (int(k), int(i), float(r[i])))
+        messages = [self._opened_message(name, *first[name], gaps, res.t)
+                    for name in chords if name in first]
+        for msg in messages:
+            warnings.warn(msg, SolverWarning, stacklevel=stacklevel)
+        return messages
+
+    def _closure_rows(self, res: Any) -> tuple[cs.SX, cs.SX]:
+        """The removed closure rows, then the kept ones, as expressions of the branch
+        coordinates only (the parameters at the result's values), and the coordinates."""
+        q = cs.vertcat(*self._constraints[3])
+        rows = cs.vertcat(*[c for c, _, _ in self._removed_rows], *self._constraints[0])
+        qnames = {s.name() for s in self._constraints[3]}
+        others = [s for s in cs.symvar(rows) if s.name() not in qnames]
+        if others:
+            pv = [res.parameters[s.name()] if s.name() in res.parameters
+                  else float(self.symbols.value(s)) for s in others]  # type: ignore[arg-type]
+            rows = cs.substitute(rows, cs.vertcat(*others), cs.DM(pv))
+        return rows, q
+
+    def _opened_message(self, name: str, k: int, row: int, gap: float, gaps: np.ndarray,
+                        t: np.ndarray) -> str:
+        """The warning for the loop of the cut joint ``name`` found open at point ``k``."""
+        rows = [i for i, (_, _, c) in enumerate(self._removed_rows)
+                if c._path_or_class() == name]
+        worst = max(rows, key=lambda i: float(gaps[i].max()))
+        kmax = int(np.argmax(gaps[worst]))
+        label = self._removed_rows[row][1].split(": ", 1)[-1]
+        unit = "m" if "position" in label else "rad"
+        wunit = "m" if "position" in self._removed_rows[worst][1] else "rad"
+        chord = next(c for c in self.topo.cotree if self.edges[c].name == name)
+        return (
+            f"the loop closed by the cut joint {name} (" + " - ".join(self._loop(chord))
+            + f") opened during the run: its equation {label!r}, removed as redundant at "
+            f"the start, is violated by {gap:.3g} {unit} at t = {t[k]:.6g} s (more than "
+            f"the loop-closure tolerance {_CLOSURE_TOL:g} {unit} where the loop's other "
+            f"equations hold), up to {float(gaps[worst, kmax]):.3g} {wunit} in "
+            f"{self._removed_rows[worst][1].split(': ', 1)[-1]!r} at t = {t[kmax]:.6g} s. "
+            "From there the result is not a motion of the mechanism: the row depended on "
+            "the others only at the start (a singular start configuration, links on one "
+            "line), and the motion did not keep it. Start the joint coordinates out of the "
+            "singular configuration")
 
     def _make_report(self, q_all, u_all, constraints) -> MechanismReport:
         bodies = [c for c in self.comps if any(e.role is EdgeRole.BODY for e in c.mb_edges)]
