@@ -81,6 +81,8 @@ class MechanismReport:
     cartesian_constraints: int = 0
     dynamics: str = "virtual power"
     fallback_reason: str = ""
+    #: coordinates whose start guesses were moved to close the loops (:meth:`Mechanism._assembled`)
+    assembled: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         lines = [
@@ -99,6 +101,9 @@ class MechanismReport:
         ]
         for r in self.removed:
             lines.append(f"  removed redundant constraint: {r}")
+        if self.assembled:
+            lines.append("  start guesses moved to close the loops: "
+                         + ", ".join(self.assembled))
         if self.fallback_reason and self.dynamics != "recursive":
             lines.append(f"  not recursive: {self.fallback_reason}")
         return "\n".join(lines)
@@ -191,6 +196,7 @@ class Mechanism(DomainPass):
             )
         self._check_frames_connected()
         self.removed: list[str] = []
+        self.assembled: list[str] = []  # (start guesses moved by _assembled)
         #: the removed rows themselves (residual, label, cut joint): checked on results
         self._removed_rows: list[tuple[cs.SX, str, Component]] = []
         #: the branch coordinates of each tree edge, by name (set by :meth:`assemble`)
@@ -983,6 +989,7 @@ class Mechanism(DomainPass):
             Phi_n, J_n, _ = f(x, pv)
             return np.asarray(Phi_n).ravel(), np.asarray(J_n)
 
+        x0 = self._assembled(fun, x0, cs.vertsplit(q) if q.numel() else [])
         _, Jn = fun(x0)
         keep = set(range(len(constraints)))
         if Jn.size:
@@ -1014,6 +1021,34 @@ class Mechanism(DomainPass):
                 + "; ".join(self.removed),
                 RedundantConstraintWarning, stacklevel=7)  # points at the ac.build call
         return out_c, out_l
+
+    def _assembled(self, fun: Any, x0: np.ndarray, q: list[cs.SX]) -> np.ndarray:
+        """The assembled start: a configuration near the start values where every
+        closure row holds (to 1e-12 m or rad, roundoff of O(1) coordinates), where their
+        rank is judged. The start values themselves when they close the loops (a
+        singular start stays singular); else the Gauss-Newton point from them
+        (minimum-norm steps over the coordinates whose start is a guess), whose values
+        become those guesses (:attr:`assembled` names them); else, when the loops cannot
+        close from there, the start values (the checks of :meth:`_check_dropped` then
+        say why).
+
+        The rank of ``Phi_q`` at start values that do not close a loop means little: a
+        ball joint left at its default orientation made a spatial RSSR's Jacobian
+        singular there, a row was dropped, and a loop that closes was refused as one that
+        cannot. The guesses have to move as well: the initialisation holds the states at
+        their start values, and with the ball joint's default ones the loop could not
+        close."""
+        k = [self.symbols.index.get(s.name()) for s in q]
+        fixed = np.array([i is None or self.symbols.variables[i].fixed for i in k], dtype=bool)
+        rows = list(range(fun(x0)[0].size))
+        x, ok = satisfy_rows(fun, x0, rows, tol=1e-12, movable=np.flatnonzero(~fixed))
+        if not ok:
+            return x0
+        for i, s, v, v0 in zip(k, q, x, x0, strict=True):
+            if i is not None and v != v0:  # (only guesses move)
+                self.symbols.variables[i].start = float(v)
+                self.assembled.append(s.name())
+        return x
 
     def _check_dropped(self, fun: Any, x0: np.ndarray, keep: list[int], dropped: list[int],
                        speeds: Any, labels: list[tuple[str, Component]]) -> None:
@@ -1170,6 +1205,7 @@ class Mechanism(DomainPass):
             cartesian_constraints=cart_c,
             dynamics=self.dynamics,
             fallback_reason=self.fallback_reason,
+            assembled=list(self.assembled),
         )
 
 
