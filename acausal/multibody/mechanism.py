@@ -524,7 +524,7 @@ class Mechanism(DomainPass):
                 power = power + cs.dot(Q, cs.substitute(speeds, u, du))
             for name, expr in c.result_outputs(kmap).items():
                 fl.add_output(f"{c._path_or_class()}.{name}", expr)
-        self._check_forces(kmaps, gravity)
+        self._check_forces(kmaps, gravity, coords.names)
 
         # equations of motion: recursive where the mechanism allows it, else virtual power
         self.dynamics, self.fallback_reason = "virtual power", ""
@@ -572,42 +572,46 @@ class Mechanism(DomainPass):
         self._report = self._make_report(q_all, u_all, constraints)
         return eqs
 
-    def _check_forces(self, kmaps: dict[int, dict[str, Kinematics]], gravity: cs.SX) -> None:
+    def _check_forces(self, kmaps: dict[int, dict[str, Kinematics]], gravity: cs.SX,
+                      coordinates: frozenset[str]) -> None:
         """Raise a :class:`~acausal.errors.ModelDefinitionError` naming a force element
         whose force is not a number at the start values (a line force whose frames
         coincide: its direction is 0/0). The run would fail at t = 0 naming the joint
-        whose equation of motion the force enters, not the element."""
-        elements = [c for c in self.comps
-                    if any(e.role is EdgeRole.FORCE for e in c.mb_edges)]
-        if not elements:
-            return
-        parts = [(c, port, cs.vertcat(F, M)) for c in elements
+        whose equation of motion the force enters, not the element. Only forces given by
+        the branch coordinates, speeds and parameters are judged (another unknown's start
+        value is a guess the initialisation replaces)."""
+        parts = [(c, port, cs.vertcat(F, M)) for c in self.comps
+                 if any(e.role is EdgeRole.FORCE for e in c.mb_edges)
                  for port, F, M in c.wrenches(kmaps[id(c)], gravity)]
+        index = self.symbols.index
+        parts = [p for p in parts if not any(s.name() in index and s.name() not in coordinates
+                                             for s in cs.symvar(p[2]))]
+        if not parts:
+            return
         W = cs.vertcat(*[w for _, _, w in parts])
         syms = cs.symvar(W)
+        X = cs.vertcat(*syms) if syms else cs.SX(0, 1)
         vals = [float(self.symbols.value(s)) for s in syms]  # type: ignore[arg-type]
-        Wn = np.asarray(cs.Function("W", [cs.vertcat(*syms) if syms else cs.SX(0, 1)],
-                                    [W])(vals)).ravel()
-        pos = 0
-        for c, port, w in parts:
-            n = int(w.numel())
-            if not np.all(np.isfinite(Wn[pos:pos + n])):
-                ports = c.ports()
-                where = ""
-                if "frame_a" in ports and "frame_b" in ports:
-                    d = np.asarray(cs.Function("d", [cs.vertcat(*syms) if syms else
-                                                     cs.SX(0, 1)],
-                                               [kmaps[id(c)]["frame_b"].r
-                                                - kmaps[id(c)]["frame_a"].r])(vals)).ravel()
-                    where = (f" (its frames' origins are {np.linalg.norm(d):.3g} m apart)")
-                raise ModelDefinitionError(
-                    f"{c._describe()}: its force on {port} is not a number at the start "
-                    f"configuration{where}: the direction of a force along the line "
-                    "between two frames is undefined (0/0) where they coincide. Start the "
-                    "mechanism with the frames apart, or, for a spring, give it "
-                    "s_unstretched=0 (a zero-length spring's force c (r_b - r_a) needs no "
-                    "direction) and no damping")
-            pos += n
+        ends = np.cumsum([int(w.numel()) for _, _, w in parts])
+        bad = np.flatnonzero(~np.isfinite(np.asarray(cs.Function("W", [X], [W])(vals))
+                                          .ravel()))
+        if not len(bad):
+            return
+        c, port, _ = parts[int(np.searchsorted(ends, bad[0], side="right"))]
+        text = (f"{c._describe()}: its force on {port} is not a number at the start values "
+                "(an expression of it is undefined there")
+        kmap = kmaps[id(c)]
+        if "frame_a" in kmap and "frame_b" in kmap:
+            d = float(np.linalg.norm(np.asarray(cs.Function(
+                "d", [X], [kmap["frame_b"].r - kmap["frame_a"].r])(vals))))
+            if d == 0.0:
+                text += (": its frames' origins coincide, and the direction of a force "
+                         "along the line between them is 0/0 there). Start the mechanism "
+                         "with the frames apart, or, for a spring, give it s_unstretched=0 "
+                         "and no damping (a zero-length spring's force c (r_b - r_a) needs "
+                         "no direction)")
+                raise ModelDefinitionError(text)
+        raise ModelDefinitionError(text + "); check its parameters and the start values")
 
     def _dynamics_option(self) -> str:
         """``World(dynamics=...)``: "auto" (default), "recursive" or "virtual_power"."""
