@@ -200,6 +200,7 @@ class Mechanism(DomainPass):
         self._check_frames_connected()
         self.removed: list[str] = []
         self.assembled: list[str] = []  # (start guesses moved by _assembled)
+        self._quaternions: list[list[str]] = []  # (the tree's quaternion coordinates)
         #: the removed rows themselves (residual, label, cut joint): checked on results
         self._removed_rows: list[tuple[cs.SX, str, Component]] = []
         #: the branch coordinates of each tree edge, by name (set by :meth:`assemble`)
@@ -498,6 +499,8 @@ class Mechanism(DomainPass):
             for res, lab in zip(ce.constraints, ce.labels, strict=True):
                 constraints.append(res)
                 labels.append((f"{e.name}: {lab}", e.comp))
+        if constraints:  # (their scale is free: _assembled keeps them unit quaternions)
+            self._quaternions = _quaternion_groups(motions.values())
         constraints, labels = self._independent(constraints, labels, q, u, qdot)
         self._constraints = (constraints, [lab for lab, _ in labels],
                              [c for _, c in labels], list(q_all))
@@ -1089,6 +1092,13 @@ class Mechanism(DomainPass):
         x, ok = satisfy_rows(fun, x0, rows, tol=1e-12, movable=np.flatnonzero(~fixed))
         if not ok:
             return x0
+        # (the steps, normal to a quaternion, lengthen it: a unit one again, the same
+        # rotation; the frames use it normalised)
+        at = {s.name(): n for n, s in enumerate(q)}
+        for group in self._quaternions:
+            idx = [at[name] for name in group if name in at]
+            if len(idx) == 4 and not fixed[idx].any():
+                x[idx] /= np.linalg.norm(x[idx])
         for i, s, v, v0 in zip(k, q, x, x0, strict=True):
             if i is not None and v != v0:  # (only guesses move)
                 self.symbols.variables[i].start = float(v)
@@ -1252,6 +1262,18 @@ class Mechanism(DomainPass):
             fallback_reason=self.fallback_reason,
             assembled=list(self.assembled),
         )
+
+
+def _quaternion_groups(motions: Any) -> list[list[str]]:
+    """The coordinates of tree edges that are a quaternion, by name: four on which the
+    edge's orientation quaternion depends (a ball joint, a free body, a FreeMotion)."""
+    out = []
+    for m in motions:
+        if m.Q_rel is not None and len(m.q) >= 4:
+            deps = [s.name() for s in m.q if cs.depends_on(m.Q_rel, s)]
+            if len(deps) == 4:
+                out.append(deps)
+    return out
 
 
 def _open_after_one_step(fun: cs.Function, X: np.ndarray, gaps: np.ndarray,

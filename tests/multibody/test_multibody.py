@@ -180,6 +180,10 @@ def test_spatial_rssr_assembles_from_the_default_ball_joint_start():
     assert "crank_joint.phi" not in cm.mechanism.assembled  # (a fixed start)
     res = ac.simulate(cm, 0.5, rtol=1e-8, atol=1e-10, n_points=101)
     assert res.status == "ok"
+    # the assembled start orientations are unit quaternions (the Gauss-Newton steps,
+    # normal to them, lengthened them by 4 %; normalised to roundoff)
+    for name in ("s1.Q", "s2.Q"):
+        assert abs(np.linalg.norm(res[name][0]) - 1.0) < 1e-12
     err = np.angle(np.exp(1j * (res["rocker_joint.phi"]
                                 - rssr_rocker_angle(res["crank_joint.phi"]))))
     # the closure equations hold the rocker angle to the run's Newton tolerance (rtol
