@@ -453,6 +453,8 @@ class _Run:
         res._unit_of = UnitLookup.of(cm)  # (for the plots' axes)
         if cm._structural:
             res._structural = {n: a for n, (a, _) in cm._structural.items()}
+        if cm.domain_pass("frame") is not None:  # (loops whose removed rows did not hold)
+            cm.domain_pass("frame").check_closure(res, stacklevel=4)  # type: ignore[union-attr]
         if status == "failed" and raise_on_failure:
             raise SimulationError(message, partial=res, t_fail=self.t_fail
                                   if self.t_fail is not None else float(t_all[-1]))

@@ -670,7 +670,13 @@ class FreeMotion(_TwoFrames):
 
 
 class _LineForce(_TwoFrames):
-    """Partial: a force ``f`` along the line from frame_a to frame_b (tension positive)."""
+    """Partial: a force ``f`` along the line from frame_a to frame_b (tension positive).
+
+    The force on the frames is given as a vector, ``F = f e`` written without the unit
+    vector ``e = d / |d|`` where the law does not need it (``c (s - s_unstretched) e = c
+    (d - s_unstretched e)``): a zero-length spring is defined where its ends coincide (a
+    0/0 otherwise). Where the direction is needed and the ends coincide, ``F`` is not a
+    number and the mechanism pass names the element (:meth:`Mechanism._check_forces`)."""
 
     s = Variable(unit="m", doc="distance between the frame origins", start=1.0)
     f = Variable(unit="N", doc="force, positive when pulling the frames together")
@@ -680,11 +686,28 @@ class _LineForce(_TwoFrames):
         d = self.frame_b.r - self.frame_a.r
         return cs.sqrt(cs.sumsqr(d))
 
+    def _pull(self, d, dv):
+        """The force ``f e`` on frame_a (toward frame_b when ``f > 0``) for the
+        separation ``d = r_b - r_a`` and its rate ``dv``."""
+        raise NotImplementedError
+
     def wrenches(self, kin, gravity):
-        d = kin["frame_b"].r - kin["frame_a"].r
-        e = d / cs.sqrt(cs.sumsqr(d))
+        F = self._pull(kin["frame_b"].r - kin["frame_a"].r, kin["frame_b"].v - kin["frame_a"].v)
         z = cs.SX.zeros(3)
-        return [("frame_a", self.f * e, z), ("frame_b", -self.f * e, z)]
+        return [("frame_a", F, z), ("frame_b", -F, z)]
+
+
+def _spring_pull(c, s0, d):
+    """``c (|d| - s0) d / |d|`` as ``c d - c s0 d / |d|`` (the second term 0 for ``s0 =
+    0``, not 0/0 where ``d = 0``)."""
+    k = c * s0
+    return c * d - cs.if_else(k == 0, cs.SX.zeros(3), k * d / cs.sqrt(cs.sumsqr(d)))
+
+
+def _damper_pull(damping, d, dv):
+    """``damping (d/dt |d|) d / |d| = damping (d . dv) d / |d|^2`` (0 without damping)."""
+    return cs.if_else(damping == 0, cs.SX.zeros(3),
+                      damping * cs.dot(d, dv) * d / cs.sumsqr(d))
 
 
 class Spring(_LineForce):
@@ -701,6 +724,9 @@ class Spring(_LineForce):
     def equations(self):
         return [self.s == self._length(), self.f == self.c * (self.s - self.s_unstretched)]
 
+    def _pull(self, d, dv):
+        return _spring_pull(self.c, self.s_unstretched, d)
+
 
 class Damper(_LineForce):
     """Linear damper between two frame origins ``f = d ds/dt``.
@@ -714,6 +740,9 @@ class Damper(_LineForce):
 
     def equations(self):
         return [self.s == self._length(), self.f == self.d * der(self._length())]
+
+    def _pull(self, d, dv):
+        return _damper_pull(self.d, d, dv)
 
 
 class SpringDamper(_LineForce):
@@ -732,6 +761,9 @@ class SpringDamper(_LineForce):
         L = self._length()
         return [self.s == L, self.f == self.c * (self.s - self.s_unstretched)
                 + self.d * der(L)]
+
+    def _pull(self, d, dv):
+        return _spring_pull(self.c, self.s_unstretched, d) + _damper_pull(self.d, d, dv)
 
 
 class WorldForce(MultibodyComponent):

@@ -17,7 +17,10 @@ terminal equations, cotree joints as projected circuit equations); McPhee (1998)
    of ``Phi_q`` at the start configuration and removed; :attr:`Mechanism.removed` names them.
    A dependent row that the others leave violated (a loop that cannot close) or that is
    independent near the start (a singular start) is no redundant row
-   (:mod:`acausal.redundancy`).
+   (:mod:`acausal.redundancy`). The rank is judged at the start values once they close
+   the loops (:meth:`Mechanism._assembled` moves the guesses), and every run checks the
+   removed rows on its output points (:meth:`Mechanism.check_closure`: a loop that opens
+   after a singular start is named).
 4. *Equations of motion by virtual power* (equivalent to virtual work with branch
    coordinates): for every virtual speed ``du``, ``sum(F . v(du) + M . w(du)) +
    lambda . Phi_dot(du) = 0`` over all applied and d'Alembert wrenches; the residual is the
@@ -44,12 +47,15 @@ import numpy as np
 from ..component import DATUM, Component, PortInstance, TreePriority, bind_port
 from ..domain_passes import DomainEquation, DomainPass, StateCoordinates
 from ..errors import (
+    ConnectionError_,
     ModelDefinitionError,
     ModelWarning,
     RedundantConstraintWarning,
+    SolverWarning,
     TopologyError,
 )
-from ..redundancy import check_dropped_rows
+from ..graph import _not_in_model
+from ..redundancy import check_dropped_rows, satisfy_rows
 from ..symbols import SymbolTable
 from ..topology import Topology, _UnionFind
 from .articulated import TreeEdgeDynamics, articulated_accelerations, edge_motion_world
@@ -78,6 +84,8 @@ class MechanismReport:
     cartesian_constraints: int = 0
     dynamics: str = "virtual power"
     fallback_reason: str = ""
+    #: coordinates whose start guesses were moved to close the loops (:meth:`Mechanism._assembled`)
+    assembled: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         lines = [
@@ -96,6 +104,9 @@ class MechanismReport:
         ]
         for r in self.removed:
             lines.append(f"  removed redundant constraint: {r}")
+        if self.assembled:
+            lines.append("  start guesses moved to close the loops: "
+                         + ", ".join(self.assembled))
         if self.fallback_reason and self.dynamics != "recursive":
             lines.append(f"  not recursive: {self.fallback_reason}")
         return "\n".join(lines)
@@ -146,6 +157,9 @@ class Mechanism(DomainPass):
             for conn in c._connections:
                 if conn[0].domain.graph:
                     continue
+                for p in conn:
+                    if id(p) not in pid:  # (a port of a component no longer in the model)
+                        raise ConnectionError_(_not_in_model(c, p))
                 for p in conn[1:]:
                     uf.union(pid[id(conn[0])], pid[id(p)])
         rep_vertex: dict[int, int] = {}
@@ -185,6 +199,10 @@ class Mechanism(DomainPass):
             )
         self._check_frames_connected()
         self.removed: list[str] = []
+        self.assembled: list[str] = []  # (start guesses moved by _assembled)
+        self._quaternions: list[list[str]] = []  # (the tree's quaternion coordinates)
+        #: the removed rows themselves (residual, label, cut joint): checked on results
+        self._removed_rows: list[tuple[cs.SX, str, Component]] = []
         #: the branch coordinates of each tree edge, by name (set by :meth:`assemble`)
         self._edge_coordinates: dict[int, list[str]] = {}
         self.dynamics = "virtual power"  # or "recursive" (set by assemble)
@@ -481,6 +499,8 @@ class Mechanism(DomainPass):
             for res, lab in zip(ce.constraints, ce.labels, strict=True):
                 constraints.append(res)
                 labels.append((f"{e.name}: {lab}", e.comp))
+        if constraints:  # (their scale is free: _assembled keeps them unit quaternions)
+            self._quaternions = _quaternion_groups(motions.values())
         constraints, labels = self._independent(constraints, labels, q, u, qdot)
         self._constraints = (constraints, [lab for lab, _ in labels],
                              [c for _, c in labels], list(q_all))
@@ -510,6 +530,7 @@ class Mechanism(DomainPass):
                 power = power + cs.dot(Q, cs.substitute(speeds, u, du))
             for name, expr in c.result_outputs(kmap).items():
                 fl.add_output(f"{c._path_or_class()}.{name}", expr)
+        self._check_forces(kmaps, gravity, coords.names)
 
         # equations of motion: recursive where the mechanism allows it, else virtual power
         self.dynamics, self.fallback_reason = "virtual power", ""
@@ -556,6 +577,47 @@ class Mechanism(DomainPass):
                     coords))
         self._report = self._make_report(q_all, u_all, constraints)
         return eqs
+
+    def _check_forces(self, kmaps: dict[int, dict[str, Kinematics]], gravity: cs.SX,
+                      coordinates: frozenset[str]) -> None:
+        """Raise a :class:`~acausal.errors.ModelDefinitionError` naming a force element
+        whose force is not a number at the start values (a line force whose frames
+        coincide: its direction is 0/0). The run would fail at t = 0 naming the joint
+        whose equation of motion the force enters, not the element. Only forces given by
+        the branch coordinates, speeds and parameters are judged (another unknown's start
+        value is a guess the initialisation replaces)."""
+        parts = [(c, port, cs.vertcat(F, M)) for c in self.comps
+                 if any(e.role is EdgeRole.FORCE for e in c.mb_edges)
+                 for port, F, M in c.wrenches(kmaps[id(c)], gravity)]
+        index = self.symbols.index
+        parts = [p for p in parts if not any(s.name() in index and s.name() not in coordinates
+                                             for s in cs.symvar(p[2]))]
+        if not parts:
+            return
+        W = cs.vertcat(*[w for _, _, w in parts])
+        syms = cs.symvar(W)
+        X = cs.vertcat(*syms) if syms else cs.SX(0, 1)
+        vals = [float(self.symbols.value(s)) for s in syms]  # type: ignore[arg-type]
+        ends = np.cumsum([int(w.numel()) for _, _, w in parts])
+        bad = np.flatnonzero(~np.isfinite(np.asarray(cs.Function("W", [X], [W])(vals))
+                                          .ravel()))
+        if not len(bad):
+            return
+        c, port, _ = parts[int(np.searchsorted(ends, bad[0], side="right"))]
+        text = (f"{c._describe()}: its force on {port} is not a number at the start values "
+                "(an expression of it is undefined there")
+        kmap = kmaps[id(c)]
+        if "frame_a" in kmap and "frame_b" in kmap:
+            d = float(np.linalg.norm(np.asarray(cs.Function(
+                "d", [X], [kmap["frame_b"].r - kmap["frame_a"].r])(vals))))
+            if d == 0.0:
+                text += (": its frames' origins coincide, and the direction of a force "
+                         "along the line between them is 0/0 there). Start the mechanism "
+                         "with the frames apart, or, for a spring, give it s_unstretched=0 "
+                         "and no damping (a zero-length spring's force c (r_b - r_a) needs "
+                         "no direction)")
+                raise ModelDefinitionError(text)
+        raise ModelDefinitionError(text + "); check its parameters and the start values")
 
     def _dynamics_option(self) -> str:
         """``World(dynamics=...)``: "auto" (default), "recursive" or "virtual_power"."""
@@ -975,6 +1037,7 @@ class Mechanism(DomainPass):
             Phi_n, J_n, _ = f(x, pv)
             return np.asarray(Phi_n).ravel(), np.asarray(J_n)
 
+        x0 = self._assembled(fun, x0, cs.vertsplit(q) if q.numel() else [])
         _, Jn = fun(x0)
         keep = set(range(len(constraints)))
         if Jn.size:
@@ -998,6 +1061,7 @@ class Mechanism(DomainPass):
                 out_l.append(lab)
             else:
                 self.removed.append(lab[0])
+                self._removed_rows.append((c, lab[0], lab[1]))
         if self.removed:
             warnings.warn(
                 f"{len(self.removed)} redundant constraint equation(s) removed (linearly "
@@ -1005,6 +1069,41 @@ class Mechanism(DomainPass):
                 + "; ".join(self.removed),
                 RedundantConstraintWarning, stacklevel=7)  # points at the ac.build call
         return out_c, out_l
+
+    def _assembled(self, fun: Any, x0: np.ndarray, q: list[cs.SX]) -> np.ndarray:
+        """The assembled start: a configuration near the start values where every
+        closure row holds (to 1e-12 m or rad, roundoff of O(1) coordinates), where their
+        rank is judged. The start values themselves when they close the loops (a
+        singular start stays singular); else the Gauss-Newton point from them
+        (minimum-norm steps over the coordinates whose start is a guess), whose values
+        become those guesses (:attr:`assembled` names them); else, when the loops cannot
+        close from there, the start values (the checks of :meth:`_check_dropped` then
+        say why).
+
+        The rank of ``Phi_q`` at start values that do not close a loop means little: a
+        ball joint left at its default orientation made a spatial RSSR's Jacobian
+        singular there, a row was dropped, and a loop that closes was refused as one that
+        cannot. The guesses have to move as well: the initialisation holds the states at
+        their start values, and with the ball joint's default ones the loop could not
+        close."""
+        k = [self.symbols.index.get(s.name()) for s in q]
+        fixed = np.array([i is None or self.symbols.variables[i].fixed for i in k], dtype=bool)
+        rows = list(range(fun(x0)[0].size))
+        x, ok = satisfy_rows(fun, x0, rows, tol=1e-12, movable=np.flatnonzero(~fixed))
+        if not ok:
+            return x0
+        # (the steps, normal to a quaternion, lengthen it: a unit one again, the same
+        # rotation; the frames use it normalised)
+        at = {s.name(): n for n, s in enumerate(q)}
+        for group in self._quaternions:
+            idx = [at[name] for name in group if name in at]
+            if len(idx) == 4 and not fixed[idx].any():
+                x[idx] /= np.linalg.norm(x[idx])
+        for i, s, v, v0 in zip(k, q, x, x0, strict=True):
+            if i is not None and v != v0:  # (only guesses move)
+                self.symbols.variables[i].start = float(v)
+                self.assembled.append(s.name())
+        return x
 
     def _check_dropped(self, fun: Any, x0: np.ndarray, keep: list[int], dropped: list[int],
                        speeds: Any, labels: list[tuple[str, Component]]) -> None:
@@ -1053,9 +1152,93 @@ class Mechanism(DomainPass):
                 f"start, not near it, and {'is' if one else 'are'} removed as redundant; "
                 "the equations then hold " + ("it" if one else "them") + " to first order "
                 "only, so a motion that does not keep " + ("it" if one else "them")
-                + " by itself violates " + ("it" if one else "them") + " unnoticed. Start "
-                "the joint coordinates out of the singular configuration",
+                + " by itself violates " + ("it" if one else "them") + " (a run checks "
+                "the removed rows on its output points and warns where the loop opens). "
+                "Start the joint coordinates out of the singular configuration",
                 ModelWarning, stacklevel=8)
+
+    def check_closure(self, res: Any, stacklevel: int = 2) -> list[str]:
+        """Warn (:class:`~acausal.errors.SolverWarning`) where a loop opened during a run:
+        a closure row removed as redundant at the start is violated on the result's output
+        points. Returns the messages (empty: every removed row held).
+
+        A removed row is held by the kept ones only where it is truly redundant; after a
+        singular start (links on one line: :meth:`_check_dropped` warns) the kept rows
+        leave the mechanism a motion that opens the loop, and nothing in the run would
+        see it. The test is the build's (:func:`acausal.redundancy.check_dropped_rows`'
+        gaps) at each output point: from the result's coordinates the kept rows are
+        satisfied to 1e-12 (Gauss-Newton, minimum-norm steps: the nearest configuration
+        where they hold, which removes the part of a removed row's residual that the
+        kept rows' own tolerance in the run explains), and a removed row off by more than
+        the loop-closure tolerance ``_CLOSURE_TOL`` (1e-6 m or rad, the build's "cannot
+        close") there is open. Points where the removed rows already hold to that
+        tolerance (every point of a planar loop, whose out-of-plane rows vanish
+        identically) need no projection."""
+        if not self._removed_rows or not len(res.t):
+            return []
+        nd = len(self._removed_rows)
+        rows, q = self._closure_rows(res)
+        X = np.vstack([np.reshape(res[s.name()], (1, -1)) for s in cs.vertsplit(q)])
+        gaps = np.abs(np.asarray(cs.Function("phi", [q], [rows]).map(X.shape[1])(X))[:nd])
+        fun = cs.Function("closure", [q], [cs.densify(rows), cs.densify(cs.jacobian(rows, q))])
+
+        def at(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            P, J = fun(x)
+            return np.asarray(P).ravel(), np.asarray(J)
+
+        keep = list(range(nd, int(rows.numel())))
+        chords = list(dict.fromkeys(c._path_or_class() for _, _, c in self._removed_rows))
+        first: dict[str, tuple[int, int, float]] = {}  # cut joint -> (point, row, gap)
+        for k in _open_after_one_step(fun, X, gaps, keep):
+            if len(first) == len(chords):
+                break
+            x_c, ok = satisfy_rows(at, X[:, k], keep, tol=1e-12)
+            # (kept rows that cannot be satisfied near the point: the raw residuals)
+            r = np.abs(at(x_c)[0][:nd]) if ok else gaps[:, k]
+            for i in np.flatnonzero(r > _CLOSURE_TOL):
+                first.setdefault(self._removed_rows[i][2]._path_or_class(),
+                                 (int(k), int(i), float(r[i])))
+        messages = [self._opened_message(name, *first[name], gaps, res.t)
+                    for name in chords if name in first]
+        for msg in messages:
+            warnings.warn(msg, SolverWarning, stacklevel=stacklevel)
+        return messages
+
+    def _closure_rows(self, res: Any) -> tuple[cs.SX, cs.SX]:
+        """The removed closure rows, then the kept ones, as expressions of the branch
+        coordinates only (the parameters at the result's values), and the coordinates."""
+        q = cs.vertcat(*self._constraints[3])
+        rows = cs.vertcat(*[c for c, _, _ in self._removed_rows], *self._constraints[0])
+        qnames = {s.name() for s in self._constraints[3]}
+        others = [s for s in cs.symvar(rows) if s.name() not in qnames]
+        if others:
+            pv = [res.parameters[s.name()] if s.name() in res.parameters
+                  else float(self.symbols.value(s)) for s in others]  # type: ignore[arg-type]
+            rows = cs.substitute(rows, cs.vertcat(*others), cs.DM(pv))
+        return rows, q
+
+    def _opened_message(self, name: str, k: int, row: int, gap: float, gaps: np.ndarray,
+                        t: np.ndarray) -> str:
+        """The warning for the loop of the cut joint ``name`` found open at point ``k``."""
+        rows = [i for i, (_, _, c) in enumerate(self._removed_rows)
+                if c._path_or_class() == name]
+        worst = max(rows, key=lambda i: float(gaps[i].max()))
+        kmax = int(np.argmax(gaps[worst]))
+        label = self._removed_rows[row][1].split(": ", 1)[-1]
+        unit = "m" if "position" in label else "rad"
+        wunit = "m" if "position" in self._removed_rows[worst][1] else "rad"
+        chord = next(c for c in self.topo.cotree if self.edges[c].name == name)
+        return (
+            f"the loop closed by the cut joint {name} (" + " - ".join(self._loop(chord))
+            + f") opened during the run: its equation {label!r}, removed as redundant at "
+            f"the start, is violated by {gap:.3g} {unit} at t = {t[k]:.6g} s (more than "
+            f"the loop-closure tolerance {_CLOSURE_TOL:g} {unit} where the loop's other "
+            f"equations hold), up to {float(gaps[worst, kmax]):.3g} {wunit} in "
+            f"{self._removed_rows[worst][1].split(': ', 1)[-1]!r} at t = {t[kmax]:.6g} s. "
+            "From there the result is not a motion of the mechanism: the kept equations "
+            "do not hold the removed one along this motion (it depended on them at a "
+            "singular configuration only, links on one line, such as the start). Start "
+            "the joint coordinates out of the singular configuration")
 
     def _make_report(self, q_all, u_all, constraints) -> MechanismReport:
         bodies = [c for c in self.comps if any(e.role is EdgeRole.BODY for e in c.mb_edges)]
@@ -1077,7 +1260,40 @@ class Mechanism(DomainPass):
             cartesian_constraints=cart_c,
             dynamics=self.dynamics,
             fallback_reason=self.fallback_reason,
+            assembled=list(self.assembled),
         )
+
+
+def _quaternion_groups(motions: Any) -> list[list[str]]:
+    """The coordinates of tree edges that are a quaternion, by name: four on which the
+    edge's orientation quaternion depends (a ball joint, a free body, a FreeMotion)."""
+    out = []
+    for m in motions:
+        if m.Q_rel is not None and len(m.q) >= 4:
+            deps = [s.name() for s in m.q if cs.depends_on(m.Q_rel, s)]
+            if len(deps) == 4:
+                out.append(deps)
+    return out
+
+
+def _open_after_one_step(fun: cs.Function, X: np.ndarray, gaps: np.ndarray,
+                         keep: list[int]) -> np.ndarray:
+    """The output points (columns of ``X``) where a removed row (``gaps``, the first
+    rows of ``fun``'s) is off by more than ``_CLOSURE_TOL`` after one Gauss-Newton step
+    onto the kept rows (minimum norm, all points at once). The kept rows are off by the
+    run's tolerances, so the step leaves a redundant row off by their square (1e-8 m
+    for a loop held to 1e-4 m): only the points of an open loop remain, for the full
+    projection (a loop in a tilted plane run at rtol 1e-2: every one of 2001 points is
+    off before the step, 0.7 s of one projection each)."""
+    pts = np.flatnonzero(np.any(gaps > _CLOSURE_TOL, axis=0))
+    if not len(pts):
+        return pts
+    P, J = (np.asarray(v) for v in fun.map(len(pts))(X[:, pts]))
+    nq = X.shape[0]
+    J = J.reshape(J.shape[0], len(pts), nq).transpose(1, 0, 2)[:, keep, :]
+    step = np.linalg.pinv(J) @ P[keep, :].T[:, :, None]
+    phi = np.asarray(fun.map(len(pts))(X[:, pts] - step[:, :, 0].T)[0])
+    return pts[np.any(np.abs(phi[:gaps.shape[0]]) > _CLOSURE_TOL, axis=0)]
 
 
 def _count(n: int, noun: str) -> str:

@@ -668,3 +668,43 @@ def test_world_torque_time_varying_on_free_body():
     assert np.max(np.abs(res["body.frame_a.w"] - np.outer(w, T.U))) < 5e-9
     # a pure torque moves no point: r stays exactly 0
     assert np.max(np.abs(res["body.frame_a.r"])) < 1e-12
+
+
+# ----------------------------------------------------------------------------------------
+# line force elements whose frames coincide
+class ThroughTheAnchor(ac.Model):
+    """A body on a slide along x through the world origin, a spring from the origin to
+    it: the spring's ends coincide at the start."""
+
+    def __init__(self, s_unstretched: float = 0.0, d: float = 0.0):
+        super().__init__()
+        self.world = mb.World(g=[0, 0, 0])
+        self.slide = mb.Prismatic(n=[1, 0, 0], s=0.0, v=1.0)
+        self.body = mb.Body(m=2.0)
+        self.spring = mb.SpringDamper(c=50.0, d=d, s_unstretched=s_unstretched)
+        self.connect(self.world.frame_b, self.slide.frame_a, self.spring.frame_a)
+        self.connect(self.slide.frame_b, self.body.frame_a, self.spring.frame_b)
+
+
+def test_zero_length_spring_through_its_anchor_is_a_harmonic_oscillator():
+    """The force of a zero-length spring is c (r_b - r_a), defined where its ends
+    coincide; it was formed as f e with the unit vector e = d / |d|, a 0/0 there, and the
+    run failed at t = 0 blaming the slide. Reference: s = (v0 / w) sin(w t), w =
+    sqrt(c / m) = 5 rad/s."""
+    res = ac.simulate(ThroughTheAnchor(), 1.0, rtol=RTOL, atol=ATOL)
+    # (rtol 1e-10 over 0.8 periods of a 0.2 m oscillation: observed 6e-10 m)
+    assert np.abs(res["slide.s"] - 0.2 * np.sin(5.0 * res.t)).max() < 1e-8
+    # the spring's own force, f = c s, from its variables
+    assert np.allclose(res["spring.f"], 50.0 * np.abs(res["slide.s"]), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("kw", [{"s_unstretched": 0.1}, {"d": 1.0}])
+def test_line_force_without_direction_at_the_start_is_named(kw):
+    """With a free length or damping the force needs the direction between the frames,
+    undefined where they coincide: the build names the spring (the run's NaN at t = 0
+    named the joint whose equation of motion the force enters)."""
+    with pytest.raises(ac.ModelDefinitionError, match=(
+            r"SpringDamper 'spring': its force on frame_a is not a number at the start "
+            r"values \(an expression of it is undefined there: its frames' origins "
+            r"coincide")):
+        ac.build(ThroughTheAnchor(**kw))

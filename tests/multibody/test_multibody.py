@@ -1,14 +1,19 @@
 """3D multibody by branch coordinates (issue 4): reference cases."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 from mb_models import (
+    RSSR,
     FourBar,
     Pendulum,
     SphericalDoublePendulum,
     Spinner,
     body_energy,
     fourbar_closed_form,
+    rssr_rocker_angle,
 )
 from scipy.special import ellipk
 
@@ -114,6 +119,80 @@ def test_singular_start_of_a_rigid_loop_is_an_error():
     assert cm.mechanism.dof == 0 and "j3: x position" not in cm.mechanism.removed
 
 
+def test_a_loop_that_opens_after_a_singular_start_is_warned():
+    """A parallelogram four-bar (a = c, b = d) started with its links on the x axis: the
+    cut joint's x row depends on the others only there and is removed (the build warns),
+    and the kept rows let the coupler swing off: the loop opened by up to 0.46 m in a run
+    whose status was 'ok', with no word. The run now warns, naming the loop and the first
+    output point where the removed row is open. Reference: the distance between j4's two
+    frames read from the result (zero on any motion of the mechanism)."""
+    with pytest.warns(ac.ModelWarning, match="singular: j4: x position"):
+        cm = ac.build(FourBar(a=0.3, b=0.8, c=0.3, d=0.8))
+    with pytest.warns(ac.SolverWarning, match=(
+            r"the loop closed by the cut joint j4 \(j4 - ground_arm - crank_joint - crank - "
+            r"j2 - coupler - j3 - rocker\) opened during the run: its equation 'x position'"
+            )) as record:
+        res = ac.simulate(cm, 0.5, rtol=1e-8, atol=1e-8, n_points=501)
+    opened = [w for w in record if w.category is ac.SolverWarning]
+    assert len(opened) == 1 and opened[0].filename == __file__  # (points at the call)
+    found = re.search(r"is violated by \S+ m at t = (\S+) s", str(opened[0].message))
+    assert found is not None, opened[0].message
+    gap = np.linalg.norm(res["j4.frame_b.r"] - res["j4.frame_a.r"], axis=1)
+    assert gap.max() > 0.4  # (the loop really opens: 0.46 m)
+    # the first output point where the frames are apart by more than the loop-closure
+    # tolerance (1e-6 m); the gap grows as t^2 from the start (8e-6 m at the first point
+    # after it), so the point is the same whether or not the kept rows' residual, 1e-10
+    # m here, is projected out first
+    assert float(found.group(1)) == pytest.approx(res.t[np.argmax(gap > 1e-6)], abs=1e-12)
+
+
+@pytest.mark.parametrize("plane_tilt, rtol", [(0.0, 1e-6), (0.7, 1e-2), (0.7, 1e-6)])
+def test_a_closed_loop_run_at_loose_tolerances_is_not_called_open(plane_tilt, rtol):
+    """No warning where the loop stays closed. In a plane tilted about x the removed
+    'z position' row (world axes) is a combination of the kept ones, and a loose run
+    leaves it as far off as the kept rows (1e-4 m at rtol = 1e-2, above the 1e-6 m
+    loop-closure tolerance): the check first satisfies the kept rows (the nearest closed
+    configuration), where that residual vanishes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ac.RedundantConstraintWarning)
+        cm = ac.build(FourBar(plane_tilt=plane_tilt))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        res = ac.simulate(cm, 1.0, rtol=rtol, atol=rtol)
+    assert not [w for w in record if "opened during the run" in str(w.message)]
+    assert res.status == "ok"
+    if rtol > 1e-3 and plane_tilt:  # (the case the projection is for)
+        dz = res["j4.frame_b.r"][:, 2] - res["j4.frame_a.r"][:, 2]
+        assert np.abs(dz).max() > 1e-5
+
+
+def test_spatial_rssr_assembles_from_the_default_ball_joint_start():
+    """An RSSR whose second ball joint keeps its default orientation start was refused as
+    a loop that 'cannot close ... misses by 0.0898 m': the rank of the closure Jacobian
+    was judged at those start values, where it is singular by accident, so a row was
+    dropped that the loop needs. The loop is now assembled first (the guesses move, the
+    fixed crank angle does not). Reference: the closed-form rocker angle psi(theta)
+    from the coupler length."""
+    cm = ac.build(RSSR())
+    assert cm.mechanism.dof == 2  # (the crank, and the coupler spinning about its axis)
+    assert not cm.mechanism.removed
+    assert {"s2.Q_0", "s2.Q_1", "s2.Q_2", "s2.Q_3"} <= set(cm.mechanism.assembled)
+    assert "crank_joint.phi" not in cm.mechanism.assembled  # (a fixed start)
+    res = ac.simulate(cm, 0.5, rtol=1e-8, atol=1e-10, n_points=101)
+    assert res.status == "ok"
+    # the assembled start orientations are unit quaternions (the Gauss-Newton steps,
+    # normal to them, lengthened them by 4 %; normalised to roundoff)
+    for name in ("s1.Q", "s2.Q"):
+        assert abs(np.linalg.norm(res[name][0]) - 1.0) < 1e-12
+    err = np.angle(np.exp(1j * (res["rocker_joint.phi"]
+                                - rssr_rocker_angle(res["crank_joint.phi"]))))
+    # the closure equations hold the rocker angle to the run's Newton tolerance (rtol
+    # 1e-8 on angles of O(1)); 1e-7 rad is ten times that (measured: 3e-11 rad)
+    assert np.abs(err).max() < 1e-7
+    gap = np.linalg.norm(res["s2.frame_a.r"] - res["s2.frame_b.r"], axis=1)
+    assert gap.max() < 1e-7  # (the same tolerance, in m: link lengths of O(1) m)
+
+
 def test_dzhanibekov_flip_conserves_energy_and_momentum():
     cm = ac.build(Spinner())
     assert cm.mechanism.tree == ["world", "body"]  # the free body edge is a tree branch
@@ -140,6 +219,21 @@ def test_frame_not_connected_to_world_is_named():
 
     with pytest.raises(ac.TopologyError, match="not connected to the world"):
         ac.build(Loose())
+
+
+def test_a_joint_replaced_after_its_connection_is_named():
+    """Assigning a new joint under the name of a connected one leaves the old one's
+    connections in the model: the mechanism pass raised a bare KeyError (an object id);
+    now the message of the 1D case (:func:`acausal.graph._not_in_model`)."""
+    m = Pendulum()
+    m.joint = mb.Revolute(n=[0, 0, 1], phi=0.2, w=0.0)
+    m.connect(m.world.frame_b, m.joint.frame_a)
+    m.connect(m.joint.frame_b, m.rod.frame_a)
+    with pytest.raises(ac.ConnectionError_, match=(
+            r"Pendulum connects joint\.frame_a, which is not part of the model: after this "
+            r"connection, another component was assigned to Pendulum\.joint, which "
+            r"replaced it")):
+        ac.build(m)
 
 
 def test_mass_matrix_is_symmetric():
