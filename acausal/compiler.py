@@ -284,8 +284,9 @@ class CompiledModel:
     def unit(self, name: str) -> str | None:
         """The unit of a result's name (``"capacitor.v"`` -> ``"V"``): a variable's or a
         parameter's declared unit, a port's or an edge's quantity's from its domain
-        (``"r.p.i"``, ``"r[p->n].v"``), ``""`` for a dimensionless one, None where the
-        model does not say (a 3D frame's outputs)."""
+        (``"r.p.i"``, ``"r[p->n].v"``) or its further outputs (a 3D frame's ``v``:
+        ``Domain.outputs``), ``""`` for a dimensionless one, None where the model does not
+        say."""
         return unit_of(name, self._units, self._port_units)
 
     @cached_property
@@ -469,7 +470,8 @@ def _port_table(model: Any) -> dict[str, dict[tuple[str, str], str]]:
                 (pname, q.name): str(q.unit)
                 for pname, p in c.__dict__.get("_ports", {}).items()
                 for q in (getattr(p.domain, "across", None),
-                          getattr(p.domain, "through", None))
+                          getattr(p.domain, "through", None),
+                          *getattr(p.domain, "outputs", ()))
                 if q is not None and getattr(q, "name", None) is not None}
         out[c.path()] = table
     return out
@@ -533,6 +535,8 @@ def unit_of(name: str, units: Mapping[str, str],
     ``port_units`` (per component path, ``(port, quantity) -> unit``); None if neither
     says (:meth:`CompiledModel.unit`, and a saved result's :class:`acausal.persist.SavedUnits`)."""
     u = units.get(name)
+    if u is None:  # a vector variable: its elements' (CasADi names them <name>_<k>)
+        u = units.get(f"{name}_0")
     if u is not None:
         return u
     head, _, q = name.rpartition(".")

@@ -66,6 +66,10 @@ class Domain:
         Signal connectors (Modelica's ``RealInput``/``RealOutput``): an output port
         determines the value of its connection set, inputs read it; the through quantity
         is unused.
+    outputs : tuple of Quantity
+        Further quantities its ports give in results (a domain pass's outputs
+        ``<port>.<name>``: a 3D frame's orientation, velocities, accelerations), for
+        their units.
     """
 
     name: str
@@ -75,6 +79,7 @@ class Domain:
     datum_component: str = "a fixed reference"
     graph: bool = True  # False: handled by its own pass (3D frames), not the generic graph
     causal: bool = False
+    outputs: tuple[Quantity, ...] = ()
 
     def __str__(self) -> str:
         return (

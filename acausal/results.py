@@ -629,7 +629,7 @@ class Result:
 
     def unit(self, name: str) -> str | None:
         """The unit of ``name`` (``"V"``; ``""`` for a dimensionless quantity), or None
-        where it is not known (a 3D frame's outputs, a result not made by ``simulate``)."""
+        where it is not known (a result not made by ``simulate``)."""
         if name not in self:
             raise KeyError(f"{name!r} is not a variable of the model"
                            + did_you_mean(name, self.names()))

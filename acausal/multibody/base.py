@@ -38,6 +38,13 @@ FrameDomain = Domain(
     datum="world frame",
     datum_component="components.multibody.World",
     graph=False,
+    # (what the mechanism pass binds on every frame port, Mechanism.assemble)
+    outputs=(Quantity("R", "1", 9, doc="orientation: frame axes in world coordinates, "
+                      "column-major"),
+             Quantity("v", "m/s", 3, doc="velocity of the origin (world coordinates)"),
+             Quantity("w", "rad/s", 3, doc="angular velocity (world coordinates)"),
+             Quantity("a", "m/s2", 3, doc="acceleration of the origin (world coordinates)"),
+             Quantity("z", "rad/s2", 3, doc="angular acceleration (world coordinates)")),
 )
 register_domain_pass(FrameDomain, "acausal.multibody.mechanism", "Mechanism")
 

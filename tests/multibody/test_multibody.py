@@ -236,6 +236,18 @@ def test_a_joint_replaced_after_its_connection_is_named():
         ac.build(m)
 
 
+def test_frame_and_body_vectors_have_their_units():
+    """res.unit gave None for a frame's v, w, a, z, R (only r had a unit, the frame
+    domain's across quantity) and for a body's vector variables; reference: the SI units
+    of the quantities (the frames' from the mechanism pass's outputs, FrameDomain)."""
+    res = ac.simulate(Pendulum(), 0.01)
+    expected = {"body.frame_a.r": "m", "body.frame_a.v": "m/s", "body.frame_a.w": "rad/s",
+                "body.frame_a.a": "m/s2", "body.frame_a.z": "rad/s2", "body.frame_a.R": "1",
+                "joint.frame_b.v": "m/s", "body.v_0": "m/s", "body.w_a": "rad/s",
+                "body.r_0": "m", "joint.w": "rad/s"}
+    assert {n: res.unit(n) for n in expected} == expected
+
+
 def test_mass_matrix_is_symmetric():
     """M(q) = d(equations of motion)/d(accelerations) is symmetric (virtual power)."""
     import casadi as cs
