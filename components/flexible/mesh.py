@@ -14,6 +14,8 @@ from numpy.typing import ArrayLike, NDArray
 from .errors import FEError
 from .linalg import GEOMETRY_RTOL
 
+__all__ = ["Mesh", "BeamMesh", "ShellMesh"]
+
 
 def _count(value: object, name: str, what: str) -> int:
     """A whole number >= 1 of ``what`` (``name``: the argument), refusing a fraction, a
