@@ -149,6 +149,44 @@ def _fast_path(cm: CompiledModel, dae: SemiExplicitDAE) -> bool:
         v.name in state_set for v in cm.system.variables if v.fixed)
 
 
+def _release_advice(inc_rows: list[list[int]], n_w: int, nz: int, labels: list[str],
+                    declared: dict[str, str]) -> str:
+    """What to do about over-determined initial conditions: how many of them the model's
+    equations already determine, and one set of conditions whose removal leaves the rest
+    solvable (the rows left out by a matching that takes the algebraic equations first,
+    then the conditions in order; augmenting paths never drop a matched row). A loop that
+    holds several elastic coordinates over-determines several fixed starts at once, and
+    'remove fixed=True from one of them' was not enough. ``declared``: the variable (a
+    vector's name) that holds the ``fixed`` flag of each scalar."""
+    assign_col = [-1] * n_w
+    left = [r for r in range(len(inc_rows)) if not _augment(inc_rows, r, assign_col)]
+    names = [labels[r].removesuffix(" = start value (fixed)") for r in left if r >= nz]
+    if not names or len(names) < len(left):  # an equation of the model itself left out
+        return ". Remove fixed=True from one of them (or an initial equation)."
+    owners = list(dict.fromkeys(declared.get(n, n) for n in names))
+    whole = ("" if owners == names else
+             "; fixed=True/False holds for a whole variable: "
+             + ", ".join(f"{v}.fixed = False" for v in owners))
+    if len(names) == 1:
+        return (", which already determine one of them. Remove fixed=True from one of them "
+                f"(its start value is then a guess), e.g. from {names[0]}{whole} (or remove "
+                "an initial equation).")
+    return (f", which already determine {len(names)} of them: releasing one is not "
+            f"enough. Make {len(names)} of them guesses (fixed=False), e.g. "
+            + ", ".join(names) + whole + " (or remove initial equations).")
+
+
+def _declared(variables: Any, names: list[str]) -> dict[str, str]:
+    """The declared variable (``component.q`` of the scalar ``component.q_1``) of each
+    of ``names``, where it differs."""
+    wanted, out = set(names), {}
+    for v in variables:
+        decl = v.decl
+        if v.name in wanted and decl is not None and v.origin and getattr(decl, "name", ""):
+            out[v.name] = f"{v.origin}.{decl.name}"
+    return out
+
+
 def initial_system(cm: CompiledModel, dae: SemiExplicitDAE | None = None) -> InitialSystem:
     """The initial problem of ``dae`` (default ``cm.dae``), built once per DAE."""
     dae = dae or cm.dae
@@ -215,11 +253,9 @@ def initial_system(cm: CompiledModel, dae: SemiExplicitDAE | None = None) -> Ini
                     todo.append(r)
         bad = [labels[i] for i in sorted(part) if i >= nz] or [labels[i] for i in sorted(part)]
         raise InitializationError(
-            "the initial conditions are over-determined or inconsistent: "
-            + "; ".join(bad)
-            + " cannot hold together with the model's equations. Remove fixed=True from "
-            "one of them (or an initial equation)."
-        )
+            "the initial conditions are over-determined or inconsistent: " + "; ".join(bad)
+            + " cannot hold together with the model's equations"
+            + _release_advice(inc_rows, n_w, nz, labels, _declared(sys.variables, fixed)))
     for i, c in enumerate(var_of_row):
         assign_col[c] = i
     defaulted: list[str] = []

@@ -158,6 +158,14 @@ class Winch(TwoPin):
     ``L(t) = L0 + rate * t`` between its pins (a rheonomic constraint; its multiplier is
     the cable tension).
 
+    The constraint is written ``(|d|^2 - L(t)^2) / (2 L(t)) = 0`` (``d = r_b - r_a``),
+    normalised by the commanded length as a :class:`Bar`'s row by its length: its gradient
+    on the constraint manifold is the unit vector along the cable, so the multiplier
+    ``lambda[0]`` is the tension [N] (positive pulling the pins together) at every instant.
+    ``L(t)`` is a known smooth function of time, so the row stays polynomial in the
+    coordinates. The model holds while ``L(t) > 0``: hauling the cable in to zero length
+    (``t = -L0 / rate``) is a singular configuration, as for a bar of zero length.
+
     Parameters
     ----------
     rate : length rate [m/s] (negative hauls in)
@@ -176,7 +184,9 @@ class Winch(TwoPin):
                 "at the same point); give L0 > 0 or start the nodes apart")
         L = L0 + self.rate * t
         d = pins["pin_b"].r - pins["pin_a"].r
-        return [((cs.dot(d, d) - L * L) / (2 * L0), "prescribed length")]
+        # normalised by L(t), not L0: the gradient is then the unit vector along the cable
+        # and the multiplier the tension (with L0 it was the tension times L0 / L(t))
+        return [((cs.dot(d, d) - L * L) / (2 * L), "prescribed length")]
 
 
 class CableForce(TwoPin):

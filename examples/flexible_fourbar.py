@@ -10,9 +10,10 @@ horizontal and at full speed with undeformed links at rest relative to the rigid
 motion; the inertia of the fast rigid motion bends the links, and with no damping the
 deflection carries the start transient on top of the forced, crank-periodic response.
 
-*Link lengths* (not given in the chapter): the Grashof crank-rocker of
-``examples/mb_fourbar.py``, crank 0.3 m, coupler 1.0 m, rocker 0.8 m, ground 0.9 m
-(``a + b = 1.3 <= c + d = 1.7``, the crank is the shortest link, so it turns fully).
+*Link lengths* (not given in the chapter): a Grashof crank-rocker, crank 0.3 m, coupler
+0.7 m, rocker 0.6 m, ground 0.7 m (``A_CRANK`` ... ``D_GROUND`` below; shortest plus
+longest ``0.3 + 0.7 = 1.0 <= 0.6 + 0.7 = 1.3`` and the crank is the shortest link, so it
+turns fully).
 
 *Section data*: the chapter gives A = 1.767e-4 m2 (a 15 mm round bar, whose I would be
 2.49e-9 m4) and I = 3.112e-8 m4 (the I of a 28.2 mm round bar, whose A would be 6.25e-4
@@ -21,7 +22,13 @@ stiffness and I for the in-plane bending, as a section of its own
 (``Section(A, Iy, Iz, J)``). The chapter's links are planar beams, so "the first two
 modes" are the first two in-plane bending modes; in 3D we make the out-of-plane bending
 and the torsion 100 times stiffer (Iy = 100 I, J = Iy + I) so that these are the first
-two modes of each link (coupler 105.6 / 422 Hz, rocker 165 / 660 Hz).
+two modes of each link: coupler 213.9 / 838.9 Hz, rocker 290.4 / 1131.2 Hz
+(``link_data(L).frequencies``; Timoshenko beams, with rotary inertia and shear: the
+Euler-Bernoulli closed form gives 215.4 / 861.7 and 293.2 / 1172.9 Hz). The third mode
+of each link is torsion about the chord (1123 / 1311 Hz), which the planar loop of
+revolutes constrains: ``build_model(modes=3)`` starts only with ``q`` and ``qd`` of the
+links as guesses, not fixed (``link.q.fixed = False``, ``link.qd.fixed = False``; see
+"Start values in a closed loop" in ``docs/flexible.md``).
 
 *Reference conditions*: each link sits between two revolutes, so its body frame is the
 chord frame (``reference="pinned"`` through its end nodes): pinned-pinned modes, and no
@@ -39,8 +46,8 @@ Reference solution
 The chapter's Fig. 6 (deflections of the link centres against the crank angle) is not in
 the text we have; the printed amplitudes are compared in ``docs/flexible.md``. Checks
 here: the loop closes (gap at the cut joint), the crank angle follows the drive, and the
-rigid-body motion agrees with the rigid four-bar of ``examples/mb_fourbar.py`` (the
-closed-form rocker angle) to the elastic deflection's order.
+rigid-body motion agrees with the rigid four-bar of the same lengths (``closed_form``
+below: the joint B of the rigid linkage) to the elastic deflection's order.
 
 Run settings: ``T_END``, ``RTOL``, ``ATOL``, ``N_POINTS`` below.
 """

@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 import casadi as cs
 import numpy as np
 
-from ..errors import AcausalError
+from ..errors import AcausalError, ArgumentError
 from ..records import record
 from ..solvers.base import IntegrationFailure, Integrator, IntegratorOptions, Segment, SegmentStats
 from .base import COORDINATES, VELOCITIES
@@ -95,21 +95,82 @@ def _parse_mode(mode: str | None) -> dict[str, Any]:
             k, v = _WORDS[item.lower()]
             out[k] = v
         else:
-            raise AcausalError(f"unknown word {item!r} in the mode of the nullspace solver; "
-                               f"words: {', '.join(_WORDS)}; or key=value items")
+            raise ArgumentError(f"unknown word {item!r} in the mode of the nullspace solver "
+                                f"(mode={mode!r}); words: {', '.join(_WORDS)}; or key=value "
+                                "items (beta, gamma, rho_inf, alpha, tol, drift_tol, err_tol, "
+                                "max_iter), e.g. mode='hht, alpha=0.1'")
     return out
 
 
-def _scheme(extra: dict[str, Any]) -> Scheme:
+_ACCEPTED = ("accepted: words newmark (default), generalized-alpha, hht, projection "
+             "(default), taylor and key=value items beta >= 0, gamma >= 1/2 (newmark), "
+             "rho_inf in [0, 1] "
+             "(generalized-alpha), alpha in [0, 1/3] (hht), tol, drift_tol, err_tol > 0 [m], "
+             "max_iter >= 1; e.g. mode='hht, alpha=0.1'")
+
+
+def _option_error(what: str, mode: str | None) -> ArgumentError:
+    given = f" (mode={mode!r})" if mode else ""
+    return ArgumentError(f"solver='nullspace'{given}: {what}; {_ACCEPTED}")
+
+
+def _number(extra: dict[str, Any], key: str, default: Any, mode: str | None,
+            positive: bool = False) -> Any:
+    v = extra.get(key, default)
+    if v is None:
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise _option_error(f"option {key}={v!r} is not a number", mode) from None
+    if not np.isfinite(x) or (positive and not x > 0):
+        raise _option_error(f"option {key}={v!r} must be a {'positive ' if positive else ''}"
+                            "finite number", mode)
+    return x
+
+
+def _scheme(extra: dict[str, Any], mode: str | None = None) -> Scheme:
+    """The time-stepping scheme of the options (``mode``: the user's string, quoted in
+    the error of an option that is out of its range)."""
     name = str(extra.get("scheme", "newmark")).lower()
     if name == "newmark":
-        return Scheme.newmark(float(extra.get("beta", 0.25)), float(extra.get("gamma", 0.5)))
+        beta, gamma = _number(extra, "beta", 0.25, mode), _number(extra, "gamma", 0.5, mode)
+        if not (beta >= 0 and gamma >= 0.5):  # gamma < 1/2 amplifies every mode
+            raise _option_error(f"the Newmark beta={beta:g}, gamma={gamma:g} are out of range "
+                                "(beta >= 0, gamma >= 1/2)", mode)
+        return Scheme.newmark(beta, gamma)
     if name in ("generalized-alpha", "generalized_alpha", "genalpha"):
-        return Scheme.generalized_alpha(float(extra.get("rho_inf", 0.8)))
+        rho = _number(extra, "rho_inf", 0.8, mode)
+        if not 0.0 <= rho <= 1.0:
+            raise _option_error(f"rho_inf={rho:g} of the generalized-alpha scheme is out of "
+                                "[0, 1]", mode)
+        return Scheme.generalized_alpha(rho)
     if name == "hht":
-        return Scheme.hht(float(extra.get("alpha", 0.05)))
-    raise AcausalError(f"unknown scheme {name!r} of the nullspace solver; use 'newmark', "
-                       "'generalized-alpha' or 'hht'")
+        alpha = _number(extra, "alpha", 0.05, mode)
+        if not 0.0 <= alpha <= 1.0 / 3.0:
+            raise _option_error(f"alpha={alpha:g} of the HHT scheme is out of [0, 1/3]", mode)
+        return Scheme.hht(alpha)
+    raise _option_error(f"unknown scheme {name!r}; use 'newmark', 'generalized-alpha' or "
+                        "'hht'", mode)
+
+
+def _check_options(extra: dict[str, Any], mode: str | None) -> None:
+    """The numeric options and the correction, checked before any work is done."""
+    for key in ("tol", "drift_tol", "err_tol"):
+        if key in extra:
+            extra[key] = _number(extra, key, None, mode, positive=True)
+    if "max_iter" in extra:
+        v = _number(extra, "max_iter", 25, mode)
+        if not (v >= 1 and float(v).is_integer()):
+            raise _option_error(f"option max_iter={extra['max_iter']!r} must be a whole "
+                                "number >= 1", mode)
+        extra["max_iter"] = int(v)
+    corr = str(extra.get("correction", "projection")).lower()
+    if corr not in ("projection", "taylor"):
+        raise _option_error(f"unknown correction {extra.get('correction')!r}; use 'projection' "
+                            "or 'taylor'", mode)
+    if "correction" in extra:
+        extra["correction"] = corr
 
 
 class NullspaceIntegrator(Integrator):
@@ -138,9 +199,10 @@ class NullspaceIntegrator(Integrator):
         known = set(self.known_options)
         bad = sorted(set(self.extra) - known)
         if bad:
-            raise AcausalError(f"unknown option(s) {bad} of the nullspace solver; known: "
-                               f"{sorted(known)}")
-        self.scheme = _scheme(self.extra)
+            raise ArgumentError(f"unknown option(s) {bad} of the nullspace solver; known: "
+                                f"{sorted(known)}")
+        _check_options(self.extra, options.mode)
+        self.scheme = _scheme(self.extra, options.mode)
         self._maps: dict[Any, Any] = {}  # per DAE: sources, output indices, solvers
         self._carry: tuple[float, np.ndarray, np.ndarray, Any] | None = None
 

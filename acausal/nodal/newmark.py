@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg.lapack import dgesv, dgetrf, dgetrs
 
+from ..errors import ArgumentError
 from .system import RANK_RTOL, NodalSystem, null_space
 
 __all__ = ["Scheme", "NewmarkNullspace", "Trajectory", "NodalIntegrationError"]
@@ -137,7 +138,7 @@ class Scheme:
         frequency (``1``: no damping, the trapezoidal rule; ``0``: annihilates the highest
         modes in one step). Second order."""
         if not 0.0 <= rho_inf <= 1.0:
-            raise ValueError(f"rho_inf must be in [0, 1], not {rho_inf}")
+            raise ArgumentError(f"rho_inf must be in [0, 1], not {rho_inf}")
         am = (2 * rho_inf - 1) / (rho_inf + 1)
         af = rho_inf / (rho_inf + 1)
         gamma = 0.5 - am + af
@@ -149,7 +150,7 @@ class Scheme:
         """Hilber-Hughes-Taylor ``alpha`` in ``[0, 1/3]`` (``alpha_m = 0``,
         ``alpha_f = alpha``, ``gamma = 1/2 + alpha``, ``beta = (1 + alpha)^2 / 4``)."""
         if not 0.0 <= alpha <= 1.0 / 3.0:
-            raise ValueError(f"the HHT alpha must be in [0, 1/3], not {alpha}")
+            raise ArgumentError(f"the HHT alpha must be in [0, 1/3], not {alpha}")
         return cls(0.0, alpha, 0.25 * (1 + alpha) ** 2, 0.5 + alpha, f"hht(alpha={alpha:g})")
 
     @property
@@ -234,7 +235,7 @@ class NewmarkNullspace:
                  max_projection: int = 25, correction: str = "projection",
                  drift_tol: float | None = None) -> None:
         if not dt > 0:
-            raise ValueError(f"the step dt must be positive, not {dt}")
+            raise ArgumentError(f"the step dt must be positive, not {dt}")
         self.sys = system
         self.h = float(dt)
         self.scheme = scheme or Scheme.newmark()
@@ -244,7 +245,7 @@ class NewmarkNullspace:
         self.max_iter = max_iter
         self.max_projection = max_projection
         if correction not in ("projection", "taylor"):
-            raise ValueError(f"correction must be 'projection' or 'taylor', not {correction!r}")
+            raise ArgumentError(f"correction must be 'projection' or 'taylor', not {correction!r}")
         self.correction = correction
         self.drift_tol = (float(drift_tol) if drift_tol is not None
                           else DRIFT_RTOL * system.length_scale())

@@ -281,6 +281,9 @@ class FlexibleBodyData:
                 not float(modes).is_integer():
             raise FEError(f"modes must be a whole number (the number of modes kept), got "
                           f"{modes!r}")
+        if not isinstance(stiffening, (bool, np.bool_)):
+            raise FEError(f"stiffening={stiffening!r}; give True (also tabulate the geometric "
+                          f"stiffening data) or False")
         if interface_nodes is not None:
             if attachment_nodes is not None:
                 raise FEError("give attachment_nodes once (interface_nodes is its legacy name)")
@@ -561,6 +564,29 @@ def _check_pieces(mesh: Mesh, ref: ReferenceCondition) -> None:
                   f"stiffness{near}; {fix}")
 
 
+def _check_interior(model: FEModel, ref: ReferenceCondition, attach: tuple[int, ...],
+                    n_interior: int, modes: int) -> None:
+    """Craig-Bampton keeps ``modes`` fixed-interface modes, the modes of the interior DOFs
+    (neither at an attachment node nor held by the reference) with the attachments held:
+    there are at most ``n_interior`` of them. Asking for more is named, with what to do."""
+    if modes <= n_interior:
+        return
+    mesh = model.mesh
+    where = (f"{mesh!r} ({ref.describe()}; attachment nodes {list(attach)[:8]})")
+    if n_interior == 0:
+        raise FEError(
+            f"reduction='craig_bampton' with modes={modes}: every DOF of {where} that the "
+            f"reference leaves free is at an attachment node, so there is no interior DOF "
+            f"and no fixed-interface mode to keep; give modes=0 (the basis is then the "
+            f"attachment DOFs' static modes alone, which for this mesh is exact: the same "
+            f"as reduction='nodal'), or mesh the body with more elements")
+    raise FEError(
+        f"reduction='craig_bampton' with modes={modes}: {where} has only {n_interior} "
+        f"interior DOFs (not at an attachment node nor held by the reference), so at most "
+        f"{n_interior} fixed-interface modes exist; give modes <= {n_interior}, or mesh the "
+        f"body with more elements")
+
+
 def _basis(model: FEModel, ref: ReferenceCondition, reduction: str, modes: int,
            attach: tuple[int, ...]) -> tuple[Any, NDArray[np.float64]]:
     """Elastic basis and frequencies [Hz] of a reference condition and reduction."""
@@ -581,6 +607,7 @@ def _basis(model: FEModel, ref: ReferenceCondition, reduction: str, modes: int,
                           "e.g. attachment_nodes=['start', 'end']")
         if ref.kind == "free":
             idofs = model.dofs(list(attach))
+            _check_interior(model, ref, attach, model.n_dofs - np.unique(idofs).size, modes)
             return _mean_axis_craig_bampton(model, idofs, modes)
         T = ref.transform(model.n_nodes)
         Kr, Mr = sp.csr_matrix(T.T @ K @ T), sp.csr_matrix(T.T @ M @ T)
@@ -589,6 +616,7 @@ def _basis(model: FEModel, ref: ReferenceCondition, reduction: str, modes: int,
             raise FEError(f"craig_bampton: the attachment nodes {list(attach)} are held "
                           f"completely by the reference condition ({ref.describe()}); add "
                           f"nodes where joints or loads act")
+        _check_interior(model, ref, attach, Kr.shape[0] - iv.size, modes)
         cb = craig_bampton(Kr, Mr, iv, modes)
         return np.asarray(T @ cb.basis), cb.frequencies()
     # modal

@@ -209,16 +209,17 @@ class FlexibleBody(FreeFlyingBody):
         The single attachment node of earlier versions (default, when ``attachments`` is
         not given: the node farthest from the body-frame origin).
     stiffening : bool, optional
-        Geometric stiffening by the body's own inertia and weight (default: on for beams,
-        off for shells). The unit-load tables are taken from ``data`` when it has them
-        (``from_mesh(..., stiffening=True)``), else computed once here.
+        Geometric stiffening by the body's own inertia and weight, ``True`` or ``False``
+        (default: on for beams, off for shells). The unit-load tables are taken from
+        ``data`` when it has them (``from_mesh(..., stiffening=True)``), else computed once
+        here.
     preload : dict, optional
         ``{node: (fx, fy, fz, mx, my, mz)}``: constant loads [N, N m], body components,
         at nodes, taken into the geometric stiffness only (a known axial force that the
         rest of the mechanism applies; the forces themselves must come from the model).
     rotation : {'cayley', 'linear'}
         Orientation of the attachment frames from the node rotation (see module doc).
-    loads : sequence of DistributedLoad, PressureLoad, PointLoad, optional
+    loads : DistributedLoad, PressureLoad, PointLoad, or a sequence of them, optional
         Applied loads on the body (virtual power exact for the nodal forces at the
         deformed nodes), scaled by ``load_factor``.
     load_factor : float or f(t)
@@ -293,7 +294,8 @@ class FlexibleBody(FreeFlyingBody):
         object.__setattr__(self, "_frames", att)  # frame name -> node
         # constants
         inv = data.invariants
-        stiff = p["stiffening"]
+        stiff = self._flag(p, "stiffening", "geometric stiffening by the body's own "
+                           "inertia and weight; None: on for beams, off for shells")
         if stiff is None:
             stiff = data.model.element.dimension == 1
         KG: list[np.ndarray] = []
@@ -339,7 +341,8 @@ class FlexibleBody(FreeFlyingBody):
         else:
             out_nodes = resolve_nodes(mesh, on, "output_nodes")
         object.__setattr__(self, "_out_nodes", [int(n) for n in out_nodes])
-        orr = p["output_resultants"]
+        orr = self._flag(p, "output_resultants", "element stress resultants as results; "
+                         "None: on up to 200 elements")
         object.__setattr__(self, "_out_resultants",
                            mesh.n_elements <= 200 if orr is None else bool(orr))
         # the frame_a -> frame_x arm edges live in child components (the mechanism asks a
@@ -359,6 +362,15 @@ class FlexibleBody(FreeFlyingBody):
             self.connect(port, child.frame_b)
 
     # ------------------------------------------------------------------ set-up helpers
+    def _flag(self, p: dict[str, Any], name: str, doc: str) -> bool | None:
+        """A switch: True, False or None (the default), nothing else (a string such as
+        'yes' or 'off' would count as true)."""
+        v = p[name]
+        if v is None or isinstance(v, (bool, np.bool_)):
+            return None if v is None else bool(v)
+        raise ModelDefinitionError(
+            f"{self._describe()}: {name}={v!r}; give True or False ({doc})")
+
     def _resolve_attachments(self, data: Any, spec: Any, node_b: Any) -> dict[str, int]:
         mesh = data.model.mesh
         if spec is None:
@@ -414,7 +426,15 @@ class FlexibleBody(FreeFlyingBody):
                     "in the body frame, turning with it) or 'world' (a fixed direction)")
             return bool(ld.frame == "world")
 
-        for k, ld in enumerate(loads or []):
+        if loads is None:
+            loads = []
+        elif isinstance(loads, (DistributedLoad, PressureLoad, PointLoad)):
+            loads = [loads]  # a single load
+        elif isinstance(loads, (str, bytes, dict)) or not hasattr(loads, "__iter__"):
+            raise ModelDefinitionError(
+                f"{self._describe()}: loads={loads!r}; give a load (DistributedLoad, "
+                "PressureLoad or PointLoad) or a list of them")
+        for k, ld in enumerate(loads):
             what = f"loads[{k}] ({type(ld).__name__})"
             if isinstance(ld, DistributedLoad):
                 t = vector(ld.traction, f"{what} traction", "N/m or N/m2")
@@ -448,7 +468,8 @@ class FlexibleBody(FreeFlyingBody):
                     out.append(_LoadTerm(f, True, np.concatenate([force, moment])))
             else:
                 raise ModelDefinitionError(
-                    f"unknown load {ld!r}: use DistributedLoad, PressureLoad or PointLoad")
+                    f"{self._describe()}: loads[{k}] = {ld!r} is not a load: use "
+                    "DistributedLoad, PressureLoad or PointLoad")
         return out
 
     # ------------------------------------------------------------------ frames

@@ -17,6 +17,19 @@ from .linalg import GEOMETRY_RTOL
 __all__ = ["Mesh", "BeamMesh", "ShellMesh"]
 
 
+def _count(value: object, name: str, what: str) -> int:
+    """A whole number >= 1 of ``what`` (``name``: the argument), refusing a fraction, a
+    bool or a non-number rather than truncating it."""
+    x = float("nan")
+    if isinstance(value, (int, np.integer, float, np.floating)) and \
+            not isinstance(value, (bool, np.bool_)):
+        x = float(value)
+    if not (np.isfinite(x) and x.is_integer() and x >= 1):
+        raise FEError(f"{name} must be a whole number >= 1 (the number of {what}), got "
+                      f"{value!r}")
+    return int(x)
+
+
 class Mesh:
     """Nodes, elements and named node sets.
 
@@ -152,8 +165,11 @@ class Mesh:
         return h.hexdigest()
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}({self.n_nodes} nodes, {self.n_elements} elements, "
-                f"sets={sorted(self.node_sets)})")
+        def count(n: int, word: str) -> str:
+            return f"{n} {word}{'' if n == 1 else 's'}"
+
+        return (f"{type(self).__name__}({count(self.n_nodes, 'node')}, "
+                f"{count(self.n_elements, 'element')}, sets={sorted(self.node_sets)})")
 
 
 class BeamMesh(Mesh):
@@ -205,9 +221,7 @@ class BeamMesh(Mesh):
             Node sets ``'start'``, ``'end'``, ``'all'`` and ``'centre'`` (if
             ``n_elements`` is even).
         """
-        n = int(n_elements)
-        if n < 1:
-            raise FEError(f"n_elements must be >= 1, got {n_elements!r}")
+        n = _count(n_elements, "n_elements", "beam elements")
         a = np.asarray(start, float).ravel()
         b = np.asarray(end, float).ravel()
         if a.size != 3 or b.size != 3:
@@ -286,9 +300,8 @@ class ShellMesh(Mesh):
             ``'corners'``, ``'corner_00'``, ``'corner_10'``, ``'corner_01'``,
             ``'corner_11'`` and ``'centre'`` when a node sits at the centre.
         """
-        nx, ny = int(nx), int(ny)
-        if nx < 1 or ny < 1:
-            raise FEError(f"nx and ny must be >= 1, got {nx}, {ny}")
+        nx = _count(nx, "nx", "cells along the first side")
+        ny = _count(ny, "ny", "cells along the second side")
         if not (a > 0 and b > 0):
             raise FEError(f"plate sides a, b must be positive lengths in metres, got {a}, {b}")
         if pattern not in ("union_jack", "right", "left", "crossed"):

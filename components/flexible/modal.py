@@ -320,6 +320,10 @@ def craig_bampton(K: sp.spmatrix, M: sp.spmatrix, interface_dofs: ArrayLike, n_m
     basis[B, np.arange(B.size)] = 1.0
     basis[I, :B.size] = Psi_i
     om = np.zeros(0)
+    if n_modes > I.size:
+        raise FEError(f"craig_bampton: {n_modes} fixed-interface modes asked for, but only "
+                      f"{I.size} interior DOFs (neither interface nor fixed) exist; ask for "
+                      f"at most {I.size} (0: the static constraint modes alone)")
     if n_modes > 0:
         fixed_all = np.concatenate([fx, B])
         md = eigenmodes(K, M, n_modes, fixed_dofs=fixed_all, sigma=sigma)
