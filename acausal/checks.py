@@ -554,23 +554,40 @@ def _vector_starts(cm: CompiledModel, start: Mapping[str, Any], variables: Mappi
     return out
 
 
-def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
-                  ) -> dict[str, Any] | None:
+def _start_shapes(start: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``start`` checked before the model is built: a dict of dotted names to numbers,
+    strings with units, or vectors of them (what the names are and their units are
+    known once it is built: :func:`check_start`)."""
     if start is None:
         return None
     if not isinstance(start, Mapping):
         raise ArgumentError(f"start must be a dict {{'path.name': value}}, got {start!r}")
-    out: dict[str, Any] = {}
-    variables = {v.name: v for v in cm.system.variables} if cm is not None else {}
-    for key in start:
+    for key, value in start.items():
         if not isinstance(key, str):
             raise StartValueError(f"start keys are dotted names ('capacitor.v'), got {key!r}")
-    if cm is not None:
-        start = _vector_starts(cm, start, variables)
-    discrete = ({q.name: q for q in cm.system.parameters if q.kind == "discrete"}
-                if cm is not None else {})
-    unknown = [k for k in start if k not in variables and k not in discrete] \
-        if cm is not None else []
+        elements = [value] if isinstance(value, str) else np.ravel(np.asarray(value, object))
+        for x in elements:
+            if not isinstance(x, str):
+                try:
+                    _number(x, f"start[{key!r}]")
+                except ArgumentError as exc:
+                    raise StartValueError(str(exc)) from None
+    return dict(start)
+
+
+def check_start(cm: CompiledModel, start: Mapping[str, Any] | None
+                ) -> dict[str, Any] | None:
+    """``start`` of :func:`acausal.simulate` for the compiled model: each name a variable
+    (a vector's by its name), each value a number in SI units within the declared
+    range."""
+    start = _start_shapes(start)
+    if start is None:
+        return None
+    out: dict[str, Any] = {}
+    variables = {v.name: v for v in cm.system.variables}
+    start = _vector_starts(cm, start, variables)
+    discrete = {q.name: q for q in cm.system.parameters if q.kind == "discrete"}
+    unknown = [k for k in start if k not in variables and k not in discrete]
     if unknown:
         hints = []
         for k in unknown:
@@ -598,7 +615,7 @@ def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
             if bad is not None:
                 raise StartValueError(f"start[{key!r}] {bad}")
         out[key] = x
-    if cm is not None and cm.flat.initial_equations:
+    if cm.flat.initial_equations:
         _set_by_initial_equations(cm, out)
     return out
 
@@ -667,14 +684,15 @@ def check_simulate_arguments(
     if isinstance(model, CompiledModel):
         checked = parameter_overrides(params, model.system.parameters, model.model,
                                       _bound(model))
-        starts = _start_values(model, start)
+        starts = check_start(model, start)
         _stale_values(model, checked, starts or {})
         return (checked if params is not None else None), starts
+    # (a model's start values: checked again once it is built: check_start)
     if params is None:
-        return None, _start_values(None, start)
+        return None, _start_shapes(start)
     declared = [FlatParameter(name, cs.SX(), float(value), decl.unit, decl.doc, decl, owner)
                 for name, decl, owner, value in _numeric_parameters(model)]
-    return parameter_overrides(params, declared, model), _start_values(None, start)
+    return parameter_overrides(params, declared, model), _start_shapes(start)
 
 
 _OPTION_VALUE = (bool, int, float, str, np.integer, np.floating, type(None))

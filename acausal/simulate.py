@@ -22,7 +22,7 @@ import casadi as cs
 import numpy as np
 
 from . import grid_outputs
-from .checks import check_simulate_arguments, check_solver_options
+from .checks import check_simulate_arguments, check_solver_options, check_start
 from .compiler import CompiledModel, UnitLookup, build
 from .component import Component
 from .dae import SemiExplicitDAE
@@ -232,7 +232,11 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         atol=atol, params=params, start=start, max_step=max_step, solver=solver,
         raise_on_failure=raise_on_failure, solver_options=solver_options)
     start_worker()  # (the native calls' thread: it starts while the model is built)
-    cm = model if isinstance(model, CompiledModel) else build(model)
+    if isinstance(model, CompiledModel):
+        cm = model
+    else:  # the start values' names, vectors and units, now that they are known
+        cm = build(model)
+        start = check_start(cm, start)
     params, start = _discrete_starts(cm, params, start)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # no reference cycles are made here; avoid full scans of a large heap
