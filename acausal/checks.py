@@ -36,6 +36,7 @@ from .errors import (
     ModelWarning,
     StartValueError,
     UnitError,
+    user_stacklevel,
 )
 from .names import did_you_mean, suggest
 from .symbols import FlatParameter, start_values
@@ -277,7 +278,7 @@ def _check_together(values: Mapping[str, float], by_name: Mapping[str, FlatParam
                 f"(check_parameters) with params="
                 f"{ {k: v for k, v in values.items() if by_name[k].owner is owner} }: this "
                 f"model was loaded without its class {owner.class_name!r}; import that "
-                "module first to check them", ModelWarning, stacklevel=4)
+                "module first to check them", ModelWarning, stacklevel=user_stacklevel())
     for c, cls in owners.values():
         path = c.path()
         prefix = f"{path}." if path else ""
@@ -306,7 +307,7 @@ def _check_together(values: Mapping[str, float], by_name: Mapping[str, FlatParam
                     f"{str(exc).splitlines()[0][:160] if str(exc) else ''}): its "
                     "check_parameters() reads the component object, which a loaded model "
                     "does not have; build the model class again to check them",
-                    ModelWarning, stacklevel=4)
+                    ModelWarning, stacklevel=user_stacklevel())
                 continue
         if bad:
             raise ArgumentError(f"{c._describe()}: {bad} (with params={mine})")
@@ -638,7 +639,7 @@ def _set_by_initial_equations(cm: CompiledModel, start: Mapping[str, float]) -> 
                 else "; to change it, create the component with other start parameters")
         warnings.warn(
             f"start[{key!r}] is not used: the initial equation {eq.text()} of {eq.origin} "
-            f"sets {key} at the start{hint}", ModelWarning, stacklevel=5)
+            f"sets {key} at the start{hint}", ModelWarning, stacklevel=user_stacklevel())
 
 
 # --------------------------------------------------------------------------------------

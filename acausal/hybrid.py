@@ -28,7 +28,7 @@ import casadi as cs
 import numpy as np
 
 from .discrete import Sample
-from .errors import SimulationError, SolverWarning
+from .errors import SimulationError, SolverWarning, user_stacklevel
 from .exprtext import expression_text, readable
 from .initialize import InitialValues, consistent_algebraic, initialize
 from .pointcall import PointCall, euler_gap, point_call
@@ -974,7 +974,7 @@ def initial_mode(cm: Any, loop: EventLoop, p: np.ndarray, t0: float,
 
 def warn_zeno(message: str) -> None:
     """Announce that a run stopped at a Zeno accumulation point."""
-    warnings.warn(message, SolverWarning, stacklevel=4)
+    warnings.warn(message, SolverWarning, stacklevel=user_stacklevel())
 
 
 def _hermite_crossings(T: np.ndarray, G: np.ndarray, R: np.ndarray, d: np.ndarray,

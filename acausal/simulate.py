@@ -26,7 +26,7 @@ from .checks import check_simulate_arguments, check_solver_options, check_start
 from .compiler import CompiledModel, UnitLookup, build
 from .component import Component
 from .dae import SemiExplicitDAE
-from .errors import AcausalError, SimulationError, SolverWarning
+from .errors import AcausalError, SimulationError, SolverWarning, user_stacklevel
 from .initialize import consistent_algebraic, initialize
 from .pointcall import euler_gap
 from .progress import reporter
@@ -439,7 +439,7 @@ class _Run:
             from .resolution import unresolved_states, warn_unresolved
 
             stats.unresolved = unresolved_states(pieces, self.atol, breaks)
-            warn_unresolved(stats.unresolved, len(t_all) - 1, stacklevel=4)
+            warn_unresolved(stats.unresolved, len(t_all) - 1, stacklevel=user_stacklevel() + 1)
         stats.wall_time = _time.perf_counter() - tic
         if loop is not None:
             stats.events = loop.events
@@ -745,7 +745,7 @@ class _Run:
                     f"{len(found)} crossings, at the step limit); its later crossings are "
                     "watched at the output points only and may be missed: ask for more "
                     "output points, or make it a function of a state", SolverWarning,
-                    stacklevel=5)
+                    stacklevel=user_stacklevel())
         return out
 
 

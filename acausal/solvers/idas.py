@@ -48,7 +48,7 @@ import casadi as cs
 import numpy as np
 
 from ..dae import SemiExplicitDAE
-from ..errors import SolverWarning
+from ..errors import SolverWarning, user_stacklevel
 from ..pointcall import PointCall, point_call
 from ..records import record
 from ..regularity import singular_for_values
@@ -281,7 +281,6 @@ class IDASIntegrator(Integrator):
         self._problems: dict[tuple, tuple[dict[str, Any], str]] = {}
         self._live: dict[int, np.ndarray] = {}
         self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
-        self._warned: set[str] = set()
         self.start_run()
 
     def start_run(self) -> None:
@@ -298,6 +297,9 @@ class IDASIntegrator(Integrator):
         self._ic_ok: set[float] = set()
         self._ic_failed: set[float] = set()
         self._tolerant = False  # NaN/Inf at trial points must be retried, not fatal
+        # the fallbacks announced (each run that changes the method says so: the second
+        # run of a compiled model ran with the error test on the states only silently)
+        self._warned: set[str] = set()
 
     # ----- building -----
     def _function(self, dae: SemiExplicitDAE, p: np.ndarray, rel: np.ndarray, mode: str,
@@ -446,7 +448,7 @@ class IDASIntegrator(Integrator):
             f"states only. The algebraic variables (of {shown}) are then exact to the "
             "Newton tolerance at the integrator's steps and interpolated between them. "
             "Pass mode='states_error_only' to simulate() to choose this mode from the start.",
-            SolverWarning, stacklevel=5)
+            SolverWarning, stacklevel=user_stacklevel())
 
     def _origins(self, names: list[str]) -> list[str]:
         idx = self.cm.system.name_index
