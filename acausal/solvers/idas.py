@@ -387,8 +387,9 @@ class IDASIntegrator(Integrator):
             xdot = span * xdot
         rel = np.array([0.0, 1.0]) if normalized else grid - grid[0]
         ladder = self._ladder(dae)
-        if not allow_fallback:
-            ladder = ladder[:1]
+        if not allow_fallback:  # no change of method: the error test keeps the algebraic
+            # variables (how the start's derivatives are found is not the method)
+            ladder = tuple(m for m in ladder if m != "states_error_only") or ladder[:1]
         full = self.options.max_num_steps
         failed: list[_Attempt] = []
         out_of_steps: list[str] = []  # modes that only ran out of their probe budget
