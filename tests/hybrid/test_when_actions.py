@@ -145,6 +145,48 @@ def test_two_whens_setting_one_variable_alike_are_fine():
     assert res.final("n") == 1.0
 
 
+class TimeAndState(ac.Model):
+    """x = 1 - t reaches 0.5 at t = 0.5, the instant of the time condition: one clause of
+    each kind at the same instant."""
+
+    x = ac.Variable(start=1.0, fixed=True)
+    n = ac.Variable(start=0.0, discrete=True)
+    m = ac.Variable(start=0.0, discrete=True)
+    second = ac.Parameter(2.0)
+
+    def equations(self):
+        return [ac.der(self.x) == -1.0,
+                ac.when(self.x < 0.5, ac.assign(self.n, 1.0),
+                        ac.assign(self.m, ac.pre(self.m) + 1)),
+                ac.when(self.time > 0.5, ac.assign(self.n, self.second),
+                        ac.assign(self.m, ac.pre(self.m) + 1))]
+
+
+def test_a_time_and_a_state_when_setting_one_variable_differently_at_one_instant():
+    """docs/hybrid.md: two clauses that fire at the same instant and set a variable to
+    different values stop the run naming both. A time and a state condition at t = 0.5
+    ran as two events 1e-12 s apart, and the later one won (n = 1)."""
+    with pytest.raises(ac.SimulationError, match=r"at t = 0\.5 s, when .* and when .* both "
+                                                 r"fire and set n, to (1 and 2|2 and 1)"
+                       ) as info:
+        ac.simulate(TimeAndState(), 1.0, n_points=11)
+    msg = str(info.value)
+    assert "when x < 0.5 [TimeAndState]" in msg and "when (0.5<time) [TimeAndState]" in msg
+    assert info.value.t_fail == pytest.approx(0.5, abs=1e-12)
+
+
+def test_a_time_and_a_state_when_at_one_instant_are_one_event():
+    """Set alike, they run as one synchronous event: m counts each clause once (both read
+    pre(m) = 0), and the result has the instant twice, not four times."""
+    res = ac.simulate(TimeAndState(), 1.0, n_points=11, params={"second": 1.0})
+    assert res.final("n") == 1.0 and res.final("m") == 1.0
+    at = [e for e in res.events if abs(e.t - 0.5) < 1e-9]
+    assert len(at) == 1 and at[0].t == 0.5
+    assert any("x < 0.5" in c for c in at[0].changes)
+    assert any("time" in c for c in at[0].changes)
+    assert np.count_nonzero(np.abs(res.t - 0.5) < 1e-9) == 2
+
+
 def test_one_when_setting_a_variable_twice_is_refused_at_build():
     def actions(self):
         return [ac.when(self.h < 0, ac.reinit(self.v, 1.0), ac.reinit(self.v, 2.0))]
