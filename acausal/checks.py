@@ -36,6 +36,7 @@ from .errors import (
     ModelWarning,
     StartValueError,
     UnitError,
+    user_stacklevel,
 )
 from .names import did_you_mean, suggest
 from .symbols import FlatParameter, start_values
@@ -277,7 +278,7 @@ def _check_together(values: Mapping[str, float], by_name: Mapping[str, FlatParam
                 f"(check_parameters) with params="
                 f"{ {k: v for k, v in values.items() if by_name[k].owner is owner} }: this "
                 f"model was loaded without its class {owner.class_name!r}; import that "
-                "module first to check them", ModelWarning, stacklevel=4)
+                "module first to check them", ModelWarning, stacklevel=user_stacklevel())
     for c, cls in owners.values():
         path = c.path()
         prefix = f"{path}." if path else ""
@@ -306,7 +307,7 @@ def _check_together(values: Mapping[str, float], by_name: Mapping[str, FlatParam
                     f"{str(exc).splitlines()[0][:160] if str(exc) else ''}): its "
                     "check_parameters() reads the component object, which a loaded model "
                     "does not have; build the model class again to check them",
-                    ModelWarning, stacklevel=4)
+                    ModelWarning, stacklevel=user_stacklevel())
                 continue
         if bad:
             raise ArgumentError(f"{c._describe()}: {bad} (with params={mine})")
@@ -554,23 +555,40 @@ def _vector_starts(cm: CompiledModel, start: Mapping[str, Any], variables: Mappi
     return out
 
 
-def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
-                  ) -> dict[str, Any] | None:
+def _start_shapes(start: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``start`` checked before the model is built: a dict of dotted names to numbers,
+    strings with units, or vectors of them (what the names are and their units are
+    known once it is built: :func:`check_start`)."""
     if start is None:
         return None
     if not isinstance(start, Mapping):
         raise ArgumentError(f"start must be a dict {{'path.name': value}}, got {start!r}")
-    out: dict[str, Any] = {}
-    variables = {v.name: v for v in cm.system.variables} if cm is not None else {}
-    for key in start:
+    for key, value in start.items():
         if not isinstance(key, str):
             raise StartValueError(f"start keys are dotted names ('capacitor.v'), got {key!r}")
-    if cm is not None:
-        start = _vector_starts(cm, start, variables)
-    discrete = ({q.name: q for q in cm.system.parameters if q.kind == "discrete"}
-                if cm is not None else {})
-    unknown = [k for k in start if k not in variables and k not in discrete] \
-        if cm is not None else []
+        elements = [value] if isinstance(value, str) else np.ravel(np.asarray(value, object))
+        for x in elements:
+            if not isinstance(x, str):
+                try:
+                    _number(x, f"start[{key!r}]")
+                except ArgumentError as exc:
+                    raise StartValueError(str(exc)) from None
+    return dict(start)
+
+
+def check_start(cm: CompiledModel, start: Mapping[str, Any] | None
+                ) -> dict[str, Any] | None:
+    """``start`` of :func:`acausal.simulate` for the compiled model: each name a variable
+    (a vector's by its name), each value a number in SI units within the declared
+    range."""
+    start = _start_shapes(start)
+    if start is None:
+        return None
+    out: dict[str, Any] = {}
+    variables = {v.name: v for v in cm.system.variables}
+    start = _vector_starts(cm, start, variables)
+    discrete = {q.name: q for q in cm.system.parameters if q.kind == "discrete"}
+    unknown = [k for k in start if k not in variables and k not in discrete]
     if unknown:
         hints = []
         for k in unknown:
@@ -598,7 +616,7 @@ def _start_values(cm: CompiledModel | None, start: Mapping[str, Any] | None
             if bad is not None:
                 raise StartValueError(f"start[{key!r}] {bad}")
         out[key] = x
-    if cm is not None and cm.flat.initial_equations:
+    if cm.flat.initial_equations:
         _set_by_initial_equations(cm, out)
     return out
 
@@ -621,7 +639,7 @@ def _set_by_initial_equations(cm: CompiledModel, start: Mapping[str, float]) -> 
                 else "; to change it, create the component with other start parameters")
         warnings.warn(
             f"start[{key!r}] is not used: the initial equation {eq.text()} of {eq.origin} "
-            f"sets {key} at the start{hint}", ModelWarning, stacklevel=5)
+            f"sets {key} at the start{hint}", ModelWarning, stacklevel=user_stacklevel())
 
 
 # --------------------------------------------------------------------------------------
@@ -667,14 +685,15 @@ def check_simulate_arguments(
     if isinstance(model, CompiledModel):
         checked = parameter_overrides(params, model.system.parameters, model.model,
                                       _bound(model))
-        starts = _start_values(model, start)
+        starts = check_start(model, start)
         _stale_values(model, checked, starts or {})
         return (checked if params is not None else None), starts
+    # (a model's start values: checked again once it is built: check_start)
     if params is None:
-        return None, _start_values(None, start)
+        return None, _start_shapes(start)
     declared = [FlatParameter(name, cs.SX(), float(value), decl.unit, decl.doc, decl, owner)
                 for name, decl, owner, value in _numeric_parameters(model)]
-    return parameter_overrides(params, declared, model), _start_values(None, start)
+    return parameter_overrides(params, declared, model), _start_shapes(start)
 
 
 _OPTION_VALUE = (bool, int, float, str, np.integer, np.floating, type(None))

@@ -27,6 +27,8 @@ mistake in a model but well defined (a connection made twice, an implausible val
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import field
 
 from .records import record
@@ -175,3 +177,23 @@ class UnresolvedWarning(SolverWarning):
 class ModelWarning(AcausalWarning):
     """Probably a mistake in the model, but well defined: a connection made twice, an
     implausible parameter or start value (a temperature below 1 K)."""
+
+
+#: the library's source folders: a warning points at the first caller outside them
+_LIBRARY = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), d)
+                 + os.sep for d in ("acausal", "components"))
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that points a :func:`warnings.warn` called where this is called
+    at the user's line: the first caller outside the library (``acausal``,
+    ``components``), however deep the call (the backends of :func:`acausal.simulate` warn
+    from three to eight calls down, by paths that differ; a warning with a counted
+    ``stacklevel`` pointed into ``simulate.py``). Add one for each call between here and
+    the ``warnings.warn``."""
+    level, frame = 1, sys._getframe(1)
+    while frame.f_back is not None and os.path.abspath(
+            frame.f_code.co_filename).startswith(_LIBRARY):
+        frame = frame.f_back
+        level += 1
+    return level

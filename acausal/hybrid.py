@@ -28,7 +28,7 @@ import casadi as cs
 import numpy as np
 
 from .discrete import Sample
-from .errors import SimulationError, SolverWarning
+from .errors import SimulationError, SolverWarning, user_stacklevel
 from .exprtext import expression_text, readable
 from .initialize import InitialValues, consistent_algebraic, initialize
 from .pointcall import PointCall, euler_gap, point_call
@@ -469,19 +469,26 @@ class EventLoop:
 
     # ----- event iteration -----
     def iterate(self, s: HybridState, kind: str, forced: dict[int, bool] | None = None,
-                t_before: float | None = None, instant: float | None = None) -> HybridState:
+                t_before: float | None = None, instant: float | None = None,
+                gap: float = 0.0) -> HybridState:
         """The event iteration at ``s.t`` (see the module documentation). ``t_before``:
         the time of the left limit (a time event's, 1e-12 s before the instant), where
         the when conditions had their values before the event: a condition of time
         (``time > 0.3``) is already true at ``s.t``, just after its instant. ``instant``:
         the event's time when ``s.t`` is just after it (a time event's restart): the log
         and the errors give it (``res.events`` shows the instant, as the time events of
-        ``res.stats`` do)."""
+        ``res.stats`` do). ``gap``: at a time event, the relations ``forced`` crossed in
+        its gap and take their values ``gap`` after ``s.t`` (a fast indicator is beyond
+        the band at the instant, on its old side: it flipped back, and crossed again as
+        an event of its own)."""
         t_at = s.t if instant is None else instant
         d0 = self.frozen(s.p)
         d = d0.copy()
         for k, v in (forced or {}).items():
             d[k] = v
+        ahead = np.zeros(len(d), dtype=bool)  # (those taken `gap` after s.t)
+        if gap > 0:
+            ahead[list(forced or {})] = True
         x, z, p0 = s.x.copy(), s.z, s.p.copy()
         t_pre = s.t if t_before is None else t_before
         before = [bool(w.condition(p0, t_pre) > 0.5) if w.condition is not None else False
@@ -501,6 +508,9 @@ class EventLoop:
             live = self.live(g)
             scale = 1.0 + np.abs(g)
             near = np.abs(g) <= _BAND * scale
+            if ahead.any():
+                live[ahead] = self._live_after(HybridState(s.t, x, z, p), gap)[ahead]
+                near &= ~ahead
             if reset.any() and (reset & near).any():
                 self._on_threshold.update(reset_by)
             flip = (live != d) & (~near | reset
@@ -590,15 +600,43 @@ class EventLoop:
         them a fast state would lag by the gaps times its rate, 1e-7 A per event for an
         inductor current ramping at 1e5 A/s); the iteration reads the values at the
         instant and sees the functions of time on the right side (the event is logged at
-        ``t_event``; the values after it are in the result at ``t_right``)."""
+        ``t_event``; the values after it are in the result at ``t_right``).
+
+        A state event in the gap the time event steps across (from the left limit to
+        ``t_right``, or as far after the instant as the left limit is before it) is at
+        its instant: one event, whose clauses are synchronous (a time and a state
+        condition that set one variable to different values are refused, as two state
+        conditions are). Apart, the time event ran first, its relation's indicator within
+        round-off of zero was left as it was, and the next stretch ran the state event
+        1e-12 s later: the last clause won without a word."""
         x_event = euler_gap(self._calls, self.dae, left.x, left.z, left.p, left.t,
                             t_event - left.t)
-        post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time",
-                            t_before=left.t, instant=t_event)
+        # (from the left limit, at the left side's rates; the relations of time only
+        # change in the iteration itself)
+        gap = max(t_right - t_event, t_event - left.t)
+        crossed = {k: v for k, v in self._crossed(left, t_event + gap - left.t).items()
+                   if not self._of_time[k]} if len(self.dae.relations) and gap > 0 else {}
+        post = self.iterate(HybridState(t_right, x_event, left.z, left.p), "time", crossed,
+                            t_before=left.t, instant=t_event, gap=gap)
         x_right = euler_gap(self._calls, self.dae, post.x, post.z, post.p, t_right,
                             t_right - t_event)
         z_right = consistent_algebraic(self.dae, x_right, post.z, post.p, t_right)
         return HybridState(t_right, x_right, z_right, post.p)
+
+    def _live_after(self, s: HybridState, gap: float) -> np.ndarray:
+        """The relations' live values ``gap`` after ``s``, reached by one explicit Euler
+        step (error ``gap^2 |x''| / 2``: some 1e-23 for the 4e-12 s of an event at the end
+        time)."""
+        t1 = s.t + gap
+        x1 = euler_gap(self._calls, self.dae, s.x, s.z, s.p, s.t, gap)
+        z1 = consistent_algebraic(self.dae, x1, s.z, s.p, t1)
+        return self.live(self.indicators(x1, z1, s.p, t1)[:, 0])
+
+    def _crossed(self, s: HybridState, gap: float) -> dict[int, bool]:
+        """The relations whose live values differ from their frozen ones ``gap`` after
+        ``s`` (:meth:`_live_after`)."""
+        live = self._live_after(s, gap)
+        return {int(k): bool(live[k]) for k in np.flatnonzero(live != self.frozen(s.p))}
 
     def end_event(self, s: HybridState, gap: float) -> HybridState | None:
         """The state event at the run's end time ``s.t``: where a relation's indicator
@@ -611,12 +649,7 @@ class EventLoop:
         4e-12 s). Returns the state after the event iteration, None without a crossing."""
         if not len(self.dae.relations):
             return None
-        d = self.frozen(s.p)
-        t1 = s.t + gap
-        x1 = euler_gap(self._calls, self.dae, s.x, s.z, s.p, s.t, gap)
-        z1 = consistent_algebraic(self.dae, x1, s.z, s.p, t1)
-        live = self.live(self.indicators(x1, z1, s.p, t1)[:, 0])
-        crossed = {int(k): bool(live[k]) for k in np.flatnonzero(live != d)}
+        crossed = self._crossed(s, gap)
         return self.iterate(s, "state", crossed) if crossed else None
 
     @staticmethod
@@ -974,7 +1007,7 @@ def initial_mode(cm: Any, loop: EventLoop, p: np.ndarray, t0: float,
 
 def warn_zeno(message: str) -> None:
     """Announce that a run stopped at a Zeno accumulation point."""
-    warnings.warn(message, SolverWarning, stacklevel=4)
+    warnings.warn(message, SolverWarning, stacklevel=user_stacklevel())
 
 
 def _hermite_crossings(T: np.ndarray, G: np.ndarray, R: np.ndarray, d: np.ndarray,

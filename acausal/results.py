@@ -11,7 +11,7 @@ from typing import Any, cast, overload
 import numpy as np
 
 from . import grid_outputs
-from .errors import AcausalError, ArgumentError, SolverWarning
+from .errors import AcausalError, ArgumentError, SolverWarning, user_stacklevel
 from .names import did_you_mean, name_list
 
 __all__ = ["LazyNames", "Result", "Sizes"]
@@ -470,7 +470,8 @@ class Result:
             f"points, first at t = {self.t[first]:g} s ({shown}): the model's equations give "
             "it no value there (the square root or logarithm of a negative number, a "
             "division by zero, an overflow) and the run's status does not cover it; check "
-            "the inputs of the component that computes it", SolverWarning, stacklevel=4)
+            "the inputs of the component that computes it", SolverWarning,
+            stacklevel=user_stacklevel())
 
     def _check_range(self, k: int, name: str, values: np.ndarray) -> None:
         """Warn, on the first read of ``name``, if it leaves the range its declaration
@@ -499,7 +500,8 @@ class Result:
             f"({shown}{u}) and reaches {worst:g}{u}: the model drives it where its "
             "declaration says it cannot be (a heat flow draining a heat capacity below 0 K, "
             "a source out of range), and the result cannot stand behind it; check the "
-            "sources and parameters that drive it", SolverWarning, stacklevel=4)
+            "sources and parameters that drive it", SolverWarning,
+            stacklevel=user_stacklevel())
 
     def final(self, name: str) -> float | np.ndarray:
         """Value at the last time point."""

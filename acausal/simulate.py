@@ -22,11 +22,11 @@ import casadi as cs
 import numpy as np
 
 from . import grid_outputs
-from .checks import check_simulate_arguments, check_solver_options
+from .checks import check_simulate_arguments, check_solver_options, check_start
 from .compiler import CompiledModel, UnitLookup, build
 from .component import Component
 from .dae import SemiExplicitDAE
-from .errors import AcausalError, SimulationError, SolverWarning
+from .errors import AcausalError, SimulationError, SolverWarning, user_stacklevel
 from .initialize import consistent_algebraic, initialize
 from .pointcall import euler_gap
 from .progress import reporter
@@ -232,7 +232,11 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
         atol=atol, params=params, start=start, max_step=max_step, solver=solver,
         raise_on_failure=raise_on_failure, solver_options=solver_options)
     start_worker()  # (the native calls' thread: it starts while the model is built)
-    cm = model if isinstance(model, CompiledModel) else build(model)
+    if isinstance(model, CompiledModel):
+        cm = model
+    else:  # the start values' names, vectors and units, now that they are known
+        cm = build(model)
+        start = check_start(cm, start)
     params, start = _discrete_starts(cm, params, start)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # no reference cycles are made here; avoid full scans of a large heap
@@ -299,6 +303,50 @@ _FIRST_CHECKS = 500
 _CHUNK_CHECKS = 20
 
 _Piece = tuple[SemiExplicitDAE, Any, Any, np.ndarray, np.ndarray]  # DAE, X, Z, times, p
+
+
+class _Checks:
+    """The check points of a dynamic state choice (:meth:`_Run._chunked`): their spacing
+    ``h`` and number per integrator call ``m``, and how a failed chunk is tried again."""
+
+    def __init__(self, h: float, h_min: float) -> None:
+        self.h, self.h_min, self.m = h, h_min, _CHUNK_CHECKS
+        self.reselected = False  # since the last chunk that went through
+        self.fallback = False  # the backend may change its method (IDAS: the error test)
+        self.t = 0.0  # the last check reached, and the quality of the choice there
+        self.quality = 1.0
+        self.failed: tuple[float, float] | None = None  # (start, time) of the last failure
+
+    def reached(self, t: float, quality: float) -> None:
+        self.t, self.quality = t, quality
+
+    def retry(self, chunk: np.ndarray, t_fail: float) -> bool:
+        """The next try of a chunk that failed with the best choice of states at its
+        start: up to the last check before the failure (a choice degrades before it turns
+        singular, and the checks see it there), closer checks, and only then the
+        backend's fallback (IDAS's error test on the states only would integrate through
+        a singular choice: a four-bar's loop opened by 2e-4 m). False: nothing left.
+
+        A failure again at the same time, one check after a check where the choice was
+        still good, is not the choice's (a mechanism's dead point, where every choice is
+        singular): the checks are not refined towards it (each refinement a failed call of
+        up to the step limit, 5 s before a four-bar's toggle position)."""
+        if self.fallback:  # (the last resort)
+            return False
+        again = (self.failed is not None and self.t > self.failed[0]
+                 and abs(t_fail - self.failed[1]) <= self.h and t_fail - self.t <= self.h
+                 and self.quality >= _NEAR_SWITCH)
+        self.failed = (float(chunk[0]), t_fail)
+        if not again:
+            if len(chunk) > 2:
+                before = int(np.count_nonzero(chunk[1:] < t_fail))
+                self.m = max(1, before if before < len(chunk) - 1 else self.m // 4)
+                return True
+            if self.h > self.h_min:
+                self.h = max(self.h_min, (chunk[1] - chunk[0]) / 4)
+                return True
+        self.fallback = True
+        return True
 
 
 class _Run:
@@ -435,7 +483,7 @@ class _Run:
             from .resolution import unresolved_states, warn_unresolved
 
             stats.unresolved = unresolved_states(pieces, self.atol, breaks)
-            warn_unresolved(stats.unresolved, len(t_all) - 1, stacklevel=4)
+            warn_unresolved(stats.unresolved, len(t_all) - 1, stacklevel=user_stacklevel() + 1)
         stats.wall_time = _time.perf_counter() - tic
         if loop is not None:
             stats.events = loop.events
@@ -582,38 +630,35 @@ class _Run:
         The result holds the output points only.
 
         A chunk that fails (the choice became singular between two checks) is retried
-        from its start with the best choice there, then with fewer check points, then
-        with check points closer together.
+        from its start with the best choice there, then (:meth:`_Checks.retry`) up to the
+        check before the failure, with check points closer together, and only then with
+        the backend's fallback method.
         """
         pieces: list[_Piece] = []
         span = float(grid[-1] - grid[0])
-        h = span / _FIRST_CHECKS  # (the spacing of the checks, then from the steps taken)
-        h_min = span * 1e-9
+        c = _Checks(h=span / _FIRST_CHECKS, h_min=span * 1e-9)
         t, k = float(grid[0]), 1  # the time of x0, z0; the next output point
-        m = _CHUNK_CHECKS
-        retried = False
         while k < len(grid):
-            chunk, out = _check_points(t, grid, k, h, m)
-            try:  # a failure is first answered by choosing the states again
-                seg = self.integ.integrate(dae, self.p, x0, z0, chunk, allow_fallback=retried)
+            chunk, out = _check_points(t, grid, k, c.h, c.m)
+            try:
+                seg = self.integ.integrate(dae, self.p, x0, z0, chunk,
+                                           allow_fallback=c.fallback)
             except IntegrationFailure as exc:
-                if not retried:
-                    retried = True
+                if not c.reselected:  # first answered by choosing the states again
+                    c.reselected = True
+                    states = sel.states
                     dae, x0, z0, sel = self._reselect(self._values(dae, x0, z0, t), t, dae,
                                                       x0, z0, sel)
-                    continue
-                if len(chunk) > 2:
-                    m = max(1, m // 4)
-                    continue
-                if h > h_min:
-                    h = max(h_min, (chunk[1] - chunk[0]) / 4)
+                    if sel.states != states:
+                        continue
+                if c.retry(chunk, exc.t_fail):
                     continue
                 if exc.partial is not None and len(exc.partial.t):
                     n = len(exc.partial.t)
                     pieces.append(self._piece(dae, _only(exc.partial, out[:n])))
                 self.t_fail = exc.t_fail
                 return "failed", self._failure(exc), pieces, dae, sel
-            retried = False
+            c.reselected = c.fallback = False
             X, Z, T = seg.x, seg.z, seg.t
             if len(T) >= 4 and seg.stats.steps:
                 # the spacing from the steps a chunk of several checks took (a chunk's
@@ -621,8 +666,8 @@ class _Run:
                 # only a change by more than twice is followed, or the spacing would
                 # shrink chunk after chunk)
                 est = _CHECK_STEPS * float(T[-1] - chunk[0]) / seg.stats.steps
-                if not h / 2 <= est <= 2 * h:
-                    h = max(h_min, est)
+                if not c.h / 2 <= est <= 2 * c.h:
+                    c.h = max(c.h_min, est)
             vals = _outputs(dae, X, Z, T, self.p, only_variables=True)
             keep, degraded, quality = len(T), False, 1.0
             for q in range(len(T)):
@@ -632,8 +677,9 @@ class _Run:
                     break
             seg.x, seg.z, seg.t = X[:, :keep], Z[:, :keep], T[:keep]
             # approaching a switch: one check interval at a time
-            m = 1 if (not degraded and quality < _NEAR_SWITCH) else _CHUNK_CHECKS
+            c.m = 1 if (not degraded and quality < _NEAR_SWITCH) else _CHUNK_CHECKS
             x0, z0, t = _last(seg.x), _last(seg.z), float(seg.t[-1])
+            c.reached(t, 1.0 if degraded else quality)
             pieces.append(self._piece(dae, _only(seg, out[:keep])))
             if degraded:
                 dae, x0, z0, sel = self._reselect(vals[keep - 1], t, dae, x0, z0, sel)
@@ -743,7 +789,7 @@ class _Run:
                     f"{len(found)} crossings, at the step limit); its later crossings are "
                     "watched at the output points only and may be missed: ask for more "
                     "output points, or make it a function of a state", SolverWarning,
-                    stacklevel=5)
+                    stacklevel=user_stacklevel())
         return out
 
 

@@ -58,7 +58,7 @@ import casadi as cs
 import numpy as np
 
 from ..dae import SemiExplicitDAE
-from ..errors import SolverWarning
+from ..errors import SolverWarning, user_stacklevel
 from ..pointcall import PointCall, point_call
 from ..records import record
 from ..regularity import singular_for_values
@@ -300,7 +300,6 @@ class IDASIntegrator(Integrator):
         self._live: dict[int, np.ndarray] = {}
         self._calls: dict[int, tuple[cs.Function, PointCall]] = {}  # one-point evaluators
         self._rates: dict[int, cs.Function] = {}  # (x, z, p, t, x') -> (dalg/dz, rest)
-        self._warned: set[str] = set()
         self.start_run()
 
     def start_run(self) -> None:
@@ -317,6 +316,9 @@ class IDASIntegrator(Integrator):
         self._ic_ok: set[float] = set()
         self._ic_failed: set[float] = set()
         self._tolerant = False  # NaN/Inf at trial points must be retried, not fatal
+        # the fallbacks announced (each run that changes the method says so: the second
+        # run of a compiled model ran with the error test on the states only silently)
+        self._warned: set[str] = set()
 
     # ----- building -----
     def _function(self, dae: SemiExplicitDAE, p: np.ndarray, rel: np.ndarray, mode: str,
@@ -408,8 +410,9 @@ class IDASIntegrator(Integrator):
             xdot = span * xdot
         rel = np.array([0.0, 1.0]) if normalized else grid - grid[0]
         ladder = self._ladder(dae)
-        if not allow_fallback:
-            ladder = ladder[:1]
+        if not allow_fallback:  # no change of method: the error test keeps the algebraic
+            # variables (how the start's derivatives are found is not the method)
+            ladder = tuple(m for m in ladder if m != "states_error_only") or ladder[:1]
         full = self.options.max_num_steps
         failed: list[_Attempt] = []
         out_of_steps: list[str] = []  # modes that only ran out of their probe budget
@@ -512,7 +515,7 @@ class IDASIntegrator(Integrator):
             f"states only. The algebraic variables (of {shown}) are then exact to the "
             "Newton tolerance at the integrator's steps and interpolated between them. "
             "Pass mode='states_error_only' to simulate() to choose this mode from the start.",
-            SolverWarning, stacklevel=5)
+            SolverWarning, stacklevel=user_stacklevel())
 
     def _origins(self, names: list[str]) -> list[str]:
         idx = self.cm.system.name_index

@@ -27,7 +27,7 @@ import casadi as cs
 import numpy as np
 
 from ..dae import SemiExplicitDAE
-from ..errors import AcausalError, SolverWarning
+from ..errors import AcausalError, SolverWarning, user_stacklevel
 from ..pointcall import PointCall
 from . import _tableaux as tb_
 from .base import (
@@ -145,6 +145,11 @@ class RungeKuttaIntegrator(Integrator):
                                "(compile large right-hand sides in the background), True "
                                "(compile and wait for it) or False (virtual machine only)")
         self._fallback: Integrator | None = None
+        self._warned = False
+
+    def start_run(self) -> None:
+        """Each run that switches to the implicit method says so (the backend stays with
+        the compiled model: its second run switched without a word)."""
         self._warned = False
 
     # ----- building -----
@@ -326,7 +331,7 @@ class RungeKuttaIntegrator(Integrator):
             warnings.warn(
                 f"{self.name}: {st}; the integration continues with CVODES BDF (implicit). "
                 "Pass solver='cvodes-bdf' (or 'idas') to simulate() to start with it.",
-                SolverWarning, stacklevel=5)
+                SolverWarning, stacklevel=user_stacklevel())
         rest = np.concatenate([[st.t], grid[reached + 1:]])
         if len(rest) < 2 or rest[1] <= rest[0]:
             rest = rest[1:]

@@ -145,6 +145,72 @@ def test_two_whens_setting_one_variable_alike_are_fine():
     assert res.final("n") == 1.0
 
 
+class TimeAndState(ac.Model):
+    """x = r (1 - t) reaches r (0.5 - o) at t = 0.5 + o, the instant of the time condition
+    when o is within the gap the run steps across there (1e-12 s either side): one clause
+    of each kind at the same instant. (At r = 1e3 and o = 5e-13, x is 5e-10 off its
+    threshold at the instant, beyond the iteration's band of 1e-10.)"""
+
+    x = ac.Variable(start=1.0, fixed=True)
+    n = ac.Variable(start=0.0, discrete=True)
+    m = ac.Variable(start=0.0, discrete=True)
+    second = ac.Parameter(2.0)
+    r = ac.Parameter(1.0)
+    o = ac.Parameter(0.0)
+
+    def equations(self):
+        return [ac.der(self.x) == -self.r,
+                ac.when(self.x < self.r * (0.5 - self.o), ac.assign(self.n, 1.0),
+                        ac.assign(self.m, ac.pre(self.m) + 1)),
+                ac.when(self.time > 0.5, ac.assign(self.n, self.second),
+                        ac.assign(self.m, ac.pre(self.m) + 1))]
+
+
+SAME_INSTANT = pytest.mark.parametrize("r, o", [(1.0, 0.0), (1e3, 5e-13)])
+
+
+def _time_and_state(r, o, **params):
+    m = TimeAndState()
+    m.x.start = r
+    return ac.simulate(m, 1.0, n_points=11, params={"r": r, "o": o, **params})
+
+
+@SAME_INSTANT
+def test_a_time_and_a_state_when_setting_one_variable_differently_at_one_instant(r, o):
+    """docs/hybrid.md: two clauses that fire at the same instant and set a variable to
+    different values stop the run naming both. A time and a state condition at t = 0.5
+    ran as two events 1e-12 s apart, and the later one won (n = 1)."""
+    with pytest.raises(ac.SimulationError, match=r"at t = 0\.5 s, when .* and when .* both "
+                                                 r"fire and set n, to (1 and 2|2 and 1)"
+                       ) as info:
+        _time_and_state(r, o)
+    msg = str(info.value)
+    assert "when x < (r*(0.5-o)) [TimeAndState]" in msg
+    assert "when (0.5<time) [TimeAndState]" in msg
+    assert info.value.t_fail == pytest.approx(0.5, abs=1e-12)
+
+
+@SAME_INSTANT
+def test_a_time_and_a_state_when_at_one_instant_are_one_event(r, o):
+    """Set alike, they run as one synchronous event: m counts each clause once (both read
+    pre(m) = 0), and the result has the instant twice, not four times."""
+    res = _time_and_state(r, o, second=1.0)
+    assert res.final("n") == 1.0 and res.final("m") == 1.0
+    at = [e for e in res.events if abs(e.t - 0.5) < 1e-9]
+    assert len(at) == 1 and at[0].t == 0.5
+    assert any("x < (r*(0.5-o))" in c for c in at[0].changes)
+    assert any("time" in c for c in at[0].changes)
+    assert np.count_nonzero(np.abs(res.t - 0.5) < 1e-9) == 2
+
+
+def test_a_state_event_beyond_the_gap_of_a_time_event_is_an_event_of_its_own():
+    """2e-12 s after the time event (twice its gap): two events, the time event first."""
+    res = _time_and_state(1.0, 2e-12)
+    assert res.final("n") == 1.0 and res.final("m") == 2.0
+    at = [e.t for e in res.events if abs(e.t - 0.5) < 1e-9]
+    assert len(at) == 2 and at[0] == 0.5 and at[1] == pytest.approx(0.5 + 2e-12, abs=2e-13)
+
+
 def test_one_when_setting_a_variable_twice_is_refused_at_build():
     def actions(self):
         return [ac.when(self.h < 0, ac.reinit(self.v, 1.0), ac.reinit(self.v, 2.0))]

@@ -278,3 +278,52 @@ def test_a_relation_is_not_a_parameter():
     with pytest.raises(ac.ArgumentError, match=rf"'{re.escape(rel[0])}' is the value of a "
                                                "relation of the model"):
         ac.simulate(cm, 0.1, params={rel[0]: 5.0})
+
+
+# ----- start values in the one-call form (simulate(model, ...)) ---------------------------
+
+class SpinningBody(ac.Model):
+    """A free body without gravity; principal axes along its frame's (no products of
+    inertia)."""
+
+    def __init__(self):
+        super().__init__()
+        from components import multibody as mb
+
+        self.world = mb.World(g=[0, 0, 0])
+        self.body = mb.Body(m=1.0, I_11=0.1, I_22=0.2, I_33=0.3)
+
+
+@pytest.mark.parametrize("form", ["model", "built"])
+def test_a_vector_start_value_in_both_forms_of_simulate(form):
+    """docs/tutorial.md: a vector unknown takes its name and one number per element. The
+    one-call form refused it ('must be a number') before the model was built."""
+    m = SpinningBody()
+    res = ac.simulate(m if form == "model" else ac.build(m), 0.5, n_points=6,
+                      start={"body.w_a": [0.0, 0.0, 3.0]})
+    # torque-free spin about a principal axis is steady (Euler's equations: the other
+    # rates stay 0): the start rates to round-off, at every point
+    np.testing.assert_allclose(res["body.w_a"], np.tile([0.0, 0.0, 3.0], (6, 1)), atol=1e-12)
+
+
+def test_start_values_of_a_model_are_checked_against_the_built_model():
+    """A name or a unit that does not fit is named alike in both forms (the one-call form
+    converted '3 mA' for a voltage to 0.003, and an unknown name was an
+    InitializationError from the start solve)."""
+    from components import electrical as el
+
+    class RC(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.src, self.r = el.ConstantVoltage(V=1.0), el.Resistor(R=1.0)
+            self.c, self.g = el.Capacitor(C=1.0, v=0.0), el.Ground()
+            self.connect(self.src.p, self.r.p)
+            self.connect(self.r.n, self.c.p)
+            self.connect(self.c.n, self.src.n, self.g.p)
+
+    for m in (RC(), ac.build(RC())):
+        assert ac.simulate(m, 0.1, start={"c.v": "3 mV"})["c.v"][0] == pytest.approx(3e-3)
+        with pytest.raises(ac.StartValueError, match=r"'c\.vv' \(did you mean c\.v\?\)"):
+            ac.simulate(m, 0.1, start={"c.vv": 1.0})
+        with pytest.raises(ac.StartValueError, match=r"start\['c\.v'\]: .*mA"):
+            ac.simulate(m, 0.1, start={"c.v": "3 mA"})
