@@ -39,7 +39,7 @@ import numpy as np
 
 from . import symbols
 from .domains import Domain
-from .errors import ConnectionError_, ModelDefinitionError, ModelWarning
+from .errors import ConnectionError_, ModelDefinitionError, ModelWarning, user_stacklevel
 from .gcpause import collector_paused
 from .records import record
 
@@ -1095,7 +1095,8 @@ class Component:
             warnings.warn(
                 f"{self._describe()}: {name!r} is not a parameter or variable of "
                 f"{type(self).__name__}, so the value is kept as a plain attribute that the "
-                f"model does not use; did you mean {close[0]!r}?", ModelWarning, stacklevel=3)
+                f"model does not use; did you mean {close[0]!r}?",
+                ModelWarning, stacklevel=user_stacklevel())
 
     def _adopt(self, name: str, value: Any) -> int:
         """Make ``value`` (a component, or a list or tuple of components) a child of this
@@ -1303,7 +1304,7 @@ class Component:
                               for k in twice)
             warnings.warn(
                 f"{self._describe()}: {shown} are connected twice; the second connect() changes "
-                "nothing (was another port meant?)", ModelWarning, stacklevel=3)
+                "nothing (was another port meant?)", ModelWarning, stacklevel=user_stacklevel())
         pairs |= keys
 
     # ----- parameters and variables of this instance -----

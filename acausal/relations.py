@@ -302,7 +302,7 @@ def _warn_steps(steps: list[tuple[str, list[str]]]) -> None:
         return
     import warnings
 
-    from .errors import ModelWarning
+    from .errors import ModelWarning, user_stacklevel
 
     seen = list(dict.fromkeys(f"{text} [{', '.join(c)}]" for text, c in steps))
     warnings.warn(
@@ -313,7 +313,8 @@ def _warn_steps(steps: list[tuple[str, list[str]]]) -> None:
         "events), so the result near each jump is only as accurate as the tolerance "
         "(1e-3 at rtol 1e-6 in a typical case). Write the switching with a relation the "
         "library watches: a discrete counter, when(x > n + 1, assign(n, pre(n) + 1)), or "
-        "compare the variable directly (if_else(x > 1, ...))", ModelWarning, stacklevel=2)
+        "compare the variable directly (if_else(x > 1, ...))",
+        ModelWarning, stacklevel=user_stacklevel())
 
 
 def _owned(rels: list[Relation], equations: list[Any], whens: list[Any]) -> list[Relation]:

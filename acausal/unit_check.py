@@ -40,7 +40,7 @@ import numpy as np
 
 from .component import Component, Parameter, Variable
 from .domains import GRAPH_DOMAINS
-from .errors import ModelWarning, UnitError
+from .errors import ModelWarning, UnitError, user_stacklevel
 from .records import record
 from .state import need
 from .templates import _FRAMEWORK_KEYS
@@ -380,7 +380,7 @@ def _plausibility(c: Component, info: _ClassInfo, out: UnitCheck) -> None:
         if unit == "K":
             msg += f"; a temperature in degrees Celsius is written '{bad[0]:g} degC'"
         out.warnings.append(msg)
-        warnings.warn(msg, ModelWarning, stacklevel=2)
+        warnings.warn(msg, ModelWarning, stacklevel=user_stacklevel())
 
 
 def _check_component(c: Component, flat: FlatSystem, info: _ClassInfo, n: int,

@@ -53,6 +53,7 @@ from ..errors import (
     RedundantConstraintWarning,
     SolverWarning,
     TopologyError,
+    user_stacklevel,
 )
 from ..graph import _not_in_model
 from ..redundancy import check_dropped_rows, satisfy_rows
@@ -1067,7 +1068,7 @@ class Mechanism(DomainPass):
                 f"{len(self.removed)} redundant constraint equation(s) removed (linearly "
                 "dependent on the others, e.g. a planar loop modelled in 3D): "
                 + "; ".join(self.removed),
-                RedundantConstraintWarning, stacklevel=7)  # points at the ac.build call
+                RedundantConstraintWarning, stacklevel=user_stacklevel())
         return out_c, out_l
 
     def _assembled(self, fun: Any, x0: np.ndarray, q: list[cs.SX]) -> np.ndarray:
@@ -1155,7 +1156,7 @@ class Mechanism(DomainPass):
                 + " by itself violates " + ("it" if one else "them") + " (a run checks "
                 "the removed rows on its output points and warns where the loop opens). "
                 "Start the joint coordinates out of the singular configuration",
-                ModelWarning, stacklevel=8)
+                ModelWarning, stacklevel=user_stacklevel())
 
     def check_closure(self, res: Any, stacklevel: int = 2) -> list[str]:
         """Warn (:class:`~acausal.errors.SolverWarning`) where a loop opened during a run:

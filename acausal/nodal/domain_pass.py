@@ -37,6 +37,7 @@ from ..errors import (
     ModelWarning,
     RedundantConstraintWarning,
     TopologyError,
+    user_stacklevel,
 )
 from ..redundancy import check_dropped_rows
 from ..symbols import SymbolTable
@@ -212,7 +213,8 @@ class NodalPass(DomainPass):
             warnings.warn(
                 f"{len(self.removed)} redundant constraint equation(s) of the pin-jointed "
                 f"structure removed from the DAE (linearly dependent on the others at the "
-                f"start configuration): {shown}", RedundantConstraintWarning, stacklevel=2)
+                f"start configuration): {shown}",
+                RedundantConstraintWarning, stacklevel=user_stacklevel())
         return keep
 
     @staticmethod
@@ -264,7 +266,7 @@ class NodalPass(DomainPass):
                 + " unnoticed. Move the start out of the singular configuration, or "
                 "simulate with solver='nullspace', which keeps every constraint (the build "
                 "says this before any solver is chosen: a run with that solver is right)",
-                ModelWarning, stacklevel=3)
+                ModelWarning, stacklevel=user_stacklevel())
 
     def _make_report(self, asm: NodalAssembly, comps: list[Component]) -> NodalReport:
         elements: dict[str, int] = {}

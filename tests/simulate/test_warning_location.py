@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 
+import casadi as cs
 import numpy as np
 import pytest
 from _models import RCLadder
@@ -82,3 +83,20 @@ def test_the_unresolved_warning_points_at_the_call():
 
     caught = _caught(lambda: ac.simulate(Fast(), 1.0, n_points=5))
     _here(caught, ac.UnresolvedWarning)
+
+
+def test_build_warnings_point_at_the_call_in_both_forms():
+    """The build's warnings (here the redundant closure rows of a planar four-bar and a
+    floor of a variable) had counted stacklevels: from simulate(model, ...) they pointed
+    at acausal/simulate.py."""
+    from mb_models import FourBar
+
+    class Floored(ac.Model):
+        x = ac.Variable(start=0.0, fixed=True)
+
+        def equations(self):
+            return [ac.der(self.x) == 1 + cs.floor(4 * self.x)]
+
+    for run in (lambda: ac.simulate(FourBar(), 0.01), lambda: ac.build(FourBar())):
+        _here(_caught(run), ac.RedundantConstraintWarning)
+    _here(_caught(lambda: ac.simulate(Floored(), 0.1)), ac.ModelWarning)
