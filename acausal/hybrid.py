@@ -84,8 +84,11 @@ class Event:
     iterations: int = 0
 
     def __str__(self) -> str:
-        comps = f" [{', '.join(self.components)}]" if self.components else ""
         what = "; ".join(self.changes) or "no relation changed"
+        # (a when clause's change already ends with its component, "... [ctrl]")
+        rest = [c for c in self.components if not any(ch.endswith(f"[{c}]")
+                                                      for ch in self.changes)]
+        comps = f" [{', '.join(rest)}]" if rest else ""
         return f"t = {self.t:.9g} s, {self.kind} event: {what}{comps}"
 
 
