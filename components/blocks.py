@@ -1221,10 +1221,13 @@ class Hysteresis(_FirstValues, SISO):
 
 class OnOffController(_FirstValues, SO):
     """On-off controller (MSL ``Logical.OnOffController``): ``y`` becomes 1 when ``u``
-    falls below ``reference - bandwidth/2`` and 0 when it rises above
-    ``reference + bandwidth/2``, and holds in between: a thermostat.
+    falls below ``reference - bandwidth/2`` and 0 when it reaches
+    ``reference + bandwidth/2``, and holds in between: a thermostat. As MSL's
+    ``y = pre(y) and u < reference + bandwidth/2 or u < reference - bandwidth/2``, the
+    upper edge itself switches off, the lower edge does not switch on.
 
-    At the start ``y`` is 1 below the band, 0 above it, and ``pre_y_start`` inside it.
+    At the start ``y`` is 1 below the band, 0 on or above its upper edge, and
+    ``pre_y_start`` inside it.
 
     Parameters
     ----------
@@ -1246,8 +1249,9 @@ class OnOffController(_FirstValues, SO):
 
     def equations(self):
         half = self.bandwidth / 2
+        # (>=: MSL's y stays on only while u < reference + bandwidth/2)
         return _relay(self, on=self.u < self.reference - half,
-                      off=self.u > self.reference + half)
+                      off=self.u >= self.reference + half)
 
 
 def _relay(block: Any, on: Any, off: Any) -> list[Any]:

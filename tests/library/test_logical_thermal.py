@@ -181,3 +181,28 @@ def test_body_radiation_cools_a_body_as_the_closed_form():
     np.testing.assert_allclose(res["body.T"], exact, rtol=0, atol=2e-7)
     # the heat flow leaving the body is its emission (less the enclosure's, 1e-13 of it)
     np.testing.assert_allclose(res["link.Q_flow"], Gr * th.SIGMA * exact**4, rtol=1e-8)
+
+
+class OnOff(ac.Model):
+    def __init__(self, u, pre_y_start=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.src = u
+        self.ref = bl.Constant(k=1.0)
+        self.ctrl = bl.OnOffController(bandwidth=1.0, pre_y_start=pre_y_start)
+        self.connect(self.src.y, self.ctrl.u)
+        self.connect(self.ref.y, self.ctrl.reference)
+
+
+def test_on_off_controller_switches_off_where_u_reaches_the_upper_edge():
+    # MSL: y = pre(y) and u < reference + bandwidth/2 or u < reference - bandwidth/2, so
+    # an output that is on goes off where u reaches reference + bandwidth/2 = 1.5 (the
+    # upper edge belongs to "off"); the lower edge 0.5 itself does not switch it on
+    at_edge = ac.simulate(OnOff(bl.Constant(k=1.5), pre_y_start=1.0), 1.0, n_points=11)
+    assert np.all(at_edge["ctrl.y"] == 0.0)
+    low_edge = ac.simulate(OnOff(bl.Constant(k=0.5)), 1.0, n_points=11)
+    assert np.all(low_edge["ctrl.y"] == 0.0)
+    # a ramp from 0 that stops on the upper edge at t = 1 s: on from the start (below
+    # 0.5), off at t = 1 s exactly (the ramp's end, a time event), off after
+    res = ac.simulate(OnOff(bl.Ramp(height=1.5, duration=1.0)), 2.0, n_points=21)
+    np.testing.assert_array_equal(res["ctrl.y"], np.where(res.t < 1.0, 1.0, 0.0))
+    assert _switches(res, "ctrl") == pytest.approx([1.0], abs=1e-12)
