@@ -206,3 +206,15 @@ def test_on_off_controller_switches_off_where_u_reaches_the_upper_edge():
     res = ac.simulate(OnOff(bl.Ramp(height=1.5, duration=1.0)), 2.0, n_points=21)
     np.testing.assert_array_equal(res["ctrl.y"], np.where(res.t < 1.0, 1.0, 0.0))
     assert _switches(res, "ctrl") == pytest.approx([1.0], abs=1e-12)
+
+
+@pytest.mark.parametrize("block", [bl.Hysteresis, bl.OnOffController])
+def test_relays_refuse_a_first_output_that_is_neither_false_nor_true(block):
+    # pre_y_start is MSL's Boolean: 0.5 would hold a logical output that is neither
+    with pytest.raises(ac.ModelDefinitionError, match=r"pre_y_start must be 0 or 1 "
+                                                      r"\(false or true\), got 0.5"):
+        block(pre_y_start=0.5)
+    relay = block(pre_y_start=True)   # (a Python bool is 1)
+    assert relay.pre_y_start == 1
+    with pytest.raises(ac.ModelDefinitionError, match=r"got 2"):
+        relay.pre_y_start = 2
