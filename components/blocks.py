@@ -1069,8 +1069,9 @@ class SlewRateLimiter(SISO):
     Falling : smallest rate [unit of u/s], < 0 (default ``-Rising``)
     Td : time constant of the approach [s], > 0; small against the time scale of ``u``
     y_start : initial output
-    initType : Init.InitialState (y = y_start, default), SteadyState (y = u),
-        InitialOutput (same as InitialState), NoInit (structural)
+    initType : Init.InitialState (y = y_start, default, as for every block here; MSL's
+        default is SteadyState), SteadyState (y = u), InitialOutput (same as
+        InitialState), NoInit (structural)
     """
 
     Rising = Parameter(1.0, doc="largest rate of change of y [unit of u/s]",

@@ -703,6 +703,9 @@ class IdealOpAmp3Pin(ac.Component):
     norator from ground to the output (whatever voltage and current the circuit needs).
     It works only in a circuit that feeds the output back to the inputs (an inverting or
     non-inverting amplifier, an integrator); without feedback the circuit is singular.
+    The nullator cannot tell negative feedback from positive: fed back to ``in_p`` (a
+    Schmitt trigger's wiring), it gives the circuit's unstable equilibrium, not the
+    saturated output of a real amplifier (as MSL's).
 
     Ports
     -----
