@@ -70,7 +70,10 @@ class Element1D(ac.Component):
 
     def law(self) -> list[Any]:
         """The equations relating ``Q_flow`` and the port temperatures."""
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"{type(self).__name__} is partial (it has no law relating Q_flow and dT): use "
+            "ThermalConductor, ThermalResistor, Convection or BodyRadiation, or a subclass "
+            "of Element1D whose law() returns that equation")
 
 
 class ThermalConductor(Element1D):

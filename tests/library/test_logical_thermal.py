@@ -267,3 +267,11 @@ def test_relay_in_a_speed_loop_switches_at_the_closed_form_instants():
     # at the 53rd, and 2.7e-9 s at rtol 1e-12: it converges)
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-7)
     assert np.all(res["motor.tau"][res.t < first - 1e-6] == 2.0)
+
+
+def test_the_partial_thermal_element_says_it_is_partial():
+    # (the message was "equations() of Element1D failed with NotImplementedError: ")
+    with pytest.raises(ac.ModelDefinitionError, match=r"Element1D 'link': .*Element1D is "
+                       r"partial \(it has no law relating Q_flow and dT\): use "
+                       r"ThermalConductor"):
+        ac.simulate(Cooling(th.Element1D(), 300.0, TA), 1.0)
