@@ -1069,8 +1069,9 @@ class SlewRateLimiter(SISO):
     Falling : smallest rate [unit of u/s], < 0 (default ``-Rising``)
     Td : time constant of the approach [s], > 0; small against the time scale of ``u``
     y_start : initial output
-    initType : Init.InitialState (y = y_start, default), SteadyState (y = u),
-        InitialOutput (same as InitialState), NoInit (structural)
+    initType : Init.InitialState (y = y_start, default, as for every block here; MSL's
+        default is SteadyState), SteadyState (y = u), InitialOutput (same as
+        InitialState), NoInit (structural)
     """
 
     Rising = Parameter(1.0, doc="largest rate of change of y [unit of u/s]",
@@ -1186,7 +1187,29 @@ class Switch(SO):
         return [self.y == cs.if_else(self.u2 > 0.5, self.u1, self.u3)]
 
 
-class Hysteresis(_FirstValues, SISO):
+class _Relay(_FirstValues):
+    """A relay: its output ``y_held`` (discrete, 0 or 1) starts at ``pre_y_start``."""
+
+    pre_y_start = Parameter(0.0, structural=True, doc="y at the start inside the band")
+    y_held = Variable(start=0.0, discrete=True, doc="the output")
+    _FIRST_VALUES = {"pre_y_start": ("y_held",)}
+
+    def _set_first_values(self, name: str) -> None:
+        super()._set_first_values(name)
+        if self.__dict__["_vars"]["y_held"].start not in (0.0, 1.0):
+            # (another value would hold a logical output that is neither true nor false)
+            raise ModelDefinitionError(f"{self._describe()}: pre_y_start must be 0 or 1 "
+                                       f"(false or true), got {self.pre_y_start!r}")
+
+    def relay(self, on: Any, off: Any) -> list[Any]:
+        """The output becomes 1 when ``on`` becomes true and 0 when ``off`` does; both are
+        read at the start too (inside the band it holds ``pre_y_start``)."""
+        return [self.y == self.y_held,
+                ac.when(on, ac.assign(self.y_held, 1.0), initial=True),
+                ac.when(off, ac.assign(self.y_held, 0.0), initial=True)]
+
+
+class Hysteresis(_Relay, SISO):
     """Relay with hysteresis (MSL ``Logical.Hysteresis``): ``y`` becomes 1 when ``u``
     rises above ``uHigh`` and 0 when it falls below ``uLow``, and holds in between.
 
@@ -1206,9 +1229,6 @@ class Hysteresis(_FirstValues, SISO):
 
     uLow = Parameter(0.0, doc="y becomes 0 when u falls below uLow")
     uHigh = Parameter(1.0, doc="y becomes 1 when u rises above uHigh")
-    pre_y_start = Parameter(0.0, structural=True, doc="y at the start inside the band")
-    y_held = Variable(start=0.0, discrete=True, doc="the output")
-    _FIRST_VALUES = {"pre_y_start": ("y_held",)}
 
     def check_parameters(self, p):
         if p.uLow >= p.uHigh:
@@ -1216,15 +1236,18 @@ class Hysteresis(_FirstValues, SISO):
         return None
 
     def equations(self):
-        return _relay(self, on=self.u > self.uHigh, off=self.u < self.uLow)
+        return self.relay(on=self.u > self.uHigh, off=self.u < self.uLow)
 
 
-class OnOffController(_FirstValues, SO):
+class OnOffController(_Relay, SO):
     """On-off controller (MSL ``Logical.OnOffController``): ``y`` becomes 1 when ``u``
-    falls below ``reference - bandwidth/2`` and 0 when it rises above
-    ``reference + bandwidth/2``, and holds in between: a thermostat.
+    falls below ``reference - bandwidth/2`` and 0 when it reaches
+    ``reference + bandwidth/2``, and holds in between: a thermostat. As MSL's
+    ``y = pre(y) and u < reference + bandwidth/2 or u < reference - bandwidth/2``, the
+    upper edge itself switches off, the lower edge does not switch on.
 
-    At the start ``y`` is 1 below the band, 0 above it, and ``pre_y_start`` inside it.
+    At the start ``y`` is 1 below the band, 0 on or above its upper edge, and
+    ``pre_y_start`` inside it.
 
     Parameters
     ----------
@@ -1240,22 +1263,12 @@ class OnOffController(_FirstValues, SO):
     u = RealInput("measured signal")
     bandwidth = Parameter(0.1, doc="width of the band around the reference",
                           min=0.0, min_inclusive=False)
-    pre_y_start = Parameter(0.0, structural=True, doc="y at the start inside the band")
-    y_held = Variable(start=0.0, discrete=True, doc="the output")
-    _FIRST_VALUES = {"pre_y_start": ("y_held",)}
 
     def equations(self):
         half = self.bandwidth / 2
-        return _relay(self, on=self.u < self.reference - half,
-                      off=self.u > self.reference + half)
-
-
-def _relay(block: Any, on: Any, off: Any) -> list[Any]:
-    """A relay's equations: its output ``y_held`` becomes 1 when ``on`` becomes true and 0
-    when ``off`` does; both are read at the start too (the band holds ``pre_y_start``)."""
-    return [block.y == block.y_held,
-            ac.when(on, ac.assign(block.y_held, 1.0), initial=True),
-            ac.when(off, ac.assign(block.y_held, 0.0), initial=True)]
+        # (>=: MSL's y stays on only while u < reference + bandwidth/2)
+        return self.relay(on=self.u < self.reference - half,
+                          off=self.u >= self.reference + half)
 
 
 # --------------------------------------------------------------------------------------

@@ -575,12 +575,14 @@ class Transformer(TwoPort):
     ----------
     L1, L2 : primary and secondary inductance [H], > 0
     M : mutual inductance [H], ``M^2 < L1 L2`` (a perfectly coupled pair has no
-        magnetising current of its own: use :class:`IdealTransformer`)
+        magnetising current of its own: use :class:`IdealTransformer`); default 0.5, a
+        coupling factor of 0.5 with the default inductances (MSL has start values only,
+        1 for all three: a perfect coupling, whose currents its equations leave open)
     """
 
     L1 = Parameter(1.0, unit="H", doc="primary inductance", min=0.0, min_inclusive=False)
     L2 = Parameter(1.0, unit="H", doc="secondary inductance", min=0.0, min_inclusive=False)
-    M = Parameter(1.0, unit="H", doc="mutual inductance")
+    M = Parameter(0.5, unit="H", doc="mutual inductance")
     edges = [Edge("p1", "n1", TreePriority.THROUGH_STORE),
              Edge("p2", "n2", TreePriority.THROUGH_STORE)]
 
@@ -701,6 +703,9 @@ class IdealOpAmp3Pin(ac.Component):
     norator from ground to the output (whatever voltage and current the circuit needs).
     It works only in a circuit that feeds the output back to the inputs (an inverting or
     non-inverting amplifier, an integrator); without feedback the circuit is singular.
+    The nullator cannot tell negative feedback from positive: fed back to ``in_p`` (a
+    Schmitt trigger's wiring), it gives the circuit's unstable equilibrium, not the
+    saturated output of a real amplifier (as MSL's).
 
     Ports
     -----

@@ -289,7 +289,7 @@ class TorqueSensor(ac.Component):
 
 class RelativeAngleSensor(ac.Component):
     """Ideal sensor of the relative angle ``phi_rel = flange_b.phi - flange_a.phi`` [rad]
-    (no torque)."""
+    (no torque; MSL ``Sensors.RelAngleSensor``)."""
 
     flange_a = Flange("left flange")
     flange_b = Flange("right flange")
@@ -302,7 +302,7 @@ class RelativeAngleSensor(ac.Component):
 
 class RelativeSpeedSensor(ac.Component):
     """Ideal sensor of the relative angular velocity ``w_rel = d(flange_b.phi -
-    flange_a.phi)/dt`` [rad/s] (no torque)."""
+    flange_a.phi)/dt`` [rad/s] (no torque; MSL ``Sensors.RelSpeedSensor``)."""
 
     flange_a = Flange("left flange")
     flange_b = Flange("right flange")

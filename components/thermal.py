@@ -70,7 +70,10 @@ class Element1D(ac.Component):
 
     def law(self) -> list[Any]:
         """The equations relating ``Q_flow`` and the port temperatures."""
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"{type(self).__name__} is partial (it has no law relating Q_flow and dT): use "
+            "ThermalConductor, ThermalResistor, Convection or BodyRadiation, or a subclass "
+            "of Element1D whose law() returns that equation")
 
 
 class ThermalConductor(Element1D):
@@ -108,7 +111,9 @@ class Convection(Element1D):
     Parameters
     ----------
     Gc : convective thermal conductance [W/K], the heat transfer coefficient times the
-        area, ``h A``; constant or ``f(t)`` (MSL takes it as a signal input)
+        area, ``h A``; constant or ``f(t)`` (MSL takes it as a signal input); a
+        function's values are not checked: keep them >= 0 (a negative Gc pumps heat
+        from the colder port to the warmer)
     """
 
     Gc = Parameter(1.0, unit="W/K", doc="convective thermal conductance h A", signal=True,

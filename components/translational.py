@@ -256,7 +256,7 @@ class ForceSensor(ac.Component):
 
 class RelativePositionSensor(ac.Component):
     """Ideal sensor of the relative position ``s_rel = flange_b.s - flange_a.s`` [m]
-    (no force)."""
+    (no force; MSL ``Sensors.RelPositionSensor``)."""
 
     flange_a = Flange("left flange")
     flange_b = Flange("right flange")
@@ -269,7 +269,7 @@ class RelativePositionSensor(ac.Component):
 
 class RelativeSpeedSensor(ac.Component):
     """Ideal sensor of the relative velocity ``v_rel = d(flange_b.s - flange_a.s)/dt``
-    [m/s] (no force)."""
+    [m/s] (no force; MSL ``Sensors.RelSpeedSensor``)."""
 
     flange_a = Flange("left flange")
     flange_b = Flange("right flange")

@@ -5,7 +5,7 @@ The physics
 A room of heat capacity ``C`` (air, walls, furniture) loses heat through its envelope,
 a thermal conductance ``G``, to the outside at ``T_out``. A heater of power ``P`` is
 switched by an on-off controller (:class:`~components.blocks.OnOffController`): on when
-the room falls below ``T_set - band/2``, off when it rises above ``T_set + band/2``::
+the room falls below ``T_set - band/2``, off when it reaches ``T_set + band/2``::
 
     C dT/dt = P u - G (T - T_out),      u in {0, 1},      T(0) = T_out
 

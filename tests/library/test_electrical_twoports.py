@@ -65,15 +65,47 @@ def test_ideal_op_amp_integrator_ramps_at_minus_V_over_RC():
     np.testing.assert_allclose(res["amp.v_out"], -200.0 * res.t, rtol=0, atol=1e-9)
 
 
+class SallenKey(ac.Model):
+    """Unity-gain Sallen-Key low-pass: the op amp as a voltage follower (in_n on out),
+    its non-inverting input driven by the RC network, C1 fed back from the output."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.src = el.ConstantVoltage(V=1.0)
+        self.r1 = el.Resistor(R=1e3)
+        self.r2 = el.Resistor(R=1e3)
+        self.c1 = el.Capacitor(C=2e-6, v=0.0)
+        self.c2 = el.Capacitor(C=1e-6, v=0.0)
+        self.amp = el.IdealOpAmp3Pin()
+        self.gnd = el.Ground()
+        self.connect(self.src.p, self.r1.p)
+        self.connect(self.r1.n, self.r2.p, self.c1.p)
+        self.connect(self.r2.n, self.c2.p, self.amp.in_p)
+        self.connect(self.c1.n, self.amp.out, self.amp.in_n)
+        self.connect(self.c2.n, self.src.n, self.gnd.p)
+
+
+def test_sallen_key_low_pass_steps_as_its_transfer_function():
+    # H(s) = 1 / (R1 R2 C1 C2 s^2 + C2 (R1 + R2) s + 1): w0 = 707 rad/s, damping 0.707;
+    # its step response from scipy.signal (an independent state-space solution)
+    import scipy.signal as sig
+
+    res = ac.simulate(SallenKey(), 0.02, rtol=1e-10, atol=1e-12, n_points=201)
+    _, ref = sig.step(([1.0], [1e3 * 1e3 * 2e-6 * 1e-6, 1e-6 * 2e3, 1.0]), T=res.t)
+    # IDAS at rtol 1e-10 on a 1 V step: measured 5.4e-10 V
+    np.testing.assert_allclose(res["amp.v_out"], ref, rtol=0, atol=5e-9)
+    assert ref.max() > 1.04   # (it overshoots: the second order is really exercised)
+
+
 L1, L2, M, R1, R2, V = 0.2, 0.05, 0.08, 10.0, 5.0, 12.0
 
 
 class Coupled(ac.Model):
-    def __init__(self, **kwargs):
+    def __init__(self, tr=None, **kwargs):
         super().__init__(**kwargs)
         self.src = el.ConstantVoltage(V=V)
         self.r1 = el.Resistor(R=R1)
-        self.tr = el.Transformer(L1=L1, L2=L2, M=M, i1=0.0, i2=0.0)
+        self.tr = tr or el.Transformer(L1=L1, L2=L2, M=M, i1=0.0, i2=0.0)
         self.load = el.Resistor(R=R2)
         self.gnd = el.Ground()
         self.gnd2 = el.Ground()  # (the secondary circuit is isolated: its own reference)
@@ -84,18 +116,35 @@ class Coupled(ac.Model):
         self.connect(self.tr.n2, self.load.n, self.gnd2.p)
 
 
-def test_transformer_currents_are_the_matrix_exponential_of_the_coupled_circuit():
-    # L [i1, i2]' = [V - R1 i1, -R2 i2] (the load carries -i2): x' = A x + b from x = 0,
-    # x(t) = A^-1 (exp(A t) - I) b
-    res = ac.simulate(Coupled(), 0.1, rtol=1e-10, atol=1e-12, n_points=51)
+def _coupled_currents(t, L1, L2, M):
+    """L [i1, i2]' = [V - R1 i1, -R2 i2] (the load carries -i2): x' = A x + b from x = 0,
+    x(t) = A^-1 (exp(A t) - I) b."""
     Lm = np.array([[L1, M], [M, L2]])
     A = -np.linalg.solve(Lm, np.diag([R1, R2]))
     b = np.linalg.solve(Lm, [V, 0.0])
-    ref = np.array([np.linalg.solve(A, (sla.expm(A * t) - np.eye(2)) @ b) for t in res.t])
+    return np.array([np.linalg.solve(A, (sla.expm(A * tk) - np.eye(2)) @ b) for tk in t])
+
+
+def test_transformer_currents_are_the_matrix_exponential_of_the_coupled_circuit():
+    res = ac.simulate(Coupled(), 0.1, rtol=1e-10, atol=1e-12, n_points=51)
+    ref = _coupled_currents(res.t, L1, L2, M)
     # IDAS at rtol 1e-10 on currents of ~1 A: 1e-8
     np.testing.assert_allclose(res["tr.i1"], ref[:, 0], rtol=0, atol=1e-8)
     np.testing.assert_allclose(res["tr.i2"], ref[:, 1], rtol=0, atol=1e-8)
     assert ref[:, 1].min() < -0.1   # (the secondary current is not trivially zero)
+
+
+@pytest.mark.parametrize("k", [None, 0.99])
+def test_transformer_with_its_default_parameters_and_a_tight_coupling(k):
+    # None: the defaults L1 = L2 = 1 H and M (its default M = 1 H was refused by its own
+    # check M^2 < L1 L2); 0.99: a stiff pair (time constants 30 ms and 0.13 ms)
+    tr = (el.Transformer(i1=0.0, i2=0.0) if k is None else
+          el.Transformer(L1=L1, L2=L2, M=k * np.sqrt(L1 * L2), i1=0.0, i2=0.0))
+    res = ac.simulate(Coupled(tr), 0.1, rtol=1e-10, atol=1e-12, n_points=2001)
+    ref = _coupled_currents(res.t, float(tr.L1), float(tr.L2), float(tr.M))
+    # IDAS at rtol 1e-10 on currents of ~1 A (measured 7.7e-9 A at k = 0.99, rtol 1e-8)
+    np.testing.assert_allclose(res["tr.i1"], ref[:, 0], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(res["tr.i2"], ref[:, 1], rtol=0, atol=1e-8)
 
 
 def test_transformer_refuses_a_coupling_factor_of_one_or_more():

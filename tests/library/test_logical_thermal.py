@@ -181,3 +181,97 @@ def test_body_radiation_cools_a_body_as_the_closed_form():
     np.testing.assert_allclose(res["body.T"], exact, rtol=0, atol=2e-7)
     # the heat flow leaving the body is its emission (less the enclosure's, 1e-13 of it)
     np.testing.assert_allclose(res["link.Q_flow"], Gr * th.SIGMA * exact**4, rtol=1e-8)
+
+
+class OnOff(ac.Model):
+    def __init__(self, u, pre_y_start=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.src = u
+        self.ref = bl.Constant(k=1.0)
+        self.ctrl = bl.OnOffController(bandwidth=1.0, pre_y_start=pre_y_start)
+        self.connect(self.src.y, self.ctrl.u)
+        self.connect(self.ref.y, self.ctrl.reference)
+
+
+def test_on_off_controller_switches_off_where_u_reaches_the_upper_edge():
+    # MSL: y = pre(y) and u < reference + bandwidth/2 or u < reference - bandwidth/2, so
+    # an output that is on goes off where u reaches reference + bandwidth/2 = 1.5 (the
+    # upper edge belongs to "off"); the lower edge 0.5 itself does not switch it on
+    at_edge = ac.simulate(OnOff(bl.Constant(k=1.5), pre_y_start=1.0), 1.0, n_points=11)
+    assert np.all(at_edge["ctrl.y"] == 0.0)
+    low_edge = ac.simulate(OnOff(bl.Constant(k=0.5)), 1.0, n_points=11)
+    assert np.all(low_edge["ctrl.y"] == 0.0)
+    # a ramp from 0 that stops on the upper edge at t = 1 s: on from the start (below
+    # 0.5), off at t = 1 s exactly (the ramp's end, a time event), off after
+    res = ac.simulate(OnOff(bl.Ramp(height=1.5, duration=1.0)), 2.0, n_points=21)
+    np.testing.assert_array_equal(res["ctrl.y"], np.where(res.t < 1.0, 1.0, 0.0))
+    assert _switches(res, "ctrl") == pytest.approx([1.0], abs=1e-12)
+
+
+@pytest.mark.parametrize("block", [bl.Hysteresis, bl.OnOffController])
+def test_relays_refuse_a_first_output_that_is_neither_false_nor_true(block):
+    # pre_y_start is MSL's Boolean: 0.5 would hold a logical output that is neither
+    with pytest.raises(ac.ModelDefinitionError, match=r"pre_y_start must be 0 or 1 "
+                                                      r"\(false or true\), got 0.5"):
+        block(pre_y_start=0.5)
+    relay = block(pre_y_start=True)   # (a Python bool is 1)
+    assert relay.pre_y_start == 1
+    with pytest.raises(ac.ModelDefinitionError, match=r"got 2"):
+        relay.pre_y_start = 2
+
+
+class SpeedRelay(ac.Model):
+    """Bang-bang speed control: a relay on the speed error switches a motor's torque
+    (Switch between two constants) on an inertia with viscous drag."""
+
+    def __init__(self, **kwargs):
+        from components import rotational as rot
+
+        super().__init__(**kwargs)
+        self.j = rot.Inertia(J=0.5, phi=0.0, w=0.0)
+        self.drag = rot.Damper(d=0.1)
+        self.fix = rot.Fixed()
+        self.sensor = rot.SignalSpeedSensor()
+        self.motor = rot.SignalTorque()
+        self.ref = bl.Constant(k=10.0)
+        self.err = bl.Feedback()
+        self.relay = bl.Hysteresis(uLow=-0.5, uHigh=0.5)
+        self.on = bl.Constant(k=2.0)
+        self.off = bl.Constant(k=0.0)
+        self.switch = bl.Switch()
+        self.connect(self.j.flange_b, self.drag.flange_a, self.sensor.flange,
+                     self.motor.flange)
+        self.connect(self.drag.flange_b, self.fix.flange)
+        self.connect(self.ref.y, self.err.u1)
+        self.connect(self.sensor.w, self.err.u2)
+        self.connect(self.err.y, self.relay.u)
+        self.connect(self.relay.y, self.switch.u2)
+        self.connect(self.on.y, self.switch.u1)
+        self.connect(self.off.y, self.switch.u3)
+        self.connect(self.switch.y, self.motor.tau)
+
+
+def test_relay_in_a_speed_loop_switches_at_the_closed_form_instants():
+    # J w' = tau y - d w: exponentials of tau_m = J/d = 5 s towards 20 rad/s (on) and 0
+    # (off); on from the start (error 10 > 0.5), off where w reaches 10.5, on at 9.5
+    res = ac.simulate(SpeedRelay(), 12.0, rtol=1e-10, atol=1e-10, n_points=121)
+    tm, w_on, lo, hi = 5.0, 20.0, 9.5, 10.5
+    first = tm * np.log(w_on / (w_on - hi))
+    cool, heat = tm * np.log(hi / lo), tm * np.log((w_on - lo) / (w_on - hi))
+    ref = np.cumsum([first] + [cool, heat] * 10)
+    got = _switches(res, "relay")
+    ref = ref[ref < 12.0]
+    assert len(got) == len(ref) == 17
+    # the event instants carry IDAS's error at rtol 1e-10, which accumulates over the
+    # cycles: measured 3e-9 s at the first, 2.9e-8 s at the 17th (over 30 s: 2.1e-7 s
+    # at the 53rd, and 2.7e-9 s at rtol 1e-12: it converges)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-7)
+    assert np.all(res["motor.tau"][res.t < first - 1e-6] == 2.0)
+
+
+def test_the_partial_thermal_element_says_it_is_partial():
+    # (the message was "equations() of Element1D failed with NotImplementedError: ")
+    with pytest.raises(ac.ModelDefinitionError, match=r"Element1D 'link': .*Element1D is "
+                       r"partial \(it has no law relating Q_flow and dT\): use "
+                       r"ThermalConductor"):
+        ac.simulate(Cooling(th.Element1D(), 300.0, TA), 1.0)
