@@ -272,3 +272,26 @@ def test_variable_resistor_follows_its_signal():
         res = ac.simulate(Dimmer(), 1.0, n_points=11, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(res["r.i"], 10.0 / (1.0 + 9.0 * res.t), rtol=1e-9)
     assert res.stats.integration_mode != "states_error_only"
+
+
+def test_an_op_amp_without_feedback_is_named_in_the_singular_part():
+    """Without feedback the output's voltage is undetermined: the message named the
+    source and the load, and the op amp only among the load's merged variables."""
+
+    class OpenLoop(ac.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.src = el.SineVoltage(V=1.0, f=50.0)
+            self.r1 = el.Resistor(R=1e3)
+            self.load = el.Resistor(R=100.0)
+            self.amp = el.IdealOpAmp3Pin()
+            self.gnd = el.Ground()
+            self.connect(self.src.p, self.r1.p)
+            self.connect(self.r1.n, self.amp.in_n)
+            self.connect(self.amp.out, self.load.p)
+            self.connect(self.amp.in_p, self.src.n, self.load.n, self.gnd.p)
+
+    with pytest.raises(ac.SingularityError,
+                       match=r"under-determined part \(1 equation for 2 unknowns; "
+                             r"components amp, load\)"):
+        ac.build(OpenLoop())
