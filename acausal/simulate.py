@@ -1048,6 +1048,9 @@ def _failure_message(solver: str, exc: IntegrationFailure,
             + ("" if explained else
                " Typical causes: a singularity of the model (a mechanism reaching a dead "
                "point, a division by zero), an inconsistent input, tolerances too loose, or "
-               "tolerances too tight for the conditioning of the algebraic equations (try "
-               "rtol=1e-8).")
+               "tolerances too tight for the conditioning of the algebraic equations"
+               + (f" (this run: rtol={options.rtol:g}, atol={options.atol:g}; an atol "
+                  "below the rounding of large algebraic variables, such as joint forces "
+                  "of 100 N at atol 1e-10, fails so: try a larger atol)"
+                  if options is not None else "") + ".")
             + (f"\nWhat the integrator reported:\n{said}" if said else ""))

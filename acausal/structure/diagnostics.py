@@ -129,7 +129,7 @@ def structural_error(sys: EquationSystem, eqs: list[int], unknowns: list[int],
         cs_ |= {sys.variables[unknowns[c]].origin for c in cols}
         if origins is not None:  # (and those of the variables merged into the unknowns:
             # an op amp's output is the load's voltage once the aliases are merged)
-            cs_ |= {origins.get(a) for c in cols
+            cs_ |= {origins.get(a, "") for c in cols
                     for a in diag.aliases.get(sys.variables[unknowns[c]].name, [])}
         return sorted(c for c in cs_ if c)
 
