@@ -433,7 +433,8 @@ def _unit_table(state: CompileState, structural: dict[str, tuple[np.ndarray, str
     flat = state.flat
     if flat is None:
         return {}
-    out = {p.name: p.unit for p in flat.parameters}
+    out = dict(flat.output_units)
+    out.update((p.name, p.unit) for p in flat.parameters)
     out.update((v.name, v.unit) for v in flat.variables)
     out.update((n, u) for n, (_, u) in structural.items())
     return out

@@ -164,6 +164,8 @@ class FlatSystem:
     #: ``initial_equations``) its ``equations()`` (``initial_equations()``) gave
     equation_ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
     initial_ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: the units of the outputs that are no variable (a domain pass's), by name
+    output_units: dict[str, str] = field(default_factory=dict)
     #: the expressions of time given for signal parameters: ``element_hash -> (name, unit)``
     signals: dict[int, tuple[str, str]] = field(default_factory=dict)
     #: structural and time-function parameter values the build used:
@@ -382,6 +384,7 @@ class _Flattener:
             equations=equations,
             parameters=tab.parameters,
             outputs=OutputTable(block, tab.outputs, shared),
+            output_units=tab.output_units,
             graph=self.graph,
             initial_equations=initial,
             index=tab.index,

@@ -447,6 +447,7 @@ class SymbolTable:
         self.variables: list[FlatVariable] = []
         self.parameters: list[FlatParameter] = []
         self.outputs: dict[str, Any] = {}  # (an unknown: its FlatVariable)
+        self.output_units: dict[str, str] = {}  # (of the outputs added with their unit)
         self.index: dict[str, int] = {}
         self._param_index: dict[str, int] = {}
         self.pre_symbols: dict[str, cs.SX] = {}  # variable name -> pre(variable)
@@ -516,9 +517,11 @@ class SymbolTable:
             self.pre_symbols[name] = cs.SX.sym(f"pre({name})")
         return self.pre_symbols[name]
 
-    def add_output(self, name: str, expr: Any) -> None:
-        """Make ``expr`` addressable in results as ``name``."""
+    def add_output(self, name: str, expr: Any, unit: str | None = None) -> None:
+        """Make ``expr`` addressable in results as ``name`` (``unit``: for ``res.unit``)."""
         self.outputs[name] = expr
+        if unit is not None:
+            self.output_units[name] = unit
 
     # ----- derivatives -----
     def der(self, expr: Any) -> cs.SX:

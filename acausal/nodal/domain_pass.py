@@ -128,14 +128,14 @@ class NodalPass(DomainPass):
             r, v = pos[node._path_or_class()]
             for p in ports:
                 bind_port(p, {"r": r, "v": v})
-                tab.add_output(f"{p.path()}.r", r)
-                tab.add_output(f"{p.path()}.v", v)
+                tab.add_output(f"{p.path()}.r", r, "m")
+                tab.add_output(f"{p.path()}.v", v, "m/s")
 
         # accelerations
         acc = cs.vertcat(*[tab.der(asm.v[i]) for i in range(asm.n)]) if asm.n else cs.SX(0, 1)
         for i, path in enumerate(asm.node_names):
             for k, ax in enumerate(("ax", "ay", "az")):
-                tab.add_output(f"{path}.{ax}", acc[3 * i + k])
+                tab.add_output(f"{path}.{ax}", acc[3 * i + k], "m/s2")
 
         # independent constraints at the start configuration
         self.kept = self._independent(asm)

@@ -799,3 +799,12 @@ def test_parameter_overrides_reach_the_nullspace_solver():
     np.testing.assert_allclose(r1["B.x"], r2["B.x"], atol=1e-12)
     lam1, lam2 = r1["barAB.lambda[0]"][0], r2["barAB.lambda[0]"][0]
     assert lam2 == pytest.approx(lam1 * 10.0 / ex.M_BAR, rel=1e-9)  # forces scale with m
+
+
+def test_node_quantities_have_their_units():
+    """res.unit gave None for a node's accelerations and its pins' r and v (outputs of
+    the nodal pass, added without a unit); reference: their SI units."""
+    res = ac.simulate(_Oscillator(), 0.01)
+    expected = {"mass.ax": "m/s2", "mass.az": "m/s2", "mass.pin.r": "m", "mass.pin.v": "m/s",
+                "mass.x": "m", "mass.vx": "m/s", "mass.m": "kg"}
+    assert {n: res.unit(n) for n in expected} == expected
