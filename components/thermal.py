@@ -237,3 +237,24 @@ class SignalTemperatureSensor(ac.Component):
 
     def equations(self):
         return [self.T == self.port.T, self.port.Q_flow == 0]
+
+
+__all__ += ["SignalConvection"]
+
+
+class SignalConvection(Element1D):
+    """Heat convection whose conductance is a signal (MSL ``Convection``, whose ``Gc`` is a
+    signal input): ``Q_flow = Gc dT`` between the solid surface (``port_a``) and the
+    fluid (``port_b``). For a conductance that a block computes (from a flow speed, a fan
+    command); a constant or a function of time is :class:`Convection`'s parameter.
+
+    Ports
+    -----
+    port_a, port_b : solid and fluid; Gc : signal input, the conductance ``h A`` [W/K]
+    (keep it >= 0)
+    """
+
+    Gc = ac.RealInput("convective thermal conductance h A [W/K]")
+
+    def law(self):
+        return [self.Q_flow == self.Gc * self.dT]

@@ -167,6 +167,12 @@ def test_thermal_resistor_and_convection_give_the_exponential_and_its_time_varyi
                       rtol=1e-12, atol=1e-12, n_points=61)
     exact = TA + (373.15 - TA) * np.exp(-(a * res.t + b * res.t**2 / 2) / C)
     np.testing.assert_allclose(res["body.T"], exact, rtol=0, atol=2e-8)
+    # the same conductance from a block (a ramp) into SignalConvection
+    model = Cooling(th.SignalConvection(), 373.15, TA)
+    model.gc = bl.Ramp(height=b * 300.0, duration=300.0, offset=a)
+    model.connect(model.gc.y, model.link.Gc)
+    res = ac.simulate(model, 300.0, rtol=1e-12, atol=1e-12, n_points=61)
+    np.testing.assert_allclose(res["body.T"], exact, rtol=0, atol=2e-8)
 
 
 def test_body_radiation_cools_a_body_as_the_closed_form():
