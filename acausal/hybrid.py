@@ -785,6 +785,16 @@ class EventLoop:
                         "condition becomes true again at once, without end; the run stops "
                         "here. Reinitialise to a value clear of the threshold, or model "
                         "what happens there (a state that can rest on it)")
+            if gaps[-1] < 1e-9 * scale and not steady and what == "when":
+                return (f"chattering: {name} fires again and again at t = {t:.9g} s (every "
+                        f"{gaps[-1]:.3g} s) without settling: just after each firing its "
+                        "condition becomes true again. Either its action changes its own "
+                        "condition through an algebraic loop (a discrete variable that "
+                        "feeds the condition with no state in between, a relay whose output "
+                        "feeds its input: put a state, a delay (pre(), a UnitDelay) or a "
+                        "wider hysteresis margin in the loop), or the model slides along "
+                        "the switching surface (give the component a mode that can stay on "
+                        "it, a stuck friction state, a dead zone); the run stops here.")
             if gaps[-1] < 1e-9 * scale and not steady:
                 return (f"chattering: {name} keeps changing "
                         f"every {gaps[-1]:.3g} s without settling (the model slides along "

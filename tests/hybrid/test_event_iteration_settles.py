@@ -118,3 +118,18 @@ def test_the_fmu_refuses_the_relay_loop_as_simulate_does(tmp_path, capsys):
         fmpy.simulate_fmu(str(path), stop_time=2.0, solver="CVode", output_interval=0.5,
                           output=["relay.y", "relay.u"])
     _says_loop(capsys.readouterr().out, "0.5")
+
+
+def test_relay_loop_closing_at_a_threshold_crossing_stops_as_chattering():
+    """A ramp brings u = ref - 3 y to uHigh: the relay goes on, then off, and u ends
+    within round-off of its threshold (1e-13), not beyond it: the next event comes
+    1e-13 s later, again and again. The chattering check stops the run there and names
+    the algebraic loop (it said only that the model slides along a switching surface)."""
+    with pytest.warns(ac.SolverWarning) as warned:
+        res = ac.simulate(RelayLoop(bl.Ramp(height=1.0, duration=1.0)), 2.0, n_points=5)
+    assert res.status == "stopped"
+    # u = t reaches uHigh = 0.5 at t = 0.5; ten firings 1e-13 s apart follow
+    assert res.t[-1] == pytest.approx(0.5, abs=1e-11)
+    message = str(warned[-1].message)
+    assert "chattering: when relay.uHigh < fb.y [relay] fires again and again" in message
+    assert "algebraic loop" in message and "relay whose output feeds its input" in message
