@@ -499,6 +499,7 @@ class EventLoop:
         pre_cache: dict[str, float] = {}
         fired: list[str] = []
         done: set[int] = set()
+        fell: set[int] = set()  # clauses whose condition became false after they fired
         p = p0
         # relations of states that a reinit just set: their value is read as it is, even
         # within the band (a state set exactly onto a threshold is on it, not round-off)
@@ -522,9 +523,11 @@ class EventLoop:
             if flip.any():
                 d[flip] = live[flip]
                 continue
+            fell |= {k for k in done - fell if not self._holds(self.whens[k], p, s.t)}
             fire = [k for k, w in enumerate(self.whens)
                     if k not in done and self._fires(w, before[k], p, s.t, kind)]
             if not fire:
+                self._settled(fell, x, z, p, s.t, t_at, pre_cache, fired)
                 changed = np.flatnonzero(d != d0)
                 self._new_modes(done, p0, p)
                 if len(changed) or fired or kind == "time":
@@ -592,6 +595,54 @@ class EventLoop:
             + f" keep changing after {_MAX_ITERATIONS} event iterations (each new value "
             "makes another one wrong): the model has no consistent mode at this instant "
             "(check the switching conditions of these components)")
+
+    @staticmethod
+    def _holds(w: _When, p: np.ndarray, t: float) -> bool:
+        """Whether the condition of ``w`` is true (a clock's never is, between ticks)."""
+        return w.condition is not None and bool(w.condition(p, t) > 0.5)
+
+    def _settled(self, fell: set[int], x: np.ndarray, z: np.ndarray, p: np.ndarray,
+                 t: float, t_at: float, pre_cache: dict[str, float],
+                 fired: list[str]) -> None:
+        """Raise :class:`SimulationError` if the event iteration ends unsettled: a clause
+        that fired here, whose condition then became false and is true again (Modelica
+        would fire it again), and whose actions would change their variables now. A
+        clause fires once per event here, so the iteration would end with values that
+        contradict the model's equations (a relay whose output feeds its own input: on,
+        then off, and its input above the threshold again); Modelica tools report such
+        an event iteration as not converging. A clause that would set the same values
+        again (a counter ``n := pre(n) + 1``, a reinit from ``pre()``) is settled."""
+        again: list[tuple[_When, list[str]]] = []
+        for k in sorted(fell):
+            w = self.whens[k]
+            if not self._holds(w, p, t):
+                continue
+            moves = []
+            for a in w.actions:
+                val = float(a.value(list(self._named(x, z, p, t, a.names)),
+                                    [pre_cache[n] for n in a.pre_names], p, t))
+                cur = float(x[a.index] if a.kind == "reinit" else p[a.index])
+                if val != cur:
+                    moves.append(f"{a.target} from {cur:.6g} to {val:.6g}")
+            if moves:
+                again.append((w, moves))
+        if not again:
+            return
+        which = "; ".join(f"when {w.text} [{w.origin}] would set {', '.join(m)} again"
+                          for w, m in again)
+        one = len(again) == 1
+        raise SimulationError(
+            f"at t = {t_at:.9g} s, the event iteration does not settle: {which}. "
+            + ("This clause" if one else "Each of these clauses") + " fired at this "
+            "event, then the actions of " + "; ".join(dict.fromkeys(fired))
+            + " made " + ("its" if one else "their") + " condition false and true again, "
+            "and a clause fires once per event: the run would go on with values that "
+            "contradict the model's equations (Modelica tools report an event iteration "
+            "that does not converge). The discrete variables have no consistent value "
+            "here: an algebraic loop runs through a discrete variable, whose action "
+            "changes its own condition with no state in between (a relay whose output "
+            "feeds its input). Put a state (a first-order lag, an integrator), a delay "
+            "(pre() of the variable, a UnitDelay) or a wider hysteresis margin in the loop")
 
     def time_event(self, left: HybridState, t_event: float, t_right: float) -> HybridState:
         """Across a time event at ``t_event``: from the left limit ``left`` (integrated to
@@ -734,6 +785,16 @@ class EventLoop:
                         "condition becomes true again at once, without end; the run stops "
                         "here. Reinitialise to a value clear of the threshold, or model "
                         "what happens there (a state that can rest on it)")
+            if gaps[-1] < 1e-9 * scale and not steady and what == "when":
+                return (f"chattering: {name} fires again and again at t = {t:.9g} s (every "
+                        f"{gaps[-1]:.3g} s) without settling: just after each firing its "
+                        "condition becomes true again. Either its action changes its own "
+                        "condition through an algebraic loop (a discrete variable that "
+                        "feeds the condition with no state in between, a relay whose output "
+                        "feeds its input: put a state, a delay (pre(), a UnitDelay) or a "
+                        "wider hysteresis margin in the loop), or the model slides along "
+                        "the switching surface (give the component a mode that can stay on "
+                        "it, a stuck friction state, a dead zone); the run stops here.")
             if gaps[-1] < 1e-9 * scale and not steady:
                 return (f"chattering: {name} keeps changing "
                         f"every {gaps[-1]:.3g} s without settling (the model slides along "

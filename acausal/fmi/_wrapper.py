@@ -599,11 +599,69 @@ static int check_actions(Model* m, const double* run, const double* vals) {
   return 0;
 }
 
+/* The event iteration ends unsettled (acausal.hybrid.EventLoop._settled refuses the
+   same): a clause that fired here (`fell`: whose condition then became false) has its
+   condition true again (`now`) and its action would change its variable. A clause fires
+   once per event, so the run would go on with values that contradict the model's
+   equations: an algebraic loop through a discrete variable (a relay whose output feeds its
+   input). 1 (logged) if so. */
+static int unsettled(Model* m, const int* done, const int* fell, const double* now) {
+  double apply[NA1], vals[NA1], cur;
+  const double* args[8];
+  char fired[600];
+  size_t n = 0;
+  int a, k, any = 0;
+  for (a = 0; a < NA; a++) {
+    apply[a] = 0.0; /* (each value at the current point) */
+    any |= fell[ACT_WHEN[a]] && now[ACT_WHEN[a]] > 0.5;
+  }
+  if (!any) return 0;
+  if (ensure_z(m)) return 1;
+  args[0] = m->x;
+  args[1] = m->z;
+  args[2] = m->p;
+  args[3] = &m->t;
+  args[4] = m->xpre;
+  args[5] = m->zpre;
+  args[6] = m->ppre;
+  args[7] = apply;
+  if (call_fun(@@WHENVALS@@, m, args, 8, vals, 0)) {
+    logmsg(m, fmi2Error, "logStatusError", "evaluating the when actions failed at t = %.17g",
+           m->t);
+    return 1;
+  }
+  for (a = 0; a < NA; a++) {
+    if (!fell[ACT_WHEN[a]] || now[ACT_WHEN[a]] <= 0.5) continue;
+    cur = ACT_REINIT[a] ? m->x[ACT_POS[a]] : m->p[ACT_POS[a]];
+    if (vals[a] != cur) {
+      fired[0] = 0;
+      for (k = 0; k < NW && n + 2 < sizeof(fired); k++)
+        if (done[k])
+          n += (size_t)snprintf(fired + n, sizeof(fired) - n, "%s%s", n ? "; " : "",
+                                WHEN_TEXT[k]);
+      logmsg(m, fmi2Error, "logStatusError",
+             "at t = %.9g s, the event iteration does not settle: %s would set %s from %.6g "
+             "to %.6g again. It fired at this event, then the actions of %s made its "
+             "condition false and true again, and a clause fires once per event: the run "
+             "would go on with values that contradict the model's equations (Modelica tools "
+             "report an event iteration that does not converge). An algebraic loop runs "
+             "through a discrete variable, whose action changes its own condition with no "
+             "state in between (a relay whose output feeds its input). Put a state (a "
+             "first-order lag, an integrator), a delay (pre() of the variable, a UnitDelay) "
+             "or a wider hysteresis margin in the loop",
+             m->t, WHEN_TEXT[ACT_WHEN[a]], ACT_TARGET[a], cur, vals[a], fired);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* The event iteration at m->t (initial: after the initialisation, when no clause runs). */
 static int event_update(Model* m, int initial) {
   double before[NW1], now[NW1], fire[NW1], xnew[NX1], pnew[NP1], vals[NA1], apply[NA1],
       run[NA1], ran[NA1];
   int done[NW1], d0[NI1], reset[NI1], reset_by[NI1], changed_mode[NW1], rel_changed_mode[NI1];
+  int fell[NW1]; /* the clauses whose condition became false after they fired */
   const double* args[8];
   int it, k, c, a, any, changed, level;
   if (ensure_z(m)) return 1;
@@ -613,7 +671,7 @@ static int event_update(Model* m, int initial) {
   args[0] = m->ppre;
   args[1] = &m->t;
   if (call_fun(@@WHENCOND@@, m, args, 2, before, 0)) return 1;
-  for (k = 0; k < NW; k++) done[k] = 0;
+  for (k = 0; k < NW; k++) done[k] = fell[k] = 0;
   for (k = 0; k < NI; k++) {
     d0[k] = rel_frozen(m, k);
     reset[k] = 0;
@@ -651,6 +709,8 @@ static int event_update(Model* m, int initial) {
     args[0] = m->p;
     args[1] = &m->t;
     if (call_fun(@@WHENCOND@@, m, args, 2, now, 0)) return 1;
+    for (k = 0; k < NW; k++) /* (a clock's condition is 0: it is never true again) */
+      if (done[k] && now[k] <= 0.5) fell[k] = 1;
     if (initial) { /* at the start only the clocks tick (a tick at the start time), and the
                       clauses declared when(..., initial=True) whose condition holds */
       for (k = 0; k < NW; k++) fire[k] = !done[k] && WHEN_INITIAL[k] && now[k] > 0.5;
@@ -673,7 +733,10 @@ static int event_update(Model* m, int initial) {
         if (m->logging)
           logmsg(m, fmi2OK, "logEvents", "t = %.17g: %s", m->t, WHEN_TEXT[k]);
       }
-    if (!any) break;
+    if (!any) {
+      if (unsettled(m, done, fell, now)) return 1;
+      break;
+    }
     /* the actions level by level (acausal.hybrid.action_levels): each reads the targets of
        the lower levels as just set, the algebraic variables solved again with them */
     for (a = 0; a < NA; a++) ran[a] = 0.0;
