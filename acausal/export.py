@@ -233,6 +233,49 @@ def _mode_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.n
         + " keep changing with the algebraic variables): give a point inside one mode")
 
 
+def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.ndarray,
+              t: float, z_given: bool, given: set[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The discrete variables at a point ``x`` given to :func:`linearize`: those of a
+    start there (the initial event iteration of a run started at ``x``), from the start
+    values ``p`` (``params=`` included). The clauses declared ``when(..., initial=True)``
+    run where their condition holds at ``x``: a relay outside its band takes that side's
+    value, whatever it had at the initial point. Where none of a variable's clauses holds
+    (inside the band) it keeps its start value, which is history: named in a warning,
+    unless ``params=`` gave it (then it is the user's choice)."""
+    from .hybrid import HybridState
+
+    # (the relations as they are at x, also on a threshold, as _mode_at reads them after)
+    p = loop.set_relations(p, loop.live(loop.indicators(x, z, p, t)[:, 0]))
+    post = _hybrid_call(cm, lambda: loop.iterate(HybridState(t, x, z, p), "initial"))
+    if not np.array_equal(post.x, x):
+        moved = [n for n, a, b in zip(cm.dae.x_names, x, post.x, strict=True) if a != b]
+        raise ArgumentError(
+            f"linearize: at this x, a when clause declared initial=True reinitialises "
+            f"{', '.join(moved)} ({'; '.join(loop.events[-1].texts)}): the model jumps "
+            "away from this point at once; give a point where it does not")
+    held: dict[int, list[Any]] = {}  # a discrete variable: its clauses that run at a start
+    for w in loop.whens:
+        if w.initial and w.condition is not None:
+            for a in w.actions:
+                if a.kind == "assign":
+                    held.setdefault(a.index, []).append(w)
+    names = cm.dae.p_names
+    kept = [k for k, ws in held.items() if names[k] not in given
+            and not any(w.condition(post.p, t) > 0.5 for w in ws)]
+    if kept:
+        warnings.warn(
+            "linearize: at this x, no when clause that sets "
+            + "; ".join(f"{names[k]} [{', '.join(sorted({w.origin for w in held[k]}))}]"
+                        for k in kept)
+            + " holds (as inside a relay's band, where the value is history), so "
+            + ("it keeps its start value " if len(kept) == 1 else "they keep their start "
+               "values ")
+            + ", ".join(f"{names[k]} = {post.p[k]:.6g}" for k in kept)
+            + "; choose with params={" + ", ".join(f"'{names[k]}': ..." for k in kept)
+            + "}", AcausalWarning, stacklevel=3)
+    return post.p, (z if z_given else post.z)
+
+
 @dataclass
 class Linearization:
     """``dx = A dx + B du``, ``dy = C dx + D du`` around the point ``(x, z, p, t)``."""
@@ -263,6 +306,13 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
     equations ``g(x, z) = 0`` at that ``x`` (Newton from the initial point; an error names
     the equations if it does not converge). The algebraic variables are eliminated:
     ``dz = -g_z^{-1} (g_x dx + g_u du)``.
+
+    A hybrid model is linearised in its mode at the point: the relations are evaluated
+    there, and at a given ``x`` the discrete variables are those of a start there (the
+    ``when(..., initial=True)`` clauses whose condition holds run, a relay outside its
+    band switches by its own condition); one that none of its clauses sets there (a relay
+    inside its band) keeps its start value, or the value ``params=`` gives it, and a
+    warning names it when ``params=`` does not.
     """
     d = cm.dae
     in_names = name_list(inputs, "inputs")
@@ -281,9 +331,9 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
                                 + did_you_mean(name, d.p_names))
     y = _select(cm, out_names)
     check_current(cm, "linearize", params)
-    pv = cm.parameter_values(params)
+    pv = start_p = cm.parameter_values(params)
     loop = _event_loop(cm, pv)
-    z_given = z is not None
+    z_given, x_given = z is not None, x is not None
     if x is None or z is None:
         if loop is not None:  # the relations and discrete variables of the initial point
             from .hybrid import initial_mode
@@ -297,6 +347,8 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
         x = init.x0 if x is None else x
         z = init.z0 if z is None else z
     if loop is not None:
+        if x_given:  # the discrete variables of a start at this point, not at x0
+            pv, z = _start_at(cm, loop, x, z, start_p, t_lin, z_given, set(params or ()))
         pv, z = _mode_at(cm, loop, x, z, pv, t_lin, solve_z=not z_given)
     ui = [p_index[n] for n in in_names]
     u = cs.vertcat(*[d.p[k] for k in ui]) if ui else cs.SX(0, 1)

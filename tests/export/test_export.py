@@ -1,5 +1,7 @@
 """Exported CasADi functions: DAE, differentiable simulator, linearisation."""
 
+import warnings
+
 import casadi as cs
 import numpy as np
 import pytest
@@ -265,3 +267,70 @@ def test_functions_of_a_compiled_model_refuse_values_changed_after_the_build(tmp
     lin = ac.export.linearize(cm, [], ["capacitor.v"], params={"resistor.R": 2000.0})
     C = cm.parameter_values()[cm.dae.p_names.index("capacitor.C")]
     assert lin.A[0, 0] == pytest.approx(-1.0 / (2000.0 * C), rel=1e-12)  # -1/(RC), exact
+
+
+class SpeedRelay(ac.Model):
+    """A 0.5 kg m2 inertia with a 0.1 N m s damper, driven by 2 N m while a Hysteresis
+    relay (band -0.5..0.5 on the speed error 10 - w) is on: J w' = tau - d w."""
+
+    def __init__(self):
+        super().__init__()
+        from components import blocks as bl
+        from components import rotational as rot
+
+        self.j = rot.Inertia(J=0.5, phi=0.0, w=0.0)
+        self.d = rot.Damper(d=0.1)
+        self.fix = rot.Fixed()
+        self.sens = rot.SignalSpeedSensor()
+        self.mot = rot.SignalTorque()
+        self.ref = bl.Constant(k=10.0)
+        self.err = bl.Feedback()
+        self.relay = bl.Hysteresis(uLow=-0.5, uHigh=0.5)
+        self.on = bl.Constant(k=2.0)
+        self.off = bl.Constant(k=0.0)
+        self.sw = bl.Switch()
+        self.connect(self.j.flange_b, self.d.flange_a, self.sens.flange, self.mot.flange)
+        self.connect(self.d.flange_b, self.fix.flange)
+        self.connect(self.ref.y, self.err.u1)
+        self.connect(self.sens.w, self.err.u2)
+        self.connect(self.err.y, self.relay.u)
+        self.connect(self.relay.y, self.sw.u2)
+        self.connect(self.on.y, self.sw.u1)
+        self.connect(self.off.y, self.sw.u3)
+        self.connect(self.sw.y, self.mot.tau)
+
+
+@pytest.mark.parametrize("w, on", [(0.0, True), (20.0, False), (10.6, False), (9.4, True)])
+def test_linearize_evaluates_a_relay_at_the_point(w, on):
+    """At w = 20 rad/s (error -10 < uLow) the relay is off by its own condition: the
+    torque does not depend on on.k (B = [0, 0]); linearize kept the relay's y_held of the
+    initial point (w = 0: on) and gave B = [0, 2] without a word. Now the relay's when
+    clauses (declared initial=True) run at the point as at a start there."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # outside the band: no warning
+        lin = ac.export.linearize(ac.build(SpeedRelay()), ["on.k"], ["j.w"],
+                                  x=np.array([0.0, w]))
+    # exact: B = [0, 1/J] while on (J = 0.5 kg m2), A = [[0, 1], [0, -d/J]]
+    np.testing.assert_array_equal(lin.B.ravel(), [0.0, 2.0 if on else 0.0])
+    np.testing.assert_array_equal(lin.A, [[0.0, 1.0], [0.0, -0.2]])
+    assert lin.p[ac.build(SpeedRelay()).dae.p_names.index("relay.y_held")] == float(on)
+
+
+def test_linearize_inside_a_relay_band_says_which_held_value_it_uses():
+    """Inside the band (w = 10: error 0) the output is history: the start value
+    (pre_y_start = 0, off) is used and named; params= chooses the other branch."""
+    cm = ac.build(SpeedRelay())
+    with pytest.warns(ac.AcausalWarning, match=r"relay\.y_held \[relay\] holds.*keeps its "
+                                               r"start value relay\.y_held = 0; choose "
+                                               r"with params=\{'relay\.y_held': \.\.\.\}"):
+        off = ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 10.0]))
+    np.testing.assert_array_equal(off.B.ravel(), [0.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # chosen by the user: no warning
+        on = ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 10.0]),
+                                 params={"relay.y_held": 1.0})
+    np.testing.assert_array_equal(on.B.ravel(), [0.0, 2.0])  # 1/J, exact
+    # outside the band the relay's own condition wins over a value given for the band
+    lin = ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 20.0]),
+                              params={"relay.y_held": 1.0})
+    np.testing.assert_array_equal(lin.B.ravel(), [0.0, 0.0])
