@@ -22,7 +22,15 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
-from .checks import USE_SIMULATE, _check_tolerances, _number, check_current, check_smooth, time_grid
+from .checks import (
+    USE_SIMULATE,
+    _check_tolerances,
+    _number,
+    check_current,
+    check_signal_ranges,
+    check_smooth,
+    time_grid,
+)
 from .compiler import CompiledModel
 from .errors import AcausalWarning, ArgumentError, SimulationError
 from .initialize import initialize
@@ -332,6 +340,7 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
     y = _select(cm, out_names)
     check_current(cm, "linearize", params)
     pv = start_p = cm.parameter_values(params)
+    check_signal_ranges(cm, pv, [t_lin])  # (a function of time given for a parameter)
     loop = _event_loop(cm, pv)
     z_given, x_given = z is not None, x is not None
     if x is None or z is None:
