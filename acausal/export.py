@@ -257,10 +257,11 @@ def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.
     post = _hybrid_call(cm, lambda: loop.iterate(HybridState(t, x, z, p), "initial"))
     if not np.array_equal(post.x, x):
         moved = [n for n, a, b in zip(cm.dae.x_names, x, post.x, strict=True) if a != b]
+        fired = [c for c in loop.events[-1].changes if c.startswith("when")]
         raise ArgumentError(
             f"linearize: at this x, a when clause declared initial=True reinitialises "
-            f"{', '.join(moved)} ({'; '.join(loop.events[-1].texts)}): the model jumps "
-            "away from this point at once; give a point where it does not")
+            f"{', '.join(moved)} ({'; '.join(fired)}): the model jumps away from this "
+            "point at once; give a point where it does not")
     held: dict[int, list[Any]] = {}  # a discrete variable: its clauses that run at a start
     for w in loop.whens:
         if w.initial and w.condition is not None:

@@ -334,3 +334,24 @@ def test_linearize_inside_a_relay_band_says_which_held_value_it_uses():
     lin = ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 20.0]),
                               params={"relay.y_held": 1.0})
     np.testing.assert_array_equal(lin.B.ravel(), [0.0, 0.0])
+
+
+def test_linearize_refuses_a_point_a_start_clause_jumps_away_from():
+    """A clause declared initial=True that reinitialises a state where its condition
+    holds: such a point is left at once (a start there jumps), so it has no
+    linearisation; below the threshold the clause does not run."""
+
+    class Saw(ac.Model):
+        x = ac.Variable(start=0.0)
+        k = ac.Parameter(1.0)
+
+        def equations(self):
+            return [ac.der(self.x) == self.k,
+                    ac.when(self.x > 1.0, ac.reinit(self.x, 0.0), initial=True)]
+
+    cm = ac.build(Saw())
+    lin = ac.export.linearize(cm, ["k"], ["x"], x=[0.5])
+    np.testing.assert_array_equal(lin.B, [[1.0]])  # x' = k, exact
+    with pytest.raises(ac.ArgumentError, match=r"initial=True reinitialises x \(when 1 < x "
+                                               r"\[Saw\]\): the model jumps away"):
+        ac.export.linearize(cm, ["k"], ["x"], x=[1.5])
