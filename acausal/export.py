@@ -190,8 +190,9 @@ def _algebraic_at(cm: CompiledModel, x: np.ndarray, z0: np.ndarray, p: np.ndarra
 
 
 def _event_loop(cm: CompiledModel, p: np.ndarray) -> Any:
-    """The event loop of a model with relations (to read them at a point), else None."""
-    if not cm.dae.relations:
+    """The event loop of a model with relations or when clauses (to read them at a
+    point: a relation's value, a discrete variable's), else None."""
+    if not cm.dae.relations and not cm.flat.whens:
         return None
     from .hybrid import EventLoop
 
@@ -270,7 +271,8 @@ def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.
                     held.setdefault(a.index, []).append(w)
     names = cm.dae.p_names
     kept = [k for k, ws in held.items() if names[k] not in given
-            and not any(w.condition(post.p, t) > 0.5 for w in ws)]
+            and not any(w.condition(post.p, t) > 0.5 for w in ws)
+            and post.p[k] in _would_set(loop, ws, k, post)]
     if kept:
         warnings.warn(
             "linearize: at this x, no when clause that sets "
@@ -283,6 +285,21 @@ def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.
             + "; choose with params={" + ", ".join(f"'{names[k]}': ..." for k in kept)
             + "}", AcausalWarning, stacklevel=3)
     return post.p, (z if z_given else post.z)
+
+
+def _would_set(loop: Any, whens: list[Any], k: int, s: Any) -> set[float]:
+    """The values the clauses ``whens`` would give the discrete variable ``p[k]`` at the
+    point ``s``. Its start value among them is a branch one of them chose (a relay's 0 or
+    1: history); a start value none gives is a mode of its own (a friction element's
+    "not yet decided", read from the state), not history."""
+    out = set()
+    for w in whens:
+        for a in w.actions:
+            if a.kind == "assign" and a.index == k:
+                now = loop._named(s.x, s.z, s.p, s.t, a.names)
+                pre = loop._named(s.x, s.z, s.p, s.t, a.pre_names)
+                out.add(float(a.value(now, pre, s.p, s.t)))
+    return out
 
 
 @dataclass
@@ -319,7 +336,8 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
     A hybrid model is linearised in its mode at the point: the relations are evaluated
     there, and at a given ``x`` the discrete variables are those of a start there (the
     ``when(..., initial=True)`` clauses whose condition holds run, a relay outside its
-    band switches by its own condition); one that none of its clauses sets there (a relay
+    band switches by its own condition; a sample clock ticking at ``t`` runs its
+    clauses); one that none of its clauses sets there (a relay
     inside its band) keeps its start value, or the value ``params=`` gives it, and a
     warning names it when ``params=`` does not.
     """

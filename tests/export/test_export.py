@@ -355,3 +355,62 @@ def test_linearize_refuses_a_point_a_start_clause_jumps_away_from():
     with pytest.raises(ac.ArgumentError, match=r"initial=True reinitialises x \(when 1 < x "
                                                r"\[Saw\]\): the model jumps away"):
         ac.export.linearize(cm, ["k"], ["x"], x=[1.5])
+
+
+class SampledDamping(ac.Model):
+    """A 1 kg m2 inertia braked by tau = k y, y a ZeroOrderHold (0.1 s) of its speed."""
+
+    def __init__(self, w=0.0):
+        super().__init__()
+        from components import blocks as bl
+        from components import rotational as rot
+
+        self.j = rot.Inertia(J=1.0, phi=0.0, w=w)
+        self.sens = rot.SignalSpeedSensor()
+        self.mot = rot.SignalTorque()
+        self.zoh = bl.ZeroOrderHold(samplePeriod=0.1)
+        self.g = bl.Gain(k=-2.0)
+        self.connect(self.j.flange_b, self.sens.flange, self.mot.flange)
+        self.connect(self.sens.w, self.zoh.u)
+        self.connect(self.zoh.y, self.g.u)
+        self.connect(self.g.y, self.mot.tau)
+
+
+def test_linearize_runs_a_sample_clock_at_its_instant():
+    """At t = 0, a tick of the hold's clock, the hold reads the speed as ac.simulate's
+    start does (y = 3 rad/s): dw'/dk = y / J = 3. A model with when clauses and no
+    relation was linearised with its discrete variables at their start values (y = 0,
+    B = [0, 0]), at the initial point as at a given x."""
+    for model, x in ((SampledDamping(w=3.0), None), (SampledDamping(), np.array([0.0, 3.0]))):
+        cm = ac.build(model)
+        lin = ac.export.linearize(cm, ["g.k"], ["j.w"], x=x)
+        assert lin.p[cm.dae.p_names.index("zoh.y_held")] == 3.0
+        np.testing.assert_array_equal(lin.B.ravel(), [0.0, 3.0])  # y / J, exact
+
+
+def test_linearize_of_friction_at_a_given_x_does_not_call_its_start_mode_history():
+    """A friction element's start mode ("not yet decided", read from the speed) is no
+    value its start clauses give: no warning about held values. Sliding at 1 m/s with a
+    1 N push on 1 kg: dv'/dcmd = 1/m = 1, dv'/dv = 0 (Coulomb force constant)."""
+    from components import blocks as bl
+    from components import translational as tr
+
+    class Block(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.m = tr.Mass(m=1.0, s=0.0, v=0.0)
+            self.fr = tr.Friction(f_coulomb=2.0, peak=1.5)
+            self.fix = tr.Fixed()
+            self.F = tr.SignalForce()
+            self.cmd = bl.Constant(k=1.0)
+            self.connect(self.fix.flange, self.fr.flange_a)
+            self.connect(self.fr.flange_b, self.m.flange_a, self.F.flange)
+            self.connect(self.cmd.y, self.F.f)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lin = ac.export.linearize(ac.build(Block()), ["cmd.k"], ["m.v"],
+                                  x=np.array([0.0, 1.0]))
+    # round-off of the elimination of the algebraic variables (solve with g_z): 4e-16
+    np.testing.assert_allclose(lin.B.ravel(), [0.0, 1.0], rtol=0.0, atol=1e-14)
+    np.testing.assert_allclose(lin.A, [[0.0, 1.0], [0.0, 0.0]], rtol=0.0, atol=1e-14)
