@@ -752,3 +752,101 @@ def _numeric_parameters(model: Component) -> list[tuple[str, Parameter, Componen
                     and value is not None:  # (None: calculated from others, no parameter)
                 out.append((prefix + name, decl, c, value))
     return out
+
+
+# --------------------------------------------------------------------------------------
+# functions of time given for parameters with a declared range
+#: samples of a run's span at which the functions of time are checked, besides its grid
+#: (each costs some 0.3 us per function: 1000 and 501 output points, 0.5 ms in all)
+SIGNAL_SAMPLES = 1_000
+
+
+def _ranged_signals(cm: CompiledModel) -> list[tuple[Parameter, Any, cs.Function]]:
+    """The functions of time given for parameters whose declaration bounds them
+    (``Convection(Gc=lambda t: ...)``, ``Gc >= 0``): each as its declaration, its
+    component and ``(p, t) -> value`` (found once per model). A loaded model's are found
+    where its component's class can be imported (:func:`_class_of`)."""
+    got = _SIGNALS.get(cm)
+    if got is not None:
+        return got
+    got = []
+    d = cm.dae
+    for c, name, value in _bound(cm):
+        cls = _class_of(c) if callable(value) else None
+        decl = inspect.getattr_static(cls, name, None) if cls is not None else None
+        if not isinstance(decl, Parameter) or (decl.min is None and decl.max is None):
+            continue
+        path = c.path()
+        k = d.out_index.get(f"{path}.{name}" if path else name)
+        if k is None:
+            continue
+        try:  # (a function of time and parameters: of nothing the run integrates)
+            got.append((decl, c, cs.Function("signal", [d.p, d.t], [cs.vec(d.out_expr[k])])))
+        except RuntimeError:
+            continue
+    _SIGNALS[cm] = got
+    return got
+
+
+_SIGNALS: weakref.WeakKeyDictionary[CompiledModel, list[tuple[Parameter, Any, cs.Function]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def check_signal_ranges(cm: CompiledModel, p: np.ndarray, times: Any) -> None:
+    """Refuse a function of time given for a parameter that leaves the parameter's
+    declared range at ``times`` (a run's output grid) or at :data:`SIGNAL_SAMPLES` even
+    samples of their span, as a constant out of range is refused: a convection
+    ``Gc = 5 - t`` run to 10 s made heat flow from the cold fluid into the hot body
+    after 5 s, silently. An excursion narrower than the samples' spacing (the span over
+    :data:`SIGNAL_SAMPLES`) that falls between two output points is not seen. Round-off
+    beyond an inclusive bound (1e-12 of the values' scale) is accepted."""
+    signals = _ranged_signals(cm)
+    if not signals:
+        return
+    t = np.asarray(times, dtype=float).ravel()
+    if len(t) > 1:
+        t = np.concatenate([t, np.linspace(t[0], t[-1], SIGNAL_SAMPLES + 1)])
+    for decl, c, f in signals:
+        v = np.asarray(_mapped(f, len(t))(p, t.reshape(1, -1)))  # (elements, times)
+        k = _first_out_of_range(decl, v, t)
+        if k is None:
+            continue
+        at = v[:, k]
+        bad = next(b for b in (decl.problem(float(x)) for x in at) if b is not None)
+        span = f" (the run goes from {t[0]:g} to {t[-1]:g} s)" if len(t) > 1 else ""
+        raise ModelDefinitionError(
+            f"{c._describe()}: parameter {decl.name!r}, the function of time given for it, "
+            f"at t = {t[k]:.9g} s: {decl.name} {bad}{span}. A value out of range is "
+            "refused as a constant is: give a function that stays in the range over the "
+            "run, or end the run before it leaves it")
+
+
+def _mapped(f: cs.Function, n: int) -> cs.Function:
+    """``f`` mapped over ``n`` times (made once per length: 2 ms each)."""
+    key = (f.name(), id(f), n)
+    got = _MAPS.get(key)
+    if got is None:
+        if len(_MAPS) > 64:
+            _MAPS.clear()
+        got = _MAPS[key] = (f, f.map(n))
+    return got[1]
+
+
+_MAPS: dict[tuple[str, int, int], tuple[cs.Function, cs.Function]] = {}  # (f kept: its id)
+
+
+def _first_out_of_range(decl: Parameter, v: np.ndarray, t: np.ndarray) -> int | None:
+    """The column of ``v`` with a value out of ``decl``'s range (round-off beyond an
+    inclusive bound aside) at the earliest of the times ``t``, or None."""
+    finite = np.isfinite(v)
+    scale = 1e-12 * max(float(np.max(np.abs(v[finite]), initial=0.0)), abs(decl.min or 0.0),
+                        abs(decl.max or 0.0))
+    out = ~finite.all(axis=0)
+    with np.errstate(invalid="ignore"):
+        if decl.min is not None:
+            lo = decl.min - (scale if decl.min_inclusive else 0.0)
+            out |= (v < lo if decl.min_inclusive else v <= lo).any(axis=0)
+        if decl.max is not None:
+            hi = decl.max + (scale if decl.max_inclusive else 0.0)
+            out |= (v > hi if decl.max_inclusive else v >= hi).any(axis=0)
+    return int(np.flatnonzero(out)[np.argmin(t[out])]) if out.any() else None

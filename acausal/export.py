@@ -22,7 +22,15 @@ from typing import Any
 import casadi as cs
 import numpy as np
 
-from .checks import USE_SIMULATE, _check_tolerances, _number, check_current, check_smooth, time_grid
+from .checks import (
+    USE_SIMULATE,
+    _check_tolerances,
+    _number,
+    check_current,
+    check_signal_ranges,
+    check_smooth,
+    time_grid,
+)
 from .compiler import CompiledModel
 from .errors import AcausalWarning, ArgumentError, SimulationError
 from .initialize import initialize
@@ -182,8 +190,9 @@ def _algebraic_at(cm: CompiledModel, x: np.ndarray, z0: np.ndarray, p: np.ndarra
 
 
 def _event_loop(cm: CompiledModel, p: np.ndarray) -> Any:
-    """The event loop of a model with relations (to read them at a point), else None."""
-    if not cm.dae.relations:
+    """The event loop of a model with relations or when clauses (to read them at a
+    point: a relation's value, a discrete variable's), else None."""
+    if not cm.dae.relations and not cm.flat.whens:
         return None
     from .hybrid import EventLoop
 
@@ -233,6 +242,66 @@ def _mode_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.n
         + " keep changing with the algebraic variables): give a point inside one mode")
 
 
+def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.ndarray,
+              t: float, z_given: bool, given: set[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The discrete variables at a point ``x`` given to :func:`linearize`: those of a
+    start there (the initial event iteration of a run started at ``x``), from the start
+    values ``p`` (``params=`` included). The clauses declared ``when(..., initial=True)``
+    run where their condition holds at ``x``: a relay outside its band takes that side's
+    value, whatever it had at the initial point. Where none of a variable's clauses holds
+    (inside the band) it keeps its start value, which is history: named in a warning,
+    unless ``params=`` gave it (then it is the user's choice)."""
+    from .hybrid import HybridState
+
+    # (the relations as they are at x, also on a threshold, as _mode_at reads them after)
+    p = loop.set_relations(p, loop.live(loop.indicators(x, z, p, t)[:, 0]))
+    post = _hybrid_call(cm, lambda: loop.iterate(HybridState(t, x, z, p), "initial"))
+    if not np.array_equal(post.x, x):
+        moved = [n for n, a, b in zip(cm.dae.x_names, x, post.x, strict=True) if a != b]
+        fired = [c for c in loop.events[-1].changes if c.startswith("when")]
+        raise ArgumentError(
+            f"linearize: at this x, a when clause declared initial=True reinitialises "
+            f"{', '.join(moved)} ({'; '.join(fired)}): the model jumps away from this "
+            "point at once; give a point where it does not")
+    held: dict[int, list[Any]] = {}  # a discrete variable: its clauses that run at a start
+    for w in loop.whens:
+        if w.initial and w.condition is not None:
+            for a in w.actions:
+                if a.kind == "assign":
+                    held.setdefault(a.index, []).append(w)
+    names = cm.dae.p_names
+    kept = [k for k, ws in held.items() if names[k] not in given
+            and not any(w.condition(post.p, t) > 0.5 for w in ws)
+            and post.p[k] in _would_set(loop, ws, k, post)]
+    if kept:
+        warnings.warn(
+            "linearize: at this x, no when clause that sets "
+            + "; ".join(f"{names[k]} [{', '.join(sorted({w.origin for w in held[k]}))}]"
+                        for k in kept)
+            + " holds (as inside a relay's band, where the value is history), so "
+            + ("it keeps its start value " if len(kept) == 1 else "they keep their start "
+               "values ")
+            + ", ".join(f"{names[k]} = {post.p[k]:.6g}" for k in kept)
+            + "; choose with params={" + ", ".join(f"'{names[k]}': ..." for k in kept)
+            + "}", AcausalWarning, stacklevel=3)
+    return post.p, (z if z_given else post.z)
+
+
+def _would_set(loop: Any, whens: list[Any], k: int, s: Any) -> set[float]:
+    """The values the clauses ``whens`` would give the discrete variable ``p[k]`` at the
+    point ``s``. Its start value among them is a branch one of them chose (a relay's 0 or
+    1: history); a start value none gives is a mode of its own (a friction element's
+    "not yet decided", read from the state), not history."""
+    out = set()
+    for w in whens:
+        for a in w.actions:
+            if a.kind == "assign" and a.index == k:
+                now = loop._named(s.x, s.z, s.p, s.t, a.names)
+                pre = loop._named(s.x, s.z, s.p, s.t, a.pre_names)
+                out.add(float(a.value(now, pre, s.p, s.t)))
+    return out
+
+
 @dataclass
 class Linearization:
     """``dx = A dx + B du``, ``dy = C dx + D du`` around the point ``(x, z, p, t)``."""
@@ -263,6 +332,14 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
     equations ``g(x, z) = 0`` at that ``x`` (Newton from the initial point; an error names
     the equations if it does not converge). The algebraic variables are eliminated:
     ``dz = -g_z^{-1} (g_x dx + g_u du)``.
+
+    A hybrid model is linearised in its mode at the point: the relations are evaluated
+    there, and at a given ``x`` the discrete variables are those of a start there (the
+    ``when(..., initial=True)`` clauses whose condition holds run, a relay outside its
+    band switches by its own condition; a sample clock ticking at ``t`` runs its
+    clauses); one that none of its clauses sets there (a relay
+    inside its band) keeps its start value, or the value ``params=`` gives it, and a
+    warning names it when ``params=`` does not.
     """
     d = cm.dae
     in_names = name_list(inputs, "inputs")
@@ -281,9 +358,10 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
                                 + did_you_mean(name, d.p_names))
     y = _select(cm, out_names)
     check_current(cm, "linearize", params)
-    pv = cm.parameter_values(params)
+    pv = start_p = cm.parameter_values(params)
+    check_signal_ranges(cm, pv, [t_lin])  # (a function of time given for a parameter)
     loop = _event_loop(cm, pv)
-    z_given = z is not None
+    z_given, x_given = z is not None, x is not None
     if x is None or z is None:
         if loop is not None:  # the relations and discrete variables of the initial point
             from .hybrid import initial_mode
@@ -297,6 +375,8 @@ def linearize(cm: CompiledModel, inputs: Sequence[str] | str = (),
         x = init.x0 if x is None else x
         z = init.z0 if z is None else z
     if loop is not None:
+        if x_given:  # the discrete variables of a start at this point, not at x0
+            pv, z = _start_at(cm, loop, x, z, start_p, t_lin, z_given, set(params or ()))
         pv, z = _mode_at(cm, loop, x, z, pv, t_lin, solve_z=not z_given)
     ui = [p_index[n] for n in in_names]
     u = cs.vertcat(*[d.p[k] for k in ui]) if ui else cs.SX(0, 1)

@@ -22,7 +22,12 @@ import casadi as cs
 import numpy as np
 
 from . import grid_outputs
-from .checks import check_simulate_arguments, check_solver_options, check_start
+from .checks import (
+    check_signal_ranges,
+    check_simulate_arguments,
+    check_solver_options,
+    check_start,
+)
 from .compiler import CompiledModel, UnitLookup, build
 from .component import Component
 from .dae import SemiExplicitDAE
@@ -248,6 +253,7 @@ def simulate(model: Component | CompiledModel, t_end: float, *, t_start: float =
             max_num_steps=5_000 if cm.selection.dynamic else 100_000)
         grid = _grid(t_start, t_end, n_points, dt, t_eval)
         p = cm.parameter_values(params)
+        check_signal_ranges(cm, p, grid)  # (functions of time given for parameters)
         solver = choose_solver(cm, solver, p, grid, mode, rtol)
         check_solver_options(solver, solver_options)
         run = _Run(cm, _integrator(cm, solver, options), p, start)

@@ -1,5 +1,7 @@
 """Exported CasADi functions: DAE, differentiable simulator, linearisation."""
 
+import warnings
+
 import casadi as cs
 import numpy as np
 import pytest
@@ -265,3 +267,150 @@ def test_functions_of_a_compiled_model_refuse_values_changed_after_the_build(tmp
     lin = ac.export.linearize(cm, [], ["capacitor.v"], params={"resistor.R": 2000.0})
     C = cm.parameter_values()[cm.dae.p_names.index("capacitor.C")]
     assert lin.A[0, 0] == pytest.approx(-1.0 / (2000.0 * C), rel=1e-12)  # -1/(RC), exact
+
+
+class SpeedRelay(ac.Model):
+    """A 0.5 kg m2 inertia with a 0.1 N m s damper, driven by 2 N m while a Hysteresis
+    relay (band -0.5..0.5 on the speed error 10 - w) is on: J w' = tau - d w."""
+
+    def __init__(self):
+        super().__init__()
+        from components import blocks as bl
+        from components import rotational as rot
+
+        self.j = rot.Inertia(J=0.5, phi=0.0, w=0.0)
+        self.d = rot.Damper(d=0.1)
+        self.fix = rot.Fixed()
+        self.sens = rot.SignalSpeedSensor()
+        self.mot = rot.SignalTorque()
+        self.ref = bl.Constant(k=10.0)
+        self.err = bl.Feedback()
+        self.relay = bl.Hysteresis(uLow=-0.5, uHigh=0.5)
+        self.on = bl.Constant(k=2.0)
+        self.off = bl.Constant(k=0.0)
+        self.sw = bl.Switch()
+        self.connect(self.j.flange_b, self.d.flange_a, self.sens.flange, self.mot.flange)
+        self.connect(self.d.flange_b, self.fix.flange)
+        self.connect(self.ref.y, self.err.u1)
+        self.connect(self.sens.w, self.err.u2)
+        self.connect(self.err.y, self.relay.u)
+        self.connect(self.relay.y, self.sw.u2)
+        self.connect(self.on.y, self.sw.u1)
+        self.connect(self.off.y, self.sw.u3)
+        self.connect(self.sw.y, self.mot.tau)
+
+
+@pytest.mark.parametrize("w, on", [(0.0, True), (20.0, False), (10.6, False), (9.4, True)])
+def test_linearize_evaluates_a_relay_at_the_point(w, on):
+    """At w = 20 rad/s (error -10 < uLow) the relay is off by its own condition: the
+    torque does not depend on on.k (B = [0, 0]); linearize kept the relay's y_held of the
+    initial point (w = 0: on) and gave B = [0, 2] without a word. Now the relay's when
+    clauses (declared initial=True) run at the point as at a start there."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # outside the band: no warning
+        lin = ac.export.linearize(ac.build(SpeedRelay()), ["on.k"], ["j.w"],
+                                  x=np.array([0.0, w]))
+    # exact: B = [0, 1/J] while on (J = 0.5 kg m2), A = [[0, 1], [0, -d/J]]
+    np.testing.assert_array_equal(lin.B.ravel(), [0.0, 2.0 if on else 0.0])
+    np.testing.assert_array_equal(lin.A, [[0.0, 1.0], [0.0, -0.2]])
+    assert lin.p[ac.build(SpeedRelay()).dae.p_names.index("relay.y_held")] == float(on)
+
+
+def test_linearize_inside_a_relay_band_says_which_held_value_it_uses():
+    """Inside the band (w = 10: error 0) the output is history: the start value
+    (pre_y_start = 0, off) is used and named; params= chooses the other branch."""
+    cm = ac.build(SpeedRelay())
+    with pytest.warns(ac.AcausalWarning, match=r"relay\.y_held \[relay\] holds.*keeps its "
+                                               r"start value relay\.y_held = 0; choose "
+                                               r"with params=\{'relay\.y_held': \.\.\.\}"):
+        off = ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 10.0]))
+    np.testing.assert_array_equal(off.B.ravel(), [0.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # chosen by the user: no warning
+        on = ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 10.0]),
+                                 params={"relay.y_held": 1.0})
+    np.testing.assert_array_equal(on.B.ravel(), [0.0, 2.0])  # 1/J, exact
+    # outside the band the relay's own condition wins over a value given for the band
+    lin = ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 20.0]),
+                              params={"relay.y_held": 1.0})
+    np.testing.assert_array_equal(lin.B.ravel(), [0.0, 0.0])
+
+
+def test_linearize_refuses_a_point_a_start_clause_jumps_away_from():
+    """A clause declared initial=True that reinitialises a state where its condition
+    holds: such a point is left at once (a start there jumps), so it has no
+    linearisation; below the threshold the clause does not run."""
+
+    class Saw(ac.Model):
+        x = ac.Variable(start=0.0)
+        k = ac.Parameter(1.0)
+
+        def equations(self):
+            return [ac.der(self.x) == self.k,
+                    ac.when(self.x > 1.0, ac.reinit(self.x, 0.0), initial=True)]
+
+    cm = ac.build(Saw())
+    lin = ac.export.linearize(cm, ["k"], ["x"], x=[0.5])
+    np.testing.assert_array_equal(lin.B, [[1.0]])  # x' = k, exact
+    with pytest.raises(ac.ArgumentError, match=r"initial=True reinitialises x \(when 1 < x "
+                                               r"\[Saw\]\): the model jumps away"):
+        ac.export.linearize(cm, ["k"], ["x"], x=[1.5])
+
+
+class SampledDamping(ac.Model):
+    """A 1 kg m2 inertia braked by tau = k y, y a ZeroOrderHold (0.1 s) of its speed."""
+
+    def __init__(self, w=0.0):
+        super().__init__()
+        from components import blocks as bl
+        from components import rotational as rot
+
+        self.j = rot.Inertia(J=1.0, phi=0.0, w=w)
+        self.sens = rot.SignalSpeedSensor()
+        self.mot = rot.SignalTorque()
+        self.zoh = bl.ZeroOrderHold(samplePeriod=0.1)
+        self.g = bl.Gain(k=-2.0)
+        self.connect(self.j.flange_b, self.sens.flange, self.mot.flange)
+        self.connect(self.sens.w, self.zoh.u)
+        self.connect(self.zoh.y, self.g.u)
+        self.connect(self.g.y, self.mot.tau)
+
+
+def test_linearize_runs_a_sample_clock_at_its_instant():
+    """At t = 0, a tick of the hold's clock, the hold reads the speed as ac.simulate's
+    start does (y = 3 rad/s): dw'/dk = y / J = 3. A model with when clauses and no
+    relation was linearised with its discrete variables at their start values (y = 0,
+    B = [0, 0]), at the initial point as at a given x."""
+    for model, x in ((SampledDamping(w=3.0), None), (SampledDamping(), np.array([0.0, 3.0]))):
+        cm = ac.build(model)
+        lin = ac.export.linearize(cm, ["g.k"], ["j.w"], x=x)
+        assert lin.p[cm.dae.p_names.index("zoh.y_held")] == 3.0
+        np.testing.assert_array_equal(lin.B.ravel(), [0.0, 3.0])  # y / J, exact
+
+
+def test_linearize_of_friction_at_a_given_x_does_not_call_its_start_mode_history():
+    """A friction element's start mode ("not yet decided", read from the speed) is no
+    value its start clauses give: no warning about held values. Sliding at 1 m/s with a
+    1 N push on 1 kg: dv'/dcmd = 1/m = 1, dv'/dv = 0 (Coulomb force constant)."""
+    from components import blocks as bl
+    from components import translational as tr
+
+    class Block(ac.Model):
+        def __init__(self):
+            super().__init__()
+            self.m = tr.Mass(m=1.0, s=0.0, v=0.0)
+            self.fr = tr.Friction(f_coulomb=2.0, peak=1.5)
+            self.fix = tr.Fixed()
+            self.F = tr.SignalForce()
+            self.cmd = bl.Constant(k=1.0)
+            self.connect(self.fix.flange, self.fr.flange_a)
+            self.connect(self.fr.flange_b, self.m.flange_a, self.F.flange)
+            self.connect(self.cmd.y, self.F.f)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lin = ac.export.linearize(ac.build(Block()), ["cmd.k"], ["m.v"],
+                                  x=np.array([0.0, 1.0]))
+    # round-off of the elimination of the algebraic variables (solve with g_z): 4e-16
+    np.testing.assert_allclose(lin.B.ravel(), [0.0, 1.0], rtol=0.0, atol=1e-14)
+    np.testing.assert_allclose(lin.A, [[0.0, 1.0], [0.0, 0.0]], rtol=0.0, atol=1e-14)
