@@ -111,9 +111,10 @@ class Convection(Element1D):
     Parameters
     ----------
     Gc : convective thermal conductance [W/K], the heat transfer coefficient times the
-        area, ``h A``; constant or ``f(t)`` (MSL takes it as a signal input); a
-        function's values are not checked: keep them >= 0 (a negative Gc pumps heat
-        from the colder port to the warmer)
+        area, ``h A``; constant or ``f(t)`` (MSL takes it as a signal input:
+        :class:`SignalConvection`); a function is checked against the range over the
+        run, as a constant is (a negative Gc pumps heat from the colder port to the
+        warmer)
     """
 
     Gc = Parameter(1.0, unit="W/K", doc="convective thermal conductance h A", signal=True,
