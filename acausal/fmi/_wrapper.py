@@ -599,6 +599,27 @@ static int check_actions(Model* m, const double* run, const double* vals) {
   return 0;
 }
 
+/* The values of the when actions flagged in `apply` at the current point (the algebraic
+   variables solved first), into `vals`; `args` (8 entries) is left holding the point and
+   `apply`, the arguments of the actions themselves. 1 (logged) if the evaluation fails. */
+static int when_values(Model* m, double* apply, const double** args, double* vals) {
+  if (ensure_z(m)) return 1;
+  args[0] = m->x;
+  args[1] = m->z;
+  args[2] = m->p;
+  args[3] = &m->t;
+  args[4] = m->xpre;
+  args[5] = m->zpre;
+  args[6] = m->ppre;
+  args[7] = apply;
+  if (call_fun(@@WHENVALS@@, m, args, 8, vals, 0)) {
+    logmsg(m, fmi2Error, "logStatusError", "evaluating the when actions failed at t = %.17g",
+           m->t);
+    return 1;
+  }
+  return 0;
+}
+
 /* The event iteration ends unsettled (acausal.hybrid.EventLoop._settled refuses the
    same): a clause that fired here (`fell`: whose condition then became false) has its
    condition true again (`now`) and its action would change its variable. A clause fires
@@ -616,20 +637,7 @@ static int unsettled(Model* m, const int* done, const int* fell, const double* n
     any |= fell[ACT_WHEN[a]] && now[ACT_WHEN[a]] > 0.5;
   }
   if (!any) return 0;
-  if (ensure_z(m)) return 1;
-  args[0] = m->x;
-  args[1] = m->z;
-  args[2] = m->p;
-  args[3] = &m->t;
-  args[4] = m->xpre;
-  args[5] = m->zpre;
-  args[6] = m->ppre;
-  args[7] = apply;
-  if (call_fun(@@WHENVALS@@, m, args, 8, vals, 0)) {
-    logmsg(m, fmi2Error, "logStatusError", "evaluating the when actions failed at t = %.17g",
-           m->t);
-    return 1;
-  }
+  if (when_values(m, apply, args, vals)) return 1;
   for (a = 0; a < NA; a++) {
     if (!fell[ACT_WHEN[a]] || now[ACT_WHEN[a]] <= 0.5) continue;
     cur = ACT_REINIT[a] ? m->x[ACT_POS[a]] : m->p[ACT_POS[a]];
@@ -747,20 +755,7 @@ static int event_update(Model* m, int initial) {
         any |= apply[a] > 0.5;
       }
       if (!any) continue;
-      if (ensure_z(m)) return 1;
-      args[0] = m->x;
-      args[1] = m->z;
-      args[2] = m->p;
-      args[3] = &m->t;
-      args[4] = m->xpre;
-      args[5] = m->zpre;
-      args[6] = m->ppre;
-      args[7] = apply;
-      if (call_fun(@@WHENVALS@@, m, args, 8, vals, 0)) {
-        logmsg(m, fmi2Error, "logStatusError",
-               "evaluating the when actions failed at t = %.17g", m->t);
-        return 1;
-      }
+      if (when_values(m, apply, args, vals)) return 1;
       for (a = 0; a < NA; a++)
         if (apply[a] > 0.5) {
           run[a] = vals[a];
