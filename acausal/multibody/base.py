@@ -247,3 +247,8 @@ class MultibodyComponent(Component):
         kinematics and its own variables; addressed as ``res["<component path>.<name>"]``
         (a flexible body's node displacements and stress resultants). Optional."""
         return {}
+
+    def result_unit(self, name: str) -> str | None:
+        """The unit of the extra result ``name`` of :meth:`result_outputs` (for
+        ``res.unit``), or None where not known."""
+        return None

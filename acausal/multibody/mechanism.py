@@ -530,7 +530,7 @@ class Mechanism(DomainPass):
             for speeds, Q in c.generalized_forces(kmap, gravity):
                 power = power + cs.dot(Q, cs.substitute(speeds, u, du))
             for name, expr in c.result_outputs(kmap).items():
-                fl.add_output(f"{c._path_or_class()}.{name}", expr)
+                fl.add_output(f"{c._path_or_class()}.{name}", expr, c.result_unit(name))
         self._check_forces(kmaps, gravity, coords.names)
 
         # equations of motion: recursive where the mechanism allows it, else virtual power

@@ -659,6 +659,20 @@ class FlexibleBody(FreeFlyingBody):
                     out[f"element[{e}].{name}"] = res[e * nr + i]
         return out
 
+    def result_unit(self, name: str) -> str | None:
+        """Node displacements and positions in m; an element's resultants in its
+        element's units (``resultant_units``: N and N.m for a beam, per metre for a
+        shell)."""
+        head, _, quantity = name.rpartition(".")
+        if quantity in ("u", "r"):
+            return "m"
+        if head.startswith("element["):
+            element = self._data().model.element
+            if quantity in element.resultant_names:
+                unit = element.resultant_units[element.resultant_names.index(quantity)]
+                return unit.replace(" ", ".")
+        return None
+
     # ------------------------------------------------------------------ helpers
     def elastic_energy(self, q: Any) -> float:
         """Strain energy ``0.5 q^T K_ff q`` [J] (numeric ``q``)."""

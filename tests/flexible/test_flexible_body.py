@@ -255,3 +255,17 @@ def test_tip_mass_at_frame_b_static():
                                atol=1e-10 * np.abs(q_ref).max())
     tip_full = solve_static(model.K, f, data.fixed_dofs)[6 * NEL + 1]
     print(f"tip mass: full FE {tip_full:.6e}, modal {res['beam.frame_b.r'][-1, 1]:.6e}")
+
+
+def test_flexible_results_have_their_units():
+    """res.unit gave None for a flexible body's node results and element resultants (the
+    mechanism pass added them without a unit); reference: metres for nodes, the beam
+    element's resultant_units (N, N.m) for resultants."""
+    m = FlexPendulum(beam_data())
+    m.beam.output_resultants = True
+    res = ac.simulate(m, 0.001)
+    assert not [n for n in res.names() if res.unit(n) is None]
+    expected = {"beam.end.u": "m", "beam.end.r": "m", "beam.element[0].N": "N",
+                "beam.element[0].Vz": "N", "beam.element[0].T": "N.m",
+                "beam.element[0].Mz": "N.m"}
+    assert {n: res.unit(n) for n in expected} == expected
