@@ -328,7 +328,7 @@ class CompiledModel:
         changed since the build are listed), the states with their start values, and the
         sizes of the compiled system."""
         r = self.report
-        lines = [self.model.summary(max_rows)]
+        lines = [self._components_summary(max_rows)]
         from .checks import current_value
 
         now = {p.name: current_value(p) for p in self.system.parameters}
@@ -356,6 +356,33 @@ class CompiledModel:
             f"({r.n_equations_flat} flat), differential index "
             f"{r.index + 1 if r.index else '<= 1'}, {r.n_algebraic} algebraic unknowns left "
             "to the integrator; print(cm.report) for the structure")
+        return "\n".join(lines)
+
+    def _components_summary(self, max_rows: int) -> str:
+        """The model tree's summary (:meth:`Component.summary`); for a loaded model, whose
+        component objects were not saved, the components as its parameters name them
+        (path, class, the values the build used)."""
+        from .persist import DetachedComponent
+
+        if not isinstance(self.model, DetachedComponent):
+            return str(self.model.summary(max_rows))
+        rows: dict[str, tuple[str, list[str]]] = {}
+        for p in self.system.parameters:
+            if p.kind != "parameter" or p.owner is None:
+                continue
+            path = p.owner.path()
+            unit = f" {p.unit}" if p.unit and p.unit != "1" else ""
+            rows.setdefault(path, (str(p.owner.class_name).split("components.")[-1], []))[1]\
+                .append(f"{p.name[len(path) + 1:] if path else p.name} = {p.value:g}{unit}")
+        shown = list(rows.items())[:max_rows]
+        w0 = max([len(k) for k, _ in shown] + [9])
+        w1 = max([len(c) for _, (c, _) in shown] + [5])
+        lines = [f"{self.model.class_name.rpartition('.')[2]} (loaded: its components as its "
+                 "parameters name them)",
+                 f"  {'component':<{w0}}  {'class':<{w1}}  parameters"]
+        lines += [f"  {k:<{w0}}  {c:<{w1}}  {', '.join(items)}" for k, (c, items) in shown]
+        if len(rows) > max_rows:
+            lines.append(f"  ... and {len(rows) - max_rows} more")
         return "\n".join(lines)
 
     # ----- saving (acausal.persist) -----

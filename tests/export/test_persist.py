@@ -89,6 +89,20 @@ def test_pickled_model_keeps_reports_and_exports():
     np.testing.assert_array_equal(r2["load.w"], r3["load.w"])
 
 
+def test_summary_of_a_loaded_model_lists_its_components_from_their_parameters():
+    """summary() raised DetachedModelError on a loaded model (its component objects are
+    not saved); the parameters name their components, classes, values and units."""
+    cm = ac.build(dc_motor.build_model())
+    built = cm.summary()
+    loaded = pickle.loads(pickle.dumps(cm)).summary()
+    assert "DCMotorDrive (loaded" in loaded
+    assert "  shaft        rotational.SpringDamper     c = 200 N.m/rad, d = 0.2 N.m.s/rad" \
+        in loaded
+    assert "motor        rotational.Inertia          J = 5e-05 kg.m2" in loaded
+    # the states and the compiled sizes as the built model's
+    assert loaded.partition("States")[2] == built.partition("States")[2]
+
+
 def test_a_loaded_mechanism_simulates_as_the_built_one():
     """A mechanism's structural parameters (the joints' axes, gravity) are bound into its
     equations; the check for values changed since the build read them from the component
