@@ -1,6 +1,8 @@
 """Every Python block of the README and docs pages runs (blocks of a page share one
 namespace, in order). A block followed by an output block that starts with an exception
-name (``KeyError: ...``) is a deliberate error demonstration and must raise exactly that.
+name (``KeyError: ...``) is a deliberate error demonstration and must raise exactly that,
+with the message the page shows (wrapped as the page wraps it, ``...`` for any text; see
+``same_message``: two messages had drifted from their pages unnoticed).
 A block followed by an ``output`` block (a fence with the info string ``output``) must print
 that text: the words exactly (whitespace aside), the numbers to the precision printed on
 the page, a line ``...`` standing for any number of lines; see ``same_output``.
@@ -10,7 +12,7 @@ and with IDAS at rtol 1e-10 (measured 18 to 39 s on the shared 2-core machine un
 where each of the step's small LAPACK solves waits for OpenBLAS's threads; some 6 s with
 OPENBLAS_NUM_THREADS=1); the export page compiles two FMUs with the C compiler and runs
 them in fmpy (8 to 12 s), the command-line page starts Python processes (7 to 9 s): their
-paths are tested in the default run by tests/export/. The other 14 pages take 12 to 20 s."""
+paths are tested in the default run by tests/export/. The other 13 pages take 12 to 20 s."""
 
 import contextlib
 import io
@@ -76,6 +78,24 @@ def same_output(got: str, shown: str) -> bool:
     return match(0, 0)
 
 
+def same_message(got: str, shown: str) -> bool:
+    """An error's text is the page's, wrapped as the page wraps it (line breaks are
+    spaces): word for word with the numbers to the page's precision (``same_output``'s
+    rules for one line), where a ``...`` of the page stands for any text."""
+    flat = " ".join(shown.split())
+    pieces = [p.strip() for p in re.split(r"(?:^|\s)\.\.\.(?=[\s;,)]|$)", flat)]
+    text = " ".join(got.split())
+    if len(pieces) == 1:
+        return _same_line(text, flat)
+    at = 0
+    for piece in pieces:
+        k = text.find(piece, at)
+        if k < 0:
+            return False
+        at = k + len(piece)
+    return text.startswith(pieces[0]) and text.endswith(pieces[-1])
+
+
 def test_same_output_rules():
     assert same_output("a 342.8571428385432\n\nb", "a 342.857\nb")
     assert not same_output("a 342.86", "a 342.857")
@@ -86,6 +106,10 @@ def test_same_output_rules():
     assert same_output("idas: 2 integrator call(s), 0 event(s), 1.555 s",
                        "idas: 2 integrator call(s), 0 event(s), 0.340 s")
     assert not same_output("states (3): a, b", "states (2): a, b")
+    assert same_message("E: a b c d", "E: a b\nc d")
+    assert same_message("E: x = 1; y = 2; z = 3 end", "E: x = 1; ...; z = 3\nend")
+    assert not same_message("E: x = 1; y = 2", "E: x = 1; y = 3")
+    assert not same_message("E: a b c", "E: a b")
 
 
 @pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.slow)
@@ -110,6 +134,9 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
                 with pytest.raises(Exception) as info:
                     exec(compile(code, f"{page.name}[{k}]", "exec"), ns)
                 assert type(info.value).__name__ == expected.group(1).split(".")[-1]
+                shown = f"{expected.group(1)}: {info.value}"
+                assert same_message(shown, nxt), (
+                    f"{page.name}, code block {k}: it raised\n{shown}\nand the page shows\n{nxt}")
             else:
                 exec(compile(code, f"{page.name}[{k}]", "exec"), ns)
         if nxt_lang == "output":
