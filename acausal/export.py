@@ -32,7 +32,7 @@ from .checks import (
     time_grid,
 )
 from .compiler import CompiledModel
-from .errors import AcausalWarning, ArgumentError, SimulationError
+from .errors import AcausalWarning, ArgumentError, SimulationError, user_stacklevel
 from .initialize import initialize
 from .names import did_you_mean, name_list
 from .solvers.idas import make_integrator
@@ -232,7 +232,7 @@ def _mode_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.n
                     + ": the matrices are those of the mode where "
                     + ("it is" if len(on) == 1 else "they are") + " as evaluated there "
                     "(the other side has its own); move the point off the threshold to "
-                    "choose", AcausalWarning, stacklevel=3)
+                    "choose", AcausalWarning, stacklevel=user_stacklevel())
             return p, z
         d = live
     changing = [r for r, a, b in zip(cm.dae.relations, d, live, strict=True) if a != b]
@@ -283,7 +283,7 @@ def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.
                "values ")
             + ", ".join(f"{names[k]} = {post.p[k]:.6g}" for k in kept)
             + "; choose with params={" + ", ".join(f"'{names[k]}': ..." for k in kept)
-            + "}", AcausalWarning, stacklevel=3)
+            + "}", AcausalWarning, stacklevel=user_stacklevel())
     return post.p, (z if z_given else post.z)
 
 

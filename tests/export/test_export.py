@@ -325,6 +325,10 @@ def test_linearize_inside_a_relay_band_says_which_held_value_it_uses():
                                                r"with params=\{'relay\.y_held': \.\.\.\}"):
         off = ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 10.0]))
     np.testing.assert_array_equal(off.B.ravel(), [0.0, 0.0])
+    with warnings.catch_warnings(record=True) as caught:  # (it points at this call)
+        warnings.simplefilter("always")
+        ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 10.0]))
+    assert [w.filename for w in caught] == [__file__]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # chosen by the user: no warning
         on = ac.export.linearize(cm, ["on.k"], ["j.w"], x=np.array([0.0, 10.0]),
