@@ -273,6 +273,18 @@ def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.
     kept = [k for k, ws in held.items() if names[k] not in given
             and not any(w.condition(post.p, t) > 0.5 for w in ws)
             and post.p[k] in _would_set(loop, ws, k, post)]
+    sampled = _between_ticks(loop, post.p, t, given, names)
+    if sampled:
+        warnings.warn(
+            f"linearize: t = {t:g} s is between the ticks of the clock"
+            f"{'s' if len({w.origin for w, _ in sampled}) > 1 else ''} of "
+            + ", ".join(sorted({w.origin for w, _ in sampled}))
+            + ": the sampled values "
+            + ", ".join(f"{names[k]} = {post.p[k]:.6g}" for _, k in sampled)
+            + " are what a run started at this t holds (their start values), not a sample "
+            "of this x; choose them with params={" + ", ".join(
+                f"'{names[k]}': ..." for _, k in sampled) + "}, or give t at a tick",
+            AcausalWarning, stacklevel=user_stacklevel())
     if kept:
         warnings.warn(
             "linearize: at this x, no when clause that sets "
@@ -285,6 +297,25 @@ def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.
             + "; choose with params={" + ", ".join(f"'{names[k]}': ..." for k in kept)
             + "}", AcausalWarning, stacklevel=user_stacklevel())
     return post.p, (z if z_given else post.z)
+
+
+def _between_ticks(loop: Any, p: np.ndarray, t: float, given: set[str],
+                   names: Sequence[str]) -> list[tuple[Any, int]]:
+    """The clock clauses not ticking at ``t`` and the discrete variables they assign that
+    ``params=`` does not give: between ticks such a value is history (the last sample),
+    which a linearisation at a point cannot know."""
+    out = []
+    for w in loop.whens:
+        if w.clock is None:
+            continue
+        start, interval = ((float(v) for v in w.clock_of_p(p)) if w.clock_of_p is not None
+                           else (float(w.clock.start), float(w.clock.interval)))
+        k = (t - start) / interval
+        if k >= -1e-9 and abs(k - round(k)) <= 1e-9 * max(1.0, abs(k)):
+            continue  # (a tick: the clause runs at this start)
+        out += [(w, a.index) for a in w.actions
+                if a.kind == "assign" and names[a.index] not in given]
+    return out
 
 
 def _would_set(loop: Any, whens: list[Any], k: int, s: Any) -> set[float]:

@@ -392,6 +392,24 @@ def test_linearize_runs_a_sample_clock_at_its_instant():
         np.testing.assert_array_equal(lin.B.ravel(), [0.0, 3.0])  # y / J, exact
 
 
+def test_linearize_between_the_ticks_of_a_clock_says_the_sample_is_its_start_value():
+    """At t = 0.05 s, between the hold's ticks (every 0.1 s from 0), the held value is the
+    last sample, history a point cannot know: the start value was used without a word
+    (B = [0, 0] for a speed of 3 rad/s). It is named now, and params= chooses it."""
+    cm = ac.build(SampledDamping())
+    with pytest.warns(ac.AcausalWarning, match=r"t = 0\.05 s is between the ticks of the "
+                      r"clock of zoh: the sampled values zoh\.y_held = 0 .*params="
+                      r"\{'zoh\.y_held': \.\.\.\}"):
+        lin = ac.export.linearize(cm, ["g.k"], ["j.w"], x=np.array([0.0, 3.0]), t=0.05)
+    np.testing.assert_array_equal(lin.B.ravel(), [0.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # chosen by the user, or at a tick: no warning
+        lin = ac.export.linearize(cm, ["g.k"], ["j.w"], x=np.array([0.0, 3.0]), t=0.05,
+                                  params={"zoh.y_held": 3.0})
+        np.testing.assert_array_equal(lin.B.ravel(), [0.0, 3.0])
+        ac.export.linearize(cm, ["g.k"], ["j.w"], x=np.array([0.0, 3.0]), t=0.2)
+
+
 def test_linearize_of_friction_at_a_given_x_does_not_call_its_start_mode_history():
     """A friction element's start mode ("not yet decided", read from the speed) is no
     value its start clauses give: no warning about held values. Sliding at 1 m/s with a
