@@ -70,6 +70,7 @@ from .relations import no_event
 from .results import Result
 from .simulate import SimulationStats, simulate
 from .solvers.newton import NewtonFailure
+from .state import PassOrderError
 from .sweep import SweepResult, sweep
 
 try:  # numpy functions on CasADi symbols return CasADi symbols (sources written with np.sin)
@@ -124,6 +125,7 @@ __all__ = [
     "CompileState",
     "PASSES",
     "Pass",
+    "PassOrderError",
     "SimulationStats",
     "SolverWarning",
     "NewtonFailure",

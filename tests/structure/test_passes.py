@@ -14,7 +14,7 @@ import pytest
 
 import acausal as ac
 from acausal.flatten import FlatEquation
-from acausal.state import CompileState, Pass, PassOrderError
+from acausal.state import CompileState, Pass
 from acausal.structure import matching
 from acausal.structure.blt import Blocks, strong_components
 from acausal.structure.causalize import causalize
@@ -268,7 +268,7 @@ def test_a_custom_pass_is_one_function_and_one_list_entry():
 
 def test_a_pass_before_its_inputs_reports_the_order():
     passes = [p for p in ac.PASSES if p.name != "flatten"]
-    with pytest.raises(PassOrderError, match="flat system"):
+    with pytest.raises(ac.PassOrderError, match="flat system"):
         ac.build(rc(), passes=passes)
 
 
