@@ -51,6 +51,11 @@ __all__ = [
     "MultiSum",
     "Abs",
     "Sqrt",
+    "Sin",
+    "Cos",
+    "Exp",
+    "Log",
+    "Atan2",
     "Division",
     "Min",
     "Max",
@@ -450,6 +455,41 @@ class Sqrt(SISO):
 
     def equations(self):
         return [self.y == cs.sqrt(self.u)]
+
+
+class Sin(SISO):
+    """``y = sin(u)`` (u in rad)."""
+
+    def equations(self):
+        return [self.y == cs.sin(self.u)]
+
+
+class Cos(SISO):
+    """``y = cos(u)`` (u in rad)."""
+
+    def equations(self):
+        return [self.y == cs.cos(self.u)]
+
+
+class Exp(SISO):
+    """``y = exp(u)``."""
+
+    def equations(self):
+        return [self.y == cs.exp(self.u)]
+
+
+class Log(SISO):
+    """Natural logarithm ``y = log(u)`` (``u`` must stay > 0)."""
+
+    def equations(self):
+        return [self.y == cs.log(self.u)]
+
+
+class Atan2(SI2SO):
+    """``y = atan2(u1, u2)``: the angle of the point ``(u2, u1)`` [rad], in (-pi, pi]."""
+
+    def equations(self):
+        return [self.y == cs.atan2(self.u1, self.u2)]
 
 
 class Division(SI2SO):

@@ -73,6 +73,10 @@ class Routed(ac.Model):
         self.lo = bl.Min()
         self.hi = bl.Max()
         self.ratio = bl.Division()
+        self.sin, self.cos, self.exp, self.log = bl.Sin(), bl.Cos(), bl.Exp(), bl.Log()
+        self.angle = bl.Atan2()
+        self.connect(self.a.y, self.sin.u, self.cos.u, self.exp.u, self.angle.u1)
+        self.connect(self.b.y, self.log.u, self.angle.u2)
         self.both = bl.And()
         self.either = bl.Or()
         self.neither = bl.Not()
@@ -101,6 +105,10 @@ def test_comparisons_switch_min_max_and_division_against_numpy_on_their_inputs()
     np.testing.assert_array_equal(res["lo.y"], np.minimum(a, b))
     np.testing.assert_array_equal(res["hi.y"], np.maximum(a, b))
     np.testing.assert_allclose(res["ratio.y"], a / b, rtol=1e-15)
+    # the math functions of the same sampled signals: CasADi's and numpy's libm (1e-15)
+    for name, f in (("sin", np.sin(a)), ("cos", np.cos(a)), ("exp", np.exp(a)),
+                    ("log", np.log(b)), ("angle", np.arctan2(a, b))):
+        np.testing.assert_allclose(res[name + ".y"], f, rtol=1e-15, atol=1e-15)
     ok = away & apart
     gt, greater = r > 0.3, r > a
     np.testing.assert_array_equal(res["both.y"][ok], (gt & greater)[ok])
