@@ -124,6 +124,9 @@ def simulator(cm: CompiledModel, grid: Sequence[float], outputs: Sequence[str] =
     """
     g = time_grid(grid, "grid", min_points=2)
     _check_tolerances(rtol, atol, None)
+    # (a function of time given for a parameter, over the grid: with the model's values of
+    # the parameters it may read, as the function's inputs are not known here)
+    check_signal_ranges(cm, cm.parameter_values(fixed if params is not None else None), g)
     from .differentiable import guarded, parametric_simulator
 
     if params is not None or start:

@@ -39,6 +39,12 @@ def test_a_function_of_time_leaving_its_range_is_refused(tmp_path):
     # a linearisation reads it at its t
     with pytest.raises(ac.ModelDefinitionError, match=r"'Gc'.* at t = 6 s: Gc = -1 W/K"):
         ac.export.linearize(cm, [], ["body.T"], t=6.0)
+    # a differentiable simulator over its grid, in both of its forms (it ran silently)
+    grid = np.linspace(0.0, 10.0, 11)
+    for kwargs in ({}, {"params": ["body.C"]}):
+        with pytest.raises(ac.ModelDefinitionError, match=r"'Gc'.* at t = 5\.01 s"):
+            ac.export.simulator(cm, grid, ["body.T"], **kwargs)
+    ac.export.simulator(cm, grid[:6], ["body.T"])  # (to 5 s it stays in the range)
 
 
 def test_a_function_of_time_inside_its_range_runs():
