@@ -276,7 +276,7 @@ def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.
     kept = [k for k, ws in held.items() if names[k] not in given
             and not any(w.condition(post.p, t) > 0.5 for w in ws)
             and post.p[k] in _would_set(loop, ws, k, post)]
-    sampled = _between_ticks(loop, post.p, t, given, names)
+    sampled = _between_ticks(loop, t, given, names)
     if sampled:
         warnings.warn(
             f"linearize: t = {t:g} s is between the ticks of the clock"
@@ -302,18 +302,17 @@ def _start_at(cm: CompiledModel, loop: Any, x: np.ndarray, z: np.ndarray, p: np.
     return post.p, (z if z_given else post.z)
 
 
-def _between_ticks(loop: Any, p: np.ndarray, t: float, given: set[str],
+def _between_ticks(loop: Any, t: float, given: set[str],
                    names: Sequence[str]) -> list[tuple[Any, int]]:
     """The clock clauses not ticking at ``t`` and the discrete variables they assign that
     ``params=`` does not give: between ticks such a value is history (the last sample),
-    which a linearisation at a point cannot know."""
+    which a linearisation at a point cannot know. (The clocks of parameters are resolved
+    with the run's values by :func:`_event_loop`.)"""
     out = []
     for w in loop.whens:
         if w.clock is None:
             continue
-        start, interval = ((float(v) for v in w.clock_of_p(p)) if w.clock_of_p is not None
-                           else (float(w.clock.start), float(w.clock.interval)))
-        k = (t - start) / interval
+        k = (t - float(w.clock.start)) / float(w.clock.interval)
         if k >= -1e-9 and abs(k - round(k)) <= 1e-9 * max(1.0, abs(k)):
             continue  # (a tick: the clause runs at this start)
         out += [(w, a.index) for a in w.actions
