@@ -374,16 +374,12 @@ class CompiledModel:
             unit = f" {p.unit}" if p.unit and p.unit != "1" else ""
             rows.setdefault(path, (str(p.owner.class_name).split("components.")[-1], []))[1]\
                 .append(f"{p.name[len(path) + 1:] if path else p.name} = {p.value:g}{unit}")
-        shown = list(rows.items())[:max_rows]
-        w0 = max([len(k) for k, _ in shown] + [9])
-        w1 = max([len(c) for _, (c, _) in shown] + [5])
-        lines = [f"{self.model.class_name.rpartition('.')[2]} (loaded: its components as its "
-                 "parameters name them)",
-                 f"  {'component':<{w0}}  {'class':<{w1}}  parameters"]
-        lines += [f"  {k:<{w0}}  {c:<{w1}}  {', '.join(items)}" for k, (c, items) in shown]
-        if len(rows) > max_rows:
-            lines.append(f"  ... and {len(rows) - max_rows} more")
-        return "\n".join(lines)
+        from .component import summary_table
+
+        head = (f"{self.model.class_name.rpartition('.')[2]} (loaded: its components as its "
+                "parameters name them)")
+        table = [(k, c, ", ".join(items)) for k, (c, items) in rows.items()]
+        return "\n".join([head, *summary_table(table, max_rows, "parameters")])
 
     # ----- saving (acausal.persist) -----
     def __reduce__(self) -> tuple[Any, ...]:

@@ -1397,15 +1397,21 @@ def _summary(root: Component, max_rows: int) -> str:
                              + (" fixed" if vi.fixed else " guess"))
         rows.append((c._path_or_class(), f"{cls.__module__.split('.')[-1]}.{cls.__name__}",
                      ", ".join(items)))
+    lines += summary_table(rows, max_rows, "parameters and start values")
+    return "\n".join(lines)
+
+
+def summary_table(rows: list[tuple[str, str, str]], max_rows: int, last: str) -> list[str]:
+    """The lines of a summary's table of components: path, class and ``last`` (its
+    column's title), in aligned columns, at most ``max_rows`` rows."""
     shown = rows[:max_rows]
     w0 = max([len(r[0]) for r in shown] + [9])
     w1 = max([len(r[1]) for r in shown] + [5])
-    lines.append(f"  {'component':<{w0}}  {'class':<{w1}}  parameters and start values")
-    for a, b, c_ in shown:
-        lines.append(f"  {a:<{w0}}  {b:<{w1}}  {c_}".rstrip())
+    lines = [f"  {'component':<{w0}}  {'class':<{w1}}  {last}"]
+    lines += [f"  {a:<{w0}}  {b:<{w1}}  {c}".rstrip() for a, b, c in shown]
     if len(rows) > max_rows:
         lines.append(f"  ... and {len(rows) - max_rows} more components")
-    return "\n".join(lines)
+    return lines
 
 
 class Model(Component):
